@@ -1,0 +1,5 @@
+"""``python -m mtlens``."""
+
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,103 @@
+"""The command line: ``python -m mtlens score ...`` (a contract: keep its options stable).
+
+Errors are printed to stderr as one sentence and the exit status is 2; no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import report
+from .errors import InputError
+from .io import load_corpus
+from .metrics.bleu import SMOOTH_DEFAULTS
+from .scoring import parse_metric_list, score
+from .tokenizers import TOKENIZERS
+from .version import __version__
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one sentence, exit 2, no usage dump
+        self.exit(2, f"mtlens: error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="mtlens", description="Compare machine translation systems (sacrebleu-compatible scores).")
+    p.add_argument("--version", action="version", version=f"mtlens {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("score", help="score systems against references")
+    s.add_argument("--ref", action="append", default=[], metavar="REF", help="a reference file (repeat for several)")
+    s.add_argument("--sys", nargs="+", default=[], metavar="SYS", help="system output files (names: file stems)")
+    s.add_argument("--src", metavar="SRC", help="the source file (optional, checked for line count)")
+    s.add_argument("--data", metavar="FILE", help="one TSV (with header) or WMT XML file holding references and systems")
+    s.add_argument("--metrics", default="bleu,chrf", help="comma-separated: bleu,bleu-c,chrf,chrf++ (default bleu,chrf)")
+    s.add_argument("--tokenize", default="13a", choices=TOKENIZERS, help="word BLEU tokenizer (default 13a)")
+    s.add_argument("--lowercase", action="store_true", help="case-insensitive scores")
+    s.add_argument("--smooth-method", default="exp", choices=list(SMOOTH_DEFAULTS), help="BLEU smoothing")
+    s.add_argument("--smooth-value", type=float, default=None, help="value for floor (0.1) or add-k (1)")
+    s.add_argument("--char-order", type=int, default=18, metavar="M", help="character BLEU order (default 18)")
+    s.add_argument("--char-keep-spaces", action="store_true", help="character BLEU counts spaces as characters")
+    s.add_argument("--sentence-level", action="store_true", help="also give one score per line")
+    s.add_argument("--format", default="table", choices=["table", "json", "csv", "latex"])
+    return p
+
+
+def _run_score(args) -> str:
+    metrics = parse_metric_list(args.metrics)
+    if args.char_order < 1:
+        raise InputError(f"--char-order must be at least 1, not {args.char_order}")
+    if args.data is None and not args.ref:
+        raise InputError("give at least one --ref file (or --data FILE.tsv|FILE.xml)")
+    if args.data is None and not args.sys:
+        raise InputError("give at least one --sys file (or --data FILE.tsv|FILE.xml)")
+    corpus = load_corpus(args.ref, args.sys, args.src, args.data)
+    results = score(
+        corpus,
+        metrics,
+        tokenize=args.tokenize,
+        lowercase=args.lowercase,
+        smooth_method=args.smooth_method,
+        smooth_value=args.smooth_value,
+        char_order=args.char_order,
+        char_keep_spaces=args.char_keep_spaces,
+    )
+    if args.format == "json":
+        return report.to_json(results, args.sentence_level) + "\n"
+    if args.format == "csv":
+        return report.to_csv(results, args.sentence_level)
+    if args.format == "latex":
+        return report.to_latex(results)
+    text = report.to_table(results)
+    if corpus.warnings:
+        text += "\nnotes on the data:\n" + "\n".join(f"- {w}" for w in corpus.warnings) + "\n"
+    if args.sentence_level:
+        text += "\n" + report.to_csv(results, sentence_level=True)
+    return text
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        out = _run_score(args)
+    except InputError as err:
+        print(f"mtlens: error: {err}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("mtlens: error: out of memory; score fewer or shorter files at once", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:  # a bug: still one sentence, never a traceback
+        print(f"mtlens: internal error: {type(err).__name__}: {err}", file=sys.stderr)
+        return 1
+    try:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return 0
+    return 0

@@ -1,0 +1,101 @@
+"""The Corpus: references with one named orientation, systems, optional source.
+
+References are *streams*: ``references["ref"]`` is the whole list of lines of
+one reference translation, aligned line by line with every system. This is
+the orientation of sacrebleu's ``corpus_score(hyps, [ref_stream_1, ref_stream_2])``,
+made explicit by names so that nobody has to remember how to nest lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .errors import InputError
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A validated evaluation set.
+
+    Attributes:
+        references: reference name -> lines (at least one reference).
+        systems: system name -> lines (at least one system).
+        source: the source lines, or None.
+        warnings: notes about the data found while reading (not errors).
+
+    Raises:
+        InputError: no reference, no system, or streams of different lengths.
+
+    Example:
+        >>> c = Corpus.build(references={"ref": ["a b", "c"]}, systems={"A": ["a b", "d"]})
+        >>> c.n_lines, c.reference_names, c.system_names
+        (2, ('ref',), ('A',))
+    """
+
+    references: Mapping[str, tuple[str, ...]]
+    systems: Mapping[str, tuple[str, ...]]
+    source: tuple[str, ...] | None = None
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def build(
+        cls,
+        references: Mapping[str, Sequence[str]],
+        systems: Mapping[str, Sequence[str]],
+        source: Sequence[str] | None = None,
+        warnings: Sequence[str] = (),
+    ) -> Corpus:
+        """Check and freeze the streams (the only constructor that should be used)."""
+        if isinstance(references, (str, bytes)) or not isinstance(references, Mapping):
+            raise InputError("references must be a mapping from a reference name to its list of lines")
+        if isinstance(systems, (str, bytes)) or not isinstance(systems, Mapping):
+            raise InputError("systems must be a mapping from a system name to its list of lines")
+        if not references:
+            raise InputError("at least one reference is needed")
+        if not systems:
+            raise InputError("at least one system output is needed")
+        refs = {str(k): _freeze(k, v, "reference") for k, v in references.items()}
+        syss = {str(k): _freeze(k, v, "system") for k, v in systems.items()}
+        first_name, first = next(iter(refs.items()))
+        n = len(first)
+        for kind, streams in (("reference", refs), ("system", syss)):
+            for name, lines in streams.items():
+                if len(lines) != n:
+                    raise InputError(
+                        f"{kind} '{name}' has {len(lines)} lines, the reference '{first_name}' has {n}"
+                    )
+        src = None
+        if source is not None:
+            src = _freeze("source", source, "source")
+            if len(src) != n:
+                raise InputError(f"the source has {len(src)} lines, the reference '{first_name}' has {n}")
+        return cls(refs, syss, src, tuple(warnings))
+
+    @property
+    def n_lines(self) -> int:
+        return len(next(iter(self.references.values())))
+
+    @property
+    def reference_names(self) -> tuple[str, ...]:
+        return tuple(self.references)
+
+    @property
+    def system_names(self) -> tuple[str, ...]:
+        return tuple(self.systems)
+
+    def reference_streams(self) -> list[tuple[str, ...]]:
+        return list(self.references.values())
+
+    def system_streams(self) -> list[tuple[str, ...]]:
+        return list(self.systems.values())
+
+
+def _freeze(name, lines, kind) -> tuple[str, ...]:
+    if isinstance(lines, (str, bytes)):
+        raise InputError(f"{kind} '{name}' must be a list of lines, not a single string")
+    out = tuple(lines)
+    for i, line in enumerate(out):
+        if not isinstance(line, str):
+            raise InputError(f"{kind} '{name}' line {i + 1} is not text ({type(line).__name__})")
+    return out

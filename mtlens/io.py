@@ -1,0 +1,342 @@
+"""Readers: plain text, TSV with a header, WMT XML -> a validated :class:`Corpus`.
+
+Readers never drop, merge or reorder lines. A plain-text file is split on
+``\\n`` only (a tab, a form feed or U+2028 inside a line stays in that line);
+a final newline does not start an extra line; a UTF-8 byte order mark and
+CRLF line ends are removed, so such files score exactly like clean ones.
+Every problem is reported as an :class:`InputError` whose message names the
+file, the line and the numbers involved.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from .corpus import Corpus
+from .errors import InputError
+
+_BOM = b"\xef\xbb\xbf"
+
+
+# --------------------------------------------------------------------------- bytes -> lines
+def decode_lines(data: bytes, name: str) -> list[str]:
+    """Decode a UTF-8 text file into its lines.
+
+    Args:
+        data: the file's bytes.
+        name: the file name used in error messages.
+
+    Raises:
+        InputError: empty file, binary file (NUL bytes), or invalid UTF-8 (with
+            line number and byte offset).
+
+    Example:
+        >>> decode_lines(b"\\xef\\xbb\\xbfa\\tb\\r\\nc\\r\\n", "x.txt")
+        ['a\\tb', 'c']
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise InputError(f"file '{name}' was not read as bytes")
+    data = bytes(data)
+    if not data:
+        raise InputError(f"file '{name}' is empty")
+    skipped = 0
+    if data.startswith(_BOM):
+        data, skipped = data[3:], 3
+        if not data:
+            raise InputError(f"file '{name}' is empty (it holds only a byte order mark)")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise InputError(
+            f"file '{name}' looks binary, not text: it contains a NUL byte on line {line} "
+            f"(byte offset {nul + skipped}); upload plain UTF-8 text, one segment per line"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        col = err.start - (data.rfind(b"\n", 0, err.start) + 1)
+        bad = data[err.start : err.start + 4].hex(" ")
+        raise InputError(
+            f"file '{name}' is not valid UTF-8: line {line}, byte {col + 1} of that line "
+            f"(byte offset {err.start + skipped} in the file) starts with bytes {bad}; "
+            "convert the file to UTF-8"
+        ) from None
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """Read a file, turning a missing or unreadable file into an :class:`InputError`."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"file '{path}' does not exist")
+    if p.is_dir():
+        raise InputError(f"'{path}' is a folder, not a file")
+    try:
+        return p.read_bytes()
+    except OSError as err:
+        raise InputError(f"file '{path}' cannot be read: {err.strerror or err}") from None
+
+
+def read_lines(path: str | Path) -> list[str]:
+    """The lines of a plain-text file (see :func:`decode_lines`)."""
+    return decode_lines(read_bytes(path), str(path))
+
+
+# --------------------------------------------------------------------------- TSV
+_SOURCE_COLUMNS = {"src", "source"}
+_REF_COLUMN = re.compile(r"^(ref|reference)([\W_].*|\d*)$", re.IGNORECASE)
+
+
+def column_role(name: str) -> str:
+    """``source``, ``reference`` or ``system`` for a TSV column name.
+
+    ``src``/``source`` is the source; ``ref``, ``ref2``, ``ref-A``, ``reference_1``... are
+    references; every other column is a system.
+    """
+    low = name.strip().lower()
+    if low in _SOURCE_COLUMNS:
+        return "source"
+    if _REF_COLUMN.match(low):
+        return "reference"
+    return "system"
+
+
+def parse_tsv(data: bytes, name: str) -> Corpus:
+    """A TSV file with a header row: a column per source, reference and system.
+
+    Fields are split on tabs only (no quoting: quotes are ordinary characters in
+    translations). Every row must have as many fields as the header.
+    """
+    lines = decode_lines(data, name)
+    header = lines[0].split("\t")
+    names = [h.strip() for h in header]
+    if any(not h for h in names):
+        raise InputError(f"the header of '{name}' has an empty column name")
+    dup = sorted({h for h in names if names.count(h) > 1})
+    if dup:
+        raise InputError(f"the header of '{name}' repeats the column name '{dup[0]}'")
+    roles = [column_role(h) for h in names]
+    if "reference" not in roles:
+        raise InputError(
+            f"the header of '{name}' has no reference column (name it 'ref', 'ref2', ...); "
+            f"its columns are: {', '.join(names)}"
+        )
+    if "system" not in roles:
+        raise InputError(f"the header of '{name}' has no system column; its columns are: {', '.join(names)}")
+    if len(lines) < 2:
+        raise InputError(f"'{name}' has a header but no segments")
+    cols: list[list[str]] = [[] for _ in names]
+    for i, line in enumerate(lines[1:], start=2):
+        fields = line.split("\t")
+        if len(fields) != len(names):
+            raise InputError(
+                f"line {i} of '{name}' has {len(fields)} tab-separated fields, the header has {len(names)}"
+            )
+        for c, f in zip(cols, fields, strict=True):
+            c.append(f)
+    refs = {h: c for h, r, c in zip(names, roles, cols, strict=True) if r == "reference"}
+    syss = {h: c for h, r, c in zip(names, roles, cols, strict=True) if r == "system"}
+    src = next((c for r, c in zip(roles, cols, strict=True) if r == "source"), None)
+    return Corpus.build(refs, syss, src)
+
+
+# --------------------------------------------------------------------------- WMT XML
+def parse_wmt_xml(data: bytes, name: str) -> Corpus:
+    """The WMT test-set XML format (WMT21 on): ``<dataset><doc><src|ref|hyp><p><seg id>``.
+
+    References are named ``ref`` (or ``ref-<translator>`` when several carry a
+    ``translator`` attribute), systems by their ``system`` attribute. Segments
+    keep document order. Every document must have the same number of segments
+    in its source, each reference and each system.
+    """
+    if not data:
+        raise InputError(f"file '{name}' is empty")
+    try:
+        root = ET.fromstring(data.removeprefix(_BOM))
+    except ET.ParseError as err:
+        raise InputError(f"'{name}' is not well-formed XML: {err}") from None
+    src: list[str] = []
+    refs: dict[str, list[str]] = {}
+    syss: dict[str, list[str]] = {}
+    docs = root.findall(".//doc")
+    if not docs:
+        raise InputError(f"'{name}' has no <doc> element; expected WMT XML: <dataset><doc><src>...")
+    for doc in docs:
+        doc_id = doc.get("id", "?")
+        src_el = doc.find("src")
+        doc_src = _segments(src_el) if src_el is not None else None
+        doc_refs = {_ref_name(el, doc.findall("ref")): _segments(el) for el in doc.findall("ref")}
+        doc_hyps = {(el.get("system") or "system"): _segments(el) for el in doc.findall("hyp")}
+        n = len(doc_src) if doc_src is not None else len(next(iter(doc_refs.values()), []))
+        for kind, group in (("reference", doc_refs), ("system", doc_hyps)):
+            for key, segs in group.items():
+                if len(segs) != n:
+                    raise InputError(
+                        f"document '{doc_id}' of '{name}': {kind} '{key}' has {len(segs)} segments, "
+                        f"the document has {n}"
+                    )
+        offset = len(src) if doc_src is not None else len(next(iter(refs.values()), []))
+        if doc_src is not None:
+            src.extend(doc_src)
+        for store, group in ((refs, doc_refs), (syss, doc_hyps)):
+            for key, segs in group.items():
+                if key not in store:
+                    if offset:
+                        raise InputError(f"'{name}': '{key}' first appears in document '{doc_id}', not in the first")
+                    store[key] = []
+                store[key].extend(segs)
+    total = sum(1 for _ in root.iter("seg"))
+    if total == 0:
+        raise InputError(f"'{name}' contains no <seg> segments")
+    if not refs:
+        raise InputError(f"'{name}' contains no <ref> element")
+    if not syss:
+        raise InputError(f"'{name}' contains no <hyp> element (system output)")
+    return Corpus.build(refs, syss, src if src else None)
+
+
+def _ref_name(el, all_refs) -> str:
+    translator = el.get("translator")
+    if len(all_refs) > 1 or translator:
+        return f"ref-{translator}" if translator else "ref"
+    return "ref"
+
+
+def _segments(el) -> list[str]:
+    return ["".join(seg.itertext()) for seg in el.iter("seg")]
+
+
+# --------------------------------------------------------------------------- corpus builders
+def stem(name: str) -> str:
+    """The system/reference name of a file: its base name without the last extension."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return base.rsplit(".", 1)[0] if "." in base.strip(".") else base
+
+
+def _unique_names(names: Sequence[str], kind: str) -> list[str]:
+    out, seen = [], {}
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if seen[n] == 1 else f"{n} ({seen[n]})")
+    return out
+
+
+def corpus_from_bytes(
+    references: Sequence[tuple[str, bytes]],
+    systems: Sequence[tuple[str, bytes]],
+    source: tuple[str, bytes] | None = None,
+) -> Corpus:
+    """Build a Corpus from ``(file name, bytes)`` pairs of plain-text files.
+
+    Names come from file stems; a repeated stem gets a suffix `` (2)``.
+    Errors name the files: "system 'B.txt' has 999 lines, the reference 'ref.txt' has 1000".
+    """
+    if not references:
+        raise InputError("no reference file was given")
+    if not systems:
+        raise InputError("no system output file was given")
+    ref_lines = [(fn, decode_lines(b, fn)) for fn, b in references]
+    sys_lines = [(fn, decode_lines(b, fn)) for fn, b in systems]
+    first_fn, first = ref_lines[0]
+    for kind, group in (("reference", ref_lines[1:]), ("system", sys_lines)):
+        for fn, lines in group:
+            if len(lines) != len(first):
+                raise InputError(
+                    f"{kind} '{fn}' has {len(lines)} lines, the reference '{first_fn}' has {len(first)}"
+                )
+    src = None
+    if source is not None:
+        src = decode_lines(source[1], source[0])
+        if len(src) != len(first):
+            raise InputError(f"source '{source[0]}' has {len(src)} lines, the reference '{first_fn}' has {len(first)}")
+    ref_names = _unique_names([stem(fn) for fn, _ in ref_lines], "reference")
+    sys_names = _unique_names([stem(fn) for fn, _ in sys_lines], "system")
+    corpus = Corpus.build(
+        dict(zip(ref_names, (x for _, x in ref_lines), strict=True)),
+        dict(zip(sys_names, (x for _, x in sys_lines), strict=True)),
+        src,
+    )
+    return with_warnings(corpus)
+
+
+def corpus_from_single(data: bytes, name: str) -> Corpus:
+    """A Corpus from one TSV (``.tsv``) or WMT XML (``.xml``) file holding everything."""
+    low = name.lower()
+    if low.endswith(".xml"):
+        return with_warnings(parse_wmt_xml(data, name))
+    if low.endswith((".tsv", ".tab")):
+        return with_warnings(parse_tsv(data, name))
+    raise InputError(f"'{name}' is neither a .tsv nor a .xml file; a single file must hold references and systems")
+
+
+def load_corpus(
+    references: Sequence[str | Path] = (),
+    systems: Sequence[str | Path] = (),
+    source: str | Path | None = None,
+    data: str | Path | None = None,
+) -> Corpus:
+    """Read files from disk: plain-text references and systems, or one TSV/XML ``data`` file."""
+    if data is not None:
+        if references or systems:
+            raise InputError("give either one TSV/XML data file or reference and system files, not both")
+        return corpus_from_single(read_bytes(data), str(data))
+    return corpus_from_bytes(
+        [(str(p), read_bytes(p)) for p in references],
+        [(str(p), read_bytes(p)) for p in systems],
+        (str(source), read_bytes(source)) if source is not None else None,
+    )
+
+
+# --------------------------------------------------------------------------- data warnings
+_ENTITY = re.compile(r"&(amp|quot|lt|gt|apos|#\d+|#x[0-9a-fA-F]+);")
+_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
+
+
+def _line_list(nums: list[int]) -> str:
+    shown = ", ".join(str(n) for n in nums[:5])
+    return shown + (f" and {len(nums) - 5} more" if len(nums) > 5 else "")
+
+
+def stream_warnings(kind: str, name: str, lines: Iterable[str]) -> list[str]:
+    """Notes about oddities real data has: empty lines, HTML entities, zero-width characters, tabs."""
+    empty, ent, zw, tab = [], [], [], []
+    for i, line in enumerate(lines, start=1):
+        if not line.strip():
+            empty.append(i)
+        if "&" in line and _ENTITY.search(line):
+            ent.append(i)
+        if _ZERO_WIDTH.search(line):
+            zw.append(i)
+        if "\t" in line:
+            tab.append(i)
+    out = []
+    if empty:
+        out.append(f"{kind} '{name}' has {len(empty)} empty line(s): {_line_list(empty)}")
+    if ent:
+        out.append(
+            f"{kind} '{name}' has leftover HTML entities such as &amp; on {len(ent)} line(s): {_line_list(ent)} "
+            "(the 13a tokenizer unescapes &amp; &quot; &lt; &gt;, the others do not)"
+        )
+    if zw:
+        out.append(f"{kind} '{name}' has zero-width characters on {len(zw)} line(s): {_line_list(zw)}")
+    if tab:
+        out.append(f"{kind} '{name}' has tabs inside {len(tab)} line(s): {_line_list(tab)} (kept as one segment)")
+    return out
+
+
+def with_warnings(corpus: Corpus) -> Corpus:
+    """The same corpus with :func:`stream_warnings` for every stream attached."""
+    notes = list(corpus.warnings)
+    for kind, group in (("reference", corpus.references), ("system", corpus.systems)):
+        for name, lines in group.items():
+            notes += stream_warnings(kind, name, lines)
+    if corpus.source is not None:
+        notes += stream_warnings("source", "source", corpus.source)
+    return Corpus(corpus.references, corpus.systems, corpus.source, tuple(notes))

@@ -1,0 +1,128 @@
+"""Exports of score tables: JSON-ready dicts, CSV, LaTeX and plain-text tables.
+
+Every export carries the metric signatures (CSV, being a bare table, keeps one
+full-precision column per metric; its signatures are in the JSON/LaTeX/table forms).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping
+
+from .scoring import MetricResult
+
+
+def results_to_dict(results: Mapping[str, MetricResult], sentence_level: bool = False) -> dict:
+    """The command line's JSON object.
+
+    ``{"signatures": {metric: str}, "systems": [{"name", "scores", "details"[, "sentences"]}]}``
+    """
+    first = next(iter(results.values()))
+    systems = []
+    for name in first.scores:
+        entry = {
+            "name": name,
+            "scores": {m: r.scores[name] for m, r in results.items()},
+            "details": {m: r.details[name] for m, r in results.items()},
+        }
+        if sentence_level:
+            entry["sentences"] = {m: [float(x) for x in r.sentence_scores(name)] for m, r in results.items()}
+        systems.append(entry)
+    return {"signatures": {m: r.signature for m, r in results.items()}, "systems": systems}
+
+
+def to_json(results: Mapping[str, MetricResult], sentence_level: bool = False) -> str:
+    return json.dumps(results_to_dict(results, sentence_level), ensure_ascii=False, indent=1)
+
+
+def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False) -> str:
+    """``system`` column plus one full-precision column per metric.
+
+    With ``sentence_level``, one row per system and line (``system,line,<metrics>``).
+    """
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    metrics = list(results)
+    first = next(iter(results.values()))
+    if sentence_level:
+        w.writerow(["system", "line", *metrics])
+        for name in first.scores:
+            cols = [results[m].sentence_scores(name) for m in metrics]
+            for i in range(len(cols[0])):
+                w.writerow([name, i + 1, *(repr(float(c[i])) for c in cols)])
+    else:
+        w.writerow(["system", *metrics])
+        for name in first.scores:
+            w.writerow([name, *(repr(results[m].scores[name]) for m in metrics)])
+    return buf.getvalue()
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    """Escape LaTeX's special characters."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def _label(metric: str) -> str:
+    return {"bleu": "BLEU", "bleu-c": "BLEU$_c$", "chrf": "chrF", "chrf++": "chrF++"}.get(metric, latex_escape(metric))
+
+
+def to_latex(results: Mapping[str, MetricResult], digits: int = 2) -> str:
+    """A booktabs table, systems sorted by the first metric, best score per column in bold."""
+    metrics = list(results)
+    first = results[metrics[0]]
+    order = sorted(first.scores, key=lambda n: first.scores[n], reverse=first.higher_is_better)
+    best = {}
+    for m, r in results.items():
+        pick = max if r.higher_is_better else min
+        best[m] = round(pick(r.scores.values()), digits)
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\begin{tabular}{l" + "r" * len(metrics) + "}",
+        r"\toprule",
+        "System & " + " & ".join(_label(m) for m in metrics) + r" \\",
+        r"\midrule",
+    ]
+    for name in order:
+        cells = []
+        for m in metrics:
+            v = round(results[m].scores[name], digits)
+            cell = f"{v:.{digits}f}"
+            cells.append(rf"\textbf{{{cell}}}" if v == best[m] else cell)
+        lines.append(latex_escape(name) + " & " + " & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    sigs = "; ".join(rf"{_label(m)}: \texttt{{{latex_escape(r.signature)}}}" for m, r in results.items())
+    lines += [rf"\caption{{Signatures: {sigs}}}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def to_table(results: Mapping[str, MetricResult], digits: int = 2) -> str:
+    """A plain-text table for the terminal, followed by the signatures."""
+    metrics = list(results)
+    first = results[metrics[0]]
+    order = sorted(first.scores, key=lambda n: first.scores[n], reverse=first.higher_is_better)
+    header = ["system", *metrics]
+    rows = [[n, *(f"{results[m].scores[n]:.{digits}f}" for m in metrics)] for n in order]
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    fmt = lambda r: "  ".join(  # noqa: E731
+        str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+    )
+    out = [fmt(header), "  ".join("-" * w for w in widths), *(fmt(r) for r in rows), ""]
+    out += [f"{m}: {r.signature}" for m, r in results.items()]
+    return "\n".join(out) + "\n"

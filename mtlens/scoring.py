@@ -1,0 +1,101 @@
+"""Score a :class:`Corpus` with several metrics: statistics once, everything else from them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .corpus import Corpus
+from .errors import InputError
+from .metrics import METRIC_NAMES, Metric, make_metric
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """One metric's results for every system of a corpus.
+
+    Attributes:
+        metric: the metric's name (``bleu``, ``chrf``, ...).
+        signature: its reproducibility signature.
+        higher_is_better: False for error rates.
+        stats: system -> per-segment statistics, shape (n_lines, n_stats).
+        scores: system -> corpus score (0-100).
+        details: system -> numbers behind the score (precisions, brevity penalty, ...).
+        scorer: the :class:`Metric` object (for sentence scores and resampling).
+    """
+
+    metric: str
+    signature: str
+    higher_is_better: bool
+    stats: dict[str, np.ndarray]
+    scores: dict[str, float]
+    details: dict[str, dict]
+    scorer: Metric = field(repr=False)
+
+    def sentence_scores(self, system: str) -> np.ndarray:
+        """One score per line of ``system`` (BLEU-family scores use effective order)."""
+        return self.scorer.sentence_scores(self.stats[system])
+
+
+def parse_metric_list(text: str | Sequence[str]) -> list[str]:
+    """``"bleu,chrf"`` -> ``["bleu", "chrf"]``, checking names and removing repeats."""
+    items = text.split(",") if isinstance(text, str) else list(text)
+    names = []
+    for item in items:
+        name = item.strip().lower()
+        if not name:
+            continue
+        if name not in METRIC_NAMES:
+            raise InputError(f"unknown metric '{item.strip()}'; choose from {', '.join(METRIC_NAMES)}")
+        if name not in names:
+            names.append(name)
+    if not names:
+        raise InputError("no metric was given")
+    return names
+
+
+def score_metric(corpus: Corpus, metric: Metric) -> MetricResult:
+    """Compute one metric for every system of the corpus."""
+    names = corpus.system_names
+    stats_list = metric.statistics(corpus.reference_streams(), corpus.system_streams())
+    stats = dict(zip(names, stats_list, strict=True))
+    totals = {n: s.sum(axis=0) for n, s in stats.items()}
+    return MetricResult(
+        metric=metric.name,
+        signature=metric.signature(len(corpus.references)).format(),
+        higher_is_better=metric.higher_is_better,
+        stats=stats,
+        scores={n: float(metric.score_from_totals(t)) for n, t in totals.items()},
+        details={n: metric.details(t) for n, t in totals.items()},
+        scorer=metric,
+    )
+
+
+def score(corpus: Corpus, metrics: str | Sequence[str] = ("bleu", "chrf"), **options) -> dict[str, MetricResult]:
+    """Score every system of ``corpus`` with each metric.
+
+    Args:
+        corpus: a validated :class:`Corpus`.
+        metrics: names (``bleu``, ``bleu-c``, ``chrf``, ``chrf++``) as a list or comma-separated.
+        **options: metric options, see :func:`mtlens.metrics.make_metric`
+            (``tokenize``, ``lowercase``, ``smooth_method``, ``smooth_value``,
+            ``char_order``, ``char_keep_spaces``).
+
+    Returns:
+        metric name -> :class:`MetricResult`, in the order asked.
+
+    Example:
+        >>> c = Corpus.build({"ref": ["the cat sat on the mat"]}, {"A": ["the cat sat on a mat"]})
+        >>> round(score(c, "bleu", tokenize="none")["bleu"].scores["A"], 4)
+        53.7285
+    """
+    out = {}
+    for name in parse_metric_list(metrics):
+        try:
+            metric = make_metric(name, **options)
+        except ValueError as err:
+            raise InputError(str(err)) from None
+        out[name] = score_metric(corpus, metric)
+    return out

@@ -1,0 +1,75 @@
+"""Shared fixtures: the bundled excerpts, and the full real data when it is present.
+
+Tests marked ``shared`` read ``../shared/data`` (the full WMT data). They are
+skipped, with a reason, when it is absent (a user's clone); with
+``--require-shared-data`` (what ``.ci/run`` passes) a missing copy is a failure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data"
+TESTDATA = ROOT / "tests" / "data"
+SHARED = ROOT.parent / "shared" / "data"
+
+PAIRS = ["de-en", "zh-en", "ja-en", "cs-en", "en-de", "en-cs", "en-ja", "en-zh"]
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--require-shared-data",
+        action="store_true",
+        help="fail (instead of skipping) tests that need ../shared/data when it is missing",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if SHARED.is_dir():
+        return
+    if config.getoption("--require-shared-data"):
+        raise pytest.UsageError(f"--require-shared-data was given but {SHARED} does not exist")
+    skip = pytest.mark.skip(reason=f"{SHARED} is absent (a user's clone): full-data parity not run")
+    for item in items:
+        if "shared" in item.keywords:
+            item.add_marker(skip)
+
+
+def read(path: Path) -> list[str]:
+    """Lines of a clean test file (the same splitting sacrebleu's users do)."""
+    return path.read_text(encoding="utf-8").split("\n")[:-1]
+
+
+def pair_files(folder: Path) -> tuple[list[list[str]], dict[str, list[str]]]:
+    """References (ref.txt, ref2.txt, ...) and systems of a pair folder."""
+    refs = [read(p) for p in sorted(folder.glob("ref*.txt"))]
+    systems = {
+        p.stem: read(p) for p in sorted(folder.glob("*.txt")) if not p.stem.startswith(("ref", "src"))
+    }
+    return refs, systems
+
+
+@pytest.fixture(scope="session")
+def sample():
+    return pair_files(SAMPLE)
+
+
+@pytest.fixture(scope="session")
+def excerpts():
+    """All bundled real excerpts: name -> (refs, systems)."""
+    out = {"sample_en-de": pair_files(SAMPLE)}
+    for folder in sorted(TESTDATA.iterdir()):
+        if folder.is_dir():
+            out[folder.name] = pair_files(folder)
+    return out
+
+
+@pytest.fixture(scope="session")
+def shared_pairs():
+    """All eight full WMT pairs: pair -> (refs, systems)."""
+    return {pair: pair_files(SHARED / "wmt" / pair) for pair in PAIRS}
+
+

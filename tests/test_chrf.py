@@ -1,0 +1,80 @@
+"""chrF / chrF++: sacrebleu parity (including best-reference choice) and hand-checked values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sacrebleu
+from sacrebleu.metrics import CHRF as SacreCHRF
+
+from mtlens.metrics import CHRF
+from mtlens.metrics.chrf import chrf_from_totals, split_punctuation
+
+
+def test_hand_calculation_single_order():
+    # hyp "ab", ref "abc", char order 2: unigrams P=2/2 R=2/3, bigrams P=1/1 R=1/2
+    # avg P = 1, avg R = (2/3 + 1/2)/2 = 7/12; F2 = 5 * P * R / (4P + R)
+    m = CHRF(char_order=2)
+    st = m.statistics([["abc"]], [["ab"]])[0]
+    p, r = 1.0, 7 / 12
+    assert m.corpus_score(st) == pytest.approx(100 * 5 * p * r / (4 * p + r), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"word_order": 2}, {"lowercase": True}, {"word_order": 2, "lowercase": True}, {"whitespace": True},
+     {"char_order": 4, "word_order": 1}, {"beta": 1}, {"beta": 3, "word_order": 2}],
+    ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default",
+)
+def test_parity_with_sacrebleu_on_bundled_real_data(excerpts, options):
+    for name, (refs, systems) in excerpts.items():
+        m = CHRF(**options)
+        stats = m.statistics(refs, list(systems.values()))
+        for (sys_name, hyp), st in zip(systems.items(), stats, strict=True):
+            sb = SacreCHRF(**options)
+            want = sb.corpus_score(hyp, refs).score
+            assert m.corpus_score(st) == pytest.approx(want, abs=1e-9), (name, sys_name)
+            # the per-segment statistics (best reference per segment) are sacrebleu's exactly
+            sb_stats = np.array(SacreCHRF(**options)._extract_corpus_statistics(hyp, refs))
+            np.testing.assert_array_equal(st, sb_stats)
+
+
+def test_sentence_scores_equal_sacrebleu(excerpts):
+    for refs, systems in excerpts.values():
+        for word_order in (0, 2):
+            m = CHRF(word_order=word_order)
+            hyp = list(systems.values())[-1]
+            got = m.sentence_scores(m.statistics(refs, [hyp])[0])
+            sb = SacreCHRF(word_order=word_order)
+            want = [sb.sentence_score(h, [r[i] for r in refs]).score for i, h in enumerate(hyp)]
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+
+
+def test_signature_equals_sacrebleus_apart_from_version(sample):
+    refs, systems = sample
+    for options in [{}, {"word_order": 2}, {"lowercase": True}]:
+        sb = SacreCHRF(**options)
+        sb.corpus_score(next(iter(systems.values())), refs)
+        theirs = str(sb.get_signature()).replace(f"version:{sacrebleu.__version__}", "")
+        assert CHRF(**options).signature(len(refs)).format().startswith(theirs)
+
+
+def test_split_punctuation_matches_sacrebleu_on_real_lines(excerpts):
+    sb = SacreCHRF(word_order=2)
+    for refs, systems in excerpts.values():
+        for line in refs[0] + next(iter(systems.values())):
+            assert split_punctuation(line) == sb._remove_punctuation(line)
+
+
+def test_edge_cases():
+    for hyp, ref in [("", "abc"), ("abc", ""), ("", ""), ("a", "a"), ("xyz", "abc")]:
+        m = CHRF(word_order=2)
+        want = SacreCHRF(word_order=2).corpus_score([hyp], [[ref]]).score
+        assert m.corpus_score(m.statistics([[ref]], [[hyp]])[0]) == pytest.approx(want, abs=1e-12)
+
+
+def test_vectorised_over_leading_axes():
+    t = np.array([[4, 4, 4, 3, 3, 2], [4, 5, 3, 3, 4, 1]])
+    both = chrf_from_totals(t)
+    assert both.shape == (2,)
+    assert both[1] == pytest.approx(float(chrf_from_totals(t[1])))
