@@ -32,8 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--ref", action="append", default=[], metavar="REF", help="a reference file (repeat for several)")
     s.add_argument("--sys", nargs="+", default=[], metavar="SYS", help="system output files (names: file stems)")
     s.add_argument("--src", metavar="SRC", help="the source file (optional, checked for line count)")
-    s.add_argument("--data", metavar="FILE", help="one TSV (with header) or WMT XML file holding references and systems")
-    s.add_argument("--metrics", default="bleu,chrf", help="comma-separated: bleu,bleu-c,chrf,chrf++ (default bleu,chrf)")
+    s.add_argument(
+        "--data", metavar="FILE", help="one TSV (with header) or WMT XML file holding references and systems"
+    )
+    s.add_argument(
+        "--metrics", default="bleu,chrf", help="comma-separated: bleu,bleu-c,chrf,chrf++ (default bleu,chrf)"
+    )
     s.add_argument("--tokenize", default="13a", choices=TOKENIZERS, help="word BLEU tokenizer (default 13a)")
     s.add_argument("--lowercase", action="store_true", help="case-insensitive scores")
     s.add_argument("--smooth-method", default="exp", choices=list(SMOOTH_DEFAULTS), help="BLEU smoothing")

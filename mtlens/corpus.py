@@ -62,9 +62,7 @@ class Corpus:
         for kind, streams in (("reference", refs), ("system", syss)):
             for name, lines in streams.items():
                 if len(lines) != n:
-                    raise InputError(
-                        f"{kind} '{name}' has {len(lines)} lines, the reference '{first_name}' has {n}"
-                    )
+                    raise InputError(f"{kind} '{name}' has {len(lines)} lines, the reference '{first_name}' has {n}")
         src = None
         if source is not None:
             src = _freeze("source", source, "source")

@@ -248,9 +248,7 @@ def corpus_from_bytes(
     for kind, group in (("reference", ref_lines[1:]), ("system", sys_lines)):
         for fn, lines in group:
             if len(lines) != len(first):
-                raise InputError(
-                    f"{kind} '{fn}' has {len(lines)} lines, the reference '{first_fn}' has {len(first)}"
-                )
+                raise InputError(f"{kind} '{fn}' has {len(lines)} lines, the reference '{first_fn}' has {len(first)}")
     src = None
     if source is not None:
         src = decode_lines(source[1], source[0])

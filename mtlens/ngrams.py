@@ -68,9 +68,7 @@ def word_streams(streams: Sequence[Sequence[Sequence[str]]]) -> Streams:
             continue
         codes, uniques = pd.factorize(np.array(flat, dtype=object), sort=False)
         setdefault = vocab.setdefault
-        gmap = np.fromiter(
-            (setdefault(u, len(vocab)) for u in uniques), dtype=np.int64, count=len(uniques)
-        )
+        gmap = np.fromiter((setdefault(u, len(vocab)) for u in uniques), dtype=np.int64, count=len(uniques))
         parts.append(gmap[codes])
     return _make(parts, lengths, max(len(vocab), 1))
 

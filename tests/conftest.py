@@ -46,9 +46,7 @@ def read(path: Path) -> list[str]:
 def pair_files(folder: Path) -> tuple[list[list[str]], dict[str, list[str]]]:
     """References (ref.txt, ref2.txt, ...) and systems of a pair folder."""
     refs = [read(p) for p in sorted(folder.glob("ref*.txt"))]
-    systems = {
-        p.stem: read(p) for p in sorted(folder.glob("*.txt")) if not p.stem.startswith(("ref", "src"))
-    }
+    systems = {p.stem: read(p) for p in sorted(folder.glob("*.txt")) if not p.stem.startswith(("ref", "src"))}
     return refs, systems
 
 
@@ -71,5 +69,3 @@ def excerpts():
 def shared_pairs():
     """All eight full WMT pairs: pair -> (refs, systems)."""
     return {pair: pair_files(SHARED / "wmt" / pair) for pair in PAIRS}
-
-

@@ -114,7 +114,12 @@ def test_parity_with_sacrebleu_on_bundled_real_data(excerpts, options):
 
 def test_signature_equals_sacrebleus_apart_from_version(sample):
     refs, systems = sample
-    for options in [{}, {"lowercase": True, "tokenize": "intl"}, {"smooth_method": "floor"}, {"smooth_method": "add-k"}]:
+    for options in [
+        {},
+        {"lowercase": True, "tokenize": "intl"},
+        {"smooth_method": "floor"},
+        {"smooth_method": "add-k"},
+    ]:
         sb = SacreBLEU(**options)
         sb.corpus_score(next(iter(systems.values())), refs)
         theirs = str(sb.get_signature()).replace(f"version:{sacrebleu.__version__}", "")

@@ -22,8 +22,16 @@ def test_hand_calculation_single_order():
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"word_order": 2}, {"lowercase": True}, {"word_order": 2, "lowercase": True}, {"whitespace": True},
-     {"char_order": 4, "word_order": 1}, {"beta": 1}, {"beta": 3, "word_order": 2}],
+    [
+        {},
+        {"word_order": 2},
+        {"lowercase": True},
+        {"word_order": 2, "lowercase": True},
+        {"whitespace": True},
+        {"char_order": 4, "word_order": 1},
+        {"beta": 1},
+        {"beta": 3, "word_order": 2},
+    ],
     ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default",
 )
 def test_parity_with_sacrebleu_on_bundled_real_data(excerpts, options):

@@ -9,6 +9,7 @@ resampled scores all come from the same arrays.
 
 from __future__ import annotations
 
+import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,29 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..version import __version__
+
+#: characters (summed over all streams) per block of segments scored at once
+BLOCK_CHARS = 200_000
+
+
+def segment_blocks(streams: Sequence[Sequence[str]], max_chars: int) -> list[int]:
+    """Boundaries ``[0, b1, ..., n]`` of consecutive segment blocks of at most ``max_chars``
+    characters over all streams (a single longer segment forms a block of its own)."""
+    if not streams:
+        return [0]
+    n = len(streams[0])
+    cost = np.zeros(n, dtype=np.int64)
+    for s in streams:
+        cost += np.fromiter(map(len, s), dtype=np.int64, count=n) + 1
+    bounds = [0]
+    acc = 0
+    for i, c in enumerate(cost.tolist()):
+        if acc and acc + c > max_chars:
+            bounds.append(i)
+            acc = 0
+        acc += c
+    bounds.append(n)
+    return bounds
 
 
 @dataclass(frozen=True)
@@ -49,11 +73,13 @@ class Metric(ABC):
     #: larger is better (False for error rates such as TER)
     higher_is_better: bool = True
 
-    @abstractmethod
-    def statistics(
-        self, references: Sequence[Sequence[str]], hypotheses: Sequence[Sequence[str]]
-    ) -> list[np.ndarray]:
+    def statistics(self, references: Sequence[Sequence[str]], hypotheses: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """Per-segment statistics of each hypothesis stream.
+
+        The corpus is processed in blocks of consecutive segments (about
+        :data:`BLOCK_CHARS` characters over all streams each), so that memory
+        stays bounded however long the corpus is; segments are independent, so
+        the result does not depend on the blocking.
 
         Args:
             references: reference *streams*: ``references[k][i]`` is line ``i`` of
@@ -63,6 +89,24 @@ class Metric(ABC):
         Returns:
             One array of shape (n_segments, n_stats) per hypothesis stream.
         """
+        streams = [*references, *hypotheses]
+        n = len(streams[0]) if streams else 0
+        if any(len(s) != n for s in streams):
+            raise ValueError("all reference and hypothesis streams must have the same number of lines")
+        bounds = segment_blocks(streams, BLOCK_CHARS)
+        if len(bounds) <= 2:
+            return self.block_statistics(references, hypotheses)
+        parts = [
+            self.block_statistics([r[a:b] for r in references], [h[a:b] for h in hypotheses])
+            for a, b in itertools.pairwise(bounds)
+        ]
+        return [np.concatenate([p[i] for p in parts]) for i in range(len(hypotheses))]
+
+    @abstractmethod
+    def block_statistics(
+        self, references: Sequence[Sequence[str]], hypotheses: Sequence[Sequence[str]]
+    ) -> list[np.ndarray]:
+        """:meth:`statistics` for one block of segments (all streams at once)."""
 
     @abstractmethod
     def score_from_totals(self, totals: np.ndarray) -> np.ndarray:

@@ -1,0 +1,47 @@
+"""Helpers shared by the benchmark scripts."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+
+
+def read(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").split("\n")[:-1]
+
+
+def pair(name: str):
+    folder = SHARED / "wmt" / name
+    if not folder.is_dir():
+        raise SystemExit(f"benchmark data {folder} is missing (it needs ../shared/data)")
+    refs = sorted(folder.glob("ref*.txt"))
+    systems = [p for p in sorted(folder.glob("*.txt")) if not p.stem.startswith(("ref", "src"))]
+    return refs, systems
+
+
+def clear_tokenizer_caches() -> None:
+    """Empty sacrebleu's tokenizer LRU caches, so no run profits from an earlier one."""
+    from sacrebleu.tokenizers import tokenizer_13a, tokenizer_char, tokenizer_intl, tokenizer_re, tokenizer_zh
+
+    for fn in (
+        tokenizer_13a.Tokenizer13a.__call__,
+        tokenizer_re.TokenizerRegexp.__call__,
+        tokenizer_char.TokenizerChar.__call__,
+        tokenizer_intl.TokenizerV14International.__call__,
+        tokenizer_zh.TokenizerZh.__call__,
+    ):
+        fn.cache_clear()
+
+
+def best_of(fn, repeat: int = 3) -> float:
+    """Fastest wall time of ``repeat`` runs (seconds), each starting with empty tokenizer caches."""
+    best = float("inf")
+    for _ in range(repeat):
+        clear_tokenizer_caches()
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best

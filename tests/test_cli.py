@@ -1,0 +1,174 @@
+"""The command line contract: options, JSON shape, formats, and errors as one sentence with exit 2."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+from sacrebleu.metrics import BLEU as SacreBLEU
+from sacrebleu.metrics import CHRF as SacreCHRF
+
+from mtlens.cli import main
+
+from .conftest import ROOT, SAMPLE, read
+
+REFS = [str(SAMPLE / "ref.txt"), str(SAMPLE / "ref2.txt")]
+SYSTEMS = [str(SAMPLE / f"{n}.txt") for n in ("VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin")]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def ref_args():
+    return [x for r in REFS for x in ("--ref", r)]
+
+
+def test_json_contract_and_values_equal_sacrebleu(capsys):
+    code, out, err = run(
+        capsys, "score", *ref_args(), "--sys", *SYSTEMS, "--metrics", "bleu,bleu-c,chrf,chrf++", "--format", "json"
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    assert set(doc) == {"signatures", "systems"}
+    assert set(doc["signatures"]) == {"bleu", "bleu-c", "chrf", "chrf++"}
+    refs = [read(SAMPLE / "ref.txt"), read(SAMPLE / "ref2.txt")]
+    assert [s["name"] for s in doc["systems"]] == ["VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin"]
+    for entry in doc["systems"]:
+        hyp = read(SAMPLE / f"{entry['name']}.txt")
+        sb = SacreBLEU().corpus_score(hyp, refs)
+        assert entry["scores"]["bleu"] == pytest.approx(sb.score, abs=1e-9)
+        det = entry["details"]["bleu"]
+        assert set(det) >= {"precisions", "bp", "sys_len", "ref_len", "counts", "totals"}
+        assert det["counts"] == sb.counts and det["precisions"] == pytest.approx(sb.precisions, abs=1e-9)
+        assert entry["scores"]["chrf"] == pytest.approx(SacreCHRF().corpus_score(hyp, refs).score, abs=1e-9)
+        c18 = SacreBLEU(tokenize="char", max_ngram_order=18).corpus_score(hyp, refs)
+        assert entry["scores"]["bleu-c"] == pytest.approx(c18.score, abs=1e-9)
+        assert len(entry["details"]["bleu-c"]["precisions"]) == 18
+        assert "sentences" not in entry
+
+
+def test_sentence_level_json(capsys):
+    code, out, _ = run(
+        capsys,
+        "score",
+        *ref_args(),
+        "--sys",
+        SYSTEMS[0],
+        "--metrics",
+        "bleu,chrf",
+        "--sentence-level",
+        "--format",
+        "json",
+    )
+    assert code == 0
+    entry = json.loads(out)["systems"][0]
+    refs = [read(SAMPLE / "ref.txt"), read(SAMPLE / "ref2.txt")]
+    hyp = read(SAMPLE / "VolcTrans-GLAT.txt")
+    assert len(entry["sentences"]["bleu"]) == len(hyp) == 200
+    sb = SacreBLEU(effective_order=True)
+    for i in (0, 57, 199):
+        assert entry["sentences"]["bleu"][i] == pytest.approx(sb.sentence_score(hyp[i], [r[i] for r in refs]).score)
+
+
+def test_options_reach_the_metric(capsys):
+    code, out, _ = run(
+        capsys,
+        "score",
+        *ref_args(),
+        "--sys",
+        SYSTEMS[0],
+        "--metrics",
+        "bleu,bleu-c",
+        "--tokenize",
+        "intl",
+        "--lowercase",
+        "--smooth-method",
+        "floor",
+        "--smooth-value",
+        "0.2",
+        "--char-order",
+        "6",
+        "--char-keep-spaces",
+        "--format",
+        "json",
+    )
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["signatures"]["bleu"].startswith("nrefs:2|case:lc|eff:no|tok:intl|smooth:floor[0.20]|version:")
+    assert "order:6|space:yes" in doc["signatures"]["bleu-c"]
+    refs = [read(SAMPLE / "ref.txt"), read(SAMPLE / "ref2.txt")]
+    want = SacreBLEU(tokenize="intl", lowercase=True, smooth_method="floor", smooth_value=0.2).corpus_score(
+        read(SAMPLE / "VolcTrans-GLAT.txt"), refs
+    )
+    assert doc["systems"][0]["scores"]["bleu"] == pytest.approx(want.score, abs=1e-9)
+
+
+def test_csv_latex_and_table(capsys):
+    code, out, _ = run(capsys, "score", *ref_args(), "--sys", *SYSTEMS, "--format", "csv")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert list(rows[0]) == ["system", "bleu", "chrf"] and len(rows) == 4
+    assert len(rows[0]["bleu"]) > 10  # full precision, not rounded
+    code, out, _ = run(capsys, "score", *ref_args(), "--sys", *SYSTEMS, "--format", "latex")
+    assert code == 0 and r"\begin{tabular}" in out and r"\textbf{" in out and "nrefs:2" in out
+    assert "VolcTrans-GLAT" in out
+    code, out, _ = run(capsys, "score", *ref_args(), "--sys", *SYSTEMS)
+    assert code == 0 and "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp" in out
+
+
+def test_data_file_tsv(capsys, tmp_path):
+    refs = read(SAMPLE / "ref.txt")
+    hyp = read(SAMPLE / "UEdin.txt")
+    tsv = tmp_path / "all.tsv"
+    tsv.write_text("ref\tUEdin\n" + "".join(f"{r}\t{h}\n" for r, h in zip(refs, hyp, strict=True)), encoding="utf-8")
+    code, out, err = run(capsys, "score", "--data", str(tsv), "--format", "json")
+    assert code == 0, err
+    want = SacreBLEU().corpus_score(hyp, [refs]).score
+    assert json.loads(out)["systems"][0]["scores"]["bleu"] == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--sys", SYSTEMS[0]], "give at least one --ref"),
+        (["--ref", REFS[0]], "give at least one --sys"),
+        (["--ref", REFS[0], "--sys", "/nonexistent/B.txt"], "does not exist"),
+        (["--ref", REFS[0], "--sys", SYSTEMS[0], "--metrics", "bleu,meteor"], "unknown metric 'meteor'"),
+        (["--ref", REFS[0], "--sys", SYSTEMS[0], "--char-order", "0"], "--char-order must be at least 1"),
+        (["--ref", REFS[0], "--sys", SYSTEMS[0], "--tokenize", "moses"], "invalid choice"),
+        (["--ref", REFS[0], "--sys", SYSTEMS[0], "--smooth-value", "abc"], "invalid float value"),
+    ],
+)
+def test_errors_are_one_sentence_exit_2(capsys, args, needle):
+    try:
+        code = main(["score", *args])
+    except SystemExit as e:  # argparse's own checks exit directly, also with status 2
+        code = e.code
+    err = capsys.readouterr().err
+    assert code == 2
+    assert needle in err
+    assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_mismatched_lines_through_the_real_command(tmp_path):
+    short = tmp_path / "short.txt"
+    short.write_text("only one line\n", encoding="utf-8")
+    bad = tmp_path / "latin.txt"
+    bad.write_bytes("Größe\n".encode("latin-1"))
+    for sysfile, needle in [(short, "short.txt' has 1 lines, the reference"), (bad, "is not valid UTF-8: line 1")]:
+        p = subprocess.run(
+            [sys.executable, "-m", "mtlens", "score", "--ref", REFS[0], "--sys", str(sysfile)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+        assert p.returncode == 2
+        assert needle in p.stderr
+        assert "Traceback" not in p.stderr and p.stdout == ""

@@ -1,0 +1,167 @@
+"""Readers: never drop, merge or reorder lines; every bad input is a readable InputError."""
+
+from __future__ import annotations
+
+import pytest
+
+from mtlens import InputError, load_corpus, score
+from mtlens.io import corpus_from_bytes, corpus_from_single, decode_lines, parse_tsv, parse_wmt_xml, stem
+
+from .conftest import SAMPLE, TESTDATA
+
+
+def test_plain_text_keeps_tabs_and_odd_separators_inside_lines():
+    data = "a\tb\nc\x0cd\u2028e\n\nlast".encode()
+    assert decode_lines(data, "x.txt") == ["a\tb", "c\x0cd\u2028e", "", "last"]
+
+
+def test_final_newline_does_not_add_a_line_but_an_empty_last_line_counts():
+    assert decode_lines(b"a\nb\n", "x") == ["a", "b"]
+    assert decode_lines(b"a\nb", "x") == ["a", "b"]
+    assert decode_lines(b"a\n\n", "x") == ["a", ""]
+    assert decode_lines(b"\n", "x") == [""]
+
+
+def test_real_file_with_tab_comment_keeps_its_line_count():
+    lines = decode_lines((TESTDATA / "en-cs" / "ref2.txt").read_bytes(), "ref2.txt")
+    assert len(lines) == 40 and "\t" in lines[22]
+
+
+def test_bom_and_crlf_give_exactly_the_same_scores(tmp_path):
+    ref = (SAMPLE / "ref.txt").read_bytes()
+    hyp = (SAMPLE / "UEdin.txt").read_bytes()
+    (tmp_path / "ref.txt").write_bytes(b"\xef\xbb\xbf" + ref.replace(b"\n", b"\r\n"))
+    (tmp_path / "UEdin.txt").write_bytes(b"\xef\xbb\xbf" + hyp.replace(b"\n", b"\r\n"))
+    clean = score(load_corpus([SAMPLE / "ref.txt"], [SAMPLE / "UEdin.txt"]), "bleu,chrf,bleu-c,chrf++")
+    dirty = score(load_corpus([tmp_path / "ref.txt"], [tmp_path / "UEdin.txt"]), "bleu,chrf,bleu-c,chrf++")
+    for m in clean:
+        assert clean[m].scores == dirty[m].scores
+
+
+def test_line_count_mismatch_names_both_files_and_counts():
+    with pytest.raises(InputError) as e:
+        corpus_from_bytes([("ref.txt", b"a\nb\nc\n")], [("B.txt", b"a\nb\n")])
+    msg = str(e.value)
+    assert "'B.txt' has 2 lines" in msg and "'ref.txt' has 3" in msg
+
+
+def test_second_reference_mismatch_and_source_mismatch():
+    with pytest.raises(InputError, match="reference 'r2.txt' has 1 lines, the reference 'r1.txt' has 2"):
+        corpus_from_bytes([("r1.txt", b"a\nb\n"), ("r2.txt", b"a\n")], [("A.txt", b"a\nb\n")])
+    with pytest.raises(InputError, match="source 'src.txt' has 3 lines"):
+        corpus_from_bytes([("r.txt", b"a\nb\n")], [("A.txt", b"a\nb\n")], ("src.txt", b"1\n2\n3\n"))
+
+
+def test_non_utf8_reports_file_line_and_byte_offset():
+    data = "héllo\nwörld\n".encode() + b"bad \xff byte\n"
+    with pytest.raises(InputError) as e:
+        decode_lines(data, "sys.txt")
+    msg = str(e.value)
+    assert "'sys.txt' is not valid UTF-8" in msg and "line 3" in msg and "byte 5 of that line" in msg
+    offset = data.index(b"\xff")
+    assert f"byte offset {offset}" in msg
+
+
+def test_latin1_file_is_rejected_with_a_message():
+    with pytest.raises(InputError, match="not valid UTF-8: line 1"):
+        decode_lines("Größe".encode("latin-1"), "de.txt")
+
+
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        (b"", "is empty"),
+        (b"\xef\xbb\xbf", "only a byte order mark"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "looks binary"),
+    ],
+)
+def test_empty_and_binary_files(data, needle):
+    with pytest.raises(InputError, match=needle):
+        decode_lines(data, "f.txt")
+
+
+def test_missing_file_and_folder(tmp_path):
+    with pytest.raises(InputError, match="does not exist"):
+        load_corpus([tmp_path / "nope.txt"], [SAMPLE / "UEdin.txt"])
+    with pytest.raises(InputError, match="is a folder"):
+        load_corpus([tmp_path], [SAMPLE / "UEdin.txt"])
+
+
+def test_system_names_are_file_stems_and_repeats_are_disambiguated():
+    c = corpus_from_bytes([("x/ref.de.txt", b"a\n")], [("d1/A.txt", b"a\n"), ("d2/A.txt", b"b\n"), ("B", b"c\n")])
+    assert c.system_names == ("A", "A (2)", "B")
+    assert c.reference_names == ("ref.de",)
+    assert stem(".hidden") == ".hidden"
+
+
+def test_warnings_report_real_oddities():
+    c = corpus_from_bytes([("ref.txt", "a\u00a0b\n\nx &amp; y\n".encode())], [("A.txt", "a\u200bb\n\t\nz\n".encode())])
+    text = "\n".join(c.warnings)
+    assert "reference 'ref' has 1 empty line(s): 2" in text
+    assert "HTML entities" in text and "zero-width" in text and "tabs inside 1 line(s): 2" in text
+
+
+# --------------------------------------------------------------------------- TSV
+def test_tsv_with_source_references_and_systems():
+    data = b"src\tref\tref2\tA\tB\ns1\tr1\tq1\ta1\tb1\ns2\tr2\tq2\ta2\tb2\n"
+    c = parse_tsv(data, "all.tsv")
+    assert c.reference_names == ("ref", "ref2") and c.system_names == ("A", "B")
+    assert c.source == ("s1", "s2") and c.systems["B"] == ("b1", "b2")
+
+
+def test_tsv_errors():
+    with pytest.raises(InputError, match="line 3 of 'x.tsv' has 2 tab-separated fields, the header has 3"):
+        parse_tsv(b"ref\tA\tB\nr\ta\tb\nr\ta\n", "x.tsv")
+    with pytest.raises(InputError, match="no reference column"):
+        parse_tsv(b"A\tB\na\tb\n", "x.tsv")
+    with pytest.raises(InputError, match="no system column"):
+        parse_tsv(b"src\tref\ns\tr\n", "x.tsv")
+    with pytest.raises(InputError, match="header but no segments"):
+        parse_tsv(b"ref\tA\n", "x.tsv")
+    with pytest.raises(InputError, match="repeats the column name 'A'"):
+        parse_tsv(b"ref\tA\tA\nr\ta\tb\n", "x.tsv")
+
+
+# --------------------------------------------------------------------------- WMT XML
+WMT_XML = """<?xml version="1.0" encoding="utf-8"?>
+<dataset id="newstest2021" source-language="en" target-language="de">
+  <doc id="d1" origlang="en">
+    <src lang="en"><p><seg id="1">Hello &amp; welcome.</seg><seg id="2">Bye.</seg></p></src>
+    <ref lang="de" translator="A"><p><seg id="1">Hallo &amp; willkommen.</seg><seg id="2">Tschüss.</seg></p></ref>
+    <ref lang="de" translator="B"><p><seg id="1">Hallo und willkommen.</seg><seg id="2">Ciao.</seg></p></ref>
+    <hyp system="sysA" language="de"><p><seg id="1">Hallo &amp; willkommen.</seg><seg id="2">Tschüss.</seg></p></hyp>
+  </doc>
+  <doc id="d2" origlang="de">
+    <src lang="en"><p><seg id="1">Third.</seg></p></src>
+    <ref lang="de" translator="A"><p><seg id="1">Dritte.</seg></p></ref>
+    <ref lang="de" translator="B"><p><seg id="1">Drittens.</seg></p></ref>
+    <hyp system="sysA" language="de"><p><seg id="1">Drittens.</seg></p></hyp>
+  </doc>
+</dataset>
+"""
+
+
+def test_wmt_xml():
+    c = parse_wmt_xml(WMT_XML.encode(), "newstest.xml")
+    assert c.reference_names == ("ref-A", "ref-B") and c.system_names == ("sysA",)
+    assert c.references["ref-A"] == ("Hallo & willkommen.", "Tschüss.", "Dritte.")
+    assert c.source == ("Hello & welcome.", "Bye.", "Third.")
+    assert score(c, "bleu")["bleu"].scores["sysA"] == pytest.approx(100.0)
+
+
+def test_wmt_xml_errors():
+    with pytest.raises(InputError, match="not well-formed XML"):
+        parse_wmt_xml(b"<dataset><doc>", "x.xml")
+    with pytest.raises(InputError, match="no <doc>"):
+        parse_wmt_xml(b"<dataset></dataset>", "x.xml")
+    with pytest.raises(InputError, match="no <seg>"):
+        parse_wmt_xml(b"<dataset><doc id='1'><ref><p></p></ref><hyp system='A'><p></p></hyp></doc></dataset>", "x.xml")
+    bad = WMT_XML.replace('<seg id="2">Tschüss.</seg></p></hyp>', "</p></hyp>")
+    with pytest.raises(InputError, match="document 'd1' of 'x.xml': system 'sysA' has 1 segments, the document has 2"):
+        parse_wmt_xml(bad.encode(), "x.xml")
+
+
+def test_single_file_dispatch():
+    assert corpus_from_single(WMT_XML.encode(), "a.XML").system_names == ("sysA",)
+    with pytest.raises(InputError, match="neither a .tsv nor a .xml"):
+        corpus_from_single(b"abc", "a.txt")
