@@ -25,6 +25,11 @@ def pytest_addoption(parser):
         action="store_true",
         help="fail (instead of skipping) tests that need ../shared/data when it is missing",
     )
+    parser.addoption(
+        "--require-browser",
+        action="store_true",
+        help="fail (instead of skipping) browser tests when /usr/bin/chromium or playwright is missing",
+    )
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,0 +1,93 @@
+"""mtlens home: load references and system outputs (or the bundled sample) into the session."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from mtlens.errors import InputError
+from mtlens.ui import state
+from mtlens.ui.widgets import dataset_caption
+
+st.set_page_config(page_title="mtlens", page_icon="🔎", layout="wide")
+st.title("mtlens: compare machine translation systems")
+st.write(
+    "Upload the reference translation(s) and the outputs of several MT systems (plain text, one segment "
+    "per line), or one TSV/WMT XML file that holds everything. Scores equal sacrebleu 2.6.0's."
+)
+
+ds = state.current()
+
+col1, col2 = st.columns(2)
+with col1:
+    refs = st.file_uploader(
+        "References",
+        type=["txt", "ref", "tsv", "xml"],
+        accept_multiple_files=True,
+        key="up_refs",
+        help="One file per reference translation, line i of each aligned with line i of every system.",
+    )
+with col2:
+    syss = st.file_uploader(
+        "System outputs",
+        accept_multiple_files=True,
+        key="up_systems",
+        help="One file per system (the file name is the system name), or one .tsv / .xml file with everything.",
+    )
+with st.expander("Optional: source text and human scores"):
+    src = st.file_uploader("Source", key="up_source")
+    human = st.file_uploader(
+        "Human scores (TSV: system, metric, score; or system, line, metric, score)", key="up_human"
+    )
+
+uploads = [("R", f) for f in refs or []] + [("S", f) for f in syss or []]
+uploads += [("SRC", src)] if src else []
+uploads += [("H", human)] if human else []
+signature = tuple((kind, f.name, f.size, getattr(f, "file_id", "")) for kind, f in uploads)
+
+if signature and signature != st.session_state.get(state.UPLOAD_SIG_KEY):
+    st.session_state[state.UPLOAD_SIG_KEY] = signature
+    try:
+        new = state.dataset_from_uploads(
+            [(f.name, f.getvalue()) for f in refs or []],
+            [(f.name, f.getvalue()) for f in syss or []],
+            (src.name, src.getvalue()) if src else None,
+            (human.name, human.getvalue()) if human else None,
+        )
+    except InputError as err:
+        st.session_state["mtlens_upload_error"] = str(err)
+    else:
+        st.session_state.pop("mtlens_upload_error", None)
+        st.session_state[state.DATA_KEY] = new
+        ds = new
+elif not signature:
+    st.session_state.pop("mtlens_upload_error", None)
+
+error = st.session_state.get("mtlens_upload_error")
+if error:
+    st.error(f"Those files could not be used: {error}. The data below is still the previous dataset.")
+
+if ds.origin != "sample" and st.button("Go back to the bundled sample data"):
+    state.use_sample()
+    st.rerun()
+
+st.subheader("Dataset")
+dataset_caption(ds)
+c = ds.corpus
+st.dataframe(
+    {
+        "kind": ["reference"] * len(c.references) + ["system"] * len(c.systems),
+        "name": list(c.references) + list(c.systems),
+        "lines": [len(v) for v in c.references.values()] + [len(v) for v in c.systems.values()],
+        "words": [sum(len(x.split()) for x in v) for v in [*c.references.values(), *c.systems.values()]],
+    },
+    hide_index=True,
+)
+if c.source is not None:
+    st.caption(f"Source: {len(c.source)} lines.")
+if ds.human is not None:
+    st.caption(f"Human scores: {ds.human[0]}")
+if c.warnings:
+    st.markdown("**Notes on the data** (scores are computed on the text as it is):")
+    for w in c.warnings:
+        st.warning(w)
+st.info("Open **Rankings** in the sidebar to see the scores.")

@@ -1,0 +1,121 @@
+"""Per-session dataset and options, kept under non-widget keys so nothing is lost between pages.
+
+Uploaded data lives only in ``st.session_state`` (one per browser session), never
+in a module global; cached computations are keyed by a content fingerprint, so
+two sessions can share a result only if they uploaded identical data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import streamlit as st
+
+from ..corpus import Corpus
+from ..errors import InputError
+from ..io import corpus_from_bytes, corpus_from_single, read_bytes
+
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+DATA_KEY = "mtlens_dataset"
+OPTIONS_KEY = "mtlens_options"
+UPLOAD_SIG_KEY = "mtlens_upload_signature"
+
+DEFAULT_OPTIONS = {
+    "tokenize": "13a",
+    "lowercase": False,
+    "smooth_method": "exp",
+    "char_order": 18,
+    "char_keep_spaces": False,
+}
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """What a session works on.
+
+    Attributes:
+        corpus: the validated corpus.
+        fingerprint: a digest of every line and name (the cache key).
+        origin: ``"sample"`` or ``"upload"``.
+        files: the file names it came from.
+        human: raw bytes and name of an uploaded human-score file, or None.
+    """
+
+    corpus: Corpus
+    fingerprint: str
+    origin: str
+    files: tuple[str, ...] = ()
+    human: tuple[str, bytes] | None = field(default=None, repr=False)
+
+
+def fingerprint(corpus: Corpus) -> str:
+    h = hashlib.sha256()
+    for kind, group in (("R", corpus.references), ("S", corpus.systems)):
+        for name, lines in group.items():
+            h.update(f"{kind}\x00{name}\x00{len(lines)}\x00".encode())
+            for line in lines:
+                h.update(line.encode("utf-8", "surrogatepass"))
+                h.update(b"\n")
+    if corpus.source is not None:
+        h.update(b"SRC\x00" + "\n".join(corpus.source).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()[:24]
+
+
+@st.cache_resource(show_spinner=False)
+def sample_dataset() -> Dataset:
+    """The bundled sample (read once per process)."""
+    refs = [("ref.txt", read_bytes(SAMPLE_DIR / "ref.txt")), ("ref2.txt", read_bytes(SAMPLE_DIR / "ref2.txt"))]
+    names = ["VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin"]
+    systems = [(f"{n}.txt", read_bytes(SAMPLE_DIR / f"{n}.txt")) for n in names]
+    corpus = corpus_from_bytes(refs, systems, ("src.txt", read_bytes(SAMPLE_DIR / "src.txt")))
+    human = ("human.tsv", read_bytes(SAMPLE_DIR / "human.tsv"))
+    files = (*tuple(fn for fn, _ in refs + systems), "src.txt", "human.tsv")
+    return Dataset(corpus, fingerprint(corpus), "sample", files, human)
+
+
+def current() -> Dataset:
+    """The session's dataset; the bundled sample until the user uploads something."""
+    ds = st.session_state.get(DATA_KEY)
+    if ds is None:
+        ds = sample_dataset()
+        st.session_state[DATA_KEY] = ds
+    return ds
+
+
+def use_sample() -> None:
+    st.session_state[DATA_KEY] = sample_dataset()
+    st.session_state.pop(UPLOAD_SIG_KEY, None)
+
+
+def dataset_from_uploads(references, systems, source=None, human=None) -> Dataset:
+    """Build a dataset from uploaded files (``(name, bytes)`` pairs).
+
+    One ``.tsv`` or ``.xml`` file among the system outputs, with no reference
+    file, is read as a file holding everything.
+
+    Raises:
+        InputError: with a readable message.
+    """
+    if not references and len(systems) == 1 and systems[0][0].lower().endswith((".tsv", ".xml")):
+        corpus = corpus_from_single(systems[0][1], systems[0][0])
+        if source is not None:
+            raise InputError("a TSV or XML file already holds its source; upload the source only with text files")
+    else:
+        if not references:
+            raise InputError("upload at least one reference file (or one TSV/XML file that holds everything)")
+        if not systems:
+            raise InputError("upload at least one system output file")
+        corpus = corpus_from_bytes(references, systems, source)
+    files = tuple(n for n, _ in [*references, *systems, *([source] if source else [])])
+    return Dataset(corpus, fingerprint(corpus), "upload", files, human)
+
+
+def options() -> dict:
+    """The session's metric options (a plain dict under a non-widget key)."""
+    opts = st.session_state.get(OPTIONS_KEY)
+    if opts is None:
+        opts = dict(DEFAULT_OPTIONS)
+        st.session_state[OPTIONS_KEY] = opts
+    return opts

@@ -1,0 +1,61 @@
+"""Sidebar widgets shared by the pages."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..tokenizers import TOKENIZERS
+from . import state
+
+#: widget key -> option name in the session's option dict
+WIDGETS = {
+    "w_tokenize": "tokenize",
+    "w_lowercase": "lowercase",
+    "w_smooth": "smooth_method",
+    "w_char_order": "char_order",
+    "w_char_spaces": "char_keep_spaces",
+}
+
+
+def _seed_widget_state(opts: dict) -> None:
+    """Give every option widget its value from the session's options before it is drawn.
+
+    Streamlit forgets widget-keyed state when a page without the widget runs;
+    the option dict (a non-widget key) is the memory, the widgets are views of it.
+    """
+    for key, opt in WIDGETS.items():
+        if key not in st.session_state:
+            st.session_state[key] = opts[opt]
+
+
+def metric_sidebar() -> dict:
+    """Metric options in the sidebar; returns the session's option dict (updated)."""
+    opts = state.options()
+    _seed_widget_state(opts)
+    sb = st.sidebar
+    sb.header("Metric options")
+    opts["tokenize"] = sb.selectbox(
+        "BLEU tokenizer",
+        TOKENIZERS,
+        key="w_tokenize",
+        help="13a: WMT's standard; intl: Unicode punctuation; zh: Chinese; char: characters; none: spaces only",
+    )
+    opts["lowercase"] = sb.checkbox("Lowercase (case-insensitive)", key="w_lowercase")
+    opts["smooth_method"] = sb.selectbox("BLEU smoothing", ("exp", "floor", "add-k", "none"), key="w_smooth")
+    opts["char_order"] = int(
+        sb.slider(
+            "Character BLEU order M",
+            1,
+            30,
+            key="w_char_order",
+            help="BLEU over character n-grams 1..M; M = 18 behaves like word BLEU-4 (Denoual & Lepage 2005)",
+        )
+    )
+    opts["char_keep_spaces"] = sb.checkbox("Character BLEU keeps spaces", key="w_char_spaces")
+    return opts
+
+
+def dataset_caption(ds: state.Dataset) -> None:
+    c = ds.corpus
+    origin = "bundled sample (WMT21 en-de, 200 lines)" if ds.origin == "sample" else "your upload"
+    st.caption(f"Data: {origin} · {len(c.systems)} systems · {c.n_lines} lines · {len(c.references)} reference(s)")

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs and run it (the README's test command).
+#   bash scripts/test.sh [extra pytest arguments]
+# Creates .venv (if missing), installs requirements-dev.txt, installs Debian's chromium for the
+# browser tests when it is missing (needs root/apt), then runs the whole suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -r requirements-dev.txt
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+    echo "installing Debian's chromium for the browser tests"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "note: /usr/bin/chromium is missing and cannot be installed without root; browser tests will say so" >&2
+  fi
+fi
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,31 @@
+"""AppTest fixtures: caches cleared between tests (st.cache_* is shared within one process)."""
+
+from __future__ import annotations
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from ..conftest import ROOT
+
+TIMEOUT = 60
+
+
+@pytest.fixture(autouse=True)
+def _clear_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+
+
+@pytest.fixture
+def app():
+    """A fresh session on the home page (sample data loaded)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def no_errors(at):
+    assert not at.exception, [e.value for e in at.exception]
