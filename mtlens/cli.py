@@ -1,4 +1,4 @@
-"""The command line: ``python -m mtlens score ...`` (a contract: keep its options stable).
+"""The command line: ``python -m mtlens score|compare ...`` (a contract: keep its options stable).
 
 Errors are printed to stderr as one sentence and the exit status is 2; no traceback.
 """
@@ -6,14 +6,17 @@ Errors are printed to stderr as one sentence and the exit status is 2; no traceb
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 
 from . import report
 from .errors import InputError
 from .io import load_corpus
+from .metrics import METRIC_NAMES
 from .metrics.bleu import SMOOTH_DEFAULTS
 from .scoring import parse_metric_list, score
+from .significance import DEFAULT_SEED, compare
 from .tokenizers import TOKENIZERS
 from .version import __version__
 
@@ -23,20 +26,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"mtlens: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="mtlens", description="Compare machine translation systems (sacrebleu-compatible scores).")
-    p.add_argument("--version", action="version", version=f"mtlens {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    s = sub.add_parser("score", help="score systems against references")
+def _add_data_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--ref", action="append", default=[], metavar="REF", help="a reference file (repeat for several)")
     s.add_argument("--sys", nargs="+", default=[], metavar="SYS", help="system output files (names: file stems)")
     s.add_argument("--src", metavar="SRC", help="the source file (optional, checked for line count)")
     s.add_argument(
         "--data", metavar="FILE", help="one TSV (with header) or WMT XML file holding references and systems"
     )
+
+
+def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
     s.add_argument(
-        "--metrics", default="bleu,chrf", help="comma-separated: bleu,bleu-c,chrf,chrf++ (default bleu,chrf)"
+        "--metrics",
+        default=default_metrics,
+        help=f"comma-separated: {','.join(METRIC_NAMES)} (default {default_metrics})",
     )
     s.add_argument("--tokenize", default="13a", choices=TOKENIZERS, help="word BLEU tokenizer (default 13a)")
     s.add_argument("--lowercase", action="store_true", help="case-insensitive scores")
@@ -44,12 +47,36 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--smooth-value", type=float, default=None, help="value for floor (0.1) or add-k (1)")
     s.add_argument("--char-order", type=int, default=18, metavar="M", help="character BLEU order (default 18)")
     s.add_argument("--char-keep-spaces", action="store_true", help="character BLEU counts spaces as characters")
-    s.add_argument("--sentence-level", action="store_true", help="also give one score per line")
     s.add_argument("--format", default="table", choices=["table", "json", "csv", "latex"])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="mtlens", description="Compare machine translation systems (sacrebleu-compatible scores).")
+    p.add_argument("--version", action="version", version=f"mtlens {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("score", help="score systems against references")
+    _add_data_args(s)
+    _add_metric_args(s, "bleu,chrf")
+    s.add_argument("--sentence-level", action="store_true", help="also give one score per line")
+
+    c = sub.add_parser("compare", help="significance tests between systems (all pairs, or against a baseline)")
+    _add_data_args(c)
+    _add_metric_args(c, "bleu,chrf")
+    c.add_argument(
+        "--test", default="bootstrap", choices=["bootstrap", "ar"], help="paired bootstrap or approximate randomisation"
+    )
+    c.add_argument(
+        "--n", type=int, default=None, help="resamples (bootstrap, default 1000) or trials (ar, default 10000)"
+    )
+    c.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED}; 0 is a seed)")
+    c.add_argument("--baseline", metavar="NAME", help="compare every system with this one only")
+    c.add_argument("--sacrebleu-compatible", action="store_true", help="reproduce sacrebleu's sampling and p-values")
+    c.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction")
     return p
 
 
-def _run_score(args) -> str:
+def _load_and_score(args):
     metrics = parse_metric_list(args.metrics)
     if args.char_order < 1:
         raise InputError(f"--char-order must be at least 1, not {args.char_order}")
@@ -68,6 +95,11 @@ def _run_score(args) -> str:
         char_order=args.char_order,
         char_keep_spaces=args.char_keep_spaces,
     )
+    return corpus, results
+
+
+def _run_score(args) -> str:
+    corpus, results = _load_and_score(args)
     if args.format == "json":
         return report.to_json(results, args.sentence_level) + "\n"
     if args.format == "csv":
@@ -82,12 +114,40 @@ def _run_score(args) -> str:
     return text
 
 
+def _run_compare(args) -> str:
+    _, results = _load_and_score(args)
+    if len(next(iter(results.values())).scores) < 2:
+        raise InputError("significance tests need at least two systems")
+    comparisons = {
+        m: compare(
+            r,
+            test=args.test,
+            n=args.n,
+            seed=args.seed,
+            baseline=args.baseline,
+            alpha=args.alpha,
+            sacrebleu_compatible=args.sacrebleu_compatible,
+        )
+        for m, r in results.items()
+    }
+    if args.format == "json":
+        return json.dumps(report.comparisons_to_dict(comparisons), ensure_ascii=False, indent=1) + "\n"
+    if args.format == "csv":
+        return report.comparisons_to_csv(comparisons)
+    if args.format == "latex":
+        return report.comparisons_to_latex(comparisons)
+    return report.comparisons_to_table(comparisons)
+
+
+_COMMANDS = {"score": _run_score, "compare": _run_compare}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        out = _run_score(args)
+        out = _COMMANDS[args.command](args)
     except InputError as err:
         print(f"mtlens: error: {err}", file=sys.stderr)
         return 2

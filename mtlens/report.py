@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 
 from .scoring import MetricResult
+from .significance import Comparison
 
 
 def results_to_dict(results: Mapping[str, MetricResult], sentence_level: bool = False) -> dict:
@@ -126,3 +127,103 @@ def to_table(results: Mapping[str, MetricResult], digits: int = 2) -> str:
     out = [fmt(header), "  ".join("-" * w for w in widths), *(fmt(r) for r in rows), ""]
     out += [f"{m}: {r.signature}" for m, r in results.items()]
     return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- significance
+def comparisons_to_dict(comparisons: Mapping[str, Comparison]) -> dict:
+    """The ``compare`` command's JSON object."""
+    first = next(iter(comparisons.values()))
+    names = list(first.systems)
+    return {
+        "signature": first.signature,
+        "signatures": {m: c.metric_signature for m, c in comparisons.items()},
+        "systems": [
+            {
+                "name": n,
+                "scores": {
+                    m: {
+                        "score": c.systems[n].score,
+                        "mean": c.systems[n].mean,
+                        "ci": c.systems[n].ci,
+                        "low": c.systems[n].low,
+                        "high": c.systems[n].high,
+                    }
+                    for m, c in comparisons.items()
+                },
+            }
+            for n in names
+        ],
+        "pairs": [
+            {
+                "a": p.a,
+                "b": p.b,
+                "metric": p.metric,
+                "delta": p.delta,
+                "p_value": p.p_value,
+                "p_holm": p.p_holm,
+                "significant": p.significant,
+            }
+            for c in comparisons.values()
+            for p in c.pairs
+        ],
+        "clusters": {m: c.clusters for m, c in comparisons.items()},
+    }
+
+
+def comparisons_to_csv(comparisons: Mapping[str, Comparison]) -> str:
+    """One row per tested pair: ``metric,a,b,delta,p_value,p_holm,significant`` (full precision)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["metric", "a", "b", "delta", "p_value", "p_holm", "significant"])
+    for c in comparisons.values():
+        for p in c.pairs:
+            w.writerow([p.metric, p.a, p.b, repr(p.delta), repr(p.p_value), repr(p.p_holm), p.significant])
+    return buf.getvalue()
+
+
+def comparisons_to_table(comparisons: Mapping[str, Comparison], digits: int = 2) -> str:
+    """Plain text: per metric, systems with mean +- CI and cluster, then the pairs."""
+    out = []
+    for m, c in comparisons.items():
+        cluster_of = {n: i + 1 for i, cl in enumerate(c.clusters) for n in cl}
+        out.append(f"== {m} ({c.test}, n={c.n}) ==")
+        width = max(len(n) for n in c.ranking)
+        for n in c.ranking:
+            s = c.systems[n]
+            cl = f"  cluster {cluster_of[n]}" if n in cluster_of else ""
+            out.append(f"{n.ljust(width)}  {s.score:7.{digits}f}  (μ = {s.mean:.{digits}f} ± {s.ci:.{digits}f}){cl}")
+        out.append("")
+        out.append(f"{'a'.ljust(width)}  {'b'.ljust(width)}  {'delta':>7}  {'p':>7}  {'p_holm':>7}")
+        for p in c.pairs:
+            star = "  *" if p.significant else ""
+            out.append(
+                f"{p.a.ljust(width)}  {p.b.ljust(width)}  {p.delta:7.{digits}f}  {p.p_value:7.4f}  {p.p_holm:7.4f}{star}"
+            )
+        out.append(f"signature: {c.metric_signature}")
+        out.append("")
+    first = next(iter(comparisons.values()))
+    out.append(f"* significant at alpha = {first.alpha} after Holm's correction")
+    out.append(f"test signature: {first.signature}")
+    return "\n".join(out) + "\n"
+
+
+def comparisons_to_latex(comparisons: Mapping[str, Comparison], digits: int = 2) -> str:
+    """One booktabs table per metric: systems in rank order, mean +- CI, a rule between clusters."""
+    parts = []
+    for m, c in comparisons.items():
+        ends = set()
+        acc = 0
+        for cl in c.clusters[:-1]:
+            acc += len(cl)
+            ends.add(acc)
+        lines = [r"\begin{tabular}{rlr}", r"\toprule", rf"Rank & System & {_label(m)} \\", r"\midrule"]
+        for i, n in enumerate(c.ranking, start=1):
+            s = c.systems[n]
+            lines.append(rf"{i} & {latex_escape(n)} & {s.score:.{digits}f} $\pm$ {s.ci:.{digits}f} \\")
+            if i in ends:
+                lines.append(r"\midrule")
+        lines += [r"\bottomrule", r"\end{tabular}"]
+        parts.append("\n".join(lines))
+    first = next(iter(comparisons.values()))
+    caption = rf"\caption{{Clusters separated by rules ({latex_escape(first.signature)})}}"
+    return "\\begin{table}[t]\n\\centering\n" + "\n\\quad\n".join(parts) + "\n" + caption + "\n\\end{table}\n"

@@ -172,3 +172,50 @@ def test_mismatched_lines_through_the_real_command(tmp_path):
         assert p.returncode == 2
         assert needle in p.stderr
         assert "Traceback" not in p.stderr and p.stdout == ""
+
+
+def test_compare_json_contract(capsys):
+    code, out, err = run(
+        capsys,
+        "compare",
+        *ref_args(),
+        "--sys",
+        *SYSTEMS,
+        "--metrics",
+        "bleu,chrf",
+        "--test",
+        "ar",
+        "--n",
+        "500",
+        "--seed",
+        "0",
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    assert set(doc) >= {"signature", "systems", "pairs", "clusters"}
+    assert "test:ar|n:500|seed:0" in doc["signature"]
+    assert len(doc["pairs"]) == 12  # 6 pairs x 2 metrics
+    pair = doc["pairs"][0]
+    assert set(pair) == {"a", "b", "metric", "delta", "p_value", "p_holm", "significant"}
+    assert all(0 < p["p_value"] <= p["p_holm"] <= 1 for p in doc["pairs"])
+    s = doc["systems"][0]["scores"]["bleu"]
+    assert set(s) >= {"score", "mean", "ci"} and s["ci"] > 0
+    flat = sorted(n for cl in doc["clusters"]["chrf"] for n in cl)
+    assert flat == sorted(["VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin"])
+
+
+def test_compare_baseline_csv_latex_and_errors(capsys):
+    code, out, _ = run(
+        capsys, "compare", *ref_args(), "--sys", *SYSTEMS, "--baseline", "UEdin", "--n", "200", "--format", "csv"
+    )
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 6 and {r["b"] for r in rows} == {"UEdin"}
+    code, out, _ = run(capsys, "compare", *ref_args(), "--sys", *SYSTEMS, "--n", "200", "--format", "latex")
+    assert code == 0 and r"\pm" in out
+    code, _, err = run(capsys, "compare", *ref_args(), "--sys", *SYSTEMS, "--baseline", "nope")
+    assert code == 2 and "baseline 'nope' is not one of the systems" in err
+    code, _, err = run(capsys, "compare", *ref_args(), "--sys", SYSTEMS[0])
+    assert code == 2 and "at least two systems" in err

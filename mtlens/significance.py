@@ -1,0 +1,321 @@
+"""Significance tests over per-segment statistics: paired bootstrap and approximate randomisation.
+
+Paired bootstrap resampling (Koehn, 2004) and paired approximate randomisation
+(Riezler & Maxwell, 2005), for all pairs of systems (or each system against a
+baseline), on any metric's statistics arrays. Nothing is re-tokenized: a
+resample is a matrix of segment counts, and all resamples of a system are one
+matrix product ``counts @ stats`` followed by the metric's vectorised
+``score_from_totals`` (no Python loop per resample).
+
+Decisions (see README):
+- p-values count resamples *at least* as extreme as the observed difference
+  (``>=``), so a system compared with itself gets p = 1; with
+  ``sacrebleu_compatible=True`` the strict ``>`` and sacrebleu's own formulas,
+  generator calls and seed handling are used instead.
+- Paired bootstrap p-value: ``(#{k: |d_k - mean(d)| >= |d_obs|} + 1) / (n + 1)``
+  with ``d_k`` the signed difference in resample k.
+- Approximate randomisation: each segment's statistics are swapped between the
+  two systems with probability 1/2; ``p = (#{k: |d_k| >= |d_obs|} + 1) / (n + 1)``.
+- 95% intervals: the 2.5 and 97.5 percentiles of the bootstrap scores, reported
+  as mean +- half-width.
+- Holm's step-down correction over all pairs compared for a metric.
+- Clusters: systems in score order; a boundary between two adjacent ranks only
+  where every system above it is significantly better (Holm-corrected p < alpha)
+  than every system below it. Members of a cluster cannot be told apart by
+  that rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from .errors import InputError
+from .scoring import MetricResult
+from .version import __version__
+
+DEFAULT_SEED = 12345
+DEFAULT_SAMPLES = {"bootstrap": 1000, "ar": 10000}
+#: resamples x segments per matrix product (bounds memory)
+_CHUNK_CELLS = 20_000_000
+
+Progress = Callable[[float, str], None]
+
+
+@dataclass(frozen=True)
+class SystemCI:
+    """A system's score with its bootstrap confidence interval (95%)."""
+
+    score: float
+    mean: float
+    ci: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """One paired test. ``delta = score(a) - score(b)``."""
+
+    a: str
+    b: str
+    metric: str
+    delta: float
+    p_value: float
+    p_holm: float
+    significant: bool
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """All tests for one metric."""
+
+    metric: str
+    test: str
+    n: int
+    seed: int | None
+    alpha: float
+    sacrebleu_compatible: bool
+    metric_signature: str
+    systems: dict[str, SystemCI]
+    pairs: list[PairResult]
+    clusters: list[list[str]]
+    ranking: list[str] = field(default_factory=list)
+
+    @property
+    def signature(self) -> str:
+        mode = "sacrebleu" if self.sacrebleu_compatible else "mtlens"
+        seed = "none" if self.seed is None else str(self.seed)
+        return (
+            f"test:{self.test}|n:{self.n}|seed:{seed}|alpha:{self.alpha}|correction:holm|mode:{mode}"
+            f"|version:mtlens-{__version__}"
+        )
+
+    def p_matrix(self, adjusted: bool = True) -> tuple[list[str], np.ndarray]:
+        """Systems in rank order and the symmetric matrix of (Holm) p-values (NaN on the diagonal
+        and for pairs not tested)."""
+        names = self.ranking
+        pos = {n: i for i, n in enumerate(names)}
+        m = np.full((len(names), len(names)), np.nan)
+        for p in self.pairs:
+            v = p.p_holm if adjusted else p.p_value
+            m[pos[p.a], pos[p.b]] = m[pos[p.b], pos[p.a]] = v
+        return names, m
+
+
+# --------------------------------------------------------------------------- resampling
+def bootstrap_indices(n_segments: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+    """Segment indices of each bootstrap resample (sacrebleu's call: ``rng.choice`` with replacement)."""
+    return rng.choice(n_segments, size=(n_samples, n_segments), replace=True)
+
+
+def index_counts(idx: np.ndarray, n_segments: int) -> np.ndarray:
+    """How often each segment is drawn in each resample: (n_samples, n_segments) float64."""
+    rows = idx.shape[0]
+    flat = (idx + (np.arange(rows) * n_segments)[:, None]).ravel()
+    return np.bincount(flat, minlength=rows * n_segments).reshape(rows, n_segments).astype(np.float64)
+
+
+def resampled_totals(stats: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Totals of every resample: ``counts @ stats`` (exact for integer statistics below 2**53)."""
+    return counts @ np.asarray(stats, dtype=np.float64)
+
+
+def holm(p_values: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjusted p-values.
+
+    Example:
+        >>> [round(float(x), 3) for x in holm([0.01, 0.04, 0.03])]
+        [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    m = len(p)
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="stable")
+    adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    out = np.empty(m)
+    out[order] = adj
+    return out
+
+
+def clusters_from_pairs(ranking: Sequence[str], significant: Callable[[str, str], bool]) -> list[list[str]]:
+    """Split ``ranking`` (best first) where everything above is significantly better than everything below."""
+    out: list[list[str]] = []
+    current: list[str] = []
+    for i, name in enumerate(ranking):
+        current.append(name)
+        above, below = ranking[: i + 1], ranking[i + 1 :]
+        if below and all(significant(a, b) for a in above for b in below):
+            out.append(current)
+            current = []
+    if current:
+        out.append(current)
+    return out
+
+
+def _sacrebleu_ci(scores: np.ndarray) -> tuple[float, float, float, float]:
+    s = np.sort(scores)
+    n = len(s)
+    lo_i = n // 40
+    lo, hi = s[lo_i], s[n - lo_i - 1]
+    return float(s.mean()), float(0.5 * (hi - lo)), float(lo), float(hi)
+
+
+def _percentile_ci(scores: np.ndarray) -> tuple[float, float, float, float]:
+    lo, hi = np.percentile(scores, [2.5, 97.5])
+    return float(scores.mean()), float(0.5 * (hi - lo)), float(lo), float(hi)
+
+
+def _chunks(n_samples: int, n_segments: int):
+    step = max(1, _CHUNK_CELLS // max(n_segments, 1))
+    for a in range(0, n_samples, step):
+        yield a, min(n_samples, a + step)
+
+
+def _bootstrap_scores(result: MetricResult, names, idx, compat: bool, progress, label) -> dict[str, np.ndarray]:
+    n_seg = idx.shape[1]
+    scorer = result.scorer
+    out = {n: np.empty(idx.shape[0]) for n in names}
+    for a, b in _chunks(idx.shape[0], n_seg):
+        counts = index_counts(idx[a:b], n_seg)
+        for name in names:
+            stats = result.stats[name]
+            if compat:  # sacrebleu sums float32 statistics
+                totals = (counts.astype(np.float32) @ stats.astype(np.float32)).astype(np.float64)
+            else:
+                totals = resampled_totals(stats, counts)
+            out[name][a:b] = scorer.score_from_totals(totals)
+        if progress:
+            progress(b / idx.shape[0], f"{label}: bootstrap {b}/{idx.shape[0]}")
+    return out
+
+
+def compare(
+    result: MetricResult,
+    test: str = "bootstrap",
+    n: int | None = None,
+    seed: int | None = DEFAULT_SEED,
+    baseline: str | None = None,
+    alpha: float = 0.05,
+    sacrebleu_compatible: bool = False,
+    n_ci: int = 1000,
+    progress: Progress | None = None,
+) -> Comparison:
+    """Paired tests between systems of one metric.
+
+    Args:
+        result: a metric's results (its per-segment statistics are resampled).
+        test: ``"bootstrap"`` or ``"ar"`` (approximate randomisation).
+        n: resamples / trials (default 1000 / 10000).
+        seed: the generator's seed (0 is a seed; None draws from the OS, not reproducible).
+        baseline: compare each system with this one only; default: all pairs.
+        alpha: significance level (after Holm's correction).
+        sacrebleu_compatible: reproduce sacrebleu's sampling calls, float32 sums,
+            p-value and interval formulas (and its "seed 0 means random").
+        n_ci: bootstrap resamples for the confidence intervals when ``test="ar"``.
+        progress: optional callback ``(fraction, message)``.
+
+    Returns:
+        A :class:`Comparison`.
+
+    Example:
+        >>> from mtlens import Corpus, score
+        >>> c = Corpus.build({"r": ["a b c d", "e f g h"] * 5}, {"A": ["a b c d", "e f g x"] * 5, "B": ["a x c d", "e f g x"] * 5})
+        >>> cmp = compare(score(c, "bleu", tokenize="none")["bleu"], n=200)
+        >>> cmp.ranking, cmp.pairs[0].delta > 0
+        (['A', 'B'], True)
+    """
+    if test not in DEFAULT_SAMPLES:
+        raise InputError(f"unknown test '{test}'; choose bootstrap or ar")
+    n = DEFAULT_SAMPLES[test] if n is None else int(n)
+    if n < 1:
+        raise InputError(f"the number of resamples must be at least 1, not {n}")
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha must be between 0 and 1, not {alpha}")
+    names = list(result.scores)
+    if baseline is not None and baseline not in names:
+        raise InputError(f"baseline '{baseline}' is not one of the systems: {', '.join(names)}")
+    ranking = sorted(names, key=lambda s: result.scores[s], reverse=result.higher_is_better)
+    n_seg = len(next(iter(result.stats.values())))
+    if n_seg == 0:
+        raise InputError("there are no segments to resample")
+    rng_seed = (seed if seed else None) if sacrebleu_compatible else seed
+    scorer = result.scorer
+
+    if baseline is None:
+        pairs = list(combinations(ranking, 2))
+    else:
+        pairs = [(s, baseline) for s in ranking if s != baseline]
+
+    # bootstrap scores: the intervals, and the paired bootstrap test itself
+    n_boot = n if test == "bootstrap" else n_ci
+    boot_idx = bootstrap_indices(n_seg, n_boot, np.random.default_rng(rng_seed))
+    boot = _bootstrap_scores(
+        result, names, boot_idx, sacrebleu_compatible, progress if test == "bootstrap" else None, result.metric
+    )
+    ci_fn = _sacrebleu_ci if sacrebleu_compatible else _percentile_ci
+    systems = {}
+    for s in names:
+        mean, half, lo, hi = ci_fn(boot[s])
+        systems[s] = SystemCI(result.scores[s], mean, half, lo, hi)
+
+    raw = []
+    if test == "bootstrap":
+        for a, b in pairs:
+            observed = result.scores[a] - result.scores[b]
+            if sacrebleu_compatible:  # sacrebleu: |d| centred, strict >, a = system, b = baseline
+                d = np.abs(boot[a] - boot[b])
+                c = int(np.sum((d - d.mean()) > abs(observed)))
+            else:
+                d = boot[a] - boot[b]
+                c = int(np.sum(np.abs(d - d.mean()) >= abs(observed)))
+            raw.append((c + 1) / (n + 1))
+    else:
+        rng = np.random.default_rng(rng_seed)
+        sel = rng.integers(2, size=(n, n_seg), dtype=bool)
+        prepared = []
+        for a, b in pairs:
+            # sacrebleu swaps with the baseline as its first system
+            first, second = (b, a) if (sacrebleu_compatible and baseline is not None) else (a, b)
+            sa, sb = result.stats[first].astype(np.float64), result.stats[second].astype(np.float64)
+            prepared.append(
+                (sa - sb, sb.sum(axis=0), sa.sum(axis=0) + sb.sum(axis=0), abs(result.scores[a] - result.scores[b]))
+            )
+        counts = [0] * len(pairs)
+        for lo, hi in _chunks(n, n_seg):
+            mask = sel[lo:hi].astype(np.float64)  # converted once per chunk, shared by every pair
+            for i, (diff, col_second, col_both, observed) in enumerate(prepared):
+                shuf_a = mask @ diff + col_second  # the first system's statistics where the mask is True
+                d = np.abs(scorer.score_from_totals(shuf_a) - scorer.score_from_totals(col_both - shuf_a))
+                counts[i] += int(np.sum(d > observed)) if sacrebleu_compatible else int(np.sum(d >= observed))
+            if progress:
+                progress(hi / n, f"{result.metric}: randomisation {hi}/{n} trials")
+        raw = [(c + 1) / (n + 1) for c in counts]
+    adjusted = holm(raw)
+    pair_results = [
+        PairResult(a, b, result.metric, result.scores[a] - result.scores[b], float(p), float(ph), bool(ph < alpha))
+        for (a, b), p, ph in zip(pairs, raw, adjusted, strict=True)
+    ]
+    sig = {frozenset((p.a, p.b)): p.significant for p in pair_results}
+
+    def better(x: str, y: str) -> bool:
+        return sig.get(frozenset((x, y)), False)
+
+    clusters = clusters_from_pairs(ranking, better) if baseline is None else []
+    return Comparison(
+        metric=result.metric,
+        test=test,
+        n=n,
+        seed=seed,
+        alpha=alpha,
+        sacrebleu_compatible=sacrebleu_compatible,
+        metric_signature=result.signature,
+        systems=systems,
+        pairs=pair_results,
+        clusters=clusters,
+        ranking=ranking,
+    )

@@ -1,0 +1,116 @@
+"""Significance tests: sacrebleu-compatible p-values, invariants, Holm, clusters, seeds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sacrebleu.metrics import BLEU as SacreBLEU
+from sacrebleu.metrics import CHRF as SacreCHRF
+from sacrebleu.significance import PairedTest
+
+from mtlens import Corpus, score
+from mtlens.significance import clusters_from_pairs, compare, holm, index_counts
+
+
+def _corpus(refs, systems):
+    return Corpus.build({f"ref{i}": r for i, r in enumerate(refs)}, systems)
+
+
+def _sacrebleu_pvalues(refs, systems, baseline, test, n, metric="bleu"):
+    named = [(baseline, systems[baseline])] + [(k, v) for k, v in systems.items() if k != baseline]
+    metrics = {"BLEU": SacreBLEU()} if metric == "bleu" else {"chrF2": SacreCHRF()}
+    pt = PairedTest(named, metrics, references=refs, test_type=test, n_samples=n)
+    _, res = pt()
+    key = next(k for k in res if k != "System")
+    return {name: r for name, r in zip(res["System"], res[key], strict=True)}
+
+
+@pytest.mark.parametrize(("test", "n"), [("ar", 2000), ("bs", 1000)])
+@pytest.mark.parametrize("metric", ["bleu", "chrf"])
+def test_sacrebleu_compatible_pvalues_equal_sacrebleu(sample, test, n, metric):
+    refs, systems = sample
+    baseline = "UEdin"
+    theirs = _sacrebleu_pvalues(refs, systems, baseline, test, n, metric)
+    res = score(_corpus(refs, systems), metric)[metric]
+    ours = compare(res, "ar" if test == "ar" else "bootstrap", n=n, baseline=baseline, sacrebleu_compatible=True)
+    for p in ours.pairs:
+        assert p.b == baseline
+        assert p.p_value == pytest.approx(theirs[p.a].p_value, abs=1e-12), p
+    if test == "bs":  # intervals too (sacrebleu's n//40 rule, float32 sums)
+        for name, ci in ours.systems.items():
+            assert ci.mean == pytest.approx(theirs[name].mean, abs=1e-4)
+            assert ci.ci == pytest.approx(theirs[name].ci, abs=1e-4)
+
+
+def test_default_mode_agrees_with_sacrebleu_within_sampling_error(sample):
+    refs, systems = sample
+    theirs = _sacrebleu_pvalues(refs, systems, "UEdin", "ar", 10000)
+    res = score(_corpus(refs, systems), "bleu")["bleu"]
+    ours = compare(res, "ar", n=10000, seed=7, baseline="UEdin")
+    for p in ours.pairs:
+        q = theirs[p.a].p_value
+        # binomial standard error of a p-value estimated from 10,000 trials, 5 sigmas
+        assert abs(p.p_value - q) <= 5 * np.sqrt(max(q * (1 - q), 1e-4) / 10000) + 1e-3
+
+
+@pytest.mark.parametrize("test", ["bootstrap", "ar"])
+def test_a_system_compared_with_itself_is_never_significant(sample, test):
+    refs, systems = sample
+    twin = {"A": systems["UEdin"], "A-copy": systems["UEdin"], "B": systems["Online-W"]}
+    res = score(_corpus(refs, twin), "bleu,chrf")
+    for r in res.values():
+        cmp = compare(r, test, n=500)
+        same = next(p for p in cmp.pairs if {p.a, p.b} == {"A", "A-copy"})
+        assert same.p_value == 1.0 and not same.significant
+        assert all(0 < p.p_value <= 1 for p in cmp.pairs)
+        assert any(set(c) >= {"A", "A-copy"} for c in cmp.clusters)
+
+
+def test_seed_gives_identical_results_and_zero_is_a_seed(sample):
+    refs, systems = sample
+    r = score(_corpus(refs, systems), "bleu")["bleu"]
+    a, b = compare(r, "bootstrap", n=300, seed=0), compare(r, "bootstrap", n=300, seed=0)
+    assert a.pairs == b.pairs and a.systems == b.systems
+    c = compare(r, "bootstrap", n=300, seed=1)
+    assert [p.p_value for p in a.pairs] != [p.p_value for p in c.pairs] or a.systems != c.systems
+    assert "seed:0" in a.signature
+
+
+def test_resampling_is_a_matrix_product_equal_to_a_python_loop(sample):
+    refs, systems = sample
+    r = score(_corpus(refs, systems), "bleu")["bleu"]
+    stats = r.stats["UEdin"]
+    idx = np.random.default_rng(3).choice(len(stats), size=(20, len(stats)))
+    totals = index_counts(idx, len(stats)) @ stats.astype(np.float64)
+    for k in range(20):
+        np.testing.assert_array_equal(totals[k], stats[idx[k]].sum(axis=0))
+        assert r.scorer.score_from_totals(totals[k]) == pytest.approx(
+            SacreBLEU.compute_bleu(
+                list(totals[k][2:6]), list(totals[k][6:]), int(totals[k][0]), int(totals[k][1])
+            ).score,
+            abs=1e-9,
+        )
+
+
+def test_holm_hand_calculation():
+    # sorted p: 0.01 (x3 = 0.03), 0.03 (x2 = 0.06), 0.04 (x1 = 0.04 -> monotone 0.06)
+    np.testing.assert_allclose(holm([0.04, 0.01, 0.03]), [0.06, 0.03, 0.06])
+    np.testing.assert_allclose(holm([0.5, 0.9]), [1.0, 1.0])
+
+
+def test_clusters_rule():
+    sig = {("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")}
+    clusters = clusters_from_pairs(["A", "B", "C", "D"], lambda x, y: (x, y) in sig)
+    assert clusters == [["A", "B"], ["C"], ["D"]]
+    # no boundary where one system above is not better than one below
+    sig.discard(("B", "C"))
+    assert clusters_from_pairs(["A", "B", "C", "D"], lambda x, y: (x, y) in sig) == [["A", "B", "C"], ["D"]]
+
+
+def test_all_pairs_and_baseline_counts(sample):
+    refs, systems = sample
+    r = score(_corpus(refs, systems), "chrf")["chrf"]
+    assert len(compare(r, "bootstrap", n=100).pairs) == 6
+    base = compare(r, "ar", n=100, baseline="UEdin")
+    assert len(base.pairs) == 3 and all(p.b == "UEdin" for p in base.pairs)
+    assert base.clusters == []
