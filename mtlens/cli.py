@@ -47,6 +47,11 @@ def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
     s.add_argument("--smooth-value", type=float, default=None, help="value for floor (0.1) or add-k (1)")
     s.add_argument("--char-order", type=int, default=18, metavar="M", help="character BLEU order (default 18)")
     s.add_argument("--char-keep-spaces", action="store_true", help="character BLEU counts spaces as characters")
+    s.add_argument("--ter-normalized", action="store_true", help="TER: tercom's normalisation")
+    s.add_argument("--ter-no-punct", action="store_true", help="TER: remove punctuation")
+    s.add_argument("--ter-asian-support", action="store_true", help="TER: CJK handling (with normalized/no-punct)")
+    s.add_argument("--ter-case-sensitive", action="store_true", help="TER: do not lowercase")
+    s.add_argument("--nist-case-sensitive", action="store_true", help="NIST: do not lowercase (mteval's -c)")
     s.add_argument("--format", default="table", choices=["table", "json", "csv", "latex"])
 
 
@@ -94,6 +99,11 @@ def _load_and_score(args):
         smooth_value=args.smooth_value,
         char_order=args.char_order,
         char_keep_spaces=args.char_keep_spaces,
+        ter_normalized=args.ter_normalized,
+        ter_no_punct=args.ter_no_punct,
+        ter_asian_support=args.ter_asian_support,
+        ter_case_sensitive=args.ter_case_sensitive,
+        nist_case_sensitive=args.nist_case_sensitive,
     )
     return corpus, results
 

@@ -100,6 +100,7 @@ class OrderIds:
         bounds: ``ids[bounds[s]:bounds[s + 1]]`` are the ids of stream ``s``.
         n_ids: number of distinct (segment, n-gram) pairs.
         segment_of_id: the segment each id belongs to.
+        global_ids, n_global, prefix_global_ids: see :func:`iter_ngram_ids` (``with_global``).
     """
 
     order: int
@@ -107,14 +108,22 @@ class OrderIds:
     bounds: np.ndarray
     n_ids: int
     segment_of_id: np.ndarray
+    global_ids: np.ndarray | None = None
+    n_global: int = 0
+    prefix_global_ids: np.ndarray | None = None
 
     def counts(self, stream: int) -> np.ndarray:
         """Occurrences of every id in one stream (length ``n_ids``)."""
         return np.bincount(self.ids[self.bounds[stream] : self.bounds[stream + 1]], minlength=self.n_ids)
 
 
-def iter_ngram_ids(streams: Streams, max_order: int) -> Iterator[OrderIds]:
-    """Yield :class:`OrderIds` for n = 1 .. ``max_order``."""
+def iter_ngram_ids(streams: Streams, max_order: int, with_global: bool = False) -> Iterator[OrderIds]:
+    """Yield :class:`OrderIds` for n = 1 .. ``max_order``.
+
+    With ``with_global``, each :class:`OrderIds` also carries ``global_ids``: ids of the
+    n-grams regardless of their segment (the same positions), and ``prefix_global_ids``,
+    the global id of each n-gram's (n-1)-word prefix (-1 for unigrams).
+    """
     lens = streams.lengths.ravel()
     n_seg = streams.n_segments
     total = int(lens.sum())
@@ -127,25 +136,36 @@ def iter_ngram_ids(streams: Streams, max_order: int) -> Iterator[OrderIds]:
     stream_offsets = np.concatenate(([0], np.cumsum(streams.lengths.sum(axis=1))))
     tokens = streams.tokens
     idx = np.arange(total, dtype=np.int64)
-    codes = None
+    codes = gcodes = None
     for n in range(1, max_order + 1):
         if n == 1:
             key = seg * V + tokens
+            gkey = tokens if with_global else None
+            prefix = np.full(total, -1, dtype=np.int64) if with_global else None
         else:
             keep = remaining[idx] >= n
             idx = idx[keep]
             key = codes[keep] * V + tokens[idx + (n - 1)]
+            if with_global:
+                prefix = gcodes[keep]
+                gkey = prefix * V + tokens[idx + (n - 1)]
         codes, uniques = pd.factorize(key, sort=False)
         codes = codes.astype(np.int64, copy=False)
         n_ids = len(uniques)
         seg_of_id = np.empty(n_ids, dtype=np.int64)
         seg_of_id[codes] = seg[idx]
+        extra = {}
+        if with_global:
+            gcodes, guniq = pd.factorize(gkey, sort=False)
+            gcodes = gcodes.astype(np.int64, copy=False)
+            extra = {"global_ids": gcodes, "n_global": len(guniq), "prefix_global_ids": prefix}
         yield OrderIds(
             order=n,
             ids=codes,
             bounds=np.searchsorted(idx, stream_offsets),
             n_ids=n_ids,
             segment_of_id=seg_of_id,
+            **extra,
         )
 
 

@@ -80,7 +80,8 @@ def latex_escape(text: str) -> str:
 
 
 def _label(metric: str) -> str:
-    return {"bleu": "BLEU", "bleu-c": "BLEU$_c$", "chrf": "chrF", "chrf++": "chrF++"}.get(metric, latex_escape(metric))
+    names = {"bleu": "BLEU", "bleu-c": "BLEU$_c$", "chrf": "chrF", "chrf++": "chrF++", "ter": "TER", "nist": "NIST"}
+    return names.get(metric, latex_escape(metric))
 
 
 def to_latex(results: Mapping[str, MetricResult], digits: int = 2) -> str:

@@ -114,3 +114,20 @@ def test_all_pairs_and_baseline_counts(sample):
     base = compare(r, "ar", n=100, baseline="UEdin")
     assert len(base.pairs) == 3 and all(p.b == "UEdin" for p in base.pairs)
     assert base.clusters == []
+
+
+def test_ter_sacrebleu_compatible_ar_pvalues(sample):
+    from sacrebleu.metrics import TER as SacreTER
+
+    refs, systems = sample
+    refs = [r[:80] for r in refs]
+    systems = {k: v[:80] for k, v in systems.items()}
+    named = [("UEdin", systems["UEdin"])] + [(k, v) for k, v in systems.items() if k != "UEdin"]
+    _, res = PairedTest(named, {"TER": SacreTER()}, references=refs, test_type="ar", n_samples=1000)()
+    theirs = dict(zip(res["System"], res["TER"], strict=True))
+    ours = compare(
+        score(_corpus(refs, systems), "ter")["ter"], "ar", n=1000, baseline="UEdin", sacrebleu_compatible=True
+    )
+    for p in ours.pairs:
+        assert p.p_value == pytest.approx(theirs[p.a].p_value, abs=1e-12)
+    assert ours.ranking[0] == min(ours.systems, key=lambda s: ours.systems[s].score)  # lower TER ranks first

@@ -1,0 +1,348 @@
+"""Compiled TER kernel (numba): tercom's greedy shifts and beam edit distance, as sacrebleu 2.6.0 does them.
+
+This is a port of ``sacrebleu/metrics/lib_ter.py`` to integer arrays, keeping
+every rule that can change a number: the beam around the pseudo-diagonal
+(width 25, widened for very unequal lengths), the order and strictness of the
+operation comparisons (substitution/match, then deletion, then insertion, each
+taken only if strictly cheaper; cells outside the beam are "infinite"), the
+enumeration order of shift candidates and their ranking (gain, length, earliest
+start, earliest target), the error-span and alignment filters, the limit of 1000
+evaluated candidates per segment (when it is reached the pending shift is not
+applied), shifts of 1..10 words over a distance of at most 50.
+
+Speed comes from compiled loops and from computing a candidate's edit distance
+only from the first row where it differs from the current hypothesis (rows of
+a common prefix are identical), with two rolling cost rows; only the final
+alignment keeps a matrix of operations (int8).
+
+Words are integer ids. Operation codes: 0 match, 1 substitution, 2 insertion
+(a reference word the hypothesis lacks), 3 deletion (a hypothesis word not in
+the reference), 4 undefined.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+INF = 10**16
+MAX_SHIFT_SIZE = 10
+MAX_SHIFT_DIST = 50
+BEAM_WIDTH = 25
+MAX_SHIFT_CANDIDATES = 1000
+
+OP_NOP, OP_SUB, OP_INS, OP_DEL, OP_UNDEF = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def _beam(n_h, n_r):
+    ratio = n_r / n_h if n_h > 0 else 1.0
+    if ratio / 2 > BEAM_WIDTH:
+        beam = int(math.ceil(ratio / 2 + BEAM_WIDTH))
+    else:
+        beam = BEAM_WIDTH
+    return ratio, beam
+
+
+@njit(cache=True)
+def _row(i, h_word, ref, prev, cur, ops, n_h, ratio, beam):
+    """Fill row ``i`` (costs in ``cur``) from row ``i - 1`` (``prev``); ops into ``ops`` if given."""
+    n_r = ref.shape[0]
+    for j in range(n_r + 1):
+        cur[j] = INF
+    pseudo = int(math.floor(i * ratio))
+    min_j = max(0, pseudo - beam)
+    max_j = min(n_r + 1, pseudo + beam)
+    if i == n_h:
+        max_j = n_r + 1
+    track = ops.shape[0] > 0
+    if track:
+        for j in range(n_r + 1):
+            ops[i, j] = OP_UNDEF
+    for j in range(min_j, max_j):
+        if j == 0:
+            cur[0] = prev[0] + 1
+            if track:
+                ops[i, 0] = OP_DEL
+        else:
+            if h_word == ref[j - 1]:
+                c = prev[j - 1]
+                op = OP_NOP
+            else:
+                c = prev[j - 1] + 1
+                op = OP_SUB
+            best = cur[j]
+            best_op = OP_UNDEF
+            if best > c:
+                best = c
+                best_op = op
+            c = prev[j] + 1
+            if best > c:
+                best = c
+                best_op = OP_DEL
+            c = cur[j - 1] + 1
+            if best > c:
+                best = c
+                best_op = OP_INS
+            cur[j] = best
+            if track and best_op != OP_UNDEF:
+                ops[i, j] = best_op
+
+
+@njit(cache=True)
+def edit_distance_rows(hyp, ref):
+    """Beam edit distance with every row kept: (cost matrix, op matrix). Used once per shift round."""
+    n_h, n_r = hyp.shape[0], ref.shape[0]
+    ratio, beam = _beam(n_h, n_r)
+    costs = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
+    ops = np.empty((n_h + 1, n_r + 1), dtype=np.int8)
+    for j in range(n_r + 1):
+        costs[0, j] = j
+        ops[0, j] = OP_INS
+    for i in range(1, n_h + 1):
+        _row(i, hyp[i - 1], ref, costs[i - 1], costs[i], ops, n_h, ratio, beam)
+    return costs, ops
+
+
+@njit(cache=True)
+def edit_distance_from(hyp, ref, costs, start, buf_a, buf_b):
+    """Beam edit distance of ``hyp`` whose rows 0..start equal those in ``costs`` (a shared prefix)."""
+    n_h = hyp.shape[0]
+    n_r = ref.shape[0]
+    if start == n_h:
+        return costs[n_h, n_r]
+    ratio, beam = _beam(n_h, n_r)
+    no_ops = np.empty((0, 0), dtype=np.int8)
+    prev = buf_a
+    cur = buf_b
+    for j in range(n_r + 1):
+        prev[j] = costs[start, j]
+    for i in range(start + 1, n_h + 1):
+        _row(i, hyp[i - 1], ref, prev, cur, no_ops, n_h, ratio, beam)
+        tmp = prev
+        prev = cur
+        cur = tmp
+    return prev[n_r]
+
+
+@njit(cache=True)
+def trace_ops(ops, n_h, n_r):
+    """Backtrace the operations from (n_h, n_r) to (0, 0), in order (sacrebleu's ``trace``)."""
+    out = np.empty(n_h + n_r, dtype=np.int8)
+    k = 0
+    i, j = n_h, n_r
+    while i > 0 or j > 0:
+        op = ops[i, j]
+        out[k] = op
+        k += 1
+        if op == OP_NOP or op == OP_SUB:
+            i -= 1
+            j -= 1
+        elif op == OP_INS:
+            j -= 1
+        elif op == OP_DEL:
+            i -= 1
+        else:
+            return out[:0]  # undefined cell (cannot happen on a complete last row)
+    return out[:k][::-1].copy()
+
+
+@njit(cache=True)
+def _perform_shift(words, start, length, target, out):
+    n = words.shape[0]
+    k = 0
+    if target < start:
+        for x in range(target):
+            out[k] = words[x]
+            k += 1
+        for x in range(start, start + length):
+            out[k] = words[x]
+            k += 1
+        for x in range(target, start):
+            out[k] = words[x]
+            k += 1
+        for x in range(start + length, n):
+            out[k] = words[x]
+            k += 1
+    elif target > start + length:
+        for x in range(start):
+            out[k] = words[x]
+            k += 1
+        for x in range(start + length, target):
+            out[k] = words[x]
+            k += 1
+        for x in range(start, start + length):
+            out[k] = words[x]
+            k += 1
+        for x in range(target, n):
+            out[k] = words[x]
+            k += 1
+    else:
+        for x in range(start):
+            out[k] = words[x]
+            k += 1
+        for x in range(start + length, min(length + target, n)):
+            out[k] = words[x]
+            k += 1
+        for x in range(start, start + length):
+            out[k] = words[x]
+            k += 1
+        for x in range(length + target, n):
+            out[k] = words[x]
+            k += 1
+
+
+@njit(cache=True)
+def _shift_round(words, ref, checked, buf_a, buf_b, cand):
+    """One round of ``lib_ter._shift``: the best shift of ``words`` (or gain 0).
+
+    Returns (gain, start_h, length, idx, checked, pre_score).
+    """
+    n_h, n_r = words.shape[0], ref.shape[0]
+    costs, ops = edit_distance_rows(words, ref)
+    pre_score = costs[n_h, n_r]
+    trace = trace_ops(ops, n_h, n_r)
+    # alignment of the flipped trace: insertions and deletions swap roles
+    align = np.full(n_r, -2, dtype=np.int64)
+    ref_err = np.zeros(n_r, dtype=np.int64)
+    hyp_err = np.zeros(n_h, dtype=np.int64)
+    ph, pr = -1, -1
+    for t in range(trace.shape[0]):
+        op = trace[t]
+        if op == OP_NOP or op == OP_SUB:
+            ph += 1
+            pr += 1
+            align[pr] = ph
+            if op == OP_SUB:
+                hyp_err[ph] = 1
+                ref_err[pr] = 1
+        elif op == OP_DEL:  # flipped to an insertion: the hypothesis advances
+            ph += 1
+            hyp_err[ph] = 1
+        else:  # OP_INS flipped to a deletion: the reference advances
+            pr += 1
+            align[pr] = ph
+            ref_err[pr] = 1
+    hyp_cum = np.zeros(n_h + 1, dtype=np.int64)
+    for x in range(n_h):
+        hyp_cum[x + 1] = hyp_cum[x] + hyp_err[x]
+    ref_cum = np.zeros(n_r + 1, dtype=np.int64)
+    for x in range(n_r):
+        ref_cum[x + 1] = ref_cum[x] + ref_err[x]
+
+    have_best = False
+    b_gain, b_len, b_neg_start, b_neg_idx = 0, 0, 0, 0
+    stop = False
+    for start_h in range(n_h):
+        if stop:
+            break
+        for start_r in range(n_r):
+            if stop:
+                break
+            if abs(start_r - start_h) > MAX_SHIFT_DIST:
+                continue
+            length = 0
+            while words[start_h + length] == ref[start_r + length] and length < MAX_SHIFT_SIZE:
+                length += 1
+                # --- the body of lib_ter._shift for candidate (start_h, start_r, length)
+                skip = False
+                if (
+                    hyp_cum[start_h + length] - hyp_cum[start_h] == 0
+                    or ref_cum[start_r + length] - ref_cum[start_r] == 0
+                    or start_h <= align[start_r] < start_h + length
+                ):
+                    skip = True
+                if not skip:
+                    prev_idx = -1
+                    for offset in range(-1, length):
+                        pos = start_r + offset
+                        if pos == -1:
+                            idx = 0
+                        elif 0 <= pos < n_r and align[pos] != -2:
+                            idx = align[pos] + 1
+                        else:
+                            break
+                        if idx == prev_idx:
+                            continue
+                        prev_idx = idx
+                        _perform_shift(words, start_h, length, idx, cand)
+                        first = min(start_h, idx)
+                        gain = pre_score - edit_distance_from(cand, ref, costs, first, buf_a, buf_b)
+                        checked += 1
+                        better = False
+                        if not have_best:
+                            better = True
+                        elif gain != b_gain:
+                            better = gain > b_gain
+                        elif length != b_len:
+                            better = length > b_len
+                        elif -start_h != b_neg_start:
+                            better = -start_h > b_neg_start
+                        elif -idx != b_neg_idx:
+                            better = -idx > b_neg_idx
+                        if better:
+                            have_best = True
+                            b_gain, b_len, b_neg_start, b_neg_idx = gain, length, -start_h, -idx
+                    if checked >= MAX_SHIFT_CANDIDATES:
+                        stop = True
+                        break
+                # --- end of body
+                if n_h == start_h + length or n_r == start_r + length:
+                    break
+    if not have_best:
+        return 0, 0, 0, 0, checked, pre_score
+    return b_gain, -b_neg_start, b_len, -b_neg_idx, checked, pre_score
+
+
+@njit(cache=True)
+def ter_pair(hyp, ref, shifts_out):
+    """TER edits of one hypothesis against one reference (``lib_ter.translation_edit_rate``).
+
+    Args:
+        hyp, ref: int64 word ids.
+        shifts_out: int64 array (k, 3) receiving the applied shifts (start, length, target)
+            in order; pass shape (0, 3) when they are not needed.
+
+    Returns:
+        (total_edits, n_shifts, shifted_hypothesis)
+    """
+    n_h, n_r = hyp.shape[0], ref.shape[0]
+    if n_r == 0:
+        return n_h, 0, hyp.copy()
+    words = hyp.copy()
+    cand = np.empty(n_h, dtype=np.int64)
+    buf_a = np.empty(n_r + 1, dtype=np.int64)
+    buf_b = np.empty(n_r + 1, dtype=np.int64)
+    shifts = 0
+    checked = 0
+    while True:
+        gain, start, length, idx, checked, _ = _shift_round(words, ref, checked, buf_a, buf_b, cand)
+        if checked >= MAX_SHIFT_CANDIDATES:
+            break
+        if gain <= 0:
+            break
+        if shifts < shifts_out.shape[0]:
+            shifts_out[shifts, 0] = start
+            shifts_out[shifts, 1] = length
+            shifts_out[shifts, 2] = idx
+        _perform_shift(words, start, length, idx, cand)
+        words[:] = cand
+        shifts += 1
+    costs, _ = edit_distance_rows(words, ref)
+    return shifts + costs[n_h, n_r], shifts, words
+
+
+@njit(cache=True)
+def ter_many(hyp_flat, hyp_off, ref_flat, ref_off, pairs):
+    """Edits of many (hypothesis, reference) pairs: ``pairs[k] = (hyp index, ref index)``."""
+    out = np.empty(pairs.shape[0], dtype=np.int64)
+    none = np.empty((0, 3), dtype=np.int64)
+    for k in range(pairs.shape[0]):
+        h, r = pairs[k, 0], pairs[k, 1]
+        hyp = hyp_flat[hyp_off[h] : hyp_off[h + 1]]
+        ref = ref_flat[ref_off[r] : ref_off[r + 1]]
+        edits, _, _ = ter_pair(hyp, ref, none)
+        out[k] = edits
+    return out

@@ -1,0 +1,258 @@
+"""TER, translation edit rate (Snover et al., 2006), as sacrebleu 2.6.0 computes it (following tercom).
+
+Tokenization is sacrebleu's ``TercomTokenizer`` (lowercased by default;
+``normalized``, ``no_punct``, ``asian_support``, ``case_sensitive`` options).
+Per segment the statistics are ``[edits, avg_ref_len]``: the fewest edits over
+the references (shifts + beam edit distance, see :mod:`._ter_kernel`) and the
+average reference length. TER = 100 * sum(edits) / sum(avg_ref_len); 100 if
+there are edits but no reference words, 0 if neither.
+
+Bound for pathological input: a hypothesis/reference pair with more than
+:data:`MAX_CELLS` word pairs (e.g. two 5,000-word lines are 25 million) is
+still scored exactly, but its alignment matrix is not kept for display.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _ter_kernel as K
+from .base import Metric, Signature
+
+#: word pairs above which the per-sentence alignment is not produced
+MAX_CELLS = 25_000_000
+
+
+def _tercom_tokenizer(normalized, no_punct, asian_support, case_sensitive):
+    from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
+
+    return TercomTokenizer(
+        normalized=normalized, no_punct=no_punct, asian_support=asian_support, case_sensitive=case_sensitive
+    )
+
+
+def ter_from_totals(totals: np.ndarray) -> np.ndarray:
+    """TER (0-100, lower is better) from ``[edits, ref_len]`` totals, vectorised over leading axes."""
+    t = np.asarray(totals, dtype=np.float64)
+    edits, ref_len = t[..., 0], t[..., 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = np.where(ref_len > 0, edits / np.where(ref_len > 0, ref_len, 1.0), np.where(edits > 0, 1.0, 0.0))
+    return 100 * score
+
+
+class TER(Metric):
+    """Translation edit rate, sacrebleu-compatible (lower is better).
+
+    Args:
+        normalized: tercom's normalisation (punctuation split, entities unescaped).
+        no_punct: remove punctuation.
+        asian_support: CJK handling for ``normalized`` / ``no_punct``.
+        case_sensitive: do not lowercase.
+
+    Example:
+        >>> m = TER()
+        >>> st = m.statistics([["a b c d e f c"]], [["a d e b c f"]])[0]
+        >>> round(m.corpus_score(st), 2)  # 2 edits / 7 reference words (SPEC section 5)
+        28.57
+    """
+
+    name = "ter"
+    higher_is_better = False
+
+    def __init__(
+        self,
+        normalized: bool = False,
+        no_punct: bool = False,
+        asian_support: bool = False,
+        case_sensitive: bool = False,
+    ):
+        self.normalized = bool(normalized)
+        self.no_punct = bool(no_punct)
+        self.asian_support = bool(asian_support)
+        self.case_sensitive = bool(case_sensitive)
+        self._tok = _tercom_tokenizer(self.normalized, self.no_punct, self.asian_support, self.case_sensitive)
+
+    def words(self, line: str) -> list[str]:
+        """The words TER aligns for one line."""
+        return self._tok(line.rstrip()).split()
+
+    def block_statistics(self, references, hypotheses):
+        R, H = len(references), len(hypotheses)
+        n = len(references[0]) if R else 0
+        vocab: dict[str, int] = {}
+
+        def ids(lines):
+            out = []
+            for line in lines:
+                out.append([vocab.setdefault(w, len(vocab)) for w in self.words(line)])
+            return out
+
+        refs = [ids(r) for r in references]  # refs[k][i]
+        hyps = [ids(h) for h in hypotheses]
+        ref_seqs = [refs[k][i] for i in range(n) for k in range(R)]  # segment-major
+        hyp_seqs = [h[i] for h in hyps for i in range(n)]  # system-major
+        ref_flat, ref_off = _flatten(ref_seqs)
+        hyp_flat, hyp_off = _flatten(hyp_seqs)
+        pairs = np.array(
+            [(s * n + i, i * R + k) for s in range(H) for i in range(n) for k in range(R)], dtype=np.int64
+        ).reshape(-1, 2)
+        edits = K.ter_many(hyp_flat, hyp_off, ref_flat, ref_off, pairs).reshape(H, n, R)
+        ref_lens = np.diff(ref_off).reshape(n, R)
+        avg_len = ref_lens.sum(axis=1) / R
+        out = []
+        for s in range(H):
+            best = edits[s].min(axis=1) if R else np.zeros(n, dtype=np.int64)
+            out.append(np.column_stack([best.astype(np.float64), avg_len]))
+        return out
+
+    def score_from_totals(self, totals):
+        return ter_from_totals(totals)
+
+    def details(self, totals):
+        t = np.asarray(totals, dtype=np.float64)
+        return {"num_edits": float(t[0]), "ref_length": float(t[1])}
+
+    def signature(self, n_refs):
+        yn = lambda b: "yes" if b else "no"  # noqa: E731
+        return Signature(
+            (
+                ("nrefs", str(n_refs)),
+                ("case", "mixed" if self.case_sensitive else "lc"),
+                ("tok", "tercom"),
+                ("norm", yn(self.normalized)),
+                ("punct", yn(not self.no_punct)),
+                ("asian", yn(self.asian_support)),
+            )
+        )
+
+
+def _flatten(seqs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    lens = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
+    off = np.zeros(len(seqs) + 1, dtype=np.int64)
+    np.cumsum(lens, out=off[1:])
+    flat = np.fromiter((w for s in seqs for w in s), dtype=np.int64, count=int(off[-1]))
+    return flat, off
+
+
+# --------------------------------------------------------------------------- alignment for display
+@dataclass(frozen=True)
+class Shift:
+    """One applied shift: ``words`` moved from ``before`` (index in the hypothesis as it was before
+    this shift) to ``after`` (index of the first moved word after it); ``original`` are the
+    positions of the moved words in the original hypothesis."""
+
+    words: tuple[str, ...]
+    before: int
+    after: int
+    original: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class EditOp:
+    """One operation between the shifted hypothesis and the reference.
+
+    ``op`` is ``match``, ``substitution``, ``insertion`` (a reference word the
+    hypothesis lacks: ``hyp`` is None) or ``deletion`` (a hypothesis word not in
+    the reference: ``ref`` is None). ``hyp`` indexes the shifted hypothesis,
+    ``original`` the same word in the original hypothesis.
+    """
+
+    op: str
+    hyp: int | None
+    ref: int | None
+    hyp_word: str | None
+    ref_word: str | None
+    original: int | None
+
+
+@dataclass(frozen=True)
+class TERAlignment:
+    """How a hypothesis turns into its best reference under TER.
+
+    Attributes:
+        hyp_words, ref_words: the tokenized words.
+        reference: index of the best reference (fewest edits; the first on ties).
+        shifts: the shifts, in the order they were applied.
+        shifted: the hypothesis after all shifts.
+        ops: the edit operations against the reference, left to right.
+        edits: shifts + substitutions + insertions + deletions (the segment's TER edit count).
+        ref_length: the average reference length (the TER denominator of the segment).
+    """
+
+    hyp_words: tuple[str, ...]
+    ref_words: tuple[str, ...]
+    reference: int
+    shifts: tuple[Shift, ...]
+    shifted: tuple[str, ...]
+    ops: tuple[EditOp, ...]
+    edits: int
+    ref_length: float
+
+    @property
+    def counts(self) -> dict[str, int]:
+        c = {"shift": len(self.shifts), "substitution": 0, "insertion": 0, "deletion": 0, "match": 0}
+        for o in self.ops:
+            c[o.op] += 1
+        return c
+
+
+_OP_NAMES = {K.OP_NOP: "match", K.OP_SUB: "substitution", K.OP_INS: "insertion", K.OP_DEL: "deletion"}
+
+
+def ter_alignment(hypothesis: str, references: list[str], metric: TER | None = None) -> TERAlignment:
+    """The TER alignment of one sentence against its best reference.
+
+    Example:
+        >>> a = ter_alignment("THIS WEEK THE SAUDIS denied information published in the new york times",
+        ...     ["SAUDI ARABIA denied THIS WEEK information published in the AMERICAN new york times"])
+        >>> a.edits, a.counts["shift"], a.counts["substitution"], a.counts["insertion"]
+        (4, 1, 2, 1)
+    """
+    metric = metric or TER()
+    hyp_words = metric.words(hypothesis)
+    refs_words = [metric.words(r) for r in references]
+    vocab: dict[str, int] = {}
+    hyp = np.array([vocab.setdefault(w, len(vocab)) for w in hyp_words], dtype=np.int64)
+    best = None
+    for k, rw in enumerate(refs_words):
+        ref = np.array([vocab.setdefault(w, len(vocab)) for w in rw], dtype=np.int64)
+        shifts_out = np.zeros((len(hyp_words) + len(rw) + 1, 3), dtype=np.int64)
+        edits, n_shifts, shifted = K.ter_pair(hyp, ref, shifts_out)
+        if best is None or edits < best[0]:
+            best = (int(edits), k, shifts_out[:n_shifts].copy(), shifted, ref)
+    edits, k, shifts_arr, shifted, ref = best
+    ref_words = refs_words[k]
+    # replay the shifts on the positions to know where each word came from
+    perm = np.arange(len(hyp_words), dtype=np.int64)
+    buf = np.empty_like(perm)
+    shifts = []
+    for start, length, target in shifts_arr:
+        moved = tuple(int(p) for p in perm[start : start + length])
+        K._perform_shift(perm, start, length, target, buf)
+        perm = buf.copy()
+        after = int(target) if target <= start + length else int(target - length)
+        shifts.append(Shift(tuple(hyp_words[p] for p in moved), int(start), after, moved))
+    shifted_words = tuple(hyp_words[p] for p in perm)
+    ops = []
+    if len(ref) and len(hyp_words) * len(ref_words) <= MAX_CELLS:
+        _, opm = K.edit_distance_rows(shifted, ref)
+        trace = K.trace_ops(opm, len(shifted), len(ref))
+        i = j = 0
+        for op in trace:
+            name = _OP_NAMES[int(op)]
+            if name in ("match", "substitution"):
+                ops.append(EditOp(name, i, j, shifted_words[i], ref_words[j], int(perm[i])))
+                i += 1
+                j += 1
+            elif name == "insertion":
+                ops.append(EditOp(name, None, j, None, ref_words[j], None))
+                j += 1
+            else:
+                ops.append(EditOp(name, i, None, shifted_words[i], None, int(perm[i])))
+                i += 1
+    elif not len(ref):
+        ops = [EditOp("deletion", i, None, w, None, i) for i, w in enumerate(hyp_words)]
+    avg = sum(len(r) for r in refs_words) / len(refs_words) if refs_words else 0.0
+    return TERAlignment(tuple(hyp_words), tuple(ref_words), k, tuple(shifts), shifted_words, tuple(ops), edits, avg)

@@ -1,0 +1,96 @@
+"""TER: sacrebleu parity (all options, several references), worked examples, alignment invariants, bounds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sacrebleu
+from sacrebleu.metrics import TER as SacreTER
+
+from mtlens.metrics.ter import TER, ter_alignment
+
+SAUDI_REF = "SAUDI ARABIA denied THIS WEEK information published in the AMERICAN new york times"
+SAUDI_HYP = "THIS WEEK THE SAUDIS denied information published in the new york times"
+
+
+def test_lecture_notes_examples():
+    m = TER()
+    st = m.statistics([[SAUDI_REF]], [[SAUDI_HYP]])[0]
+    assert st[0].tolist() == [4.0, 13.0]  # 1 shift + 2 substitutions + 1 insertion, 13 reference words
+    assert m.corpus_score(st) == pytest.approx(100 * 4 / 13)
+    st = m.statistics([["a b c d e f c"]], [["a d e b c f"]])[0]
+    assert m.corpus_score(st) == pytest.approx(100 * 2 / 7)
+    a = ter_alignment(SAUDI_HYP, [SAUDI_REF])
+    assert a.counts == {"shift": 1, "substitution": 2, "insertion": 1, "deletion": 0, "match": 10}
+    assert a.shifts[0].words == ("this", "week") and a.shifts[0].before == 0 and a.shifts[0].after == 3
+
+
+OPTIONS = [
+    {},
+    {"normalized": True},
+    {"no_punct": True},
+    {"normalized": True, "asian_support": True},
+    {"no_punct": True, "asian_support": True},
+    {"case_sensitive": True},
+]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(o) or "default")
+def test_parity_with_sacrebleu_on_bundled_real_data(excerpts, options):
+    # sacrebleu's TER is slow in pure Python: the first 40 lines of each excerpt, two systems
+    for name, (all_refs, systems) in excerpts.items():
+        refs = [r[:40] for r in all_refs]
+        m = TER(**options)
+        hyps = [h[:40] for h in list(systems.values())[:2]]
+        stats = m.statistics(refs, hyps)
+        for hyp, st in zip(hyps, stats, strict=True):
+            sb = SacreTER(**options, references=refs)
+            want = np.array(sb._extract_corpus_statistics(hyp, None), dtype=np.float64)
+            np.testing.assert_array_equal(st, want, err_msg=name)
+            assert m.corpus_score(st) == pytest.approx(sb.corpus_score(hyp, None).score, abs=1e-9)
+
+
+def test_signature_equals_sacrebleus_apart_from_version(sample):
+    refs, systems = sample
+    for options in OPTIONS:
+        sb = SacreTER(**options)
+        sb.corpus_score(next(iter(systems.values()))[:5], [r[:5] for r in refs])
+        theirs = str(sb.get_signature()).replace(f"version:{sacrebleu.__version__}", "")
+        assert TER(**options).signature(len(refs)).format().startswith(theirs)
+
+
+def test_alignment_invariants_on_every_sentence_of_real_data(excerpts):
+    for refs, systems in excerpts.values():
+        m = TER()
+        hyp = next(iter(systems.values()))
+        stats = m.statistics(refs, [hyp])[0]
+        for i, line in enumerate(hyp):
+            a = ter_alignment(line, [r[i] for r in refs], m)
+            c = a.counts
+            assert c["shift"] + c["substitution"] + c["insertion"] + c["deletion"] == a.edits == stats[i, 0]
+            assert a.ref_length == stats[i, 1]
+            assert sorted(a.shifted) == sorted(a.hyp_words)  # shifts only reorder
+            assert c["match"] + c["substitution"] + c["deletion"] == len(a.hyp_words)
+            assert c["match"] + c["substitution"] + c["insertion"] == len(a.ref_words)
+            for op in a.ops:
+                if op.original is not None:
+                    assert a.hyp_words[op.original] == op.hyp_word
+
+
+def test_edge_cases_follow_sacrebleu():
+    for hyp, refs in [("", ["a b"]), ("a b", [""]), ("", [""]), ("x y z", ["a b c"]), ("a", ["a", "b c"])]:
+        want = SacreTER().corpus_score([hyp], [[r] for r in refs]).score
+        m = TER()
+        assert m.corpus_score(m.statistics([[r] for r in refs], [[hyp]])[0]) == pytest.approx(want)
+
+
+def test_pathological_lines_are_bounded():
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(300)]
+    long_hyp = " ".join(rng.choice(words, 5000))
+    long_ref = " ".join(rng.choice(words, 5000))
+    m = TER()
+    st = m.statistics([[long_ref, "a b c"]], [[long_hyp, "x y z"]])[0]
+    assert 0 < st[0, 0] <= 5000 + 1000 and st[1, 0] == 3  # nothing shared: 3 substitutions
+    a = ter_alignment("x y z", ["a b c"])
+    assert a.shifts == () and a.counts["substitution"] == 3
