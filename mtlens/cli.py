@@ -6,13 +6,12 @@ Errors are printed to stderr as one sentence and the exit status is 2; no traceb
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 
 from . import report
 from .errors import InputError
-from .io import load_corpus
+from .io import load_corpus, read_bytes
 from .metrics import METRIC_NAMES
 from .metrics.bleu import SMOOTH_DEFAULTS
 from .scoring import parse_metric_list, score
@@ -51,6 +50,9 @@ def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
     s.add_argument("--ter-no-punct", action="store_true", help="TER: remove punctuation")
     s.add_argument("--ter-asian-support", action="store_true", help="TER: CJK handling (with normalized/no-punct)")
     s.add_argument("--ter-case-sensitive", action="store_true", help="TER: do not lowercase")
+    s.add_argument(
+        "--tbleu-epsilon", type=float, default=0.05, metavar="E", help="tBLEU affix-distance threshold (0.05)"
+    )
     s.add_argument("--nist-case-sensitive", action="store_true", help="NIST: do not lowercase (mteval's -c)")
     s.add_argument("--format", default="table", choices=["table", "json", "csv", "latex"])
 
@@ -78,11 +80,25 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--baseline", metavar="NAME", help="compare every system with this one only")
     c.add_argument("--sacrebleu-compatible", action="store_true", help="reproduce sacrebleu's sampling and p-values")
     c.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction")
+
+    a = sub.add_parser("analyze", help="words vs characters (Denoual & Lepage), human correlation, tBLEU sweep")
+    _add_data_args(a)
+    _add_metric_args(a, "bleu,chrf")
+    a.add_argument("--word-order", type=int, default=4, metavar="N", help="word BLEU order N (default 4)")
+    a.add_argument("--char-orders", default="1-30", help="character orders M to study: '1-30' or '5,18' (default 1-30)")
+    a.add_argument("--ranking-char-order", type=int, default=18, metavar="M", help="M for the system ranking (18)")
+    a.add_argument("--human", metavar="FILE", help="human scores: WMT-style TSV (system level or segment level)")
+    a.add_argument(
+        "--tbleu-sweep", action="store_true", help="tBLEU for epsilon 0, 0.05, ..., 1 (with --human: correlation)"
+    )
+    a.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the bootstrap intervals")
     return p
 
 
-def _load_and_score(args):
+def _load_and_score(args, metrics=None):
     metrics = parse_metric_list(args.metrics)
+    if not 0 <= args.tbleu_epsilon <= 1:
+        raise InputError(f"--tbleu-epsilon must be between 0 and 1, not {args.tbleu_epsilon}")
     if args.char_order < 1:
         raise InputError(f"--char-order must be at least 1, not {args.char_order}")
     if args.data is None and not args.ref:
@@ -104,6 +120,7 @@ def _load_and_score(args):
         ter_asian_support=args.ter_asian_support,
         ter_case_sensitive=args.ter_case_sensitive,
         nist_case_sensitive=args.nist_case_sensitive,
+        tbleu_epsilon=args.tbleu_epsilon,
     )
     return corpus, results
 
@@ -141,7 +158,7 @@ def _run_compare(args) -> str:
         for m, r in results.items()
     }
     if args.format == "json":
-        return json.dumps(report.comparisons_to_dict(comparisons), ensure_ascii=False, indent=1) + "\n"
+        return report.dumps(report.comparisons_to_dict(comparisons)) + "\n"
     if args.format == "csv":
         return report.comparisons_to_csv(comparisons)
     if args.format == "latex":
@@ -149,7 +166,32 @@ def _run_compare(args) -> str:
     return report.comparisons_to_table(comparisons)
 
 
-_COMMANDS = {"score": _run_score, "compare": _run_compare}
+def _run_analyze(args) -> str:
+    from . import analysis
+
+    orders = analysis.parse_orders(args.char_orders)
+    if args.format in ("csv", "latex"):
+        raise InputError("analyze writes json or table")
+    corpus = load_corpus(args.ref, args.sys, args.src, args.data) if (args.ref or args.data) else None
+    if corpus is None:
+        raise InputError("give at least one --ref file (or --data FILE.tsv|FILE.xml)")
+    wvc = analysis.words_vs_chars(
+        corpus, args.word_order, orders, args.ranking_char_order, tokenize=args.tokenize, lowercase=args.lowercase
+    )
+    doc = analysis.words_vs_chars_to_dict(wvc)
+    human = None
+    if args.human:
+        human = analysis.read_human(read_bytes(args.human), args.human, corpus)
+        _, results = _load_and_score(args)
+        doc.update(analysis.human_correlation(results, human, seed=args.seed))
+    if args.tbleu_sweep:
+        doc["tbleu_sweep"] = analysis.tbleu_sweep(corpus, human=human, tokenize=args.tokenize, lowercase=args.lowercase)
+    if args.format == "json":
+        return report.dumps(doc) + "\n"
+    return report.analysis_to_table(doc)
+
+
+_COMMANDS = {"score": _run_score, "compare": _run_compare, "analyze": _run_analyze}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,7 +9,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Mapping
+
+import numpy as np
 
 from .scoring import MetricResult
 from .significance import Comparison
@@ -34,8 +37,29 @@ def results_to_dict(results: Mapping[str, MetricResult], sentence_level: bool = 
     return {"signatures": {m: r.signature for m, r in results.items()}, "systems": systems}
 
 
+def json_safe(obj):
+    """A copy of ``obj`` where NaN and infinities (not valid JSON) become None and numpy scalars floats."""
+    if isinstance(obj, dict):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        v = float(obj)
+        return v if math.isfinite(v) else None
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    return obj
+
+
+def dumps(obj) -> str:
+    """Strict JSON (no NaN), full-precision floats, UTF-8 text kept as is."""
+    return json.dumps(json_safe(obj), ensure_ascii=False, indent=1, allow_nan=False)
+
+
 def to_json(results: Mapping[str, MetricResult], sentence_level: bool = False) -> str:
-    return json.dumps(results_to_dict(results, sentence_level), ensure_ascii=False, indent=1)
+    return dumps(results_to_dict(results, sentence_level))
 
 
 def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False) -> str:
@@ -228,3 +252,56 @@ def comparisons_to_latex(comparisons: Mapping[str, Comparison], digits: int = 2)
     first = next(iter(comparisons.values()))
     caption = rf"\caption{{Clusters separated by rules ({latex_escape(first.signature)})}}"
     return "\\begin{table}[t]\n\\centering\n" + "\n\\quad\n".join(parts) + "\n" + caption + "\n\\end{table}\n"
+
+
+# --------------------------------------------------------------------------- analyses
+def _f(x, digits=3) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{digits}f}"
+
+
+def analysis_to_table(doc: dict) -> str:
+    """Plain-text summary of the ``analyze`` command's results."""
+    out = [
+        f"== words vs characters: BLEU_w{doc['word_order']} against BLEU_cM ==",
+        "best M (pearson / kappa / analogical >= 90%):",
+    ]
+    for name, b in doc["best"].items():
+        out.append(f"  {name}: {b['pearson']} / {b['kappa']} / {b['analogical']}")
+    out.append("")
+    out.append("M    pearson  kappa  analogical   (all systems pooled)")
+    for r in doc["pooled"]:
+        out.append(f"{r['char_order']:<4} {_f(r['pearson']):>7}  {_f(r['kappa']):>5}  {_f(r['analogical']):>10}")
+    out.append("")
+    m = doc["ranking_char_order"]
+    out.append(
+        f"system ranking: BLEU_w{doc['word_order']} vs BLEU_c{m} (agree: {'yes' if doc['rankings_agree'] else 'no'})"
+    )
+    for r in doc["ranking"]:
+        out.append(
+            f"  {r['rank_w']:>2}. {r['system']:<24} {r['bleu_w']:6.2f}   rank {r['rank_c']:>2} by BLEU_c{m} {r['bleu_c']:6.2f}"
+        )
+    if "human_correlation" in doc:
+        out.append("")
+        out.append("== correlation with human judgments ==")
+        out.append("metric   level    human    n      pearson          spearman         kendall")
+        for r in doc["human_correlation"]:
+            cells = []
+            for k in ("pearson", "spearman", "kendall"):
+                lo, hi = r[f"{k}_ci"]
+                cells.append(f"{_f(r[k])} [{_f(lo, 2)},{_f(hi, 2)}]")
+            out.append(f"{r['metric']:<8} {r['level']:<8} {r['human']:<8} {r['n']:<6} " + "  ".join(cells))
+        for key, names in doc.get("missing", {}).items():
+            if names:
+                out.append(f"no human score ({key}) for: {', '.join(names)}")
+        for note in doc.get("notes", []):
+            out.append(f"note: {note}")
+    if "tbleu_sweep" in doc:
+        sw = doc["tbleu_sweep"]
+        out.append("")
+        out.append("== tBLEU threshold sweep ==")
+        out.append("epsilon " + " ".join(f"{e:>6.2f}" for e in sw["epsilons"]))
+        for name, vals in sw["scores"].items():
+            out.append(f"{name[:7]:<7} " + " ".join(f"{v:6.2f}" for v in vals))
+        for h, corr in sw["correlation"].items():
+            out.append(f"r({h[:5]}) " + " ".join(f"{_f(v, 2):>6}" for v in corr["pearson"]))
+    return "\n".join(out) + "\n"

@@ -6,10 +6,11 @@ from .base import Metric, Signature
 from .bleu import BLEU, CharBLEU, bleu_from_totals
 from .chrf import CHRF, chrf_from_totals
 from .nist import NIST
+from .tbleu import TBLEU
 from .ter import TER
 
 #: metric names in the order they are shown
-METRIC_NAMES: tuple[str, ...] = ("bleu", "bleu-c", "chrf", "chrf++", "ter", "nist")
+METRIC_NAMES: tuple[str, ...] = ("bleu", "bleu-c", "chrf", "chrf++", "ter", "nist", "tbleu")
 
 
 def make_metric(
@@ -27,6 +28,7 @@ def make_metric(
     ter_asian_support: bool = False,
     ter_case_sensitive: bool = False,
     nist_case_sensitive: bool = False,
+    tbleu_epsilon: float = 0.05,
 ) -> Metric:
     """Build a metric from its name and the command line's options.
 
@@ -50,6 +52,8 @@ def make_metric(
         return TER(ter_normalized, ter_no_punct, ter_asian_support, ter_case_sensitive)
     if name == "nist":
         return NIST(lowercase=not nist_case_sensitive)
+    if name == "tbleu":
+        return TBLEU(tbleu_epsilon, tokenize, lowercase, smooth_method, smooth_value, max_ngram_order)
     raise ValueError(f"unknown metric {name!r}; choose from {', '.join(METRIC_NAMES)}")
 
 

@@ -1,0 +1,69 @@
+"""Tolerant BLEU: the paper's Figure 1, the affix distance, and epsilon 0 == word BLEU on real data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sacrebleu.metrics import BLEU as SacreBLEU
+
+from mtlens.metrics import BLEU, TBLEU
+from mtlens.metrics.tbleu import affix_distance
+
+
+def test_affix_distance_spec_examples():
+    assert affix_distance("zapomenout", "vzpomenou") == pytest.approx(3 / 7)
+    assert affix_distance("novým", "novém") == pytest.approx(1 / 3)
+    assert affix_distance("červeným", "červeném") == pytest.approx(1 / 6)
+    assert affix_distance("autem", "auto") == pytest.approx(2 / 3)
+    assert affix_distance("dům", "dům") == 0.0
+    assert affix_distance("abc", "xyz") == 1.0  # no common substring
+    assert affix_distance("abcdef", "abxxxxxxxxxxxxx") == 1.0  # capped at 1
+
+
+def test_paper_figure_1_with_epsilon_1():
+    m = TBLEU(epsilon=1.0, tokenize="none", smooth_method="none", max_ngram_order=2)
+    st = m.statistics([["Jedu novým červeným autem"]], [["Jedu s novém červeném auto"]])[0]
+    counts = st[0, 2:4]
+    assert counts[0] == pytest.approx(17 / 6)  # 1 + 2/3 + 5/6 + 1/3 (SPEC: the paper's 11/6 misses "Jedu")
+    assert counts[1] == pytest.approx(4 / 3)  # 3/4 + 7/12
+    p = m.details(st.sum(axis=0))["precisions"]
+    assert p == pytest.approx([100 * 17 / 30, 100 / 3])
+    corr = m.corrections("Jedu s novém červeném auto", ["Jedu novým červeným autem"])[0]
+    weights = {c.hyp_word: round(c.weight, 6) for c in corr if c.replaced}
+    assert weights == {"Jedu": 1.0, "novém": round(2 / 3, 6), "červeném": round(5 / 6, 6), "auto": round(1 / 3, 6)}
+
+
+def test_clipping_keeps_the_highest_weighted_occurrences():
+    m = TBLEU(epsilon=1.0, tokenize="none", smooth_method="none", max_ngram_order=1)
+    st = m.statistics([["a b"]], [["a abc"]])[0]
+    # 'a' exact (weight 1); 'abc' matched to 'b' (AD: S='b', prefix 'a' vs '' -> 1, suffix 'c' vs '' -> 1: 2/1 -> 1)
+    assert st[0, 2] == pytest.approx(1.0)
+
+
+def test_epsilon_zero_equals_bleu_on_real_data(excerpts):
+    for name, (refs, systems) in excerpts.items():
+        hyps = list(systems.values())
+        t = TBLEU(epsilon=0.0).statistics(refs, hyps)
+        b = BLEU().statistics(refs, hyps)
+        for hyp, st, bs in zip(hyps, t, b, strict=True):
+            np.testing.assert_array_equal(st, bs.astype(np.float64), err_msg=name)
+            want = SacreBLEU().corpus_score(hyp, refs).score
+            assert TBLEU(epsilon=0.0).corpus_score(st) == pytest.approx(want, abs=1e-9)
+
+
+def test_larger_epsilon_raises_the_corpus_score_but_not_every_segment(sample):
+    # The matching does not depend on epsilon. A hypothesis word that also occurs in the reference
+    # but was matched (at lower total cost) to a similar word keeps weight 1 at epsilon 0 and is
+    # replaced with weight < 1 at a larger epsilon: single segments can lose credit.
+    refs, systems = sample
+    hyp = next(iter(systems.values()))
+    m = TBLEU()
+    low, high = m.sweep_statistics(refs, [hyp], [0.0, 0.3])
+    assert m.corpus_score(high[0]) > m.corpus_score(low[0])
+    assert high[0][:, 2:6].sum() > low[0][:, 2:6].sum()
+
+
+def test_signature_and_validation():
+    assert "eps:0.05" in TBLEU().signature(1).format()
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        TBLEU(epsilon=2)
