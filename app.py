@@ -36,12 +36,14 @@ with col2:
 with st.expander("Optional: source text and human scores"):
     src = st.file_uploader("Source", key="up_source")
     human = st.file_uploader(
-        "Human scores (TSV: system, metric, score; or system, line, metric, score)", key="up_human"
+        "Human scores (TSV: system, metric, score; or system, line, metric, score)",
+        key="up_human",
+        accept_multiple_files=True,
     )
 
 uploads = [("R", f) for f in refs or []] + [("S", f) for f in syss or []]
 uploads += [("SRC", src)] if src else []
-uploads += [("H", human)] if human else []
+uploads += [("H", f) for f in human or []]
 signature = tuple((kind, f.name, f.size, getattr(f, "file_id", "")) for kind, f in uploads)
 
 if signature and signature != st.session_state.get(state.UPLOAD_SIG_KEY):
@@ -51,7 +53,7 @@ if signature and signature != st.session_state.get(state.UPLOAD_SIG_KEY):
             [(f.name, f.getvalue()) for f in refs or []],
             [(f.name, f.getvalue()) for f in syss or []],
             (src.name, src.getvalue()) if src else None,
-            (human.name, human.getvalue()) if human else None,
+            [(f.name, f.getvalue()) for f in human or []],
         )
     except InputError as err:
         st.session_state["mtlens_upload_error"] = str(err)
@@ -84,8 +86,8 @@ st.dataframe(
 )
 if c.source is not None:
     st.caption(f"Source: {len(c.source)} lines.")
-if ds.human is not None:
-    st.caption(f"Human scores: {ds.human[0]}")
+if ds.human:
+    st.caption("Human scores: " + ", ".join(name for name, _ in ds.human))
 if c.warnings:
     st.markdown("**Notes on the data** (scores are computed on the text as it is):")
     for w in c.warnings:

@@ -286,12 +286,39 @@ def read_human(data: bytes, name: str, corpus: Corpus) -> HumanScores:
     return HumanScores({}, {"human": {only: dict(enumerate(values))}}, (), ())
 
 
+def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    xc = x - x.mean(axis=1, keepdims=True)
+    yc = y - y.mean(axis=1, keepdims=True)
+    den = np.sqrt((xc * xc).sum(axis=1) * (yc * yc).sum(axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, (xc * yc).sum(axis=1) / np.where(den > 0, den, 1), np.nan)
+
+
+def _rowwise_kendall_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    sx = np.sign(x[:, :, None] - x[:, None, :])
+    sy = np.sign(y[:, :, None] - y[:, None, :])
+    num = (sx * sy).sum(axis=(1, 2))
+    den = np.sqrt((sx != 0).sum(axis=(1, 2)) * (sy != 0).sum(axis=(1, 2)).astype(np.float64))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
 def _bootstrap_ci(x, y, kind, n_boot, rng) -> tuple[float, float]:
+    """Percentile 95% interval of a correlation over resamples of the items (vectorised; Kendall's
+    tau-b by pair signs for up to 60 items, scipy per resample above)."""
     n = len(x)
     if n < 3 or n_boot <= 0:
         return (float("nan"), float("nan"))
     idx = rng.integers(0, n, size=(n_boot, n))
-    vals = np.array([_corr(kind, x[i], y[i]) for i in idx])
+    xs, ys = np.asarray(x, dtype=np.float64)[idx], np.asarray(y, dtype=np.float64)[idx]
+    if kind == "pearson":
+        vals = _rowwise_pearson(xs, ys)
+    elif kind == "spearman":
+        vals = _rowwise_pearson(sps.rankdata(xs, axis=1), sps.rankdata(ys, axis=1))
+    elif n <= 60:
+        vals = _rowwise_kendall_b(xs, ys)
+    else:
+        vals = np.array([_corr("kendall", a, b) for a, b in zip(xs, ys, strict=True)])
     vals = vals[~np.isnan(vals)]
     if len(vals) == 0:
         return (float("nan"), float("nan"))
@@ -364,4 +391,178 @@ def tbleu_sweep(
                 kind: [_corr(kind, [scores[s][e] for s in names], y) for e in range(len(epsilons))]
                 for kind in ("pearson", "kendall")
             }
+    return out
+
+
+# --------------------------------------------------------------------------- two systems
+def ngram_differences(
+    corpus: Corpus,
+    a: str,
+    b: str,
+    max_order: int = 4,
+    tokenize: str = "13a",
+    lowercase: bool = False,
+    alpha: float = 1.0,
+    min_count: int = 2,
+):
+    """The n-grams one system gets right (matched in a reference, BLEU clipping) more often than
+    the other (compare-mt's n-gram analysis).
+
+    Returns a pandas DataFrame with ``ngram, n, matched_a, matched_b, score, lines_a, lines_b``
+    where ``score = (matched_a + alpha) / (matched_a + matched_b + 2 alpha)`` (> 0.5: A better)
+    and ``lines_a`` / ``lines_b`` are 1-based lines where that system matched it more often.
+    Only n-grams matched at least ``min_count`` times in total are kept.
+    """
+    import pandas as pd
+
+    bleu = BLEU(tokenize, lowercase)
+    refs = corpus.reference_streams()
+    ma: dict = {}
+    mb: dict = {}
+    lines_a: dict = {}
+    lines_b: dict = {}
+    for i in range(corpus.n_lines):
+        ref_toks = [bleu.tokens(r[i]) for r in refs]
+        ha, hb = bleu.tokens(corpus.systems[a][i]), bleu.tokens(corpus.systems[b][i])
+        for n in range(1, max_order + 1):
+            ref_max: dict = {}
+            for rt in ref_toks:
+                for g, k in _count(rt, n).items():
+                    if k > ref_max.get(g, 0):
+                        ref_max[g] = k
+            ca = {g: min(k, ref_max[g]) for g, k in _count(ha, n).items() if g in ref_max}
+            cb = {g: min(k, ref_max[g]) for g, k in _count(hb, n).items() if g in ref_max}
+            for g in ca.keys() | cb.keys():
+                x, y = ca.get(g, 0), cb.get(g, 0)
+                ma[g] = ma.get(g, 0) + x
+                mb[g] = mb.get(g, 0) + y
+                if x > y:
+                    lines_a.setdefault(g, []).append(i + 1)
+                elif y > x:
+                    lines_b.setdefault(g, []).append(i + 1)
+    rows = []
+    for g in ma:
+        x, y = ma[g], mb[g]
+        if x + y < min_count:
+            continue
+        rows.append(
+            {
+                "ngram": " ".join(g),
+                "n": len(g),
+                "matched_a": x,
+                "matched_b": y,
+                "score": (x + alpha) / (x + y + 2 * alpha),
+                "lines_a": lines_a.get(g, []),
+                "lines_b": lines_b.get(g, []),
+            }
+        )
+    cols = ["ngram", "n", "matched_a", "matched_b", "score", "lines_a", "lines_b"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _count(tokens, n) -> dict:
+    out: dict = {}
+    for i in range(len(tokens) - n + 1):
+        g = tuple(tokens[i : i + n])
+        out[g] = out.get(g, 0) + 1
+    return out
+
+
+LENGTH_EDGES = (10, 20, 30, 40)
+FREQ_EDGES = (1, 5, 10, 100, 1000)
+
+
+def _bucket_label(edges, k):
+    if k == 0:
+        return f"<= {edges[0]}"
+    if k == len(edges):
+        return f"> {edges[-1]}"
+    return f"{edges[k - 1] + 1}-{edges[k]}"
+
+
+def length_buckets(
+    corpus: Corpus,
+    result: MetricResult,
+    a: str,
+    b: str,
+    edges: Sequence[int] = LENGTH_EDGES,
+    n_boot: int = 1000,
+    seed: int = 12345,
+) -> list[dict]:
+    """Scores of A and B on sentences grouped by reference length (13a words of the first
+    reference), each bucket with a paired bootstrap test of B against A."""
+    from .significance import paired_bootstrap_p
+
+    tok = BLEU()
+    lengths = np.array([len(tok.tokens(x)) for x in corpus.reference_streams()[0]])
+    bucket = np.searchsorted(np.asarray(edges), lengths, side="left")
+    out = []
+    for k in range(len(edges) + 1):
+        sel = np.flatnonzero(bucket == k)
+        if len(sel) == 0:
+            continue
+        sa, sb, p = paired_bootstrap_p(
+            result.stats[a][sel], result.stats[b][sel], result.scorer.score_from_totals, n_boot, seed
+        )
+        out.append({"bucket": _bucket_label(edges, k), "lines": len(sel), "a": sa, "b": sb, "delta": sb - sa, "p": p})
+    return out
+
+
+def frequency_buckets(
+    corpus: Corpus,
+    a: str,
+    b: str,
+    edges: Sequence[int] = FREQ_EDGES,
+    n_boot: int = 1000,
+    seed: int = 12345,
+    tokenize: str = "13a",
+    lowercase: bool = False,
+) -> list[dict]:
+    """Word F-measure of A and B by the word's frequency in the reference corpus (compare-mt's
+    bucketed word accuracy; the first reference), each bucket with a paired bootstrap test.
+
+    Hypothesis words absent from the references fall in bucket ``0``.
+    """
+    from .significance import paired_bootstrap_p
+
+    bleu = BLEU(tokenize, lowercase)
+    ref = [bleu.tokens(x) for x in corpus.reference_streams()[0]]
+    freq: dict[str, int] = {}
+    for toks in ref:
+        for t in toks:
+            freq[t] = freq.get(t, 0) + 1
+    n_b = len(edges) + 2  # bucket 0: unseen, then the edges
+
+    def bucket_of(word):
+        f = freq.get(word, 0)
+        return 0 if f == 0 else 1 + int(np.searchsorted(np.asarray(edges), f, side="left"))
+
+    def stats_for(system):
+        st = np.zeros((corpus.n_lines, n_b, 3))
+        for i, line in enumerate(corpus.systems[system]):
+            hyp = _count(bleu.tokens(line), 1)
+            rc = _count(ref[i], 1)
+            for (w,), k in hyp.items():
+                st[i, bucket_of(w), 1] += k
+                if (w,) in rc:
+                    st[i, bucket_of(w), 0] += min(k, rc[(w,)])
+            for (w,), k in rc.items():
+                st[i, bucket_of(w), 2] += k
+        return st
+
+    def fmeasure(t):
+        t = np.asarray(t, dtype=np.float64)
+        denom = t[..., 1] + t[..., 2]
+        return np.where(denom > 0, 200 * t[..., 0] / np.where(denom > 0, denom, 1), 0.0)
+
+    sa_all, sb_all = stats_for(a), stats_for(b)
+    out = []
+    labels = ["0 (not in references)"] + [_bucket_label(edges, k) for k in range(len(edges) + 1)]
+    for k in range(n_b):
+        if sa_all[:, k, 1:].sum() + sb_all[:, k, 1:].sum() == 0:
+            continue
+        sa, sb, p = paired_bootstrap_p(sa_all[:, k], sb_all[:, k], fmeasure, n_boot, seed)
+        out.append(
+            {"bucket": labels[k], "words": int(sa_all[:, k, 2].sum()), "a": sa, "b": sb, "delta": sb - sa, "p": p}
+        )
     return out

@@ -144,3 +144,16 @@ def test_tbleu_sweep_starts_at_bleu():
         assert vals[0] == pytest.approx(results["bleu"].scores[s], abs=1e-9)
         assert vals[1] >= vals[0]
     assert not math.isnan(vals[0])
+
+
+def test_vectorised_bootstrap_correlations_equal_scipy_per_resample():
+    from mtlens.analysis import _rowwise_kendall_b, _rowwise_pearson
+
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 5, size=(30, 12)).astype(float)  # ties included
+    y = x + rng.normal(size=(30, 12))
+    p = _rowwise_pearson(x, y)
+    k = _rowwise_kendall_b(x, y)
+    for i in range(30):
+        assert p[i] == pytest.approx(sps.pearsonr(x[i], y[i]).statistic)
+        assert k[i] == pytest.approx(sps.kendalltau(x[i], y[i]).statistic)

@@ -28,6 +28,11 @@ DEFAULT_OPTIONS = {
     "smooth_method": "exp",
     "char_order": 18,
     "char_keep_spaces": False,
+    "tbleu_epsilon": 0.05,
+    "ter_normalized": False,
+    "ter_no_punct": False,
+    "ter_asian_support": False,
+    "ter_case_sensitive": False,
 }
 
 
@@ -40,14 +45,14 @@ class Dataset:
         fingerprint: a digest of every line and name (the cache key).
         origin: ``"sample"`` or ``"upload"``.
         files: the file names it came from.
-        human: raw bytes and name of an uploaded human-score file, or None.
+        human: (name, bytes) of each uploaded human-score file.
     """
 
     corpus: Corpus
     fingerprint: str
     origin: str
     files: tuple[str, ...] = ()
-    human: tuple[str, bytes] | None = field(default=None, repr=False)
+    human: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
 
 
 def fingerprint(corpus: Corpus) -> str:
@@ -70,8 +75,8 @@ def sample_dataset() -> Dataset:
     names = ["VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin"]
     systems = [(f"{n}.txt", read_bytes(SAMPLE_DIR / f"{n}.txt")) for n in names]
     corpus = corpus_from_bytes(refs, systems, ("src.txt", read_bytes(SAMPLE_DIR / "src.txt")))
-    human = ("human.tsv", read_bytes(SAMPLE_DIR / "human.tsv"))
-    files = (*tuple(fn for fn, _ in refs + systems), "src.txt", "human.tsv")
+    human = tuple((n, read_bytes(SAMPLE_DIR / n)) for n in ("human.tsv", "human_seg.tsv"))
+    files = (*(fn for fn, _ in refs + systems), "src.txt", "human.tsv", "human_seg.tsv")
     return Dataset(corpus, fingerprint(corpus), "sample", files, human)
 
 
@@ -89,7 +94,7 @@ def use_sample() -> None:
     st.session_state.pop(UPLOAD_SIG_KEY, None)
 
 
-def dataset_from_uploads(references, systems, source=None, human=None) -> Dataset:
+def dataset_from_uploads(references, systems, source=None, human=()) -> Dataset:
     """Build a dataset from uploaded files (``(name, bytes)`` pairs).
 
     One ``.tsv`` or ``.xml`` file among the system outputs, with no reference
@@ -109,6 +114,12 @@ def dataset_from_uploads(references, systems, source=None, human=None) -> Datase
             raise InputError("upload at least one system output file")
         corpus = corpus_from_bytes(references, systems, source)
     files = tuple(n for n, _ in [*references, *systems, *([source] if source else [])])
+    human = tuple(human or ())
+    if human:
+        from ..analysis import read_human
+
+        for name, data in human:  # validate now, so a bad file is reported on the home page
+            read_human(data, name, corpus)
     return Dataset(corpus, fingerprint(corpus), "upload", files, human)
 
 

@@ -14,6 +14,11 @@ WIDGETS = {
     "w_smooth": "smooth_method",
     "w_char_order": "char_order",
     "w_char_spaces": "char_keep_spaces",
+    "w_tbleu_eps": "tbleu_epsilon",
+    "w_ter_norm": "ter_normalized",
+    "w_ter_punct": "ter_no_punct",
+    "w_ter_asian": "ter_asian_support",
+    "w_ter_case": "ter_case_sensitive",
 }
 
 
@@ -52,6 +57,21 @@ def metric_sidebar() -> dict:
         )
     )
     opts["char_keep_spaces"] = sb.checkbox("Character BLEU keeps spaces", key="w_char_spaces")
+    opts["tbleu_epsilon"] = float(
+        sb.slider(
+            "tBLEU epsilon",
+            0.0,
+            1.0,
+            step=0.05,
+            key="w_tbleu_eps",
+            help="affix-distance threshold under which a word is replaced by its matched reference word",
+        )
+    )
+    with sb.expander("TER options"):
+        opts["ter_normalized"] = st.checkbox("normalized", key="w_ter_norm")
+        opts["ter_no_punct"] = st.checkbox("no punctuation", key="w_ter_punct")
+        opts["ter_asian_support"] = st.checkbox("Asian support", key="w_ter_asian")
+        opts["ter_case_sensitive"] = st.checkbox("case sensitive", key="w_ter_case")
     return opts
 
 

@@ -13,8 +13,11 @@ TIMEOUT = 60
 
 @pytest.fixture(autouse=True)
 def _clear_caches():
+    from mtlens.ui import cached
+
     st.cache_data.clear()
     st.cache_resource.clear()
+    cached.COMPARISONS.clear()
     yield
 
 

@@ -1,0 +1,171 @@
+"""Sentences: sort and filter lines by score or by the difference between two systems, then see why."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from mtlens.highlight import ngram_matches
+from mtlens.metrics import make_metric
+from mtlens.metrics.ter import ter_alignment
+from mtlens.ui import cached, render, state
+from mtlens.ui.widgets import dataset_caption, metric_sidebar
+
+st.set_page_config(page_title="mtlens · Sentences", layout="wide")
+st.title("Sentences")
+ds = state.current()
+opts = metric_sidebar()
+dataset_caption(ds)
+c = ds.corpus
+systems = list(c.system_names)
+refs = c.reference_streams()
+ref_names = list(c.reference_names)
+
+col1, col2, col3 = st.columns(3)
+sys_a = col1.selectbox("System A", systems, key="sent_a")
+others = ["(none)"] + [s for s in systems if s != sys_a]
+sys_b = col2.selectbox("Compare with system B", others, index=1 if len(others) > 1 else 0, key="sent_b")
+sys_b = None if sys_b == "(none)" else sys_b
+metric = col3.selectbox("Sentence metric", ["bleu", "chrf", "chrf++", "bleu-c", "ter", "tbleu"], key="sent_metric")
+
+result = cached.metric_result(ds, metric, opts)
+score_a = result.sentence_scores(sys_a)
+table = pd.DataFrame({"line": range(1, c.n_lines + 1), f"{metric} A": score_a})
+if sys_b:
+    score_b = result.sentence_scores(sys_b)
+    table[f"{metric} B"] = score_b
+    table["B - A"] = score_b - score_a
+table["A"] = [h[:120] for h in c.systems[sys_a]]
+if sys_b:
+    table["B"] = [h[:120] for h in c.systems[sys_b]]
+
+sorts = ["line order", "score A ascending", "score A descending"]
+if sys_b:
+    sorts += ["largest |B - A|", "B better than A first", "A better than B first"]
+f1, f2, f3 = st.columns([2, 2, 1])
+sort = f1.selectbox("Sort", sorts, index=3 if sys_b else 1, key="sent_sort")
+query = f2.text_input("Only lines containing (in A, B or a reference)", key="sent_query")
+page_size = f3.selectbox("Lines per page", [25, 50, 100], key="sent_page_size")
+
+view = table
+if query:
+    q = query.lower()
+    keep = [
+        q in c.systems[sys_a][i].lower()
+        or (sys_b is not None and q in c.systems[sys_b][i].lower())
+        or any(q in r[i].lower() for r in refs)
+        for i in range(c.n_lines)
+    ]
+    view = view[keep]
+if sort == "score A ascending":
+    view = view.sort_values(f"{metric} A", kind="stable")
+elif sort == "score A descending":
+    view = view.sort_values(f"{metric} A", ascending=False, kind="stable")
+elif sort == "largest |B - A|":
+    view = view.iloc[(-view["B - A"].abs()).argsort(kind="stable")]
+elif sort == "B better than A first":
+    view = view.sort_values("B - A", ascending=not result.higher_is_better, kind="stable")
+elif sort == "A better than B first":
+    view = view.sort_values("B - A", ascending=result.higher_is_better, kind="stable")
+
+n_pages = max(1, -(-len(view) // page_size))
+page = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="sent_page")
+shown = view.iloc[(page - 1) * page_size : page * page_size]
+st.caption(f"{len(view)} of {c.n_lines} lines; click a row to inspect it.")
+event = st.dataframe(
+    shown,
+    hide_index=True,
+    on_select="rerun",
+    selection_mode="single-row",
+    key="sent_table",
+    column_config={
+        k: st.column_config.NumberColumn(format="%.2f") for k in shown.columns if k not in ("line", "A", "B")
+    },
+)
+rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
+if rows:
+    st.session_state["sent_line"] = int(shown.iloc[rows[0]]["line"])
+default_line = int(shown.iloc[0]["line"]) if len(shown) else 1
+line_no = st.number_input("Line", 1, c.n_lines, st.session_state.get("sent_line", default_line), key="sent_line_input")
+st.session_state["sent_line"] = int(line_no)
+i = int(line_no) - 1
+
+st.subheader(f"Line {line_no}")
+st.markdown(render.STYLE, unsafe_allow_html=True)
+h1, h2, h3 = st.columns([1, 1, 2])
+order = h1.slider("n-gram order to highlight", 1, 4, 2, key="sent_order")
+unit = h2.radio("Units", ["words (BLEU)", "characters (chrF)"], key="sent_unit")
+char_n = h3.slider("character n-gram order", 1, 6, 3, key="sent_char_order") if unit.startswith("char") else 3
+
+if c.source is not None:
+    st.markdown("**Source**")
+    st.markdown(render.plain(c.source[i]), unsafe_allow_html=True)
+
+seg_refs = [r[i] for r in refs]
+bleu = make_metric("bleu", tokenize=opts["tokenize"], lowercase=opts["lowercase"])
+m_a = ngram_matches(c.systems[sys_a][i], seg_refs, bleu, max_order=4)
+m_b = ngram_matches(c.systems[sys_b][i], seg_refs, bleu, max_order=4) if sys_b else None
+
+st.markdown("**References** (yellow: n-grams no hypothesis shown here produced)")
+for k, name in enumerate(ref_names):
+    st.markdown(f"<span class='mtl-label'>{render.escape(name)}</span>", unsafe_allow_html=True)
+    st.markdown(render.ngram_reference(m_a, order, k), unsafe_allow_html=True)
+
+scores = f"{metric} = {score_a[i]:.2f}"
+if unit.startswith("word"):
+    if sys_b:
+        st.markdown(
+            render.legend(
+                [
+                    ("matched by both (confirmed)", "confirmed"),
+                    ("only B (improving)", "improving"),
+                    ("only A (worsening)", "worsening"),
+                ]
+            ),
+            unsafe_allow_html=True,
+        )
+        html_a, html_b = render.ngram_pair(m_a, m_b, order)
+        st.markdown(f"**A: {render.escape(sys_a)}** ({scores})")
+        st.markdown(html_a, unsafe_allow_html=True)
+        st.markdown(f"**B: {render.escape(sys_b)}** ({metric} = {score_b[i]:.2f})")
+        st.markdown(html_b, unsafe_allow_html=True)
+    else:
+        st.markdown(
+            render.legend([("in a matched n-gram", "matched"), ("unmatched", "unmatched")]), unsafe_allow_html=True
+        )
+        st.markdown(f"**{render.escape(sys_a)}** ({scores}); hover a word to see which reference matched it")
+        st.markdown(render.ngram_hypothesis(m_a, order, ref_names), unsafe_allow_html=True)
+else:
+    st.markdown(
+        render.legend([("in a matched character n-gram", "matched"), ("unmatched", "unmatched")]),
+        unsafe_allow_html=True,
+    )
+    for name in [sys_a, sys_b] if sys_b else [sys_a]:
+        st.markdown(f"**{render.escape(name)}**")
+        st.markdown(
+            render.char_hypothesis(c.systems[name][i], seg_refs, char_n, opts["lowercase"]), unsafe_allow_html=True
+        )
+
+st.markdown("**TER alignment** against the best reference")
+st.markdown(
+    render.legend(
+        [
+            ("shifted (underlined)", "shift"),
+            ("substitution", "substitution"),
+            ("insertion", "insertion"),
+            ("deletion", "deletion"),
+            ("match", "match"),
+        ]
+    ),
+    unsafe_allow_html=True,
+)
+ter = make_metric("ter", **{k: v for k, v in opts.items() if k.startswith("ter_")})
+for name in [sys_a, sys_b] if sys_b else [sys_a]:
+    a = ter_alignment(c.systems[name][i], seg_refs, ter)
+    counts = a.counts
+    st.markdown(
+        f"*{render.escape(name)}*: {a.edits} edits ({counts['shift']} shifts, {counts['substitution']} substitutions, "
+        f"{counts['insertion']} insertions, {counts['deletion']} deletions) against "
+        f"{render.escape(ref_names[a.reference])}, TER = {100 * a.edits / a.ref_length if a.ref_length else 0:.2f}"
+    )
+    st.markdown(render.ter_alignment(a), unsafe_allow_html=True)

@@ -1,0 +1,95 @@
+"""Human correlation: how each metric agrees with the human judgments uploaded with the data."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from mtlens.ui import cached, state
+from mtlens.ui.widgets import dataset_caption, metric_sidebar
+
+st.set_page_config(page_title="mtlens · Human correlation", layout="wide")
+st.title("Correlation with human judgments")
+ds = state.current()
+opts = metric_sidebar()
+dataset_caption(ds)
+human = cached.human(ds)
+if human is None:
+    st.info(
+        "No human scores in this dataset: upload a TSV (system, metric, score; or system, line, metric, score) "
+        "on the home page."
+    )
+    st.stop()
+for note in human.notes:
+    st.caption(note)
+
+results = cached.all_results(ds, opts)
+corr = cached.human_corr(ds, opts, results)
+rows = pd.DataFrame(corr["human_correlation"])
+for k in ("pearson", "spearman", "kendall"):
+    rows[f"{k} 95% CI"] = [f"[{a:.2f}, {b:.2f}]" if a == a else "n/a" for a, b in rows[f"{k}_ci"]]
+rows = rows.drop(columns=["pearson_ci", "spearman_ci", "kendall_ci"])
+st.dataframe(
+    rows,
+    hide_index=True,
+    column_config={k: st.column_config.NumberColumn(format="%.3f") for k in ("pearson", "spearman", "kendall")},
+)
+st.caption(
+    "TER is an error rate: a good TER correlates negatively. Intervals: percentile bootstrap over systems "
+    "(system level) or rated segments (segment level), 1000 resamples."
+)
+for key, names in corr["missing"].items():
+    if names:
+        st.warning(f"No human score ({key}) for: {', '.join(names)}")
+
+st.subheader("Metric against human score")
+c1, c2 = st.columns(2)
+metric = c1.selectbox("Metric", list(results), key="hc_metric")
+levels = [f"system:{h}" for h in human.system] + [f"segment:{h}" for h in human.segment]
+level = c2.selectbox("Human score", levels, key="hc_level")
+kind, h = level.split(":", 1)
+r = results[metric]
+if kind == "system":
+    names = [s for s in r.scores if s in human.system[h]]
+    fig = go.Figure(
+        go.Scatter(
+            x=[r.scores[s] for s in names],
+            y=[human.system[h][s] for s in names],
+            mode="markers+text",
+            text=names,
+            textposition="top center",
+        )
+    )
+else:
+    xs, ys, labels = [], [], []
+    for s, lines in human.segment[h].items():
+        sent = r.sentence_scores(s)
+        for line, v in lines.items():
+            xs.append(sent[line])
+            ys.append(v)
+            labels.append(f"{s} line {line + 1}")
+    fig = go.Figure(
+        go.Scattergl(
+            x=xs,
+            y=ys,
+            mode="markers",
+            text=labels,
+            marker={"opacity": 0.5},
+            hovertemplate="%{text}<br>%{x:.2f} / %{y:.2f}<extra></extra>",
+        )
+    )
+fig.update_layout(xaxis_title=metric, yaxis_title=h, height=440, margin={"t": 20})
+st.plotly_chart(fig, key="hc_scatter")
+
+if human.system:
+    st.subheader("tBLEU threshold sweep (Libovický & Pecina, Figure 2)")
+    with st.spinner("tBLEU for epsilon 0 … 1"):
+        sweep = cached.tbleu_sweep(ds, opts)
+    fig2 = go.Figure()
+    for hname, vals in sweep["correlation"].items():
+        fig2.add_trace(
+            go.Scatter(x=sweep["epsilons"], y=vals["pearson"], mode="lines+markers", name=f"Pearson vs {hname}")
+        )
+    fig2.update_layout(xaxis_title="epsilon", yaxis_title="correlation", height=380, margin={"t": 20})
+    st.plotly_chart(fig2, key="hc_sweep")

@@ -1,0 +1,113 @@
+"""Two systems side by side: the n-grams each gets right, scores by bucket with paired tests, largest differences."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from mtlens.metrics import METRIC_NAMES
+from mtlens.ui import cached, state
+from mtlens.ui.widgets import dataset_caption, metric_sidebar
+
+st.set_page_config(page_title="mtlens · Compare two systems", layout="wide")
+st.title("Compare two systems")
+ds = state.current()
+opts = metric_sidebar()
+dataset_caption(ds)
+c = ds.corpus
+systems = list(c.system_names)
+if len(systems) < 2:
+    st.info("This page needs at least two systems.")
+    st.stop()
+k1, k2, k3 = st.columns(3)
+a = k1.selectbox("System A", systems, key="cmp_a")
+b = k2.selectbox("System B", [s for s in systems if s != a], key="cmp_b")
+metric = k3.selectbox("Metric for buckets and differences", [m for m in METRIC_NAMES if m != "nist"], key="cmp_metric")
+
+# --- n-grams
+st.subheader("N-grams one system gets right more often")
+st.caption(
+    "Matched in a reference with BLEU's clipping, summed over the corpus; "
+    "score = (A + 1) / (A + B + 2): above 0.5 A gets it right more often."
+)
+diff = cached.ngram_differences(ds, a, b, opts)
+n_sel = st.multiselect("n", [1, 2, 3, 4], default=[1, 2, 3, 4], key="cmp_n")
+top = st.slider("rows", 5, 100, 20, key="cmp_top")
+d = diff[diff["n"].isin(n_sel)]
+cols = ["ngram", "n", "matched_a", "matched_b", "score"]
+t1, t2 = st.columns(2)
+better_a = d.sort_values(["score", "matched_a"], ascending=[False, False]).head(top)
+better_b = d.sort_values(["score", "matched_b"], ascending=[True, False]).head(top)
+t1.markdown(f"**{a} (A) better**")
+ev_a = t1.dataframe(better_a[cols], hide_index=True, on_select="rerun", selection_mode="single-row", key="cmp_tab_a")
+t2.markdown(f"**{b} (B) better**")
+ev_b = t2.dataframe(better_b[cols], hide_index=True, on_select="rerun", selection_mode="single-row", key="cmp_tab_b")
+
+
+def _examples(row, lines_col):
+    lines = row[lines_col][:5]
+    if not lines:
+        return
+    st.markdown(f"Example lines for *{row['ngram']}*: " + ", ".join(map(str, lines)))
+    for ln in lines[:3]:
+        with st.expander(f"line {ln}"):
+            st.text(
+                f"ref: {c.reference_streams()[0][ln - 1]}\nA:   {c.systems[a][ln - 1]}\nB:   {c.systems[b][ln - 1]}"
+            )
+            if st.button("Open in Sentences", key=f"open_{lines_col}_{ln}"):
+                st.session_state.update({"sent_a": a, "sent_b": b, "sent_line": ln, "sent_line_input": ln})
+                st.switch_page("pages/2_Sentences.py")
+
+
+for ev, table, col in ((ev_a, better_a, "lines_a"), (ev_b, better_b, "lines_b")):
+    if ev is not None and ev.selection.rows:
+        _examples(table.iloc[ev.selection.rows[0]], col)
+
+# --- buckets
+st.subheader("Scores by bucket, each with a paired bootstrap test (B against A)")
+for kind, title in (
+    ("length", f"{metric} by reference length (words)"),
+    ("frequency", "word F-measure by frequency in the references"),
+):
+    rows = cached.buckets(ds, kind, metric, a, b, opts)
+    df = pd.DataFrame(rows)
+    fig = go.Figure(
+        [go.Bar(name=f"A: {a}", x=df["bucket"], y=df["a"]), go.Bar(name=f"B: {b}", x=df["bucket"], y=df["b"])]
+    )
+    stars = ["*" if p < 0.05 else "" for p in df["p"]]
+    fig.update_layout(title=title, barmode="group", height=360, margin={"t": 40})
+    for x, y, s in zip(df["bucket"], df[["a", "b"]].max(axis=1), stars, strict=True):
+        if s:
+            fig.add_annotation(x=x, y=y, text="*", showarrow=False, yshift=12, font={"size": 18})
+    st.plotly_chart(fig, key=f"cmp_{kind}")
+    st.dataframe(
+        df,
+        hide_index=True,
+        column_config={
+            k: st.column_config.NumberColumn(format="%.3f" if k == "p" else "%.2f") for k in ("a", "b", "delta", "p")
+        },
+    )
+st.caption("* p < 0.05 (paired bootstrap, 1000 resamples, not corrected for the number of buckets).")
+
+# --- largest differences
+st.subheader("Where the two differ most")
+res = cached.metric_result(ds, metric, opts)
+sa, sb = res.sentence_scores(a), res.sentence_scores(b)
+order = (abs(sb - sa)).argsort()[::-1][:20]
+st.dataframe(
+    pd.DataFrame(
+        {
+            "line": order + 1,
+            f"{metric} A": sa[order],
+            f"{metric} B": sb[order],
+            "B - A": (sb - sa)[order],
+            "A": [c.systems[a][i][:100] for i in order],
+            "B": [c.systems[b][i][:100] for i in order],
+        }
+    ),
+    hide_index=True,
+)
+if st.button("Inspect these lines in Sentences (sorted by |B - A|)", key="cmp_to_sentences"):
+    st.session_state.update({"sent_a": a, "sent_b": b, "sent_metric": metric, "sent_sort": "largest |B - A|"})
+    st.switch_page("pages/2_Sentences.py")
