@@ -106,7 +106,7 @@ bleu = make_metric("bleu", tokenize=opts["tokenize"], lowercase=opts["lowercase"
 m_a = ngram_matches(c.systems[sys_a][i], seg_refs, bleu, max_order=4)
 m_b = ngram_matches(c.systems[sys_b][i], seg_refs, bleu, max_order=4) if sys_b else None
 
-st.markdown("**References** (yellow: n-grams no hypothesis shown here produced)")
+st.markdown(f"**References** (yellow: n-grams that {render.escape(sys_a)} (A) did not produce)")
 for k, name in enumerate(ref_names):
     st.markdown(f"<span class='mtl-label'>{render.escape(name)}</span>", unsafe_allow_html=True)
     st.markdown(render.ngram_reference(m_a, order, k), unsafe_allow_html=True)

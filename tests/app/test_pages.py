@@ -87,3 +87,92 @@ def test_single_tsv_upload(app):
     app.run()
     no_errors(app)
     assert list(app.dataframe[0].value["name"]) == ["ref", "UEdin"]
+
+
+def test_sentences_page_interactions_and_escaping(app):
+    lines = (SAMPLE / "ref.txt").read_text(encoding="utf-8").split("\n")[:5]
+    evil = ["<script>alert(1)</script> Test", "<b onmouseover=alert(2)>x</b>", *lines[2:5]]
+    _upload(app, "up_refs", ("ref.txt", ("\n".join(lines) + "\n").encode(), "text/plain"))
+    _upload(
+        app,
+        "up_systems",
+        ("evil.txt", ("\n".join(evil) + "\n").encode(), "text/plain"),
+        ("good.txt", ("\n".join(lines) + "\n").encode(), "text/plain"),
+    )
+    app.run()
+    app.switch_page("pages/2_Sentences.py").run()
+    no_errors(app)
+    app.selectbox(key="sent_a").set_value("evil")
+    app.selectbox(key="sent_sort").set_value("line order")
+    app.number_input(key="sent_line_input").set_value(1)
+    app.slider(key="sent_order").set_value(1)
+    app.run()
+    no_errors(app)
+    html = "\n".join(m.value for m in app.markdown)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script>" not in html and "<b onmouseover" not in html
+    assert "TER =" in html
+    app.radio(key="sent_unit").set_value("characters (chrF)")
+    app.run()
+    no_errors(app)
+    app.selectbox(key="sent_metric").set_value("ter")
+    app.selectbox(key="sent_sort").set_value("largest |B - A|")
+    app.run()
+    no_errors(app)
+    df = app.dataframe[0].value
+    assert list(df.columns[:4]) == ["line", "ter A", "ter B", "B - A"]
+    assert list(df["B - A"].abs()) == sorted(df["B - A"].abs(), reverse=True)
+
+
+def test_significance_page_controls(app):
+    app.switch_page("pages/4_Significance.py").run()
+    app.selectbox(key="sig_metric").set_value("chrf")
+    app.selectbox(key="sig_test").set_value("ar")
+    app.run()
+    app.number_input(key="sig_n_ar").set_value(500)
+    app.number_input(key="sig_seed").set_value(0)
+    app.run()
+    no_errors(app)
+    assert any("test:ar|n:500|seed:0" in c.value for c in app.caption)
+    pairs = app.dataframe[1].value
+    assert len(pairs) == 6 and pairs["p"].between(0, 1).all()
+    assert app.get("plotly_chart")
+
+
+def test_words_vs_characters_and_human_pages(app):
+    app.switch_page("pages/3_Words_vs_characters.py").run()
+    app.slider(key="wvc_n").set_value(3)
+    app.slider(key="wvc_range").set_value((5, 20))
+    app.run()
+    no_errors(app)
+    best = app.dataframe[0].value
+    assert "all" in list(best["systems"])
+    app.switch_page("pages/5_Human_correlation.py").run()
+    no_errors(app)
+    rows = app.dataframe[0].value
+    assert {"system", "segment"} <= set(rows["level"]) and "MQM" in set(rows["human"])
+
+
+def test_compare_two_systems_page(app):
+    app.switch_page("pages/6_Compare_two_systems.py").run()
+    no_errors(app)
+    app.selectbox(key="cmp_a").set_value("UEdin")
+    app.run()
+    no_errors(app)
+    tables = [d.value for d in app.dataframe]
+    assert {"ngram", "matched_a", "matched_b", "score"} <= set(tables[0].columns)
+    assert (tables[0]["score"] >= 0.5).all() and (tables[1]["score"] <= 0.5).all()
+    buckets = tables[2]
+    assert {"bucket", "a", "b", "p"} <= set(buckets.columns) and buckets["p"].between(0, 1).all()
+
+
+def test_pages_without_human_scores_say_so(app):
+    ref = (SAMPLE / "ref.txt").read_bytes()
+    _upload(app, "up_refs", ("r.txt", ref, "text/plain"))
+    _upload(app, "up_systems", ("a.txt", (SAMPLE / "UEdin.txt").read_bytes(), "text/plain"))
+    app.run()
+    app.switch_page("pages/5_Human_correlation.py").run()
+    no_errors(app)
+    assert any("No human scores" in i.value for i in app.info)
+    app.switch_page("pages/4_Significance.py").run()
+    assert any("at least two systems" in i.value for i in app.info)
