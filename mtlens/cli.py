@@ -92,6 +92,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--tbleu-sweep", action="store_true", help="tBLEU for epsilon 0, 0.05, ..., 1 (with --human: correlation)"
     )
     a.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the bootstrap intervals")
+
+    r = sub.add_parser("report", help="a standalone HTML report (opens offline) with rankings, charts, clusters")
+    _add_data_args(r)
+    _add_metric_args(r, "bleu,chrf,ter")
+    r.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
+    r.add_argument("--n", type=int, default=1000, help="bootstrap resamples for intervals and clusters (1000)")
+    r.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
+    r.add_argument("--title", default="mtlens report", help="the report's title")
     return p
 
 
@@ -191,7 +199,24 @@ def _run_analyze(args) -> str:
     return report.analysis_to_table(doc)
 
 
-_COMMANDS = {"score": _run_score, "compare": _run_compare, "analyze": _run_analyze}
+def _run_report(args) -> str:
+    from pathlib import Path
+
+    from .html_report import build_html_report
+
+    corpus, results = _load_and_score(args)
+    comparisons = {}
+    if len(corpus.systems) > 1:
+        comparisons = {m: compare(r, "bootstrap", n=args.n, seed=args.seed) for m, r in results.items()}
+    html = build_html_report(corpus, results, comparisons, args.title)
+    try:
+        Path(args.output).write_text(html, encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot write '{args.output}': {err.strerror or err}") from None
+    return f"wrote {args.output} ({len(html) / 1e6:.1f} MB)\n"
+
+
+_COMMANDS = {"score": _run_score, "compare": _run_compare, "analyze": _run_analyze, "report": _run_report}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -305,3 +305,28 @@ def analysis_to_table(doc: dict) -> str:
         for h, corr in sw["correlation"].items():
             out.append(f"r({h[:5]}) " + " ".join(f"{_f(v, 2):>6}" for v in corr["pearson"]))
     return "\n".join(out) + "\n"
+
+
+def table_to_latex(columns: list[str], rows: list[list], digits: int = 2) -> str:
+    """Any table as a booktabs LaTeX tabular (text escaped, floats rounded to ``digits``)."""
+
+    def cell(v):
+        if isinstance(v, (float, np.floating)):
+            return "--" if not math.isfinite(float(v)) else f"{float(v):.{digits}f}"
+        if isinstance(v, (list, tuple)):
+            v = ", ".join(map(str, v))
+        return latex_escape(str(v))
+
+    align = "".join(
+        "r" if all(isinstance(r[i], (int, float, np.number)) for r in rows) and rows else "l"
+        for i in range(len(columns))
+    )
+    out = [
+        rf"\begin{{tabular}}{{{align}}}",
+        r"\toprule",
+        " & ".join(latex_escape(str(c)) for c in columns) + r" \\",
+        r"\midrule",
+    ]
+    out += [" & ".join(cell(v) for v in r) + r" \\" for r in rows]
+    out += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(out) + "\n"

@@ -7,7 +7,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from mtlens import report
-from mtlens.ui import cached, state
+from mtlens.html_report import build_html_report
+from mtlens.metrics import METRIC_NAMES
+from mtlens.ui import cached, export, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 st.set_page_config(page_title="mtlens · Rankings", layout="wide")
@@ -16,27 +18,38 @@ ds = state.current()
 opts = metric_sidebar()
 dataset_caption(ds)
 
-results = cached.all_results(ds, opts)
+sort_by = st.selectbox("Sort by", METRIC_NAMES, key="rank_sort")
+
+
+def build_table(results: dict, cmp=None) -> pd.DataFrame:
+    key = sort_by if sort_by in results else next(iter(results))
+    first = results[key]
+    order = sorted(first.scores, key=lambda n: first.scores[n], reverse=first.higher_is_better)
+    table = pd.DataFrame({"system": order, **{m: [r.scores[n] for n in order] for m, r in results.items()}})
+    table.insert(0, "rank", range(1, len(order) + 1))
+    if cmp is not None:
+        cluster_of = {n: i + 1 for i, cl in enumerate(cmp.clusters) for n in cl}
+        table.insert(2, f"cluster ({sort_by})", [cluster_of[n] for n in order])
+        table.insert(3, f"{sort_by} 95% CI ±", [cmp.systems[n].ci for n in order])
+    return table
+
+
+number_format = {m: st.column_config.NumberColumn(m, format="%.2f") for m in [*METRIC_NAMES, f"{sort_by} 95% CI ±"]}
+placeholder = st.empty()
+bar = st.progress(0.0, text="Scoring…")
+results = {}
+for k, name in enumerate(METRIC_NAMES):  # the table grows as each metric arrives
+    bar.progress(k / len(METRIC_NAMES), text=f"Scoring {name}…")
+    results[name] = cached.metric_result(ds, name, opts)
+    placeholder.dataframe(build_table(results), hide_index=True, column_config=number_format)
 metrics = list(results)
-sort_by = st.selectbox("Sort by", metrics, key="rank_sort")
-first = results[sort_by]
-order = sorted(first.scores, key=lambda n: first.scores[n], reverse=first.higher_is_better)
-table = pd.DataFrame({"system": order, **{m: [results[m].scores[n] for n in order] for m in metrics}})
-table.insert(0, "rank", range(1, len(order) + 1))
-if len(order) > 1:
-    bar = st.progress(0.0, text="Bootstrap resampling…")
+cmp = None
+if len(ds.corpus.systems) > 1:
     cmp = cached.comparison(
         ds, sort_by, opts, "bootstrap", 1000, 12345, progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg)
     )
-    bar.empty()
-    cluster_of = {n: i + 1 for i, cl in enumerate(cmp.clusters) for n in cl}
-    table.insert(2, f"cluster ({sort_by})", [cluster_of[n] for n in order])
-    table.insert(3, f"{sort_by} 95% CI ±", [cmp.systems[n].ci for n in order])
-st.dataframe(
-    table,
-    hide_index=True,
-    column_config={m: st.column_config.NumberColumn(m, format="%.2f") for m in [*metrics, f"{sort_by} 95% CI ±"]},
-)
+bar.empty()
+placeholder.dataframe(build_table(results, cmp), hide_index=True, column_config=number_format, key="rank_table")
 st.caption(
     "Clusters: systems in score order, split only where every system above is significantly better than every "
     "system below (paired bootstrap, 1000 resamples, Holm-corrected p < 0.05). Lower is better for TER."
@@ -44,11 +57,24 @@ st.caption(
 st.markdown("**Signatures**")
 st.code("\n".join(f"{m}: {r.signature}" for m, r in results.items()), language=None)
 
-c1, c2 = st.columns(2)
+c1, c2, c3 = st.columns(3)
 c1.download_button("Download CSV", report.to_csv(results), file_name="mtlens-scores.csv", mime="text/csv", key="dl_csv")
 c2.download_button(
     "Download LaTeX", report.to_latex(results), file_name="mtlens-scores.tex", mime="text/x-tex", key="dl_latex"
 )
+
+if c3.button("Prepare HTML report", key="rank_report_make", help="one file with tables, charts, clusters, signatures"):
+    with st.spinner("Bootstrap intervals for every metric…"):
+        comps = {m: cached.comparison(ds, m, opts) for m in results} if len(ds.corpus.systems) > 1 else {}
+        st.session_state["rank_report"] = build_html_report(ds.corpus, results, comps)
+if st.session_state.get("rank_report"):
+    c3.download_button(
+        "Download HTML report",
+        st.session_state["rank_report"],
+        file_name="mtlens-report.html",
+        mime="text/html",
+        key="dl_report",
+    )
 
 st.subheader("Scores with 95% confidence intervals")
 chart_metric = st.selectbox("Metric", metrics, key="rank_chart_metric")
@@ -68,4 +94,4 @@ fig = go.Figure(
     )
 )
 fig.update_layout(yaxis_title=chart_metric, height=380, margin={"t": 20, "b": 40})
-st.plotly_chart(fig, key="rank_chart")
+export.chart(fig, "rank_chart", f"mtlens-{chart_metric}")

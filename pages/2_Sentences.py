@@ -8,7 +8,7 @@ import streamlit as st
 from mtlens.highlight import ngram_matches
 from mtlens.metrics import make_metric
 from mtlens.metrics.ter import ter_alignment
-from mtlens.ui import cached, render, state
+from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 st.set_page_config(page_title="mtlens · Sentences", layout="wide")
@@ -72,8 +72,9 @@ n_pages = max(1, -(-len(view) // page_size))
 page = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="sent_page")
 shown = view.iloc[(page - 1) * page_size : page * page_size]
 st.caption(f"{len(view)} of {c.n_lines} lines; click a row to inspect it.")
-event = st.dataframe(
-    shown,
+event = export.table(
+    name="mtlens-sentences",
+    df=shown,
     hide_index=True,
     on_select="rerun",
     selection_mode="single-row",

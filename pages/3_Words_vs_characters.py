@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from mtlens.ui import cached, state
+from mtlens.ui import cached, export, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 st.set_page_config(page_title="mtlens · Words vs characters", layout="wide")
@@ -41,7 +41,7 @@ best = pd.DataFrame(
         for k, v in res.best.items()
     ]
 )
-st.dataframe(best, hide_index=True)
+export.table(name="mtlens-best-M", df=best, hide_index=True)
 
 st.subheader("The sweep over M (all systems pooled)")
 pooled = pd.DataFrame(res.pooled)
@@ -68,7 +68,7 @@ for col, name in (
         )
 fig.add_hline(y=0.9, line_dash="dot", annotation_text="90%")
 fig.update_layout(xaxis_title="M (characters)", height=420, margin={"t": 20})
-st.plotly_chart(fig, key="wvc_sweep")
+export.chart(fig, "wvc_sweep")
 
 st.subheader(f"BLEU_w{n} against BLEU_c{m}, one point per sentence")
 system = st.selectbox("System", list(c.system_names), key="wvc_system")
@@ -87,7 +87,7 @@ sc = go.Figure(
 )
 sc.add_trace(go.Scatter(x=[0, 100], y=[0, 100], mode="lines", line={"dash": "dot", "color": "#999"}, showlegend=False))
 sc.update_layout(xaxis_title=f"BLEU_c{m}", yaxis_title=f"BLEU_w{n}", height=480, margin={"t": 20})
-st.plotly_chart(sc, key="wvc_scatter")
+export.chart(sc, "wvc_scatter")
 row = next((r for r in res.rows[system] if r["char_order"] == m), None)
 if row:
     st.caption(
@@ -104,8 +104,9 @@ rank = pd.DataFrame(res.ranking).rename(
         "rank_c": f"rank by BLEU_c{m}",
     }
 )
-st.dataframe(
-    rank,
+export.table(
+    name="mtlens-rankings-w-c",
+    df=rank,
     hide_index=True,
     column_config={
         f"BLEU_w{n}": st.column_config.NumberColumn(format="%.2f"),

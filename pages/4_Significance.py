@@ -9,7 +9,7 @@ import streamlit as st
 
 from mtlens import report
 from mtlens.metrics import METRIC_NAMES
-from mtlens.ui import cached, state
+from mtlens.ui import cached, export, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 st.set_page_config(page_title="mtlens · Significance", layout="wide")
@@ -76,7 +76,7 @@ fig = go.Figure(
 )
 fig.update_layout(height=120 + 40 * len(names), margin={"t": 20}, yaxis={"autorange": "reversed"})
 st.subheader("Pairwise p-values (Holm-corrected)")
-st.plotly_chart(fig, key="sig_heatmap")
+export.chart(fig, "sig_heatmap")
 
 if cmp.clusters:
     st.subheader("Clusters")
@@ -87,8 +87,9 @@ if cmp.clusters:
         st.markdown(f"**{k}.** " + ", ".join(cl))
 
 st.subheader("Systems")
-st.dataframe(
-    pd.DataFrame(
+export.table(
+    name="mtlens-intervals",
+    df=pd.DataFrame(
         {
             "system": cmp.ranking,
             "score": [cmp.systems[s].score for s in cmp.ranking],
@@ -113,8 +114,9 @@ pairs = pd.DataFrame(
         for p in cmp.pairs
     ]
 )
-st.dataframe(
-    pairs,
+export.table(
+    name="mtlens-pairs",
+    df=pairs,
     hide_index=True,
     column_config={
         "delta (a - b)": st.column_config.NumberColumn(format="%.2f"),

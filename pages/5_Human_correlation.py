@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from mtlens.ui import cached, state
+from mtlens.ui import cached, export, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 st.set_page_config(page_title="mtlens · Human correlation", layout="wide")
@@ -30,8 +30,9 @@ rows = pd.DataFrame(corr["human_correlation"])
 for k in ("pearson", "spearman", "kendall"):
     rows[f"{k} 95% CI"] = [f"[{a:.2f}, {b:.2f}]" if a == a else "n/a" for a, b in rows[f"{k}_ci"]]
 rows = rows.drop(columns=["pearson_ci", "spearman_ci", "kendall_ci"])
-st.dataframe(
-    rows,
+export.table(
+    name="mtlens-human-correlation",
+    df=rows,
     hide_index=True,
     column_config={k: st.column_config.NumberColumn(format="%.3f") for k in ("pearson", "spearman", "kendall")},
 )
@@ -80,7 +81,7 @@ else:
         )
     )
 fig.update_layout(xaxis_title=metric, yaxis_title=h, height=440, margin={"t": 20})
-st.plotly_chart(fig, key="hc_scatter")
+export.chart(fig, "hc_scatter")
 
 if human.system:
     st.subheader("tBLEU threshold sweep (Libovický & Pecina, Figure 2)")
@@ -92,4 +93,4 @@ if human.system:
             go.Scatter(x=sweep["epsilons"], y=vals["pearson"], mode="lines+markers", name=f"Pearson vs {hname}")
         )
     fig2.update_layout(xaxis_title="epsilon", yaxis_title="correlation", height=380, margin={"t": 20})
-    st.plotly_chart(fig2, key="hc_sweep")
+    export.chart(fig2, "hc_sweep")

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from mtlens.metrics import METRIC_NAMES
-from mtlens.ui import cached, state
+from mtlens.ui import cached, export, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 st.set_page_config(page_title="mtlens · Compare two systems", layout="wide")
@@ -80,9 +80,10 @@ for kind, title in (
     for x, y, s in zip(df["bucket"], df[["a", "b"]].max(axis=1), stars, strict=True):
         if s:
             fig.add_annotation(x=x, y=y, text="*", showarrow=False, yshift=12, font={"size": 18})
-    st.plotly_chart(fig, key=f"cmp_{kind}")
-    st.dataframe(
-        df,
+    export.chart(fig, f"cmp_{kind}")
+    export.table(
+        name=f"mtlens-buckets-{kind}",
+        df=df,
         hide_index=True,
         column_config={
             k: st.column_config.NumberColumn(format="%.3f" if k == "p" else "%.2f") for k in ("a", "b", "delta", "p")
@@ -95,8 +96,9 @@ st.subheader("Where the two differ most")
 res = cached.metric_result(ds, metric, opts)
 sa, sb = res.sentence_scores(a), res.sentence_scores(b)
 order = (abs(sb - sa)).argsort()[::-1][:20]
-st.dataframe(
-    pd.DataFrame(
+export.table(
+    name="mtlens-largest-differences",
+    df=pd.DataFrame(
         {
             "line": order + 1,
             f"{metric} A": sa[order],

@@ -176,3 +176,16 @@ def test_pages_without_human_scores_say_so(app):
     assert any("No human scores" in i.value for i in app.info)
     app.switch_page("pages/4_Significance.py").run()
     assert any("at least two systems" in i.value for i in app.info)
+
+
+def test_chart_export_png_and_svg(app):
+    app.switch_page("pages/1_Rankings.py").run()
+    app.button(key="rank_chart_make_svg").click().run()
+    no_errors(app)
+    svg = app.session_state["rank_chart_svg"]
+    assert svg.startswith(b"<svg") or b"<svg" in svg[:300]
+    app.button(key="rank_chart_make_png").click().run()
+    assert app.session_state["rank_chart_png"][:8] == b"\x89PNG\r\n\x1a\n"
+    app.button(key="rank_report_make").click().run()
+    no_errors(app)
+    assert "<!DOCTYPE html>" in app.session_state["rank_report"]

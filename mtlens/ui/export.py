@@ -1,0 +1,65 @@
+"""Chart and table exports for every page: PNG/SVG through kaleido (Debian's chromium, one
+server per process, started on first use), CSV and LaTeX for tables."""
+
+from __future__ import annotations
+
+import threading
+import warnings
+
+import pandas as pd
+import streamlit as st
+
+from ..report import table_to_latex
+
+_lock = threading.Lock()
+_started = False
+
+
+def image(fig, fmt: str) -> bytes:
+    """The figure as PNG or SVG bytes (the kaleido server is started once per process)."""
+    global _started
+    import kaleido
+
+    with _lock:
+        if not _started:
+            kaleido.start_sync_server()
+            _started = True
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fig.to_image(format=fmt, width=1100, height=fig.layout.height or 450, scale=2 if fmt == "png" else 1)
+
+
+def chart(fig, key: str, name: str | None = None) -> None:
+    """Draw a plotly chart with PNG/SVG export buttons under it."""
+    st.plotly_chart(fig, key=key)
+    name = name or key
+    cols = st.columns([1, 1, 6])
+    for col, fmt in zip(cols[:2], ("png", "svg"), strict=True):
+        if col.button(f"{fmt.upper()}", key=f"{key}_make_{fmt}", help=f"export this chart as {fmt.upper()}"):
+            try:
+                st.session_state[f"{key}_{fmt}"] = image(fig, fmt)
+            except Exception as err:  # no browser for kaleido: say so, keep the page
+                st.warning(f"Chart export is unavailable here ({type(err).__name__}: {err}).")
+        data = st.session_state.get(f"{key}_{fmt}")
+        if data:
+            col.download_button(
+                f"Save {fmt.upper()}",
+                data,
+                file_name=f"{name}.{fmt}",
+                mime="image/png" if fmt == "png" else "image/svg+xml",
+                key=f"{key}_dl_{fmt}",
+            )
+
+
+def table(df: pd.DataFrame | None = None, *args, name: str = "mtlens-table", key: str | None = None, **kwargs):
+    """``st.dataframe`` plus CSV (full precision) and LaTeX downloads of the same table."""
+    key = key or f"tbl_{name}"
+    event = st.dataframe(df, *args, key=key, **kwargs)
+    c1, c2, _ = st.columns([1, 1, 6])
+    c1.download_button(
+        "CSV", df.to_csv(index=False).encode("utf-8"), file_name=f"{name}.csv", mime="text/csv", key=f"{key}_csv"
+    )
+    c2.download_button(
+        "LaTeX", table_to_latex(list(df.columns), df.values.tolist()), file_name=f"{name}.tex", key=f"{key}_tex"
+    )
+    return event

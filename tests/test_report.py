@@ -1,0 +1,67 @@
+"""The standalone HTML report: offline, complete, escaped; the LaTeX table writer."""
+
+from __future__ import annotations
+
+import re
+
+from mtlens import Corpus, score
+from mtlens.cli import main
+from mtlens.html_report import build_html_report
+from mtlens.report import table_to_latex
+from mtlens.significance import compare
+
+from .conftest import SAMPLE, pair_files
+
+
+def test_report_is_offline_complete_and_escaped():
+    refs, systems = pair_files(SAMPLE)
+    evil = {"<script>alert(1)</script>": systems["UEdin"], "a&b <img src=x onerror=alert(2)>": systems["Online-W"]}
+    corpus = Corpus.build({"ref": refs[0]}, evil)
+    results = score(corpus, "bleu,chrf")
+    comps = {m: compare(r, n=200) for m, r in results.items()}
+    html = build_html_report(corpus, results, comps)
+    assert not re.search(r"<script[^>]*\ssrc=", html)  # plotly.js is inline: opens offline
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script>alert(1)</script>" not in html and "<img src=x" not in html
+    for r in results.values():
+        assert r.signature in html
+    assert "Significance clusters" in html and html.count("plotly-graph-div") >= 2
+
+
+def test_report_command(tmp_path, capsys):
+    out = tmp_path / "r.html"
+    code = main(
+        [
+            "report",
+            "--ref",
+            str(SAMPLE / "ref.txt"),
+            "--sys",
+            str(SAMPLE / "UEdin.txt"),
+            str(SAMPLE / "Online-W.txt"),
+            "--metrics",
+            "bleu,ter",
+            "--n",
+            "100",
+            "-o",
+            str(out),
+        ]
+    )
+    assert code == 0 and out.stat().st_size > 1_000_000
+    assert "wrote" in capsys.readouterr().out
+    code = main(
+        [
+            "report",
+            "--ref",
+            str(SAMPLE / "ref.txt"),
+            "--sys",
+            str(SAMPLE / "UEdin.txt"),
+            "-o",
+            str(tmp_path / "missing" / "r.html"),
+        ]
+    )
+    assert code == 2 and "cannot write" in capsys.readouterr().err
+
+
+def test_table_to_latex_escapes_and_rounds():
+    tex = table_to_latex(["system", "bleu"], [["a_b & c", 12.3456], ["x%", float("nan")]])
+    assert r"a\_b \& c & 12.35 \\" in tex and r"x\% & -- \\" in tex and tex.startswith(r"\begin{tabular}{lr}")
