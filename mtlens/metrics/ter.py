@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _ter_kernel as K
 from .base import Metric, Signature
 
 #: word pairs above which the per-sentence alignment is not produced
@@ -98,6 +97,8 @@ class TER(Metric):
         pairs = np.array(
             [(s * n + i, i * R + k) for s in range(H) for i in range(n) for k in range(R)], dtype=np.int64
         ).reshape(-1, 2)
+        from . import _ter_kernel as K
+
         edits = K.ter_many(hyp_flat, hyp_off, ref_flat, ref_off, pairs).reshape(H, n, R)
         ref_lens = np.diff(ref_off).reshape(n, R)
         avg_len = ref_lens.sum(axis=1) / R
@@ -198,7 +199,8 @@ class TERAlignment:
         return c
 
 
-_OP_NAMES = {K.OP_NOP: "match", K.OP_SUB: "substitution", K.OP_INS: "insertion", K.OP_DEL: "deletion"}
+#: operation codes of the compiled kernel (0 match, 1 substitution, 2 insertion, 3 deletion)
+_OP_NAMES = {0: "match", 1: "substitution", 2: "insertion", 3: "deletion"}
 
 
 def ter_alignment(hypothesis: str, references: list[str], metric: TER | None = None) -> TERAlignment:
@@ -210,6 +212,8 @@ def ter_alignment(hypothesis: str, references: list[str], metric: TER | None = N
         >>> a.edits, a.counts["shift"], a.counts["substitution"], a.counts["insertion"]
         (4, 1, 2, 1)
     """
+    from . import _ter_kernel as K
+
     metric = metric or TER()
     hyp_words = metric.words(hypothesis)
     refs_words = [metric.words(r) for r in references]
