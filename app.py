@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from mtlens.errors import InputError
-from mtlens.ui import state
+from mtlens.ui import render, state
 from mtlens.ui.widgets import dataset_caption
 
 st.set_page_config(page_title="mtlens", page_icon="🔎", layout="wide")
@@ -66,7 +66,7 @@ elif not signature:
 
 error = st.session_state.get("mtlens_upload_error")
 if error:
-    st.error(f"Those files could not be used: {error}. The data below is still the previous dataset.")
+    st.error(f"Those files could not be used: {render.md(error)}. The data below is still the previous dataset.")
 
 if ds.origin != "sample" and st.button("Go back to the bundled sample data"):
     state.use_sample()
@@ -87,9 +87,9 @@ st.dataframe(
 if c.source is not None:
     st.caption(f"Source: {len(c.source)} lines.")
 if ds.human:
-    st.caption("Human scores: " + ", ".join(name for name, _ in ds.human))
+    st.caption("Human scores: " + render.md(", ".join(name for name, _ in ds.human)))
 if c.warnings:
     st.markdown("**Notes on the data** (scores are computed on the text as it is):")
     for w in c.warnings:
-        st.warning(w)
+        st.warning(render.md(w))
 st.info("Open **Rankings** in the sidebar to see the scores.")

@@ -103,17 +103,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _load_and_score(args, metrics=None):
+def _load(args):
+    if args.data is None and not args.ref:
+        raise InputError("give at least one --ref file (or --data FILE.tsv|FILE.xml)")
+    if args.data is None and not args.sys:
+        raise InputError("give at least one --sys file (or --data FILE.tsv|FILE.xml)")
+    return load_corpus(args.ref, args.sys, args.src, args.data)
+
+
+def _load_and_score(args, corpus=None):
     metrics = parse_metric_list(args.metrics)
     if not 0 <= args.tbleu_epsilon <= 1:
         raise InputError(f"--tbleu-epsilon must be between 0 and 1, not {args.tbleu_epsilon}")
     if args.char_order < 1:
         raise InputError(f"--char-order must be at least 1, not {args.char_order}")
-    if args.data is None and not args.ref:
-        raise InputError("give at least one --ref file (or --data FILE.tsv|FILE.xml)")
-    if args.data is None and not args.sys:
-        raise InputError("give at least one --sys file (or --data FILE.tsv|FILE.xml)")
-    corpus = load_corpus(args.ref, args.sys, args.src, args.data)
+    corpus = corpus if corpus is not None else _load(args)
     results = score(
         corpus,
         metrics,
@@ -180,9 +184,7 @@ def _run_analyze(args) -> str:
     orders = analysis.parse_orders(args.char_orders)
     if args.format in ("csv", "latex"):
         raise InputError("analyze writes json or table")
-    corpus = load_corpus(args.ref, args.sys, args.src, args.data) if (args.ref or args.data) else None
-    if corpus is None:
-        raise InputError("give at least one --ref file (or --data FILE.tsv|FILE.xml)")
+    corpus = _load(args)
     wvc = analysis.words_vs_chars(
         corpus, args.word_order, orders, args.ranking_char_order, tokenize=args.tokenize, lowercase=args.lowercase
     )
@@ -190,7 +192,7 @@ def _run_analyze(args) -> str:
     human = None
     if args.human:
         human = analysis.read_human(read_bytes(args.human), args.human, corpus)
-        _, results = _load_and_score(args)
+        _, results = _load_and_score(args, corpus)
         doc.update(analysis.human_correlation(results, human, seed=args.seed))
     if args.tbleu_sweep:
         doc["tbleu_sweep"] = analysis.tbleu_sweep(corpus, human=human, tokenize=args.tokenize, lowercase=args.lowercase)

@@ -9,7 +9,7 @@ import streamlit as st
 from mtlens import report
 from mtlens.html_report import build_html_report
 from mtlens.metrics import METRIC_NAMES
-from mtlens.ui import cached, export, state
+from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 st.set_page_config(page_title="mtlens · Rankings", layout="wide")
@@ -86,7 +86,7 @@ if len(names) > 1:
     ci = [ccmp.systems[n].ci for n in names]
 fig = go.Figure(
     go.Bar(
-        x=names,
+        x=[render.plot_text(n) for n in names],
         y=[r.scores[n] for n in names],
         error_y={"type": "data", "array": ci, "visible": ci is not None},
         marker_color="#4C78A8",

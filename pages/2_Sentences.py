@@ -107,7 +107,7 @@ bleu = make_metric("bleu", tokenize=opts["tokenize"], lowercase=opts["lowercase"
 m_a = ngram_matches(c.systems[sys_a][i], seg_refs, bleu, max_order=4)
 m_b = ngram_matches(c.systems[sys_b][i], seg_refs, bleu, max_order=4) if sys_b else None
 
-st.markdown(f"**References** (yellow: n-grams that {render.escape(sys_a)} (A) did not produce)")
+st.markdown(f"**References** (yellow: n-grams that {render.md(sys_a)} (A) did not produce)")
 for k, name in enumerate(ref_names):
     st.markdown(f"<span class='mtl-label'>{render.escape(name)}</span>", unsafe_allow_html=True)
     st.markdown(render.ngram_reference(m_a, order, k), unsafe_allow_html=True)
@@ -126,15 +126,15 @@ if unit.startswith("word"):
             unsafe_allow_html=True,
         )
         html_a, html_b = render.ngram_pair(m_a, m_b, order)
-        st.markdown(f"**A: {render.escape(sys_a)}** ({scores})")
+        st.markdown(f"**A: {render.md(sys_a)}** ({scores})")
         st.markdown(html_a, unsafe_allow_html=True)
-        st.markdown(f"**B: {render.escape(sys_b)}** ({metric} = {score_b[i]:.2f})")
+        st.markdown(f"**B: {render.md(sys_b)}** ({metric} = {score_b[i]:.2f})")
         st.markdown(html_b, unsafe_allow_html=True)
     else:
         st.markdown(
             render.legend([("in a matched n-gram", "matched"), ("unmatched", "unmatched")]), unsafe_allow_html=True
         )
-        st.markdown(f"**{render.escape(sys_a)}** ({scores}); hover a word to see which reference matched it")
+        st.markdown(f"**{render.md(sys_a)}** ({scores}); hover a word to see which reference matched it")
         st.markdown(render.ngram_hypothesis(m_a, order, ref_names), unsafe_allow_html=True)
 else:
     st.markdown(
@@ -142,7 +142,7 @@ else:
         unsafe_allow_html=True,
     )
     for name in [sys_a, sys_b] if sys_b else [sys_a]:
-        st.markdown(f"**{render.escape(name)}**")
+        st.markdown(f"**{render.md(name)}**")
         st.markdown(
             render.char_hypothesis(c.systems[name][i], seg_refs, char_n, opts["lowercase"]), unsafe_allow_html=True
         )
@@ -165,8 +165,8 @@ for name in [sys_a, sys_b] if sys_b else [sys_a]:
     a = ter_alignment(c.systems[name][i], seg_refs, ter)
     counts = a.counts
     st.markdown(
-        f"*{render.escape(name)}*: {a.edits} edits ({counts['shift']} shifts, {counts['substitution']} substitutions, "
+        f"*{render.md(name)}*: {a.edits} edits ({counts['shift']} shifts, {counts['substitution']} substitutions, "
         f"{counts['insertion']} insertions, {counts['deletion']} deletions) against "
-        f"{render.escape(ref_names[a.reference])}, TER = {100 * a.edits / a.ref_length if a.ref_length else 0:.2f}"
+        f"{render.md(ref_names[a.reference])}, TER = {100 * a.edits / a.ref_length if a.ref_length else 0:.2f}"
     )
     st.markdown(render.ter_alignment(a), unsafe_allow_html=True)

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from mtlens.ui import cached, export, state
+from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 st.set_page_config(page_title="mtlens · Words vs characters", layout="wide")
@@ -91,7 +91,7 @@ export.chart(sc, "wvc_scatter")
 row = next((r for r in res.rows[system] if r["char_order"] == m), None)
 if row:
     st.caption(
-        f"{system}, M = {m}: Pearson r = {row['pearson']:.3f}, kappa = {row['kappa']:.3f}, "
+        f"{render.md(system)}, M = {m}: Pearson r = {row['pearson']:.3f}, kappa = {row['kappa']:.3f}, "
         f"analogical share = {row['analogical']:.3f}"
     )
 

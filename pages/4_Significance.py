@@ -9,7 +9,7 @@ import streamlit as st
 
 from mtlens import report
 from mtlens.metrics import METRIC_NAMES
-from mtlens.ui import cached, export, state
+from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 st.set_page_config(page_title="mtlens · Significance", layout="wide")
@@ -63,8 +63,8 @@ text = [["" if np.isnan(v) else f"{v:.3f}" for v in row] for row in matrix]
 fig = go.Figure(
     go.Heatmap(
         z=matrix,
-        x=names,
-        y=names,
+        x=[render.plot_text(n) for n in names],
+        y=[render.plot_text(n) for n in names],
         text=text,
         texttemplate="%{text}",
         zmin=0,
@@ -84,7 +84,7 @@ if cmp.clusters:
         "Systems in score order, split only where every system above is significantly better than every system below."
     )
     for k, cl in enumerate(cmp.clusters, start=1):
-        st.markdown(f"**{k}.** " + ", ".join(cl))
+        st.markdown(f"**{k}.** " + render.md(", ".join(cl)))
 
 st.subheader("Systems")
 export.table(

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from mtlens.ui import cached, export, state
+from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 st.set_page_config(page_title="mtlens · Human correlation", layout="wide")
@@ -22,7 +22,7 @@ if human is None:
     )
     st.stop()
 for note in human.notes:
-    st.caption(note)
+    st.caption(render.md(note))
 
 results = cached.all_results(ds, opts)
 corr = cached.human_corr(ds, opts, results)
@@ -42,7 +42,7 @@ st.caption(
 )
 for key, names in corr["missing"].items():
     if names:
-        st.warning(f"No human score ({key}) for: {', '.join(names)}")
+        st.warning(render.md(f"No human score ({key}) for: {', '.join(names)}"))
 
 st.subheader("Metric against human score")
 c1, c2 = st.columns(2)
@@ -58,7 +58,7 @@ if kind == "system":
             x=[r.scores[s] for s in names],
             y=[human.system[h][s] for s in names],
             mode="markers+text",
-            text=names,
+            text=[render.plot_text(n) for n in names],
             textposition="top center",
         )
     )
@@ -69,7 +69,7 @@ else:
         for line, v in lines.items():
             xs.append(sent[line])
             ys.append(v)
-            labels.append(f"{s} line {line + 1}")
+            labels.append(render.plot_text(f"{s} line {line + 1}"))
     fig = go.Figure(
         go.Scattergl(
             x=xs,

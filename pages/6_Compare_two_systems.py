@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from mtlens.metrics import METRIC_NAMES
-from mtlens.ui import cached, export, state
+from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 st.set_page_config(page_title="mtlens · Compare two systems", layout="wide")
@@ -39,9 +39,9 @@ cols = ["ngram", "n", "matched_a", "matched_b", "score"]
 t1, t2 = st.columns(2)
 better_a = d.sort_values(["score", "matched_a"], ascending=[False, False]).head(top)
 better_b = d.sort_values(["score", "matched_b"], ascending=[True, False]).head(top)
-t1.markdown(f"**{a} (A) better**")
+t1.markdown(f"**{render.md(a)} (A) better**")
 ev_a = t1.dataframe(better_a[cols], hide_index=True, on_select="rerun", selection_mode="single-row", key="cmp_tab_a")
-t2.markdown(f"**{b} (B) better**")
+t2.markdown(f"**{render.md(b)} (B) better**")
 ev_b = t2.dataframe(better_b[cols], hide_index=True, on_select="rerun", selection_mode="single-row", key="cmp_tab_b")
 
 
@@ -49,7 +49,7 @@ def _examples(row, lines_col):
     lines = row[lines_col][:5]
     if not lines:
         return
-    st.markdown(f"Example lines for *{row['ngram']}*: " + ", ".join(map(str, lines)))
+    st.markdown(f"Example lines for *{render.md(row['ngram'])}*: " + ", ".join(map(str, lines)))
     for ln in lines[:3]:
         with st.expander(f"line {ln}"):
             st.text(
@@ -73,7 +73,10 @@ for kind, title in (
     rows = cached.buckets(ds, kind, metric, a, b, opts)
     df = pd.DataFrame(rows)
     fig = go.Figure(
-        [go.Bar(name=f"A: {a}", x=df["bucket"], y=df["a"]), go.Bar(name=f"B: {b}", x=df["bucket"], y=df["b"])]
+        [
+            go.Bar(name=render.plot_text(f"A: {a}"), x=df["bucket"], y=df["a"]),
+            go.Bar(name=render.plot_text(f"B: {b}"), x=df["bucket"], y=df["b"]),
+        ]
     )
     stars = ["*" if p < 0.05 else "" for p in df["p"]]
     fig.update_layout(title=title, barmode="group", height=360, margin={"t": 40})

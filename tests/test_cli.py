@@ -219,3 +219,38 @@ def test_compare_baseline_csv_latex_and_errors(capsys):
     assert code == 2 and "baseline 'nope' is not one of the systems" in err
     code, _, err = run(capsys, "compare", *ref_args(), "--sys", SYSTEMS[0])
     assert code == 2 and "at least two systems" in err
+
+
+def test_analyze_json_contract(capsys):
+    code, out, err = run(
+        capsys,
+        "analyze",
+        *ref_args(),
+        "--sys",
+        *SYSTEMS,
+        "--char-orders",
+        "10,18",
+        "--human",
+        str(SAMPLE / "human.tsv"),
+        "--metrics",
+        "bleu,chrf",
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    rows = doc["words_vs_chars"]["UEdin"]
+    assert [r["char_order"] for r in rows] == [10, 18] and set(rows[0]) == {
+        "char_order",
+        "pearson",
+        "kappa",
+        "analogical",
+    }
+    assert set(doc["best"]) == {*SYSTEMS.__class__(s.rsplit("/", 1)[-1][:-4] for s in SYSTEMS), "all"}
+    assert [r["rank_w"] for r in doc["ranking"]] == [1, 2, 3, 4]
+    hc = doc["human_correlation"]
+    assert {"metric", "level", "human", "pearson", "spearman", "kendall", "n"} <= set(hc[0])
+    assert {r["human"] for r in hc} == {"DA_z", "DA_raw", "MQM"}
+    assert any("ref, ref2" in n for n in doc["notes"])
+    code, _, err = run(capsys, "analyze", *ref_args(), "--sys", SYSTEMS[0], "--char-orders", "x")
+    assert code == 2 and "character orders" in err

@@ -67,3 +67,15 @@ def test_signature_and_validation():
     assert "eps:0.05" in TBLEU().signature(1).format()
     with pytest.raises(ValueError, match="between 0 and 1"):
         TBLEU(epsilon=2)
+
+
+def test_huge_segments_are_not_matched_and_equal_bleu():
+    from mtlens.metrics import tbleu
+
+    hyp = " ".join(f"slovo{i % 300}x" for i in range(1200))
+    ref = " ".join(f"slovo{i % 300}" for i in range(1100))
+    m = TBLEU(epsilon=0.5, tokenize="none")
+    st = m.statistics([[ref]], [[hyp]])[0]
+    assert tbleu.MAX_PAIRS < 1200 * 1100
+    b = BLEU(tokenize="none").statistics([[ref]], [[hyp]])[0]
+    np.testing.assert_array_equal(st, b.astype(float))  # left unmatched: exactly word BLEU

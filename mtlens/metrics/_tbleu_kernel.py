@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+
 @njit(cache=True)
 def _lev(a, a0, a1, b, b0, b1):
     n, m = a1 - a0, b1 - b0
@@ -63,5 +64,3 @@ def affix_distances(chars, lens, pairs):
         t, r = pairs[k, 0], pairs[k, 1]
         out[k] = _affix_distance(chars[r], lens[r], chars[t], lens[t])
     return out
-
-

@@ -26,6 +26,10 @@ No reference implementation is public; these are mtlens's decisions, tested:
 Affix distances are computed once per distinct (hypothesis word, reference word)
 pair of a block of segments (a compiled kernel, numba), and the matchings once
 for every epsilon: a sweep over epsilon re-uses them.
+
+Bound: the matching is cubic in the sentence length, so a segment with more than
+:data:`MAX_PAIRS` hypothesis x reference word pairs is left unmatched (its words
+keep weight 1), where tBLEU equals word BLEU.
 """
 
 from __future__ import annotations
@@ -38,6 +42,10 @@ import numpy as np
 
 from .base import Metric, Signature
 from .bleu import BLEU, bleu_from_totals, closest_ref_len
+
+#: segments with more hypothesis x reference word pairs than this (two 1,000-word lines) are not
+#: matched (the minimum-cost matching is cubic): there tBLEU equals word BLEU
+MAX_PAIRS = 1_000_000
 
 
 # --------------------------------------------------------------------------- affix distance
@@ -162,7 +170,7 @@ class TBLEU(Metric):
         keys = []
         for ref in ref_ids:
             for h, r in zip(hyp_ids, ref, strict=True):
-                if h and r:
+                if h and r and len(h) * len(r) <= MAX_PAIRS:
                     keys.append((np.asarray(h, dtype=np.int64)[:, None] * len(vocab) + np.asarray(r)[None, :]).ravel())
         ad_of = {}
         if keys:
@@ -180,7 +188,7 @@ class TBLEU(Metric):
         for ref in ref_ids:
             per_seg = []
             for h, r in zip(hyp_ids, ref, strict=True):
-                if not (h and r):
+                if not (h and r) or len(h) * len(r) > MAX_PAIRS:
                     per_seg.append((np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)))
                     continue
                 size = len(h) * len(r)

@@ -170,3 +170,19 @@ def char_hypothesis(line: str, references: list[str], order: int, lowercase: boo
         k += 1
         out.append(_span(ch, COLORS["matched"] if ok else COLORS["unmatched"]).replace("mtl-tok", "mtl-ch"))
     return f'<div class="mtl-line">{"".join(out)}</div>'
+
+
+_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&\"'^@%/")
+
+
+def md(text: str) -> str:
+    """User text made inert inside Streamlit markdown: every ASCII punctuation mark is
+    backslash-escaped (CommonMark allows it), so no link, emphasis, HTML, LaTeX ($) or
+    Streamlit directive (:red[...]) can be formed from it."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text)).replace("\n", " ")
+
+
+def plot_text(text: str) -> str:
+    """User text for plotly labels and hovers: plotly understands a few HTML tags, so escape it
+    (plotly displays the entities as the original characters)."""
+    return escape(str(text))

@@ -32,3 +32,14 @@ def app():
 
 def no_errors(at):
     assert not at.exception, [e.value for e in at.exception]
+
+
+def plain(markdown: str) -> str:
+    """Displayed text of markdown whose punctuation was backslash-escaped (``render.md``)."""
+    import re
+
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def errors(at) -> list[str]:
+    return [plain(e.value) for e in at.error]

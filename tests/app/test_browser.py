@@ -226,3 +226,35 @@ def test_payloads_never_run(browser, server, tmp_path):
     assert page.locator("img[src='x']").count() == 0
     assert not dialogs, dialogs
     ctx.close()
+
+
+def test_oversized_and_bad_uploads_are_messages_in_the_page(browser, server, tmp_path):
+    big = tmp_path / "big.txt"
+    with open(big, "wb") as f:  # 51 MB, over server.maxUploadSize = 50 (.streamlit/config.toml)
+        line = b"lorem ipsum dolor sit amet " * 40 + b"\n"
+        for _ in range(51 * 1024 * 1024 // len(line) + 1):
+            f.write(line)
+    short = tmp_path / "short.txt"
+    short.write_text("one line only\n", encoding="utf-8")
+    binary = tmp_path / "image.txt"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10)
+    dialogs: list[str] = []
+    ctx, page = _page(browser, server, dialogs)
+    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    inputs.nth(1).set_input_files([str(big)])
+    page.get_by_text("50", exact=False).filter(has_text="MB").first.wait_for(timeout=30_000)
+    main_text = page.locator('[data-testid="stMain"]').inner_text()
+    assert "50" in main_text and (
+        "or smaller" in main_text or "exceeds" in main_text.lower() or "too large" in main_text.lower()
+    )
+    inputs.nth(0).set_input_files([str(SAMPLE / "ref.txt")])
+    _idle(page)
+    inputs.nth(1).set_input_files([str(short)])
+    _idle(page)
+    page.get_by_text("has 1 lines, the reference").wait_for(timeout=30_000)
+    inputs.nth(1).set_input_files([str(binary)])
+    _idle(page)
+    page.get_by_text("looks binary").wait_for(timeout=30_000)
+    assert "Traceback" not in page.locator('[data-testid="stMain"]').inner_text()
+    page.get_by_text("bundled sample").first.wait_for(timeout=10_000)  # the session still has its data
+    ctx.close()

@@ -6,7 +6,7 @@ import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from ..conftest import ROOT, SAMPLE, read
-from .conftest import no_errors
+from .conftest import errors, no_errors
 
 PAGES = sorted(p.name for p in (ROOT / "pages").glob("*.py"))
 
@@ -51,14 +51,14 @@ def test_bad_upload_is_a_message_and_keeps_the_previous_data(app):
     _upload(app, "up_systems", ("B.txt", b"a\nb\n", "text/plain"))
     app.run()
     no_errors(app)
-    assert any("'B.txt' has 2 lines, the reference 'ref.txt' has 3" in e.value for e in app.error)
+    assert any("'B.txt' has 2 lines, the reference 'ref.txt' has 3" in e for e in errors(app))
     assert "VolcTrans-GLAT" in list(app.dataframe[0].value["name"])
     _upload(app, "up_systems", ("bin.txt", b"\x00\x01\x02", "application/octet-stream"))
     app.run()
-    assert any("looks binary" in e.value for e in app.error)
+    assert any("looks binary" in e for e in errors(app))
     _upload(app, "up_systems", ("latin.txt", "Größe\na\nb\n".encode("latin-1"), "text/plain"))
     app.run()
-    assert any("not valid UTF-8: line 1" in e.value for e in app.error)
+    assert any("not valid UTF-8: line 1" in e for e in errors(app))
 
 
 def test_rankings_options_and_csv(app):
@@ -189,3 +189,58 @@ def test_chart_export_png_and_svg(app):
     app.button(key="rank_report_make").click().run()
     no_errors(app)
     assert "<!DOCTYPE html>" in app.session_state["rank_report"]
+
+
+@pytest.mark.parametrize(
+    ("files", "needle"),
+    [
+        ([("all.tsv", b"src\tA\ns\ta\n")], "no reference column"),
+        ([("all.tsv", b"ref\tA\tB\nr\ta\n")], "has 2 tab-separated fields, the header has 3"),
+        (
+            [("test.xml", b"<dataset><doc id='d'><ref><p></p></ref><hyp system='A'><p></p></hyp></doc></dataset>")],
+            "contains no <seg> segments",
+        ),
+        ([("test.xml", b"<dataset><doc>")], "is not well-formed XML"),
+        ([("notes.txt", b"one line\n")], "upload at least one reference file"),
+    ],
+)
+def test_bad_single_files_are_messages(app, files, needle):
+    _upload(app, "up_systems", *[(n, d, "text/plain") for n, d in files])
+    app.run()
+    no_errors(app)
+    assert any(needle in e for e in errors(app)), errors(app)
+    assert "VolcTrans-GLAT" in list(app.dataframe[0].value["name"])  # the previous data is intact
+
+
+def test_bad_human_file_is_a_message(app):
+    _upload(app, "up_refs", ("r.txt", b"a b\nc d\n", "text/plain"))
+    _upload(app, "up_systems", ("A.txt", b"a b\nc d\n", "text/plain"))
+    _upload(app, "up_human", ("h.tsv", b"system\tline\tmetric\tscore\nA\t9\tDA\t1\n", "text/plain"))
+    app.run()
+    assert any("refers to line 9; the corpus has 2" in e for e in errors(app))
+
+
+def test_markdown_and_link_injection_in_names_is_inert(app):
+    name = "[click](javascript:alert(1)) :red[x] $x$ <b>bold</b>"
+    lines = b"a b c d\ne f g h\n"
+    _upload(app, "up_refs", ("ref.txt", lines, "text/plain"))
+    _upload(app, "up_systems", (f"{name}.txt", lines, "text/plain"), ("other.txt", b"a b c x\ne f g x\n", "text/plain"))
+    app.run()
+    for page in (
+        "pages/2_Sentences.py",
+        "pages/4_Significance.py",
+        "pages/6_Compare_two_systems.py",
+        "pages/3_Words_vs_characters.py",
+    ):
+        app.switch_page(page).run()
+        no_errors(app)
+        texts = [m.value for m in app.markdown] + [c.value for c in app.caption]
+        for t in texts:
+            assert "](javascript:" not in t and ":red[" not in t and "<b>bold" not in t, (page, t)
+
+
+def test_empty_system_file_is_a_message(app):
+    _upload(app, "up_refs", ("ref.txt", b"a\n", "text/plain"))
+    _upload(app, "up_systems", ("empty.txt", b"", "text/plain"))
+    app.run()
+    assert any("'empty.txt' is empty" in e for e in errors(app))

@@ -1,0 +1,81 @@
+"""The dashboard on a large upload: 20,000 lines x 10 systems (real WMT lines, cycled), one reference.
+
+Measures (streamlit AppTest, in process): upload -> summary; BLEU, character BLEU and chrF (the
+first columns of the Rankings table); the whole Rankings page (all metrics + bootstrap); paging
+and switching sentences on the Sentences page; peak memory of the process.
+
+    python benchmarks/bench_dashboard_large.py [--lines 20000] [--systems 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import time
+from itertools import cycle, islice
+
+from common import ROOT, SHARED, read
+
+sys.path.insert(0, str(ROOT))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lines", type=int, default=20_000)
+    ap.add_argument("--systems", type=int, default=10)
+    args = ap.parse_args()
+    from streamlit.testing.v1 import AppTest
+
+    import mtlens
+
+    refs, syss = [], [[] for _ in range(args.systems)]
+    for folder in sorted((SHARED / "wmt").iterdir()):
+        systems = [p for p in sorted(folder.glob("*.txt")) if not p.stem.startswith(("ref", "src"))]
+        refs += read(folder / "ref.txt")
+        for k in range(args.systems):
+            syss[k] += read(systems[k % len(systems)])
+    ref_bytes = ("\n".join(islice(cycle(refs), args.lines)) + "\n").encode()
+    sys_files = [
+        (f"sys{k:02d}.txt", ("\n".join(islice(cycle(s), args.lines)) + "\n").encode()) for k, s in enumerate(syss)
+    ]
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=3000).run()
+    t = time.perf_counter()
+    at.file_uploader(key="up_refs").set_value([("ref.txt", ref_bytes, "text/plain")])
+    at.file_uploader(key="up_systems").set_value([(n, b, "text/plain") for n, b in sys_files])
+    at.run()
+    t_upload = time.perf_counter() - t
+    assert not at.exception, at.exception
+    corpus = mtlens.corpus_from_bytes([("ref.txt", ref_bytes)], sys_files)
+    t = time.perf_counter()
+    mtlens.score(corpus, "bleu,bleu-c,chrf")
+    t_core = time.perf_counter() - t
+    t = time.perf_counter()
+    at.switch_page("pages/1_Rankings.py").run()
+    t_rank = time.perf_counter() - t
+    assert not at.exception, at.exception
+    at.switch_page("pages/2_Sentences.py").run()
+    t = time.perf_counter()
+    at.number_input(key="sent_page").set_value(500).run()
+    t_page = time.perf_counter() - t
+    times = []
+    for line in (10, 12_345, 19_999, 777, 15_000):
+        t = time.perf_counter()
+        at.number_input(key="sent_line_input").set_value(line).run()
+        times.append(time.perf_counter() - t)
+    assert not at.exception, at.exception
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"| {args.lines} lines x {args.systems} systems | s |")
+    print("|---|---:|")
+    print(f"| upload and summary | {t_upload:.1f} |")
+    print(f"| BLEU, character BLEU, chrF (first Rankings columns) | {t_core:.1f} |")
+    print(f"| whole Rankings page, all metrics + bootstrap, nothing cached | {t_rank:.1f} |")
+    print(f"| Sentences: jump to page 500 | {t_page:.2f} |")
+    print(f"| Sentences: switch the inspected line (median of 5) | {statistics.median(times):.2f} |")
+    print(f"| peak memory of the process | {peak:.0f} MB |")
+
+
+if __name__ == "__main__":
+    main()
