@@ -2,7 +2,9 @@
 
 The tokenizers themselves are sacrebleu's (reused, not copied), imported lazily
 so that ``import mtlens`` stays fast. Each registry entry is instantiated once
-per process; sacrebleu's tokenizers keep their own bounded LRU caches.
+per process; sacrebleu's tokenizers keep their own bounded LRU caches. ``ja-mecab``
+needs ``sacrebleu[ja]`` (mecab-python3 and ipadic, installed by requirements.txt);
+``ko-mecab`` is not offered (its dictionary package is a 33 MB source build).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "zh": ("tokenizer_zh", "TokenizerZh"),
     "char": ("tokenizer_char", "TokenizerChar"),
     "none": ("tokenizer_none", "NoneTokenizer"),
+    # Japanese words with MeCab and the IPA dictionary (both packaged on PyPI: sacrebleu[ja])
+    "ja-mecab": ("tokenizer_ja_mecab", "TokenizerJaMecab"),
 }
 
 TOKENIZERS: tuple[str, ...] = tuple(_REGISTRY)

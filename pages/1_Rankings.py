@@ -18,7 +18,18 @@ ds = state.current()
 opts = metric_sidebar()
 dataset_caption(ds)
 
-sort_by = st.selectbox("Sort by", METRIC_NAMES, key="rank_sort")
+#: above this many system lines, the slow metrics (TER, tBLEU) are opt-in
+LARGE = 30_000
+size = ds.corpus.n_lines * len(ds.corpus.systems)
+fast = [m for m in METRIC_NAMES if m not in ("ter", "tbleu")]
+chosen = st.multiselect(
+    "Metrics", METRIC_NAMES, default=list(METRIC_NAMES) if size <= LARGE else fast, key=f"rank_metrics_{size > LARGE}",
+    help="TER and tBLEU take about a minute per 100,000 system lines; they are opt-in for large uploads.",
+)
+if size > LARGE:
+    st.caption(f"{size:,} system lines: TER and tBLEU are not computed unless you add them above.")
+shown_metrics = [m for m in METRIC_NAMES if m in chosen] or ["bleu"]
+sort_by = st.selectbox("Sort by", shown_metrics, key="rank_sort")
 
 
 def build_table(results: dict, cmp=None) -> pd.DataFrame:
@@ -34,12 +45,12 @@ def build_table(results: dict, cmp=None) -> pd.DataFrame:
     return table
 
 
-number_format = {m: st.column_config.NumberColumn(m, format="%.2f") for m in [*METRIC_NAMES, f"{sort_by} 95% CI ±"]}
+number_format = {m: st.column_config.NumberColumn(m, format="%.2f") for m in [*shown_metrics, f"{sort_by} 95% CI ±"]}
 placeholder = st.empty()
 bar = st.progress(0.0, text="Scoring…")
 results = {}
-for k, name in enumerate(METRIC_NAMES):  # the table grows as each metric arrives
-    bar.progress(k / len(METRIC_NAMES), text=f"Scoring {name}…")
+for k, name in enumerate(shown_metrics):  # the table grows as each metric arrives
+    bar.progress(k / len(shown_metrics), text=f"Scoring {name}…")
     results[name] = cached.metric_result(ds, name, opts)
     placeholder.dataframe(build_table(results), hide_index=True, column_config=number_format)
 metrics = list(results)

@@ -172,3 +172,15 @@ def test_invalid_options_are_clear():
         BLEU(tokenize="moses")
     with pytest.raises(ValueError, match="smoothing"):
         BLEU(smooth_method="magic")
+
+
+def test_ja_mecab_tokenizer_parity_on_real_japanese():
+    from .conftest import TESTDATA, read
+
+    src = read(TESTDATA / "ja-en" / "src.txt")  # real Japanese sentences
+    hyp = src[1:] + src[:1]
+    m = BLEU(tokenize="ja-mecab")
+    st = m.statistics([src], [[*src[:25], *hyp[25:]]])[0]
+    want = SacreBLEU(tokenize="ja-mecab").corpus_score([*src[:25], *hyp[25:]], [src])
+    assert m.corpus_score(st) == pytest.approx(want.score, abs=1e-9)
+    assert m.signature(1).format().startswith("nrefs:1|case:mixed|eff:no|tok:ja-mecab-0.996-IPA|smooth:exp|")

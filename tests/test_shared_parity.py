@@ -48,7 +48,9 @@ def test_bleu_lowercase_intl(shared_pairs, pair):
     )
 
 
-@pytest.mark.parametrize(("pair", "tok"), [("en-zh", "zh"), ("en-ja", "zh"), ("en-ja", "char"), ("zh-en", "none")])
+@pytest.mark.parametrize(
+    ("pair", "tok"), [("en-zh", "zh"), ("en-ja", "zh"), ("en-ja", "char"), ("en-ja", "ja-mecab"), ("zh-en", "none")]
+)
 def test_bleu_other_tokenizers(shared_pairs, pair, tok):
     refs, systems = shared_pairs[pair]
     _check(BLEU(tokenize=tok), lambda r: SacreBLEU(tokenize=tok, references=r), refs, systems, pair)
