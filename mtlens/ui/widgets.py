@@ -23,14 +23,16 @@ WIDGETS = {
 
 
 def _seed_widget_state(opts: dict) -> None:
-    """Give every option widget its value from the session's options before it is drawn.
+    """Keep the option widgets' values across pages.
 
-    Streamlit forgets widget-keyed state when a page without the widget runs;
-    the option dict (a non-widget key) is the memory, the widgets are views of it.
+    Streamlit forgets widget-keyed state when another page runs without the
+    widget, and a widget re-created on a new page falls back to its own default.
+    Re-assigning each key before the widget is drawn (Streamlit's documented
+    workaround) keeps the value; keys never set yet take the session's option
+    dict (a non-widget key, the memory of the options).
     """
     for key, opt in WIDGETS.items():
-        if key not in st.session_state:
-            st.session_state[key] = opts[opt]
+        st.session_state[key] = st.session_state[key] if key in st.session_state else opts[opt]
 
 
 def metric_sidebar() -> dict:

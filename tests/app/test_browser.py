@@ -185,6 +185,8 @@ def test_upload_rankings_csv_equals_cli_and_screenshots(browser, server, tmp_pat
     ):
         _goto(page, label)
         page.screenshot(path=str(SHOTS / f"{shot}.png"))
+        sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
+        assert "18" in sidebar and "0.05" in sidebar, (label, sidebar)  # options survive page switches
     assert not dialogs
     ctx.close()
 
