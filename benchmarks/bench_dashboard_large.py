@@ -71,7 +71,9 @@ def main():
     print("|---|---:|")
     print(f"| upload and summary | {t_upload:.1f} |")
     print(f"| BLEU, character BLEU, chrF (first Rankings columns) | {t_core:.1f} |")
-    print(f"| whole Rankings page with its default metrics (TER, tBLEU opt-in above 30,000 system lines) + bootstrap | {t_rank:.1f} |")
+    print(
+        f"| whole Rankings page with its default metrics (TER, tBLEU opt-in above 30,000 system lines) + bootstrap | {t_rank:.1f} |"
+    )
     print(f"| Sentences: jump to page 500 | {t_page:.2f} |")
     print(f"| Sentences: switch the inspected line (median of 5) | {statistics.median(times):.2f} |")
     print(f"| peak memory of the process | {peak:.0f} MB |")

@@ -23,7 +23,10 @@ LARGE = 30_000
 size = ds.corpus.n_lines * len(ds.corpus.systems)
 fast = [m for m in METRIC_NAMES if m not in ("ter", "tbleu")]
 chosen = st.multiselect(
-    "Metrics", METRIC_NAMES, default=list(METRIC_NAMES) if size <= LARGE else fast, key=f"rank_metrics_{size > LARGE}",
+    "Metrics",
+    METRIC_NAMES,
+    default=list(METRIC_NAMES) if size <= LARGE else fast,
+    key=f"rank_metrics_{size > LARGE}",
     help="TER and tBLEU take about a minute per 100,000 system lines; they are opt-in for large uploads.",
 )
 if size > LARGE:

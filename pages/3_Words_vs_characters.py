@@ -79,6 +79,7 @@ sc = go.Figure(
         x=ch,
         y=w,
         mode="markers",
+        showlegend=False,
         marker={"size": 6, "opacity": 0.6},
         text=hover,
         customdata=list(range(1, c.n_lines + 1)),

@@ -112,14 +112,18 @@ def _page(browser, url, dialogs):
     return ctx, page
 
 
-def _idle(page, timeout=120_000):
-    page.wait_for_timeout(300)
+def _idle(page, timeout=180_000):
+    """Wait until the app has finished its run: no status widget saying it runs, no spinner."""
+    page.wait_for_timeout(400)
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]') || "
-        "!document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        """() => {
+            const w = document.querySelector('[data-testid="stStatusWidget"]');
+            const busy = w && /Running|Stop/.test(w.innerText);
+            return !busy && !document.querySelector('[data-testid="stSpinner"]');
+        }""",
         timeout=timeout,
     )
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(400)
 
 
 def _goto(page, label):
