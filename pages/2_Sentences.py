@@ -170,3 +170,34 @@ for name in [sys_a, sys_b] if sys_b else [sys_a]:
         f"{render.md(ref_names[a.reference])}, TER = {100 * a.edits / a.ref_length if a.ref_length else 0:.2f}"
     )
     st.markdown(render.ter_alignment(a), unsafe_allow_html=True)
+
+with st.expander(f"tBLEU corrections (epsilon = {opts['tbleu_epsilon']:.2f})"):
+    st.caption(
+        "Each hypothesis word matched to a reference word (minimum-cost matching on the affix distance); "
+        "words within epsilon are replaced by the reference word and weighted 1 - distance."
+    )
+    tb = make_metric(
+        "tbleu", tokenize=opts["tokenize"], lowercase=opts["lowercase"], tbleu_epsilon=opts["tbleu_epsilon"]
+    )
+    for name in [sys_a, sys_b] if sys_b else [sys_a]:
+        per_ref = tb.corrections(c.systems[name][i], seg_refs)
+        rows = [
+            {
+                "reference": ref_names[k],
+                "hypothesis word": x.hyp_word,
+                "reference word": x.ref_word,
+                "affix distance": x.distance,
+                "replaced": x.replaced,
+                "weight": x.weight,
+            }
+            for k, corr in enumerate(per_ref)
+            for x in corr
+            if x.distance < 1
+        ]
+        st.markdown(f"*{render.md(name)}*")
+        if rows:
+            export.table(
+                pd.DataFrame(rows), name=f"mtlens-tbleu-corrections-{name}", hide_index=True, key=f"tb_corr_{name}"
+            )
+        else:
+            st.caption("No word pair shares a substring.")

@@ -109,6 +109,8 @@ def test_sentences_page_interactions_and_escaping(app):
     app.run()
     no_errors(app)
     html = "\n".join(m.value for m in app.markdown)
+    corrections = [d.value for d in app.dataframe if "affix distance" in d.value.columns]
+    assert corrections and corrections[0]["affix distance"].between(0, 1).all()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<script>" not in html and "<b onmouseover" not in html
     assert "TER =" in html
