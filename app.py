@@ -47,7 +47,8 @@ uploads += [("H", f) for f in human or []]
 signature = tuple((kind, f.name, f.size, getattr(f, "file_id", "")) for kind, f in uploads)
 
 if signature and signature != st.session_state.get(state.UPLOAD_SIG_KEY):
-    st.session_state[state.UPLOAD_SIG_KEY] = signature
+    # No streamlit call between reading the files and recording the outcome: a rerun triggered by
+    # another upload cannot interrupt this block and leave the new files unprocessed.
     try:
         new = state.dataset_from_uploads(
             [(f.name, f.getvalue()) for f in refs or []],
@@ -61,6 +62,7 @@ if signature and signature != st.session_state.get(state.UPLOAD_SIG_KEY):
         st.session_state.pop("mtlens_upload_error", None)
         st.session_state[state.DATA_KEY] = new
         ds = new
+    st.session_state[state.UPLOAD_SIG_KEY] = signature
 elif not signature:
     st.session_state.pop("mtlens_upload_error", None)
 

@@ -64,21 +64,33 @@ def test_ten_sessions_see_only_their_own_data(request, server, tmp_path):  # noq
         t0 = time.perf_counter()
         ctx = await pw_browser.new_context(viewport={"width": 1300, "height": 1800})
         page = await ctx.new_page()
-        await page.goto(server)
-        await page.get_by_text("Dataset", exact=True).wait_for(timeout=120_000)
-        inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
-        await inputs.nth(0).set_input_files([str(files[k] / "ref.txt")])
-        await page.wait_for_timeout(500)
-        await inputs.nth(1).set_input_files([str(files[k] / f"session{k}.txt")])
-        await page.get_by_text("your upload").first.wait_for(timeout=120_000)
-        await page.locator('[data-testid="stSidebarNav"]').get_by_text("Sentences", exact=True).click()
-        await page.get_by_text("TER alignment").first.wait_for(timeout=180_000)
-        box = page.get_by_label("Line", exact=True)
-        await box.fill("1")
-        await box.press("Enter")
-        await page.get_by_text(f"marker{k}x").first.wait_for(timeout=120_000)
-        text = await page.locator('[data-testid="stMain"]').inner_text()
-        await ctx.close()
+        step = "open"
+        try:
+            await page.goto(server)
+            await page.get_by_text("Dataset", exact=True).wait_for(timeout=120_000)
+            inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+            step = "upload the reference"
+            await inputs.nth(0).set_input_files([str(files[k] / "ref.txt")])
+            await page.get_by_text("upload at least one system output file").first.wait_for(timeout=240_000)
+            step = "upload the system"
+            await inputs.nth(1).set_input_files([str(files[k] / f"session{k}.txt")])
+            await page.get_by_text("your upload").first.wait_for(timeout=240_000)
+            step = "open Sentences"
+            await page.locator('[data-testid="stSidebarNav"]').get_by_text("Sentences", exact=True).click()
+            await page.get_by_text("TER alignment").first.wait_for(timeout=240_000)
+            step = "inspect line 1"
+            box = page.get_by_label("Line", exact=True)
+            await box.fill("1")
+            await box.press("Enter")
+            await page.get_by_text(f"marker{k}x").first.wait_for(timeout=240_000)
+            text = await page.locator('[data-testid="stMain"]').inner_text()
+        except Exception as err:  # say where and what the page showed
+            shown = await page.locator('[data-testid="stMain"]').inner_text()
+            raise AssertionError(
+                f"session {k} stuck at '{step}' after {time.perf_counter() - t0:.0f} s; page: {shown[:600]!r}"
+            ) from err
+        finally:
+            await ctx.close()
         others = [j for j in range(N_SESSIONS) if j != k and f"marker{j}x" in text]
         return time.perf_counter() - t0, others
 
