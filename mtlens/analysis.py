@@ -29,6 +29,7 @@ from .corpus import Corpus
 from .errors import InputError
 from .io import decode_lines
 from .metrics import BLEU, CharBLEU, bleu_from_totals
+from .ngrams import ngram_counts
 from .scoring import MetricResult
 
 ANALOGY_THRESHOLD = 0.9
@@ -59,10 +60,8 @@ def cohen_kappa(a: np.ndarray, b: np.ndarray, n_classes: int = 10) -> float:
 
 
 def pearson(x, y) -> float:
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
-        return float("nan")
-    return float(sps.pearsonr(x, y).statistic)
+    """Pearson's r, NaN when it is undefined (fewer than 2 points or a constant side)."""
+    return _corr("pearson", x, y)
 
 
 def _corr(kind: str, x, y) -> float:
@@ -427,11 +426,11 @@ def ngram_differences(
         for n in range(1, max_order + 1):
             ref_max: dict = {}
             for rt in ref_toks:
-                for g, k in _count(rt, n).items():
+                for g, k in ngram_counts(rt, n).items():
                     if k > ref_max.get(g, 0):
                         ref_max[g] = k
-            ca = {g: min(k, ref_max[g]) for g, k in _count(ha, n).items() if g in ref_max}
-            cb = {g: min(k, ref_max[g]) for g, k in _count(hb, n).items() if g in ref_max}
+            ca = {g: min(k, ref_max[g]) for g, k in ngram_counts(ha, n).items() if g in ref_max}
+            cb = {g: min(k, ref_max[g]) for g, k in ngram_counts(hb, n).items() if g in ref_max}
             for g in ca.keys() | cb.keys():
                 x, y = ca.get(g, 0), cb.get(g, 0)
                 ma[g] = ma.get(g, 0) + x
@@ -458,14 +457,6 @@ def ngram_differences(
         )
     cols = ["ngram", "n", "matched_a", "matched_b", "score", "lines_a", "lines_b"]
     return pd.DataFrame(rows, columns=cols)
-
-
-def _count(tokens, n) -> dict:
-    out: dict = {}
-    for i in range(len(tokens) - n + 1):
-        g = tuple(tokens[i : i + n])
-        out[g] = out.get(g, 0) + 1
-    return out
 
 
 LENGTH_EDGES = (10, 20, 30, 40)
@@ -540,8 +531,8 @@ def frequency_buckets(
     def stats_for(system):
         st = np.zeros((corpus.n_lines, n_b, 3))
         for i, line in enumerate(corpus.systems[system]):
-            hyp = _count(bleu.tokens(line), 1)
-            rc = _count(ref[i], 1)
+            hyp = ngram_counts(bleu.tokens(line), 1)
+            rc = ngram_counts(ref[i], 1)
             for (w,), k in hyp.items():
                 st[i, bucket_of(w), 1] += k
                 if (w,) in rc:

@@ -213,6 +213,20 @@ def clipped_matches(
     return out
 
 
+def ngram_counts(tokens: Sequence[str], n: int) -> dict[tuple[str, ...], int]:
+    """How often each n-gram occurs in one token list (the per-sentence views and analyses).
+
+    Example:
+        >>> ngram_counts(["a", "b", "a", "b"], 2)
+        {('a', 'b'): 2, ('b', 'a'): 1}
+    """
+    out: dict[tuple[str, ...], int] = {}
+    for i in range(len(tokens) - n + 1):
+        g = tuple(tokens[i : i + n])
+        out[g] = out.get(g, 0) + 1
+    return out
+
+
 def ngram_totals(lengths: np.ndarray, max_order: int) -> np.ndarray:
     """Number of n-grams per segment for n = 1..max_order: ``max(len - n + 1, 0)``.
 

@@ -167,14 +167,7 @@ class BLEU(Metric):
         return get_tokenizer(self.tokenize)(line.rstrip()).split()
 
     def _streams(self, streams: Sequence[Sequence[str]]) -> Streams:
-        tok = get_tokenizer(self.tokenize)
-        out = []
-        for lines in streams:
-            if self.lowercase:
-                out.append([tok(line.lower().rstrip()).split() for line in lines])
-            else:
-                out.append([tok(line.rstrip()).split() for line in lines])
-        return word_streams(out)
+        return word_streams([[self.tokens(line) for line in lines] for lines in streams])
 
     # --- statistics ----------------------------------------------------
     def block_statistics(self, references, hypotheses):

@@ -27,8 +27,8 @@ import math
 import numpy as np
 
 from ..ngrams import iter_ngram_ids, word_streams
-from ..tokenizers import get_tokenizer
 from .base import Metric, Signature
+from .bleu import BLEU
 
 BETA = -math.log(0.5) / math.log(1.5) / math.log(1.5)
 
@@ -68,11 +68,10 @@ class NIST(Metric):
     def __init__(self, lowercase: bool = True, max_order: int = 5):
         self.lowercase = bool(lowercase)
         self.max_order = int(max_order)
+        self._words = BLEU("13a", self.lowercase)  # mteval-v13a's words: BLEU's 13a preprocessing
 
     def tokens(self, line: str) -> list[str]:
-        if self.lowercase:
-            line = line.lower()
-        return get_tokenizer("13a")(line.rstrip()).split()
+        return self._words.tokens(line)
 
     def statistics(self, references, hypotheses):
         """Whole corpus at once (information weights depend on every reference)."""

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ngrams import ngram_counts
 from .base import Metric, Signature
 from .bleu import BLEU, bleu_from_totals, closest_ref_len
 
@@ -115,13 +116,6 @@ def _weighted_credits(hyp, weights_by_ref, corrected_by_ref, ref_counts_by_ref, 
             if v > best.get(g, 0.0):
                 best[g] = v
     return sum(best.values())
-
-
-def _ngram_counts(tokens: Sequence[str], n: int) -> dict[tuple, int]:
-    out: dict[tuple, int] = defaultdict(int)
-    for i in range(len(tokens) - n + 1):
-        out[tuple(tokens[i : i + n])] += 1
-    return out
 
 
 class TBLEU(Metric):
@@ -204,7 +198,7 @@ class TBLEU(Metric):
         N = self.max_ngram_order
         refs_tok = [[self.tokens(x) for x in r] for r in references]
         ref_lens = np.array([[len(x) for x in r] for r in refs_tok], dtype=np.int64).reshape(len(refs_tok), -1)
-        ref_counts = [[[_ngram_counts(seg, n) for n in range(1, N + 1)] for seg in r] for r in refs_tok]
+        ref_counts = [[[ngram_counts(seg, n) for n in range(1, N + 1)] for seg in r] for r in refs_tok]
         out = [[] for _ in epsilons]
         for hyp_lines in hypotheses:
             hyp_tok = [self.tokens(x) for x in hyp_lines]
