@@ -13,10 +13,9 @@ from . import report
 from .errors import InputError
 from .io import load_corpus, read_bytes
 from .metrics import METRIC_NAMES
-from .metrics.bleu import SMOOTH_DEFAULTS
+from .options import DEFAULTS, SPECS, Options
 from .scoring import parse_metric_list, score
-from .significance import DEFAULT_SEED, compare
-from .tokenizers import TOKENIZERS
+from .significance import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES, compare
 from .version import __version__
 
 
@@ -35,26 +34,37 @@ def _add_data_args(s: argparse.ArgumentParser) -> None:
 
 
 def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
+    """The metric options, one flag per field of :class:`Options` (flags, help and defaults from
+    :data:`mtlens.options.SPECS`; bounds are checked when the Options are built)."""
     s.add_argument(
         "--metrics",
         default=default_metrics,
         help=f"comma-separated: {','.join(METRIC_NAMES)} (default {default_metrics})",
     )
-    s.add_argument("--tokenize", default="13a", choices=TOKENIZERS, help="word BLEU tokenizer (default 13a)")
-    s.add_argument("--lowercase", action="store_true", help="case-insensitive scores")
-    s.add_argument("--smooth-method", default="exp", choices=list(SMOOTH_DEFAULTS), help="BLEU smoothing")
-    s.add_argument("--smooth-value", type=float, default=None, help="value for floor (0.1) or add-k (1)")
-    s.add_argument("--char-order", type=int, default=18, metavar="M", help="character BLEU order (default 18)")
-    s.add_argument("--char-keep-spaces", action="store_true", help="character BLEU counts spaces as characters")
-    s.add_argument("--ter-normalized", action="store_true", help="TER: tercom's normalisation")
-    s.add_argument("--ter-no-punct", action="store_true", help="TER: remove punctuation")
-    s.add_argument("--ter-asian-support", action="store_true", help="TER: CJK handling (with normalized/no-punct)")
-    s.add_argument("--ter-case-sensitive", action="store_true", help="TER: do not lowercase")
-    s.add_argument(
-        "--tbleu-epsilon", type=float, default=0.05, metavar="E", help="tBLEU affix-distance threshold (0.05)"
-    )
-    s.add_argument("--nist-case-sensitive", action="store_true", help="NIST: do not lowercase (mteval's -c)")
+    for name, spec in SPECS.items():
+        default = getattr(DEFAULTS, name)
+        flag = spec.flag(name)
+        if spec.kind == "bool":
+            s.add_argument(flag, dest=name, action="store_true", help=spec.help)
+        elif spec.kind == "choice":
+            s.add_argument(
+                flag, dest=name, default=default, choices=spec.choices, help=f"{spec.help} (default {default})"
+            )
+        else:
+            s.add_argument(
+                flag,
+                dest=name,
+                type=int if spec.kind == "int" else float,
+                default=default,
+                metavar="N" if spec.kind == "int" else "X",
+                help=f"{spec.help} (default {default})",
+            )
     s.add_argument("--format", default="table", choices=["table", "json", "csv", "latex"])
+
+
+def options_from_args(args) -> Options:
+    """The :class:`Options` given on the command line (checked: out-of-bounds values name their flag)."""
+    return Options(**{name: getattr(args, name) for name in SPECS})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,7 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--test", default="bootstrap", choices=["bootstrap", "ar"], help="paired bootstrap or approximate randomisation"
     )
     c.add_argument(
-        "--n", type=int, default=None, help="resamples (bootstrap, default 1000) or trials (ar, default 10000)"
+        "--n",
+        type=int,
+        default=None,
+        help=f"resamples (bootstrap, default 1000) or trials (ar, default 10000); at most {MAX_SAMPLES}",
     )
     c.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED}; 0 is a seed)")
     c.add_argument("--baseline", metavar="NAME", help="compare every system with this one only")
@@ -87,7 +100,19 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--word-order", type=int, default=4, metavar="N", help="word BLEU order N (default 4)")
     a.add_argument("--char-orders", default="1-30", help="character orders M to study: '1-30' or '5,18' (default 1-30)")
     a.add_argument("--ranking-char-order", type=int, default=18, metavar="M", help="M for the system ranking (18)")
-    a.add_argument("--human", metavar="FILE", help="human scores: WMT-style TSV (system level or segment level)")
+    a.add_argument(
+        "--human",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="human scores: WMT-style TSV, system or segment level (repeat for several files)",
+    )
+    a.add_argument("--pair", nargs=2, metavar=("A", "B"), help="two-system analysis: n-grams and buckets with tests")
+    a.add_argument(
+        "--freq-corpus",
+        metavar="FILE",
+        help="with --pair: count word frequencies in this text (e.g. the training data) instead of the reference",
+    )
     a.add_argument(
         "--tbleu-sweep", action="store_true", help="tBLEU for epsilon 0, 0.05, ..., 1 (with --human: correlation)"
     )
@@ -104,6 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load(args):
+    if args.data is not None:
+        extra = [f for f, v in (("--ref", args.ref), ("--sys", args.sys), ("--src", args.src)) if v]
+        if extra:
+            raise InputError(f"--data holds references, systems and source already; leave out {', '.join(extra)}")
     if args.data is None and not args.ref:
         raise InputError("give at least one --ref file (or --data FILE.tsv|FILE.xml)")
     if args.data is None and not args.sys:
@@ -113,28 +142,9 @@ def _load(args):
 
 def _load_and_score(args, corpus=None):
     metrics = parse_metric_list(args.metrics)
-    if not 0 <= args.tbleu_epsilon <= 1:
-        raise InputError(f"--tbleu-epsilon must be between 0 and 1, not {args.tbleu_epsilon}")
-    if args.char_order < 1:
-        raise InputError(f"--char-order must be at least 1, not {args.char_order}")
+    options = options_from_args(args)
     corpus = corpus if corpus is not None else _load(args)
-    results = score(
-        corpus,
-        metrics,
-        tokenize=args.tokenize,
-        lowercase=args.lowercase,
-        smooth_method=args.smooth_method,
-        smooth_value=args.smooth_value,
-        char_order=args.char_order,
-        char_keep_spaces=args.char_keep_spaces,
-        ter_normalized=args.ter_normalized,
-        ter_no_punct=args.ter_no_punct,
-        ter_asian_support=args.ter_asian_support,
-        ter_case_sensitive=args.ter_case_sensitive,
-        nist_case_sensitive=args.nist_case_sensitive,
-        tbleu_epsilon=args.tbleu_epsilon,
-    )
-    return corpus, results
+    return corpus, score(corpus, metrics, options)
 
 
 def _run_score(args) -> str:
@@ -154,6 +164,9 @@ def _run_score(args) -> str:
 
 
 def _run_compare(args) -> str:
+    from .significance import check_test_settings
+
+    check_test_settings(args.n or 1, args.seed, args.alpha)
     _, results = _load_and_score(args)
     if len(next(iter(results.values())).scores) < 2:
         raise InputError("significance tests need at least two systems")
@@ -178,27 +191,64 @@ def _run_compare(args) -> str:
     return report.comparisons_to_table(comparisons)
 
 
-def _run_analyze(args) -> str:
-    from . import analysis
+def _check_seed(args) -> None:
+    from .significance import check_test_settings
 
-    orders = analysis.parse_orders(args.char_orders)
+    check_test_settings(getattr(args, "n", None) or 1, args.seed, getattr(args, "alpha", 0.05))
+
+
+def _run_analyze(args) -> str:
+    from .analysis import human as human_mod
+    from .analysis import words_chars
+
     if args.format in ("csv", "latex"):
         raise InputError("analyze writes json or table")
+    _check_seed(args)
+    if args.freq_corpus and not args.pair:
+        raise InputError("--freq-corpus goes with --pair A B")
+    options = options_from_args(args)
     corpus = _load(args)
-    wvc = analysis.words_vs_chars(
-        corpus, args.word_order, orders, args.ranking_char_order, tokenize=args.tokenize, lowercase=args.lowercase
+    if args.pair:
+        return _run_pair(args, corpus, options)
+    orders = words_chars.parse_orders(args.char_orders)
+    wvc = words_chars.words_vs_chars(
+        corpus, args.word_order, orders, args.ranking_char_order, tokenize=options.tokenize, lowercase=options.lowercase
     )
-    doc = analysis.words_vs_chars_to_dict(wvc)
+    doc = words_chars.to_dict(wvc)
     human = None
     if args.human:
-        human = analysis.read_human(read_bytes(args.human), args.human, corpus)
+        human = human_mod.read_human_files([(f, read_bytes(f)) for f in args.human], corpus)
         _, results = _load_and_score(args, corpus)
-        doc.update(analysis.human_correlation(results, human, seed=args.seed))
+        doc.update(human_mod.to_dict(human_mod.human_correlation(results, human, seed=args.seed)))
     if args.tbleu_sweep:
-        doc["tbleu_sweep"] = analysis.tbleu_sweep(corpus, human=human, tokenize=args.tokenize, lowercase=args.lowercase)
+        from dataclasses import asdict
+
+        from .analysis.sweep import tbleu_sweep
+
+        sweep = tbleu_sweep(corpus, human=human, tokenize=options.tokenize, lowercase=options.lowercase)
+        doc["tbleu_sweep"] = asdict(sweep)
     if args.format == "json":
         return report.dumps(doc) + "\n"
     return report.analysis_to_table(doc)
+
+
+def _run_pair(args, corpus, options) -> str:
+    from .analysis.pairwise import pair_analysis
+    from .io import read_lines
+
+    a, b = args.pair
+    for name in (a, b):
+        if name not in corpus.systems:
+            raise InputError(f"--pair: '{name}' is not one of the systems: {', '.join(corpus.system_names)}")
+    if a == b:
+        raise InputError("--pair needs two different systems")
+    metric = parse_metric_list(args.metrics)[0]
+    result = score(corpus, [metric], options)[metric]
+    freq = read_lines(args.freq_corpus) if args.freq_corpus else None
+    doc = pair_analysis(corpus, result, a, b, options, freq, args.freq_corpus or "", seed=args.seed)
+    if args.format == "json":
+        return report.dumps(doc) + "\n"
+    return report.pair_to_table(doc)
 
 
 def _run_report(args) -> str:
@@ -206,9 +256,10 @@ def _run_report(args) -> str:
 
     from .html_report import build_html_report
 
+    _check_seed(args)
     corpus, results = _load_and_score(args)
     comparisons = {}
-    if len(corpus.systems) > 1:
+    if len(corpus.systems) > 1 and corpus.n_lines >= MIN_TEST_LINES:
         comparisons = {m: compare(r, "bootstrap", n=args.n, seed=args.seed) for m, r in results.items()}
     html = build_html_report(corpus, results, comparisons, args.title)
     try:

@@ -13,6 +13,11 @@ from dataclasses import dataclass, field
 
 from .errors import InputError
 
+#: the longest line accepted (characters). TER's shift search grows with the square of a line's
+#: length: a 100,000-character line (about 15,000 words) takes ~10 s on its own, twice that ~35 s.
+#: Real segments are far shorter (WMT's longest is under 2,000); documents must be split.
+MAX_LINE_CHARS = 100_000
+
 
 @dataclass(frozen=True)
 class Corpus:
@@ -96,4 +101,10 @@ def _freeze(name, lines, kind) -> tuple[str, ...]:
     for i, line in enumerate(out):
         if not isinstance(line, str):
             raise InputError(f"{kind} '{name}' line {i + 1} is not text ({type(line).__name__})")
+        if len(line) > MAX_LINE_CHARS:
+            raise InputError(
+                f"{kind} '{name}' line {i + 1} has {len(line):,} characters; mtlens scores lines of up to "
+                f"{MAX_LINE_CHARS:,} (TER's alignment time grows with the square of a line's length): "
+                "split long documents into sentences"
+            )
     return out

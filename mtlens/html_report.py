@@ -15,7 +15,7 @@ import plotly.io as pio
 
 from .corpus import Corpus
 from .scoring import MetricResult
-from .significance import Comparison
+from .significance import MIN_TEST_LINES, Comparison
 from .version import __version__
 
 _CSS = """
@@ -24,6 +24,10 @@ table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding
 th:first-child,td:first-child,td.name{text-align:left}code{font-size:0.85rem}.note{color:#8a5a00}
 .cl{display:inline-block;margin:2px 6px 2px 0;padding:2px 8px;border-radius:10px;background:#eef}
 """
+
+
+#: the charts of an offline report (and of the dashboard) never offer to upload anything
+PLOTLY_CONFIG = {"showSendToCloud": False, "displaylogo": False, "plotlyServerURL": ""}
 
 
 def build_html_report(
@@ -64,6 +68,11 @@ def build_html_report(
         parts.append(f"<tr><td>{i}</td><td class='name'>{escape(n)}</td>{''.join(cells)}</tr>")
     parts.append("</table><p>± : half-width of the bootstrap 95% interval. TER: lower is better.</p>")
 
+    if not comparisons and len(corpus.systems) > 1:
+        parts.append(
+            f"<p>No significance tests: they need at least {MIN_TEST_LINES} lines, "
+            f"this test set has {corpus.n_lines}.</p>"
+        )
     if comparisons:
         parts.append("<h2>Significance clusters</h2>")
         for m, c in comparisons.items():
@@ -93,7 +102,7 @@ def build_html_report(
             )
         )
         fig.update_layout(title=m, height=360, margin={"t": 40, "b": 40})
-        parts.append(pio.to_html(fig, full_html=False, include_plotlyjs=include))
+        parts.append(pio.to_html(fig, full_html=False, include_plotlyjs=include, config=PLOTLY_CONFIG))
         include = False  # plotly.js once, inline: the file works offline
 
     parts.append("<h2>Signatures</h2><ul>")

@@ -29,9 +29,11 @@ def decode_lines(data: bytes, name: str) -> list[str]:
         data: the file's bytes.
         name: the file name used in error messages.
 
+    UTF-16 with a byte order mark is read too; UTF-16 without one is named as such.
+
     Raises:
-        InputError: empty file, binary file (NUL bytes), or invalid UTF-8 (with
-            line number and byte offset).
+        InputError: empty file, binary file (NUL bytes), UTF-16 without a byte
+            order mark, or invalid UTF-8 (with line number and byte offset).
 
     Example:
         >>> decode_lines(b"\\xef\\xbb\\xbfa\\tb\\r\\nc\\r\\n", "x.txt")
@@ -42,6 +44,18 @@ def decode_lines(data: bytes, name: str) -> list[str]:
     data = bytes(data)
     if not data:
         raise InputError(f"file '{name}' is empty")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            data = data.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(
+                f"file '{name}' starts like UTF-16 text but is not valid UTF-16; save it as UTF-8"
+            ) from None
+    elif (len(data) >= 4 and data[1::2].count(0) > len(data) // 4) or data[0::2].count(0) > len(data) // 4:
+        raise InputError(
+            f"file '{name}' looks like UTF-16 text without a byte order mark; save it as UTF-8 "
+            "(or as UTF-16 with a byte order mark)"
+        )
     skipped = 0
     if data.startswith(_BOM):
         data, skipped = data[3:], 3
@@ -151,10 +165,11 @@ def parse_tsv(data: bytes, name: str) -> Corpus:
 def parse_wmt_xml(data: bytes, name: str) -> Corpus:
     """The WMT test-set XML format (WMT21 on): ``<dataset><doc><src|ref|hyp><p><seg id>``.
 
-    References are named ``ref`` (or ``ref-<translator>`` when several carry a
-    ``translator`` attribute), systems by their ``system`` attribute. Segments
-    keep document order. Every document must have the same number of segments
-    in its source, each reference and each system.
+    References are named ``ref``, ``ref2``, ... by position in the document
+    (``ref-<translator>`` when they carry a ``translator`` attribute), systems by
+    their ``system`` attribute. Segments are matched by their ``id`` (by position
+    where they have none) and keep the order of the document's source; a reference
+    or system lacking a segment, or having one more, is an error.
     """
     if not data:
         raise InputError(f"file '{name}' is empty")
@@ -171,27 +186,35 @@ def parse_wmt_xml(data: bytes, name: str) -> Corpus:
     for doc in docs:
         doc_id = doc.get("id", "?")
         src_el = doc.find("src")
-        doc_src = _segments(src_el) if src_el is not None else None
-        doc_refs = {_ref_name(el, doc.findall("ref")): _segments(el) for el in doc.findall("ref")}
-        doc_hyps = {(el.get("system") or "system"): _segments(el) for el in doc.findall("hyp")}
-        n = len(doc_src) if doc_src is not None else len(next(iter(doc_refs.values()), []))
-        for kind, group in (("reference", doc_refs), ("system", doc_hyps)):
-            for key, segs in group.items():
-                if len(segs) != n:
-                    raise InputError(
-                        f"document '{doc_id}' of '{name}': {kind} '{key}' has {len(segs)} segments, "
-                        f"the document has {n}"
-                    )
+        ref_els = doc.findall("ref")
+        doc_src = _segments(src_el, doc_id, "source", name) if src_el is not None else None
+        doc_refs = _named(ref_els, _ref_names(ref_els), doc_id, "reference", name)
+        doc_hyps = _named(doc.findall("hyp"), _hyp_names(doc.findall("hyp"), doc_id, name), doc_id, "system", name)
+        if doc_src is not None:
+            order = list(doc_src)
+        elif doc_refs:
+            order = list(next(iter(doc_refs.values())))
+        else:
+            order = []
         offset = len(src) if doc_src is not None else len(next(iter(refs.values()), []))
         if doc_src is not None:
-            src.extend(doc_src)
-        for store, group in ((refs, doc_refs), (syss, doc_hyps)):
+            src.extend(doc_src.values())
+        for store, kind, group in ((refs, "reference", doc_refs), (syss, "system", doc_hyps)):
             for key, segs in group.items():
+                if segs.keys() != set(order):
+                    missing = [i for i in order if i not in segs]
+                    extra = [i for i in segs if i not in set(order)]
+                    what = (
+                        f"lacks segment id(s) {', '.join(missing[:5])}"
+                        if missing
+                        else f"has segment id(s) {', '.join(extra[:5])} that the document's source does not"
+                    )
+                    raise InputError(f"document '{doc_id}' of '{name}': {kind} '{key}' {what}")
                 if key not in store:
                     if offset:
                         raise InputError(f"'{name}': '{key}' first appears in document '{doc_id}', not in the first")
                     store[key] = []
-                store[key].extend(segs)
+                store[key].extend(segs[i] for i in order)
     total = sum(1 for _ in root.iter("seg"))
     if total == 0:
         raise InputError(f"'{name}' contains no <seg> segments")
@@ -202,30 +225,95 @@ def parse_wmt_xml(data: bytes, name: str) -> Corpus:
     return Corpus.build(refs, syss, src if src else None)
 
 
-def _ref_name(el, all_refs) -> str:
-    translator = el.get("translator")
-    if len(all_refs) > 1 or translator:
-        return f"ref-{translator}" if translator else "ref"
-    return "ref"
+def _ref_names(els) -> list[str]:
+    """References of a document by position: ``ref``, ``ref2``, ... or ``ref-<translator>``;
+    a repeated name gets the position's number, so no reference is ever lost."""
+    names = []
+    for k, el in enumerate(els):
+        t = el.get("translator")
+        base = f"ref-{t}" if t else ("ref" if k == 0 else f"ref{k + 1}")
+        names.append(base if base not in names else f"{base}-{k + 1}")
+    return names
 
 
-def _segments(el) -> list[str]:
-    return ["".join(seg.itertext()) for seg in el.iter("seg")]
+def _hyp_names(els, doc_id, name) -> list[str]:
+    """Systems by their ``system`` attribute (anonymous ones: ``system``, ``system2``, ...);
+    two outputs with the same system name are refused (which one is meant?)."""
+    names = []
+    anonymous = 0
+    for el in els:
+        sys_name = el.get("system")
+        if not sys_name:
+            anonymous += 1
+            sys_name = "system" if anonymous == 1 else f"system{anonymous}"
+        elif sys_name in names:
+            raise InputError(
+                f"document '{doc_id}' of '{name}' has two <hyp system=\"{sys_name}\"> elements; "
+                "give each system output its own name"
+            )
+        names.append(sys_name)
+    return names
+
+
+def _named(els, names, doc_id, kind, name) -> dict[str, dict[str, str]]:
+    return {n: _segments(el, doc_id, f"{kind} '{n}'", name) for n, el in zip(names, els, strict=True)}
+
+
+def _segments(el, doc_id, what, name) -> dict[str, str]:
+    """Segment id -> text in document order; segments without ``id`` are numbered by position."""
+    out: dict[str, str] = {}
+    for k, seg in enumerate(el.iter("seg"), start=1):
+        sid = seg.get("id") or f"#{k}"
+        if sid in out:
+            raise InputError(f"document '{doc_id}' of '{name}': {what} repeats segment id {sid}")
+        out[sid] = "".join(seg.itertext())
+    return out
 
 
 # --------------------------------------------------------------------------- corpus builders
 def stem(name: str) -> str:
-    """The system/reference name of a file: its base name without the last extension."""
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    """The system/reference name of a file: its base name without the last extension.
+
+    Only ``/`` separates folders (a backslash is an ordinary character of a file name).
+
+    Example:
+        >>> stem("out/a\\b.de.txt"), stem(".hidden"), stem("A (2).txt")
+        ('a\\b.de', '.hidden', 'A (2)')
+    """
+    base = name.rsplit("/", 1)[-1]
     return base.rsplit(".", 1)[0] if "." in base.strip(".") else base
 
 
-def _unique_names(names: Sequence[str], kind: str) -> list[str]:
-    out, seen = [], {}
-    for n in names:
-        seen[n] = seen.get(n, 0) + 1
-        out.append(n if seen[n] == 1 else f"{n} ({seen[n]})")
-    return out
+def unique_names(paths: Sequence[str], kind: str) -> list[str]:
+    """A name per file: its stem, or, where stems collide, as much of its path as tells them apart
+    (``d1/A``, ``d2/A``). The same path given twice is refused: a name never silently hides a file.
+
+    Example:
+        >>> unique_names(["d1/A.txt", "d2/A.txt", "A (2).txt"], "system")
+        ['d1/A', 'd2/A', 'A (2)']
+    """
+    parts = [p.split("/") for p in paths]
+    dup = sorted({p for p in paths if list(paths).count(p) > 1})
+    if dup:
+        raise InputError(f"two {kind} files are named '{dup[0]}'; give each file once, under its own name")
+    names = [stem(p[-1]) for p in parts]
+    depth = [1] * len(paths)
+    while True:
+        clash = {n for n in names if names.count(n) > 1}
+        if not clash:
+            return names
+        grown = False
+        for i, n in enumerate(names):
+            if n in clash and depth[i] < len(parts[i]):
+                depth[i] += 1
+                names[i] = "/".join([*parts[i][-depth[i] : -1], stem(parts[i][-1])])
+                grown = True
+        if not grown:
+            n = sorted(clash)[0]
+            same = [p for p, m in zip(paths, names, strict=True) if m == n]
+            raise InputError(
+                f"{kind} files {', '.join(repr(p) for p in same)} would all be named '{n}'; rename one of them"
+            )
 
 
 def corpus_from_bytes(
@@ -235,7 +323,8 @@ def corpus_from_bytes(
 ) -> Corpus:
     """Build a Corpus from ``(file name, bytes)`` pairs of plain-text files.
 
-    Names come from file stems; a repeated stem gets a suffix `` (2)``.
+    Names come from file stems; where stems collide, from as much of the path as tells the files
+    apart (:func:`unique_names`); names that still collide are refused.
     Errors name the files: "system 'B.txt' has 999 lines, the reference 'ref.txt' has 1000".
     """
     if not references:
@@ -254,8 +343,8 @@ def corpus_from_bytes(
         src = decode_lines(source[1], source[0])
         if len(src) != len(first):
             raise InputError(f"source '{source[0]}' has {len(src)} lines, the reference '{first_fn}' has {len(first)}")
-    ref_names = _unique_names([stem(fn) for fn, _ in ref_lines], "reference")
-    sys_names = _unique_names([stem(fn) for fn, _ in sys_lines], "system")
+    ref_names = unique_names([fn for fn, _ in ref_lines], "reference")
+    sys_names = unique_names([fn for fn, _ in sys_lines], "system")
     corpus = Corpus.build(
         dict(zip(ref_names, (x for _, x in ref_lines), strict=True)),
         dict(zip(sys_names, (x for _, x in sys_lines), strict=True)),

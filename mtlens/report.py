@@ -307,6 +307,31 @@ def analysis_to_table(doc: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def pair_to_table(doc: dict) -> str:
+    """Plain-text summary of ``analyze --pair A B``."""
+    bk = doc["buckets"]
+    out = [f"== {doc['a']} (A) vs {doc['b']} (B) =="]
+    for kind, title in (
+        ("length", f"{doc['metric']} by reference length"),
+        ("frequency", "word F-measure by frequency"),
+    ):
+        out.append(f"{title}:")
+        out.append(f"  {'bucket':<34} {'lines':>6} {'A':>7} {'B':>7} {'B - A':>7}  p (Holm)")
+        for r in bk[kind]:
+            p = "too few lines" if r["p_value"] is None else f"{r['p_value']:.4f} ({r['p_holm']:.4f})"
+            star = " *" if r["significant"] else ""
+            out.append(f"  {r['bucket']:<34} {r['lines']:>6} {r['a']:7.2f} {r['b']:7.2f} {r['delta']:7.2f}  {p}{star}")
+    out.append(
+        f"* Holm-corrected p < 0.05; buckets with fewer than {bk['min_lines']} lines are not tested. "
+        f"Frequencies from: {bk['frequency_source']}. p: {bk['p_value']}"
+    )
+    out.append(
+        "matched n-grams per order (A / B): "
+        + ", ".join(f"{r['n']}: {r['matched_a']} / {r['matched_b']}" for r in doc["ngrams"]["by_order"])
+    )
+    return "\n".join(out) + "\n"
+
+
 def table_to_latex(columns: list[str], rows: list[list], digits: int = 2) -> str:
     """Any table as a booktabs LaTeX tabular (text escaped, floats rounded to ``digits``)."""
 

@@ -10,6 +10,7 @@ import numpy as np
 from .corpus import Corpus
 from .errors import InputError
 from .metrics import METRIC_NAMES, Metric, make_metric
+from .options import DEFAULTS, Options
 
 
 @dataclass(frozen=True)
@@ -73,15 +74,16 @@ def score_metric(corpus: Corpus, metric: Metric) -> MetricResult:
     )
 
 
-def score(corpus: Corpus, metrics: str | Sequence[str] = ("bleu", "chrf"), **options) -> dict[str, MetricResult]:
+def score(
+    corpus: Corpus, metrics: str | Sequence[str] = ("bleu", "chrf"), options: Options | None = None, **changes
+) -> dict[str, MetricResult]:
     """Score every system of ``corpus`` with each metric.
 
     Args:
         corpus: a validated :class:`Corpus`.
         metrics: names (``bleu``, ``bleu-c``, ``chrf``, ``chrf++``) as a list or comma-separated.
-        **options: metric options, see :func:`mtlens.metrics.make_metric`
-            (``tokenize``, ``lowercase``, ``smooth_method``, ``smooth_value``,
-            ``char_order``, ``char_keep_spaces``).
+        options: metric options (:class:`mtlens.options.Options`; default: sacrebleu's defaults).
+        **changes: options changed on top of ``options``, e.g. ``tokenize="zh"``.
 
     Returns:
         metric name -> :class:`MetricResult`, in the order asked.
@@ -91,11 +93,7 @@ def score(corpus: Corpus, metrics: str | Sequence[str] = ("bleu", "chrf"), **opt
         >>> round(score(c, "bleu", tokenize="none")["bleu"].scores["A"], 4)
         53.7285
     """
-    out = {}
-    for name in parse_metric_list(metrics):
-        try:
-            metric = make_metric(name, **options)
-        except ValueError as err:
-            raise InputError(str(err)) from None
-        out[name] = score_metric(corpus, metric)
-    return out
+    opts = options or DEFAULTS
+    if changes:
+        opts = Options.from_mapping({**opts.as_dict(), **changes})
+    return {name: score_metric(corpus, make_metric(name, opts)) for name in parse_metric_list(metrics)}

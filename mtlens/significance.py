@@ -39,6 +39,14 @@ from .version import __version__
 
 DEFAULT_SEED = 12345
 DEFAULT_SAMPLES = {"bootstrap": 1000, "ar": 10000}
+#: fewer lines than this and no test is run: a resampling test over a handful of segments has
+#: (almost) no variance to measure, and its p-value is an artefact (docs/decisions.md, "Significance")
+MIN_TEST_LINES = 30
+#: at most this many resamples / trials
+MAX_SAMPLES = 100_000
+#: at most resamples x segments drawn per test (memory: about 8 bytes each)
+MAX_DRAWS = 200_000_000
+MAX_SEED = 2**63 - 1
 #: resamples x segments per matrix product (bounds memory)
 _CHUNK_CELLS = 20_000_000
 
@@ -194,6 +202,65 @@ def _bootstrap_scores(result: MetricResult, names, idx, compat: bool, progress, 
     return out
 
 
+def check_test_settings(n: int, seed: int | None, alpha: float) -> None:
+    """Bounds of the test settings, each message naming its command-line option."""
+    if not 1 <= n <= MAX_SAMPLES:
+        raise InputError(f"--n must be between 1 and {MAX_SAMPLES:,}, not {n}")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise InputError(f"--seed must be between 0 and 2**63 - 1, not {seed}")
+    if not 0 < alpha < 1:
+        raise InputError(f"--alpha must be between 0 and 1, not {alpha}")
+
+
+# --------------------------------------------------------------------------- p-values
+def bootstrap_p_value(d: np.ndarray, observed: float) -> float:
+    """Two-sided paired bootstrap p-value from the resampled differences ``d``:
+    ``p = (#{k: |d_k - mean(d)| >= |observed|} + 1) / (n + 1)`` (so identical systems get p = 1)."""
+    d = np.asarray(d, dtype=np.float64)
+    c = int(np.sum(np.abs(d - d.mean()) >= abs(observed)))
+    return (c + 1) / (len(d) + 1)
+
+
+def _bootstrap_pair_p(result: MetricResult, pairs, boot: dict[str, np.ndarray], n: int, compat: bool) -> list[float]:
+    """Paired bootstrap (Koehn 2004) for each pair from the systems' resampled scores."""
+    out = []
+    for a, b in pairs:
+        observed = result.scores[a] - result.scores[b]
+        if compat:  # sacrebleu: |d| centred, strict >, a = system, b = baseline
+            d = np.abs(boot[a] - boot[b])
+            out.append((int(np.sum((d - d.mean()) > abs(observed))) + 1) / (n + 1))
+        else:
+            out.append(bootstrap_p_value(boot[a] - boot[b], observed))
+    return out
+
+
+def _ar_pair_p(result: MetricResult, pairs, n, n_seg, seed, baseline, compat: bool, progress) -> list[float]:
+    """Paired approximate randomisation (Riezler & Maxwell 2005): each segment's statistics are
+    swapped between the two systems with probability 1/2 (the same swaps for every pair);
+    ``p = (#{k: |d_k| >= |d_obs|} + 1) / (n + 1)`` (sacrebleu-compatible: strict ``>``)."""
+    scorer = result.scorer
+    rng = np.random.default_rng(seed)
+    sel = rng.integers(2, size=(n, n_seg), dtype=bool)
+    prepared = []
+    for a, b in pairs:
+        # sacrebleu swaps with the baseline as its first system
+        first, second = (b, a) if (compat and baseline is not None) else (a, b)
+        sa, sb = result.stats[first].astype(np.float64), result.stats[second].astype(np.float64)
+        prepared.append(
+            (sa - sb, sb.sum(axis=0), sa.sum(axis=0) + sb.sum(axis=0), abs(result.scores[a] - result.scores[b]))
+        )
+    counts = [0] * len(pairs)
+    for lo, hi in _chunks(n, n_seg):
+        mask = sel[lo:hi].astype(np.float64)  # converted once per chunk, shared by every pair
+        for i, (diff, col_second, col_both, observed) in enumerate(prepared):
+            shuf_a = mask @ diff + col_second  # the first system's statistics where the mask is True
+            d = np.abs(scorer.score_from_totals(shuf_a) - scorer.score_from_totals(col_both - shuf_a))
+            counts[i] += int(np.sum(d > observed)) if compat else int(np.sum(d >= observed))
+        if progress:
+            progress(hi / n, f"{result.metric}: randomisation {hi}/{n} trials")
+    return [(c + 1) / (n + 1) for c in counts]
+
+
 def compare(
     result: MetricResult,
     test: str = "bootstrap",
@@ -224,7 +291,7 @@ def compare(
 
     Example:
         >>> from mtlens import Corpus, score
-        >>> c = Corpus.build({"r": ["a b c d", "e f g h"] * 5}, {"A": ["a b c d", "e f g x"] * 5, "B": ["a x c d", "e f g x"] * 5})
+        >>> c = Corpus.build({"r": ["a b c d", "e f g h"] * 15}, {"A": ["a b c d", "e f g x"] * 15, "B": ["a x c d", "e f g x"] * 15})
         >>> cmp = compare(score(c, "bleu", tokenize="none")["bleu"], n=200)
         >>> cmp.ranking, cmp.pairs[0].delta > 0
         (['A', 'B'], True)
@@ -232,19 +299,23 @@ def compare(
     if test not in DEFAULT_SAMPLES:
         raise InputError(f"unknown test '{test}'; choose bootstrap or ar")
     n = DEFAULT_SAMPLES[test] if n is None else int(n)
-    if n < 1:
-        raise InputError(f"the number of resamples must be at least 1, not {n}")
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha must be between 0 and 1, not {alpha}")
+    check_test_settings(n, seed, alpha)
     names = list(result.scores)
     if baseline is not None and baseline not in names:
         raise InputError(f"baseline '{baseline}' is not one of the systems: {', '.join(names)}")
     ranking = sorted(names, key=lambda s: result.scores[s], reverse=result.higher_is_better)
     n_seg = len(next(iter(result.stats.values())))
-    if n_seg == 0:
-        raise InputError("there are no segments to resample")
+    if n_seg < MIN_TEST_LINES:
+        raise InputError(
+            f"significance tests need at least {MIN_TEST_LINES} lines; this test set has {n_seg} "
+            "(a resampling test over a handful of lines has no variance to measure)"
+        )
+    if max(n, n_ci) * n_seg > MAX_DRAWS:
+        raise InputError(
+            f"--n {n} resamples of {n_seg} lines would draw {n * n_seg:,} segment indices; "
+            f"the limit is {MAX_DRAWS:,}: use at most --n {MAX_DRAWS // n_seg}"
+        )
     rng_seed = (seed if seed else None) if sacrebleu_compatible else seed
-    scorer = result.scorer
 
     if baseline is None:
         pairs = list(combinations(ranking, 2))
@@ -263,38 +334,10 @@ def compare(
         mean, half, lo, hi = ci_fn(boot[s])
         systems[s] = SystemCI(result.scores[s], mean, half, lo, hi)
 
-    raw = []
     if test == "bootstrap":
-        for a, b in pairs:
-            observed = result.scores[a] - result.scores[b]
-            if sacrebleu_compatible:  # sacrebleu: |d| centred, strict >, a = system, b = baseline
-                d = np.abs(boot[a] - boot[b])
-                c = int(np.sum((d - d.mean()) > abs(observed)))
-            else:
-                d = boot[a] - boot[b]
-                c = int(np.sum(np.abs(d - d.mean()) >= abs(observed)))
-            raw.append((c + 1) / (n + 1))
+        raw = _bootstrap_pair_p(result, pairs, boot, n, sacrebleu_compatible)
     else:
-        rng = np.random.default_rng(rng_seed)
-        sel = rng.integers(2, size=(n, n_seg), dtype=bool)
-        prepared = []
-        for a, b in pairs:
-            # sacrebleu swaps with the baseline as its first system
-            first, second = (b, a) if (sacrebleu_compatible and baseline is not None) else (a, b)
-            sa, sb = result.stats[first].astype(np.float64), result.stats[second].astype(np.float64)
-            prepared.append(
-                (sa - sb, sb.sum(axis=0), sa.sum(axis=0) + sb.sum(axis=0), abs(result.scores[a] - result.scores[b]))
-            )
-        counts = [0] * len(pairs)
-        for lo, hi in _chunks(n, n_seg):
-            mask = sel[lo:hi].astype(np.float64)  # converted once per chunk, shared by every pair
-            for i, (diff, col_second, col_both, observed) in enumerate(prepared):
-                shuf_a = mask @ diff + col_second  # the first system's statistics where the mask is True
-                d = np.abs(scorer.score_from_totals(shuf_a) - scorer.score_from_totals(col_both - shuf_a))
-                counts[i] += int(np.sum(d > observed)) if sacrebleu_compatible else int(np.sum(d >= observed))
-            if progress:
-                progress(hi / n, f"{result.metric}: randomisation {hi}/{n} trials")
-        raw = [(c + 1) / (n + 1) for c in counts]
+        raw = _ar_pair_p(result, pairs, n, n_seg, rng_seed, baseline, sacrebleu_compatible, progress)
     adjusted = holm(raw)
     pair_results = [
         PairResult(a, b, result.metric, result.scores[a] - result.scores[b], float(p), float(ph), bool(ph < alpha))
@@ -343,5 +386,4 @@ def paired_bootstrap_p(
     for lo, hi in _chunks(n, n_seg):
         counts = index_counts(idx[lo:hi], n_seg)
         d[lo:hi] = score_fn(resampled_totals(stats_a, counts)) - score_fn(resampled_totals(stats_b, counts))
-    c = int(np.sum(np.abs(d - d.mean()) >= abs(sa - sb)))
-    return sa, sb, (c + 1) / (n + 1)
+    return sa, sb, bootstrap_p_value(d, sa - sb)

@@ -58,12 +58,13 @@ for k, name in enumerate(shown_metrics):  # the table grows as each metric arriv
     placeholder.dataframe(build_table(results), hide_index=True, column_config=number_format)
 metrics = list(results)
 cmp = None
-if len(ds.corpus.systems) > 1:
-    cmp = cached.comparison(
-        ds, sort_by, opts, "bootstrap", 1000, 12345, progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg)
-    )
+testable = cached.can_test(ds)
+if testable:
+    cmp = cached.comparison(ds, sort_by, opts, progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
 bar.empty()
 placeholder.dataframe(build_table(results, cmp), hide_index=True, column_config=number_format, key="rank_table")
+if len(ds.corpus.systems) > 1 and not testable:
+    st.info(cached.too_few_lines(ds))
 st.caption(
     "Clusters: systems in score order, split only where every system above is significantly better than every "
     "system below (paired bootstrap, 1000 resamples, Holm-corrected p < 0.05). Lower is better for TER."
@@ -77,14 +78,17 @@ c2.download_button(
     "Download LaTeX", report.to_latex(results), file_name="mtlens-scores.tex", mime="text/x-tex", key="dl_latex"
 )
 
+# a prepared report belongs to the data, the human files, the options and the metrics it was made from
+report_key = (ds.fingerprint, ds.human_fingerprint, tuple((m, opts.key(m)) for m in results))
 if c3.button("Prepare HTML report", key="rank_report_make", help="one file with tables, charts, clusters, signatures"):
     with st.spinner("Bootstrap intervals for every metric…"):
-        comps = {m: cached.comparison(ds, m, opts) for m in results} if len(ds.corpus.systems) > 1 else {}
-        st.session_state["rank_report"] = build_html_report(ds.corpus, results, comps)
-if st.session_state.get("rank_report"):
+        comps = {m: cached.comparison(ds, m, opts) for m in results} if testable else {}
+        st.session_state["rank_report"] = (report_key, build_html_report(ds.corpus, results, comps))
+prepared = st.session_state.get("rank_report")
+if prepared and prepared[0] == report_key:
     c3.download_button(
         "Download HTML report",
-        st.session_state["rank_report"],
+        prepared[1],
         file_name="mtlens-report.html",
         mime="text/html",
         key="dl_report",
@@ -95,8 +99,8 @@ chart_metric = st.selectbox("Metric", metrics, key="rank_chart_metric")
 r = results[chart_metric]
 names = sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
 ci = None
-if len(names) > 1:
-    ccmp = cached.comparison(ds, chart_metric, opts, "bootstrap", 1000, 12345)
+if testable:
+    ccmp = cached.comparison(ds, chart_metric, opts)
     ci = [ccmp.systems[n].ci for n in names]
 fig = go.Figure(
     go.Bar(

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from mtlens.analysis.sentences import sentence_table, sort_options
 from mtlens.highlight import ngram_matches
-from mtlens.metrics import make_metric
+from mtlens.metrics import SENTENCE_METRICS, make_metric
 from mtlens.metrics.ter import ter_alignment
 from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
@@ -26,47 +27,18 @@ sys_a = col1.selectbox("System A", systems, key="sent_a")
 others = ["(none)"] + [s for s in systems if s != sys_a]
 sys_b = col2.selectbox("Compare with system B", others, index=1 if len(others) > 1 else 0, key="sent_b")
 sys_b = None if sys_b == "(none)" else sys_b
-metric = col3.selectbox("Sentence metric", ["bleu", "chrf", "chrf++", "bleu-c", "ter", "tbleu"], key="sent_metric")
+metric = col3.selectbox("Sentence metric", SENTENCE_METRICS, key="sent_metric")
 
 result = cached.metric_result(ds, metric, opts)
 score_a = result.sentence_scores(sys_a)
-table = pd.DataFrame({"line": range(1, c.n_lines + 1), f"{metric} A": score_a})
-if sys_b:
-    score_b = result.sentence_scores(sys_b)
-    table[f"{metric} B"] = score_b
-    table["B - A"] = score_b - score_a
-table["A"] = [h[:120] for h in c.systems[sys_a]]
-if sys_b:
-    table["B"] = [h[:120] for h in c.systems[sys_b]]
-
-sorts = ["line order", "score A ascending", "score A descending"]
-if sys_b:
-    sorts += ["largest |B - A|", "B better than A first", "A better than B first"]
+score_b = result.sentence_scores(sys_b) if sys_b else None
+sorts = sort_options(sys_b is not None)
 f1, f2, f3 = st.columns([2, 2, 1])
 sort = f1.selectbox("Sort", sorts, index=3 if sys_b else 1, key="sent_sort")
 query = f2.text_input("Only lines containing (in A, B or a reference)", key="sent_query")
 page_size = f3.selectbox("Lines per page", [25, 50, 100], key="sent_page_size")
 
-view = table
-if query:
-    q = query.lower()
-    keep = [
-        q in c.systems[sys_a][i].lower()
-        or (sys_b is not None and q in c.systems[sys_b][i].lower())
-        or any(q in r[i].lower() for r in refs)
-        for i in range(c.n_lines)
-    ]
-    view = view[keep]
-if sort == "score A ascending":
-    view = view.sort_values(f"{metric} A", kind="stable")
-elif sort == "score A descending":
-    view = view.sort_values(f"{metric} A", ascending=False, kind="stable")
-elif sort == "largest |B - A|":
-    view = view.iloc[(-view["B - A"].abs()).argsort(kind="stable")]
-elif sort == "B better than A first":
-    view = view.sort_values("B - A", ascending=not result.higher_is_better, kind="stable")
-elif sort == "A better than B first":
-    view = view.sort_values("B - A", ascending=result.higher_is_better, kind="stable")
+view = sentence_table(c, result, sys_a, sys_b, sort if sort in sorts else sorts[0], query)
 
 n_pages = max(1, -(-len(view) // page_size))
 page = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="sent_page")
@@ -103,7 +75,7 @@ if c.source is not None:
     st.markdown(render.plain(c.source[i]), unsafe_allow_html=True)
 
 seg_refs = [r[i] for r in refs]
-bleu = make_metric("bleu", tokenize=opts["tokenize"], lowercase=opts["lowercase"])
+bleu = make_metric("bleu", opts)
 m_a = ngram_matches(c.systems[sys_a][i], seg_refs, bleu, max_order=4)
 m_b = ngram_matches(c.systems[sys_b][i], seg_refs, bleu, max_order=4) if sys_b else None
 
@@ -144,7 +116,7 @@ else:
     for name in [sys_a, sys_b] if sys_b else [sys_a]:
         st.markdown(f"**{render.md(name)}**")
         st.markdown(
-            render.char_hypothesis(c.systems[name][i], seg_refs, char_n, opts["lowercase"]), unsafe_allow_html=True
+            render.char_hypothesis(c.systems[name][i], seg_refs, char_n, opts.lowercase), unsafe_allow_html=True
         )
 
 st.markdown("**TER alignment** against the best reference")
@@ -160,25 +132,23 @@ st.markdown(
     ),
     unsafe_allow_html=True,
 )
-ter = make_metric("ter", **{k: v for k, v in opts.items() if k.startswith("ter_")})
+ter = make_metric("ter", opts)
 for name in [sys_a, sys_b] if sys_b else [sys_a]:
     a = ter_alignment(c.systems[name][i], seg_refs, ter)
     counts = a.counts
     st.markdown(
         f"*{render.md(name)}*: {a.edits} edits ({counts['shift']} shifts, {counts['substitution']} substitutions, "
         f"{counts['insertion']} insertions, {counts['deletion']} deletions) against "
-        f"{render.md(ref_names[a.reference])}, TER = {100 * a.edits / a.ref_length if a.ref_length else 0:.2f}"
+        f"{render.md(ref_names[a.reference])}, TER = {a.ter:.2f}"
     )
     st.markdown(render.ter_alignment(a), unsafe_allow_html=True)
 
-with st.expander(f"tBLEU corrections (epsilon = {opts['tbleu_epsilon']:.2f})"):
+with st.expander(f"tBLEU corrections (epsilon = {opts.tbleu_epsilon:.2f})"):
     st.caption(
         "Each hypothesis word matched to a reference word (minimum-cost matching on the affix distance); "
         "words within epsilon are replaced by the reference word and weighted 1 - distance."
     )
-    tb = make_metric(
-        "tbleu", tokenize=opts["tokenize"], lowercase=opts["lowercase"], tbleu_epsilon=opts["tbleu_epsilon"]
-    )
+    tb = make_metric("tbleu", opts)
     for name in [sys_a, sys_b] if sys_b else [sys_a]:
         per_ref = tb.corrections(c.systems[name][i], seg_refs)
         rows = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from html import escape
 
 import pandas as pd
@@ -25,7 +26,7 @@ c = ds.corpus
 k1, k2, k3 = st.columns(3)
 n = k1.slider("Word order N", 2, 6, 4, key="wvc_n")
 lo, hi = k2.slider("Character orders M studied", 1, 40, (1, 30), key="wvc_range")
-m = k3.slider("M for the scatter and the ranking", 1, 40, int(opts["char_order"]), key="wvc_m")
+m = k3.slider("M for the scatter and the ranking", 1, 40, min(40, opts.char_order), key="wvc_m")
 with st.spinner("Scoring every sentence at every order…"):
     res = cached.words_vs_chars(ds, n, tuple(range(lo, hi + 1)), m, opts)
 
@@ -34,9 +35,9 @@ best = pd.DataFrame(
     [
         {
             "systems": k,
-            "Pearson (max r)": v["pearson"],
-            "kappa (max)": v["kappa"],
-            "analogical (first M with >= 90%)": v["analogical"],
+            "Pearson (max r)": v.pearson,
+            "kappa (max)": v.kappa,
+            "analogical (first M with >= 90%)": v.analogical,
         }
         for k, v in res.best.items()
     ]
@@ -44,7 +45,7 @@ best = pd.DataFrame(
 export.table(name="mtlens-best-M", df=best, hide_index=True)
 
 st.subheader("The sweep over M (all systems pooled)")
-pooled = pd.DataFrame(res.pooled)
+pooled = pd.DataFrame([asdict(r) for r in res.pooled])
 fig = go.Figure()
 for col, name in (
     ("pearson", "Pearson r"),
@@ -52,7 +53,7 @@ for col, name in (
     ("analogical", f"share BLEU_cM <= BLEU_w{n - 1}"),
 ):
     fig.add_trace(go.Scatter(x=pooled["char_order"], y=pooled[col], mode="lines+markers", name=name))
-    b = res.best["all"][col]
+    b = getattr(res.best["all"], col)
     if b is not None:
         yb = float(pooled.loc[pooled["char_order"] == b, col].iloc[0])
         fig.add_trace(
@@ -89,15 +90,15 @@ sc = go.Figure(
 sc.add_trace(go.Scatter(x=[0, 100], y=[0, 100], mode="lines", line={"dash": "dot", "color": "#999"}, showlegend=False))
 sc.update_layout(xaxis_title=f"BLEU_c{m}", yaxis_title=f"BLEU_w{n}", height=480, margin={"t": 20})
 export.chart(sc, "wvc_scatter")
-row = next((r for r in res.rows[system] if r["char_order"] == m), None)
+row = next((r for r in res.rows[system] if r.char_order == m), None)
 if row:
     st.caption(
-        f"{render.md(system)}, M = {m}: Pearson r = {row['pearson']:.3f}, kappa = {row['kappa']:.3f}, "
-        f"analogical share = {row['analogical']:.3f}"
+        f"{render.md(system)}, M = {m}: Pearson r = {row.pearson:.3f}, kappa = {row.kappa:.3f}, "
+        f"analogical share = {row.analogical:.3f}"
     )
 
 st.subheader(f"System rankings: BLEU_w{n} and BLEU_c{m}, side by side")
-rank = pd.DataFrame(res.ranking).rename(
+rank = pd.DataFrame([asdict(r) for r in res.ranking]).rename(
     columns={
         "bleu_w": f"BLEU_w{n}",
         "bleu_c": f"BLEU_c{m}",
@@ -114,5 +115,4 @@ export.table(
         f"BLEU_c{m}": st.column_config.NumberColumn(format="%.2f"),
     },
 )
-agree = [r["rank_w"] for r in res.ranking] == [r["rank_c"] for r in res.ranking]
-st.markdown("The two rankings **agree**." if agree else "The two rankings **differ**.")
+st.markdown("The two rankings **agree**." if res.rankings_agree else "The two rankings **differ**.")

@@ -9,6 +9,7 @@ import streamlit as st
 
 from mtlens import report
 from mtlens.metrics import METRIC_NAMES
+from mtlens.significance import DEFAULT_SEED, MAX_SAMPLES
 from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
@@ -21,6 +22,9 @@ systems = list(ds.corpus.system_names)
 if len(systems) < 2:
     st.info("Significance tests need at least two systems.")
     st.stop()
+if not cached.can_test(ds):
+    st.info(cached.too_few_lines(ds))
+    st.stop()
 
 c1, c2, c3, c4, c5 = st.columns(5)
 metric = c1.selectbox("Metric", METRIC_NAMES, key="sig_metric")
@@ -31,9 +35,9 @@ test = c2.selectbox(
     key="sig_test",
 )
 n = c3.number_input(
-    "Resamples / trials", 10, 100_000, 1000 if test == "bootstrap" else 10000, step=1000, key=f"sig_n_{test}"
+    "Resamples / trials", 10, MAX_SAMPLES, 1000 if test == "bootstrap" else 10000, step=1000, key=f"sig_n_{test}"
 )
-seed = c4.number_input("Seed", 0, 2**31 - 1, 12345, key="sig_seed")
+seed = c4.number_input("Seed", 0, 2**31 - 1, DEFAULT_SEED, key="sig_seed")
 alpha = c5.selectbox("alpha", [0.05, 0.01, 0.1], key="sig_alpha")
 baseline = st.selectbox(
     "Compare",

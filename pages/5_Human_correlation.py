@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from mtlens.analysis.human import segment_pairs
 from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
@@ -26,7 +29,7 @@ for note in human.notes:
 
 results = cached.all_results(ds, opts)
 corr = cached.human_corr(ds, opts, results)
-rows = pd.DataFrame(corr["human_correlation"])
+rows = pd.DataFrame([asdict(r) for r in corr.rows])
 for k in ("pearson", "spearman", "kendall"):
     rows[f"{k} 95% CI"] = [f"[{a:.2f}, {b:.2f}]" if a == a else "n/a" for a, b in rows[f"{k}_ci"]]
 rows = rows.drop(columns=["pearson_ci", "spearman_ci", "kendall_ci"])
@@ -40,7 +43,7 @@ st.caption(
     "TER is an error rate: a good TER correlates negatively. Intervals: percentile bootstrap over systems "
     "(system level) or rated segments (segment level), 1000 resamples."
 )
-for key, names in corr["missing"].items():
+for key, names in corr.missing.items():
     if names:
         st.warning(render.md(f"No human score ({key}) for: {', '.join(names)}"))
 
@@ -63,13 +66,8 @@ if kind == "system":
         )
     )
 else:
-    xs, ys, labels = [], [], []
-    for s, lines in human.segment[h].items():
-        sent = r.sentence_scores(s)
-        for line, v in lines.items():
-            xs.append(sent[line])
-            ys.append(v)
-            labels.append(render.plot_text(f"{s} line {line + 1}"))
+    xs, ys = segment_pairs(r, human.segment[h])
+    labels = [render.plot_text(f"{s} line {line + 1}") for s, lines in human.segment[h].items() for line in lines]
     fig = go.Figure(
         go.Scattergl(
             x=xs,
@@ -88,9 +86,11 @@ if human.system:
     with st.spinner("tBLEU for epsilon 0 … 1"):
         sweep = cached.tbleu_sweep(ds, opts)
     fig2 = go.Figure()
-    for hname, vals in sweep["correlation"].items():
+    for hname, vals in sweep.correlation.items():
         fig2.add_trace(
-            go.Scatter(x=sweep["epsilons"], y=vals["pearson"], mode="lines+markers", name=f"Pearson vs {hname}")
+            go.Scatter(
+                x=sweep.epsilons, y=vals["pearson"], mode="lines+markers", name=render.plot_text(f"Pearson vs {hname}")
+            )
         )
     fig2.update_layout(xaxis_title="epsilon", yaxis_title="correlation", height=380, margin={"t": 20})
     export.chart(fig2, "hc_sweep")

@@ -6,7 +6,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from mtlens.metrics import METRIC_NAMES
+from mtlens.errors import InputError
+from mtlens.io import decode_lines
+from mtlens.metrics import SENTENCE_METRICS
+from mtlens.significance import MIN_TEST_LINES
 from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
@@ -23,7 +26,7 @@ if len(systems) < 2:
 k1, k2, k3 = st.columns(3)
 a = k1.selectbox("System A", systems, key="cmp_a")
 b = k2.selectbox("System B", [s for s in systems if s != a], key="cmp_b")
-metric = k3.selectbox("Metric for buckets and differences", [m for m in METRIC_NAMES if m != "nist"], key="cmp_metric")
+metric = k3.selectbox("Metric for buckets and differences", SENTENCE_METRICS, key="cmp_metric")
 
 # --- n-grams
 st.subheader("N-grams one system gets right more often")
@@ -32,6 +35,7 @@ st.caption(
     "score = (A + 1) / (A + B + 2): above 0.5 A gets it right more often."
 )
 diff = cached.ngram_differences(ds, a, b, opts)
+diff = diff[diff["matched_a"] + diff["matched_b"] >= 2]  # n-grams matched at least twice
 n_sel = st.multiselect("n", [1, 2, 3, 4], default=[1, 2, 3, 4], key="cmp_n")
 top = st.slider("rows", 5, 100, 20, key="cmp_top")
 d = diff[diff["n"].isin(n_sel)]
@@ -66,33 +70,67 @@ for ev, table, col in ((ev_a, better_a, "lines_a"), (ev_b, better_b, "lines_b"))
 
 # --- buckets
 st.subheader("Scores by bucket, each with a paired bootstrap test (B against A)")
-for kind, title in (
-    ("length", f"{metric} by reference length (words)"),
-    ("frequency", "word F-measure by frequency in the references"),
-):
-    rows = cached.buckets(ds, kind, metric, a, b, opts)
-    df = pd.DataFrame(rows)
+freq_file = st.file_uploader(
+    "Word frequencies from (optional): a text file such as the training data's target side",
+    type=None,
+    key="cmp_freq",
+    help="Without it, word frequencies are counted in the first reference (and no word is 'unseen').",
+)
+frequency = None
+if freq_file is not None:
+    try:
+        frequency = (tuple(decode_lines(freq_file.getvalue(), freq_file.name)), freq_file.name)
+    except InputError as err:
+        st.error(str(err))
+for kind in ("length", "frequency"):
+    res = cached.buckets(ds, kind, metric, a, b, opts, frequency if kind == "frequency" else None)
+    title = (
+        f"{metric} by reference length (words)"
+        if kind == "length"
+        else f"word F-measure by word frequency in {res.frequency_source}"
+    )
+    df = pd.DataFrame(
+        {
+            "bucket": [r.bucket for r in res.rows],
+            "lines": [r.lines for r in res.rows],
+            "A": [r.a for r in res.rows],
+            "B": [r.b for r in res.rows],
+            "B - A": [r.delta for r in res.rows],
+            "p": [r.p_value for r in res.rows],
+            "p (Holm)": [r.p_holm for r in res.rows],
+            "test": [
+                ("significant" if r.significant else "not significant") if r.tested else "too few lines"
+                for r in res.rows
+            ],
+        }
+    )
+    if kind == "frequency":
+        df.insert(2, "reference words", [r.words for r in res.rows])
     fig = go.Figure(
         [
-            go.Bar(name=render.plot_text(f"A: {a}"), x=df["bucket"], y=df["a"]),
-            go.Bar(name=render.plot_text(f"B: {b}"), x=df["bucket"], y=df["b"]),
+            go.Bar(name=render.plot_text(f"A: {a}"), x=df["bucket"], y=df["A"]),
+            go.Bar(name=render.plot_text(f"B: {b}"), x=df["bucket"], y=df["B"]),
         ]
     )
-    stars = ["*" if p < 0.05 else "" for p in df["p"]]
-    fig.update_layout(title=title, barmode="group", height=360, margin={"t": 40})
-    for x, y, s in zip(df["bucket"], df[["a", "b"]].max(axis=1), stars, strict=True):
-        if s:
-            fig.add_annotation(x=x, y=y, text="*", showarrow=False, yshift=12, font={"size": 18})
+    fig.update_layout(title=render.plot_text(title), barmode="group", height=360, margin={"t": 40})
+    for r in res.rows:
+        if r.significant:
+            fig.add_annotation(x=r.bucket, y=max(r.a, r.b), text="*", showarrow=False, yshift=12, font={"size": 18})
     export.chart(fig, f"cmp_{kind}")
     export.table(
         name=f"mtlens-buckets-{kind}",
         df=df,
         hide_index=True,
         column_config={
-            k: st.column_config.NumberColumn(format="%.3f" if k == "p" else "%.2f") for k in ("a", "b", "delta", "p")
+            k: st.column_config.NumberColumn(format="%.3f" if k.startswith("p") else "%.2f")
+            for k in ("A", "B", "B - A", "p", "p (Holm)")
         },
     )
-st.caption("* p < 0.05 (paired bootstrap, 1000 resamples, not corrected for the number of buckets).")
+st.caption(
+    f"* significant: Holm-corrected p < 0.05 over the tested buckets of the chart. Buckets with fewer than "
+    f"{MIN_TEST_LINES} lines are not tested. p: paired bootstrap, 1000 resamples, two-sided, "
+    "(#{resamples with |d - mean(d)| >= |observed d|} + 1) / (1000 + 1)."
+)
 
 # --- largest differences
 st.subheader("Where the two differ most")

@@ -141,7 +141,15 @@ def test_data_file_tsv(capsys, tmp_path):
         (["--ref", REFS[0]], "give at least one --sys"),
         (["--ref", REFS[0], "--sys", "/nonexistent/B.txt"], "does not exist"),
         (["--ref", REFS[0], "--sys", SYSTEMS[0], "--metrics", "bleu,meteor"], "unknown metric 'meteor'"),
-        (["--ref", REFS[0], "--sys", SYSTEMS[0], "--char-order", "0"], "--char-order must be at least 1"),
+        (["--ref", REFS[0], "--sys", SYSTEMS[0], "--char-order", "0"], "--char-order must be between 1 and 100"),
+        (["--ref", REFS[0], "--sys", SYSTEMS[0], "--char-order", "100000"], "--char-order must be between 1 and 100"),
+        (["--ref", REFS[0], "--sys", SYSTEMS[0], "--char-order", "1000000000"], "--char-order must be between"),
+        (["--ref", REFS[0], "--sys", SYSTEMS[0], "--smooth-value", "inf"], "--smooth-value must be above 0"),
+        (["--ref", REFS[0], "--sys", SYSTEMS[0], "--smooth-value", "nan"], "--smooth-value must be above 0"),
+        (["--ref", REFS[0], "--sys", SYSTEMS[0], "--smooth-value", "-1"], "--smooth-value must be above 0"),
+        (["--ref", REFS[0], "--sys", SYSTEMS[0], "--tbleu-epsilon", "2"], "--tbleu-epsilon must be between 0 and 1"),
+        (["--ref", REFS[0], "--sys", SYSTEMS[0], "--max-ngram-order", "0"], "--max-ngram-order must be between"),
+        (["--data", "x.tsv", "--src", "/nonexistent/src.txt"], "--data holds references, systems and source"),
         (["--ref", REFS[0], "--sys", SYSTEMS[0], "--tokenize", "moses"], "invalid choice"),
         (["--ref", REFS[0], "--sys", SYSTEMS[0], "--smooth-value", "abc"], "invalid float value"),
     ],
@@ -199,7 +207,14 @@ def test_compare_json_contract(capsys):
     assert len(doc["pairs"]) == 12  # 6 pairs x 2 metrics
     pair = doc["pairs"][0]
     assert set(pair) == {"a", "b", "metric", "delta", "p_value", "p_holm", "significant"}
-    assert all(0 < p["p_value"] <= p["p_holm"] <= 1 for p in doc["pairs"])
+    for metric in ("bleu", "chrf"):  # Holm's step-down by hand, per metric, over its 6 pairs
+        rows = [p for p in doc["pairs"] if p["metric"] == metric]
+        order = sorted(range(len(rows)), key=lambda i: rows[i]["p_value"])
+        running, by_hand = 0.0, {}
+        for rank, i in enumerate(order):
+            running = max(running, min(1.0, (len(rows) - rank) * rows[i]["p_value"]))
+            by_hand[i] = running
+        assert [r["p_holm"] for r in rows] == pytest.approx([by_hand[i] for i in range(len(rows))], abs=1e-15)
     s = doc["systems"][0]["scores"]["bleu"]
     assert set(s) >= {"score", "mean", "ci"} and s["ci"] > 0
     flat = sorted(n for cl in doc["clusters"]["chrf"] for n in cl)
@@ -254,3 +269,88 @@ def test_analyze_json_contract(capsys):
     assert any("ref, ref2" in n for n in doc["notes"])
     code, _, err = run(capsys, "analyze", *ref_args(), "--sys", SYSTEMS[0], "--char-orders", "x")
     assert code == 2 and "character orders" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["compare", "--seed", "-1"], "--seed must be between 0 and 2**63 - 1, not -1"),
+        (["compare", "--n", "1000000000"], "--n must be between 1 and 100,000"),
+        (["compare", "--n", "0"], "--n must be between 1 and 100,000"),
+        (["compare", "--alpha", "1.5"], "--alpha must be between 0 and 1"),
+        (["analyze", "--ranking-char-order", "0"], "--ranking-char-order must be between 1 and 100, not 0"),
+        (["analyze", "--ranking-char-order", "-1"], "--ranking-char-order must be between 1 and 100, not -1"),
+        (["analyze", "--char-orders", "1-1000000000"], "character orders"),
+        (["analyze", "--word-order", "1"], "--word-order must be between 2 and 10"),
+        (["analyze", "--seed", "-5"], "--seed must be between 0"),
+        (["analyze", "--pair", "UEdin", "nobody"], "--pair: 'nobody' is not one of the systems"),
+        (["analyze", "--freq-corpus", REFS[0]], "--freq-corpus goes with --pair"),
+        (["report", "-o", "/tmp/x.html", "--seed", "-1"], "--seed must be between 0"),
+    ],
+)
+def test_numeric_options_are_bounded_and_named(capsys, argv, needle):
+    code, _, err = run(capsys, argv[0], *ref_args(), "--sys", *SYSTEMS, *argv[1:])
+    assert code == 2, err
+    assert needle in err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+def test_every_option_has_a_flag_that_reaches_the_metric():
+    """One source of truth: every Options field is a CLI flag, and the flag's value arrives in Options."""
+    from mtlens.cli import build_parser, options_from_args
+    from mtlens.options import SPECS
+
+    parser = build_parser()
+    flags = {a.dest: a for a in parser._subparsers._group_actions[0].choices["score"]._actions}
+    assert set(SPECS) <= set(flags)
+    args = parser.parse_args(
+        ["score", "--smooth-method", "floor", "--smooth-value", "0.2", "--chrf-eps-smoothing", "--ter-single-pass"]
+    )
+    o = options_from_args(args)
+    assert (o.smooth_value, o.chrf_eps_smoothing, o.ter_single_pass) == (0.2, True, True)
+
+
+def test_analyze_pair_json_contract(capsys):
+    code, out, err = run(
+        capsys, "analyze", *ref_args(), "--sys", *SYSTEMS, "--pair", "UEdin", "HuaweiTSC", "--format", "json"
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    keys = {"bucket", "lines", "a", "b", "delta", "p_value", "significant"}
+    for kind in ("length", "frequency"):
+        assert doc["buckets"][kind], kind
+        for row in doc["buckets"][kind]:
+            assert keys <= set(row)
+            if row["lines"] < 30:  # too few lines: no test, never significant
+                assert row["p_value"] is None and row["significant"] is False
+    assert sum(r["lines"] for r in doc["buckets"]["length"]) == 200
+    assert "unseen" not in json.dumps(doc["buckets"]["frequency"])  # no frequency corpus: no unseen bucket
+    assert {r["n"] for r in doc["ngrams"]["by_order"]} == {1, 2, 3, 4}
+    code, out, err = run(
+        capsys, "analyze", *ref_args(), "--sys", *SYSTEMS, "--pair", "UEdin", "HuaweiTSC", "--format", "table"
+    )
+    assert (code == 0 and "too few lines" in out) or "Holm" in out
+
+
+def test_analyze_pair_with_frequency_corpus_has_unseen_words(capsys, tmp_path):
+    freq = tmp_path / "train.txt"
+    freq.write_text("Die Katze sitzt auf der Matte .\n" * 3, encoding="utf-8")
+    code, out, err = run(
+        capsys,
+        "analyze",
+        *ref_args(),
+        "--sys",
+        *SYSTEMS,
+        "--pair",
+        "UEdin",
+        "HuaweiTSC",
+        "--freq-corpus",
+        str(freq),
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    unseen = [r for r in doc["buckets"]["frequency"] if r["bucket"].startswith("0 (not in")]
+    assert unseen and unseen[0]["words"] > 1000  # nearly every reference word is absent from that tiny corpus
+    assert doc["buckets"]["frequency_source"] == str(freq)

@@ -87,11 +87,48 @@ def test_missing_file_and_folder(tmp_path):
         load_corpus([tmp_path], [SAMPLE / "UEdin.txt"])
 
 
-def test_system_names_are_file_stems_and_repeats_are_disambiguated():
-    c = corpus_from_bytes([("x/ref.de.txt", b"a\n")], [("d1/A.txt", b"a\n"), ("d2/A.txt", b"b\n"), ("B", b"c\n")])
-    assert c.system_names == ("A", "A (2)", "B")
+def test_system_names_are_file_stems_and_colliding_stems_say_where_they_came_from():
+    c = corpus_from_bytes(
+        [("x/ref.de.txt", b"a\n")], [("d1/A.txt", b"a\n"), ("d2/A.txt", b"b\n"), ("A (2).txt", b"c\n"), ("B", b"d\n")]
+    )
+    assert c.system_names == ("d1/A", "d2/A", "A (2)", "B")  # three uploads, three systems, whatever the order
+    assert c.systems["d2/A"] == ("b",) and c.systems["A (2)"] == ("c",)
+    c2 = corpus_from_bytes([("r.txt", b"a\n")], [("A (2).txt", b"c\n"), ("d2/A.txt", b"b\n"), ("d1/A.txt", b"a\n")])
+    assert c2.systems["d1/A"] == ("a",) and c2.systems["A (2)"] == ("c",)
     assert c.reference_names == ("ref.de",)
     assert stem(".hidden") == ".hidden"
+
+
+def test_names_that_cannot_be_told_apart_are_refused():
+    with pytest.raises(InputError, match="two system files are named 'A.txt'"):
+        corpus_from_bytes([("r.txt", b"a\n")], [("A.txt", b"a\n"), ("A.txt", b"b\n")])
+    with pytest.raises(InputError, match="'A.txt', 'A.tsv' would all be named 'A'"):
+        corpus_from_bytes([("r.txt", b"a\n")], [("A.txt", b"a\n"), ("A.tsv", b"b\n")])
+
+
+def test_a_backslash_is_part_of_a_file_name():
+    c = corpus_from_bytes([("ref.txt", b"a\n")], [("sys\\v2.txt", b"a\n")])
+    assert c.system_names == ("sys\\v2",)
+
+
+def test_utf16_is_read_with_a_bom_and_named_without_one():
+    text = "Grüße\nzweite Zeile\n"
+    for codec, bom in (("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff")):
+        assert decode_lines(bom + text.encode(codec), "u.txt") == ["Grüße", "zweite Zeile"]
+    with pytest.raises(InputError, match="'u.txt' looks like UTF-16 text without a byte order mark; save it as UTF-8"):
+        decode_lines(text.encode("utf-16-le"), "u.txt")
+
+
+def test_a_line_longer_than_the_bound_is_refused_with_its_number():
+    from mtlens.corpus import MAX_LINE_CHARS
+
+    long = "x" * (MAX_LINE_CHARS + 1)
+    with pytest.raises(
+        InputError, match=r"system 'A' line 2 has 100,001 characters; mtlens scores lines of up to 100,000"
+    ):
+        corpus_from_bytes([("r.txt", b"a\nb\n")], [("A.txt", f"a\n{long}\n".encode())])
+    ok = corpus_from_bytes([("r.txt", b"a\n")], [("A.txt", ("y" * MAX_LINE_CHARS + "\n").encode())])
+    assert len(ok.systems["A"][0]) == MAX_LINE_CHARS
 
 
 def test_warnings_report_real_oddities():
@@ -157,8 +194,58 @@ def test_wmt_xml_errors():
     with pytest.raises(InputError, match="no <seg>"):
         parse_wmt_xml(b"<dataset><doc id='1'><ref><p></p></ref><hyp system='A'><p></p></hyp></doc></dataset>", "x.xml")
     bad = WMT_XML.replace('<seg id="2">Tschüss.</seg></p></hyp>', "</p></hyp>")
-    with pytest.raises(InputError, match="document 'd1' of 'x.xml': system 'sysA' has 1 segments, the document has 2"):
+    with pytest.raises(InputError, match="document 'd1' of 'x.xml': system 'sysA' lacks segment id\\(s\\) 2"):
         parse_wmt_xml(bad.encode(), "x.xml")
+    extra = WMT_XML.replace('<seg id="2">Tschüss.</seg></p></hyp>', '<seg id="2">T.</seg><seg id="9">X</seg></p></hyp>')
+    with pytest.raises(InputError, match="system 'sysA' has segment id\\(s\\) 9 that the document's source does not"):
+        parse_wmt_xml(extra.encode(), "x.xml")
+    twice = WMT_XML.replace(
+        '</hyp>\n  </doc>\n  <doc id="d2"',
+        '</hyp><hyp system="sysA"><p><seg id="1">a</seg><seg id="2">b</seg></p></hyp>\n  </doc>\n  <doc id="d2"',
+    )
+    with pytest.raises(InputError, match="document 'd1' of 'x.xml' has two <hyp system=\"sysA\"> elements"):
+        parse_wmt_xml(twice.encode(), "x.xml")
+
+
+def test_wmt_xml_segments_are_matched_by_id_not_position():
+    swapped = WMT_XML.replace(
+        '<hyp system="sysA" language="de"><p><seg id="1">Hallo &amp; willkommen.</seg><seg id="2">Tschüss.</seg></p></hyp>',
+        '<hyp system="sysA" language="de"><p><seg id="2">Tschüss.</seg><seg id="1">Hallo &amp; willkommen.</seg></p></hyp>',
+    )
+    assert swapped != WMT_XML
+    c = parse_wmt_xml(swapped.encode(), "x.xml")
+    assert c.systems["sysA"] == ("Hallo & willkommen.", "Tschüss.", "Drittens.")
+
+
+def test_wmt_xml_anonymous_references_and_systems_are_all_kept():
+    """Two <ref> and two <hyp> without names: ref, ref2 and system, system2; BLEU equals sacrebleu's with both
+    references (real en-cs lines)."""
+    from xml.sax.saxutils import escape
+
+    from sacrebleu.metrics import BLEU as SacreBLEU
+
+    from .conftest import TESTDATA, pair_files
+
+    refs, systems = pair_files(TESTDATA / "en-cs")
+    h1, h2 = list(systems.values())[:2]
+
+    def block(tag, lines):
+        segs = "".join(f'<seg id="{i + 1}">{escape(x)}</seg>' for i, x in enumerate(lines))
+        return f"<{tag}><p>{segs}</p></{tag}>"
+
+    xml = (
+        "<dataset><doc id='d'>"
+        + block("ref", refs[0])
+        + block("ref", refs[1])
+        + block("hyp", h1)
+        + block("hyp", h2)
+        + "</doc></dataset>"
+    )
+    c = parse_wmt_xml(xml.encode(), "anon.xml")
+    assert c.reference_names == ("ref", "ref2") and c.system_names == ("system", "system2")
+    got = score(c, "bleu")["bleu"].scores
+    assert got["system"] == pytest.approx(SacreBLEU().corpus_score(h1, refs).score, abs=1e-9)
+    assert got["system2"] == pytest.approx(SacreBLEU().corpus_score(h2, refs).score, abs=1e-9)
 
 
 def test_single_file_dispatch():

@@ -143,20 +143,18 @@ def test_ter_options_on_the_first_lines(shared_pairs, pair, options):
     np.testing.assert_array_equal(st, want, err_msg=f"{pair} {name}")
 
 
-@pytest.mark.parametrize("pair", ["zh-en", "ja-en", "en-ja"])
+@pytest.mark.parametrize("pair", ["zh-en", "ja-en", "en-ja", "en-zh"])
 def test_nist_equals_nltk_with_one_reference(shared_pairs, pair):
-    from nltk.translate.nist_score import corpus_nist
 
     from mtlens.metrics import NIST
 
+    from .test_nist import nltk_nist
+
     refs, systems = shared_pairs[pair]
     m = NIST()
-    for name, hyp in list(systems.items())[:3]:
+    for name, hyp in systems.items():  # every system, those without 5-grams included
         st = m.statistics(refs, [hyp])[0]
-        if st[:, 5:10].sum(axis=0).min() == 0:
-            continue  # unsegmented CJK output without 5-grams: NLTK divides by zero (see test_nist.py)
-        theirs = corpus_nist([[m.tokens(r)] for r in refs[0]], [m.tokens(h) for h in hyp], n=5)
-        assert m.corpus_score(st) == pytest.approx(theirs, rel=1e-12), (pair, name)
+        assert m.corpus_score(st) == pytest.approx(nltk_nist(m, refs[0], hyp), rel=1e-12), (pair, name)
 
 
 def test_ter_alignment_invariant_on_every_sentence_of_a_full_pair(shared_pairs):
@@ -171,3 +169,74 @@ def test_ter_alignment_invariant_on_every_sentence_of_a_full_pair(shared_pairs):
             a = ter_alignment(line, [r[i] for r in refs], m)
             c = a.counts
             assert c["shift"] + c["substitution"] + c["insertion"] + c["deletion"] == a.edits == stats[i, 0], i
+
+
+def _sacre_ter_stats(refs, hyp, **options):
+    from sacrebleu.metrics import TER as SacreTER
+
+    return np.array(SacreTER(**options, references=refs)._extract_corpus_statistics(hyp, None), dtype=np.float64)
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+def test_ter_normalized_full_pairs(shared_pairs, pair):
+    """--ter-normalized on whole pairs: the double reference tokenization changes 3 reference lines of the data."""
+    from mtlens.metrics import TER
+
+    refs, systems = shared_pairs[pair]
+    name, hyp = next(iter(systems.items()))
+    st = TER(normalized=True).statistics(refs, [hyp])[0]
+    np.testing.assert_array_equal(st, _sacre_ter_stats(refs, hyp, normalized=True), err_msg=f"{pair} {name}")
+
+
+TER_OPTION_SETS = [
+    {},
+    {"normalized": True},
+    {"no_punct": True},
+    {"normalized": True, "asian_support": True},
+    {"no_punct": True, "asian_support": True},
+    {"case_sensitive": True},
+    {"normalized": True, "no_punct": True, "asian_support": True, "case_sensitive": True},
+]
+
+
+@pytest.mark.parametrize("options", TER_OPTION_SETS, ids=lambda o: "+".join(o) or "default")
+def test_ter_every_option_set_on_the_full_en_cs_pair(shared_pairs, options):
+    """Every TER option set on all 1002 lines of en-cs (whose ref2 line 99 is the double-tokenization case),
+    and the corpus score the CLI prints from them."""
+    from mtlens.metrics import TER
+
+    refs, systems = shared_pairs["en-cs"]
+    hyp = systems["CUNI-Marian-Baselines"]
+    m = TER(**options)
+    st = m.statistics(refs, [hyp])[0]
+    want = _sacre_ter_stats(refs, hyp, **options)
+    np.testing.assert_array_equal(st, want)
+    assert m.corpus_score(st) == pytest.approx(100 * want[:, 0].sum() / want[:, 1].sum(), abs=TOL)
+
+
+def test_ter_normalized_issue_case(shared_pairs):
+    """The reported case: en-cs, CUNI-Marian-Baselines, first 250 lines, both references: sacrebleu 56.46384."""
+    from sacrebleu.metrics import TER as SacreTER
+
+    from mtlens.metrics import TER
+
+    refs, systems = shared_pairs["en-cs"]
+    refs = [r[:250] for r in refs]
+    hyp = systems["CUNI-Marian-Baselines"][:250]
+    m = TER(normalized=True)
+    got = m.corpus_score(m.statistics(refs, [hyp])[0])
+    assert got == pytest.approx(SacreTER(normalized=True).corpus_score(hyp, refs).score, abs=TOL)
+    assert round(got, 5) == 56.46384
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+@pytest.mark.parametrize("word_order", [0, 2])
+def test_chrf_eps_smoothing(shared_pairs, pair, word_order):
+    refs, systems = shared_pairs[pair]
+    _check(
+        CHRF(word_order=word_order, eps_smoothing=True),
+        lambda r: SacreCHRF(word_order=word_order, eps_smoothing=True, references=r),
+        refs,
+        systems,
+        pair,
+    )

@@ -62,8 +62,29 @@ def test_a_system_compared_with_itself_is_never_significant(sample, test):
         cmp = compare(r, test, n=500)
         same = next(p for p in cmp.pairs if {p.a, p.b} == {"A", "A-copy"})
         assert same.p_value == 1.0 and not same.significant
-        assert all(0 < p.p_value <= 1 for p in cmp.pairs)
+        other = next(p for p in cmp.pairs if {p.a, p.b} == {"A", "B"})
+        assert other.p_value == pytest.approx(_p_by_loop(r, other.a, other.b, test, 500), abs=1e-15)
         assert any(set(c) >= {"A", "A-copy"} for c in cmp.clusters)
+
+
+def _p_by_loop(r, a, b, test, n, seed=12345):
+    """The p-value recomputed one resample at a time (plain loops over the segment statistics)."""
+    sa, sb = r.stats[a], r.stats[b]
+    n_seg = len(sa)
+    observed = r.scores[a] - r.scores[b]
+    if test == "bootstrap":
+        idx = np.random.default_rng(seed).choice(n_seg, size=(n, n_seg), replace=True)
+        d = np.array(
+            [float(r.scorer.score_from_totals(sa[i].sum(0)) - r.scorer.score_from_totals(sb[i].sum(0))) for i in idx]
+        )
+        return (np.sum(np.abs(d - d.mean()) >= abs(observed)) + 1) / (n + 1)
+    sel = np.random.default_rng(seed).integers(2, size=(n, n_seg), dtype=bool)
+    c = 0
+    for row in sel:
+        xa = np.where(row[:, None], sa, sb).sum(0)
+        xb = np.where(row[:, None], sb, sa).sum(0)
+        c += abs(float(r.scorer.score_from_totals(xa) - r.scorer.score_from_totals(xb))) >= abs(observed)
+    return (c + 1) / (n + 1)
 
 
 def test_seed_gives_identical_results_and_zero_is_a_seed(sample):
@@ -131,3 +152,26 @@ def test_ter_sacrebleu_compatible_ar_pvalues(sample):
     for p in ours.pairs:
         assert p.p_value == pytest.approx(theirs[p.a].p_value, abs=1e-12)
     assert ours.ranking[0] == min(ours.systems, key=lambda s: ours.systems[s].score)  # lower TER ranks first
+
+
+def test_no_test_on_too_few_lines_and_bounded_draws(sample):
+    from mtlens.errors import InputError
+    from mtlens.significance import MIN_TEST_LINES
+
+    refs, systems = sample
+    small = {k: v[: MIN_TEST_LINES - 1] for k, v in systems.items()}
+    r = score(_corpus([x[: MIN_TEST_LINES - 1] for x in refs], small), "bleu")["bleu"]
+    with pytest.raises(
+        InputError, match=f"need at least {MIN_TEST_LINES} lines; this test set has {MIN_TEST_LINES - 1}"
+    ):
+        compare(r, "bootstrap", n=100)
+    full = score(_corpus(refs, systems), "bleu")["bleu"]
+    with pytest.raises(InputError, match="--n 100000 resamples of 200 lines would draw 20,000,000"):
+        import mtlens.significance as sig
+
+        old = sig.MAX_DRAWS
+        sig.MAX_DRAWS = 10_000_000
+        try:
+            compare(full, "bootstrap", n=100_000)
+        finally:
+            sig.MAX_DRAWS = old

@@ -94,3 +94,33 @@ def test_pathological_lines_are_bounded():
     assert 0 < st[0, 0] <= 5000 + 1000 and st[1, 0] == 3  # nothing shared: 3 substitutions
     a = ter_alignment("x y z", ["a b c"])
     assert a.shifts == () and a.counts["substitution"] == 3
+
+
+# en-cs newstest2021 ref2.txt line 99 and CUNI-Marian-Baselines line 99 (WMT21, research use; tests/data/README.md)
+_REF99 = (
+    "Safari v Knowsley přijalo veškerá protiepidemiologická opatření, aby mohlo 15. června znovu otevřít. "
+    "Vedení parku trvalo na tom, že je to stejně bezpečné jako drive-through u McDonald's, jelikož návštěvníci "
+    "během osmikilometrové jízdy neopustí auto."
+)
+
+
+def test_references_are_tokenized_twice_as_sacrebleu_does():
+    """sacrebleu 2.6.0 runs every reference through the tercom tokenizer twice; the normalized tokenizer is
+    not idempotent on "McDonald's": 40 words after one pass, 41 after two (docs/decisions.md, TER)."""
+    from sacrebleu.metrics import TER as SacreTER
+    from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
+
+    tok = TercomTokenizer(normalized=True)
+    assert len(tok(_REF99).split()) == 40
+    assert len(tok(tok(_REF99)).split()) == 41
+    m = TER(normalized=True)
+    assert len(m.ref_words(_REF99)) == 41
+    assert len(TER(normalized=True, single_pass=True).ref_words(_REF99)) == 40
+    hyp = _REF99.replace("McDonald's", "McDonalds")
+    want = SacreTER(normalized=True).corpus_score([hyp], [[_REF99]])
+    st = m.statistics([[_REF99]], [[hyp]])[0]
+    assert list(st[0]) == [want.num_edits, want.ref_length]
+    assert m.corpus_score(st) == pytest.approx(want.score, abs=1e-9)
+    single = TER(normalized=True, single_pass=True)
+    assert single.statistics([[_REF99]], [[hyp]])[0][0, 1] == 40  # tercom's one pass: 40 reference words
+    assert "refpass:once" in single.signature(1).format() and "refpass" not in m.signature(1).format()

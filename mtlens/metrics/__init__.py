@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..errors import InputError
+from ..options import DEFAULTS, Options
 from .base import Metric, Signature
 from .bleu import BLEU, CharBLEU, bleu_from_totals
 from .chrf import CHRF, chrf_from_totals
@@ -11,50 +13,39 @@ from .ter import TER
 
 #: metric names in the order they are shown
 METRIC_NAMES: tuple[str, ...] = ("bleu", "bleu-c", "chrf", "chrf++", "ter", "nist", "tbleu")
+#: metrics with a meaningful score per line (NIST's information weights are corpus-wide only)
+SENTENCE_METRICS: tuple[str, ...] = ("bleu", "chrf", "chrf++", "bleu-c", "ter", "tbleu")
 
 
-def make_metric(
-    name: str,
-    *,
-    tokenize: str = "13a",
-    lowercase: bool = False,
-    smooth_method: str = "exp",
-    smooth_value: float | None = None,
-    max_ngram_order: int = 4,
-    char_order: int = 18,
-    char_keep_spaces: bool = False,
-    ter_normalized: bool = False,
-    ter_no_punct: bool = False,
-    ter_asian_support: bool = False,
-    ter_case_sensitive: bool = False,
-    nist_case_sensitive: bool = False,
-    tbleu_epsilon: float = 0.05,
-) -> Metric:
-    """Build a metric from its name and the command line's options.
+def make_metric(name: str, options: Options | None = None, **changes) -> Metric:
+    """Build a metric from its name and the options (:class:`mtlens.options.Options`).
 
-    Options that do not apply to a metric are ignored (``tokenize`` is only for
-    word BLEU, ``char_order`` only for character BLEU; chrF keeps sacrebleu's
-    defaults except for ``lowercase``; TER has its own ``ter_*`` options and is
-    lowercased unless ``ter_case_sensitive``, as in sacrebleu).
+    ``changes`` are applied on top of ``options`` (or of the defaults), e.g.
+    ``make_metric("bleu", tokenize="zh")``. Options that do not apply to a metric
+    are ignored by it (see :data:`mtlens.options.SPECS` for which metric each changes).
 
     Raises:
-        ValueError: unknown name or invalid option values.
+        InputError: unknown name, unknown option, or an option out of its bounds.
     """
+    o = options or DEFAULTS
+    if changes:
+        o = Options.from_mapping({**o.as_dict(), **changes})
+    sv = o.smooth_value
     if name == "bleu":
-        return BLEU(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order)
+        return BLEU(o.tokenize, o.lowercase, o.smooth_method, sv, o.max_ngram_order)
     if name == "bleu-c":
-        return CharBLEU(char_order, char_keep_spaces, lowercase, smooth_method, smooth_value)
+        return CharBLEU(o.char_order, o.char_keep_spaces, o.lowercase, o.smooth_method, sv)
     if name == "chrf":
-        return CHRF(lowercase=lowercase)
+        return CHRF(lowercase=o.lowercase, eps_smoothing=o.chrf_eps_smoothing)
     if name == "chrf++":
-        return CHRF(word_order=2, lowercase=lowercase)
+        return CHRF(word_order=2, lowercase=o.lowercase, eps_smoothing=o.chrf_eps_smoothing)
     if name == "ter":
-        return TER(ter_normalized, ter_no_punct, ter_asian_support, ter_case_sensitive)
+        return TER(o.ter_normalized, o.ter_no_punct, o.ter_asian_support, o.ter_case_sensitive, o.ter_single_pass)
     if name == "nist":
-        return NIST(lowercase=not nist_case_sensitive)
+        return NIST(lowercase=not o.nist_case_sensitive)
     if name == "tbleu":
-        return TBLEU(tbleu_epsilon, tokenize, lowercase, smooth_method, smooth_value, max_ngram_order)
-    raise ValueError(f"unknown metric {name!r}; choose from {', '.join(METRIC_NAMES)}")
+        return TBLEU(o.tbleu_epsilon, o.tokenize, o.lowercase, o.smooth_method, sv, o.max_ngram_order)
+    raise InputError(f"unknown metric {name!r}; choose from {', '.join(METRIC_NAMES)}")
 
 
 __all__ = [
@@ -62,6 +53,7 @@ __all__ = [
     "CHRF",
     "METRIC_NAMES",
     "NIST",
+    "SENTENCE_METRICS",
     "TER",
     "CharBLEU",
     "Metric",

@@ -21,10 +21,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..ngrams import Streams, char_streams, clipped_matches, ngram_totals, word_streams
+from ..options import SMOOTH_DEFAULTS
 from ..tokenizers import TOKENIZERS, get_tokenizer, tokenizer_signature
 from .base import Metric, Signature
-
-SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 
 #: sacrebleu's ``my_log`` floor for log(0)
 _LOG_ZERO = -9999999999.0

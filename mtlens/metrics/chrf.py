@@ -39,11 +39,14 @@ def split_punctuation(line: str) -> list[str]:
     return words
 
 
-def chrf_from_totals(totals: np.ndarray, beta: float = 2) -> np.ndarray:
+def chrf_from_totals(totals: np.ndarray, beta: float = 2, eps_smoothing: bool = False) -> np.ndarray:
     """chrF (0-100) from ``[hyp, ref, match]`` triples per order, vectorised over leading axes.
 
-    Operation for operation the formula of sacrebleu's ``CHRF._compute_f_score``
-    (without epsilon smoothing), so that ties between references resolve the same way.
+    Operation for operation the formula of sacrebleu's ``CHRF._compute_f_score``, so
+    that ties between references resolve the same way. With ``eps_smoothing``
+    (chrF++.py's, NLTK's and Moses' smoothing), the score is the mean over *all*
+    orders of each order's F-beta, where a missing precision or recall is 1e-16
+    and an order whose F is undefined counts 1e-16.
 
     Example:
         >>> round(float(chrf_from_totals(np.array([4, 4, 4, 3, 3, 2]))), 4)
@@ -52,6 +55,8 @@ def chrf_from_totals(totals: np.ndarray, beta: float = 2) -> np.ndarray:
     t = np.asarray(totals, dtype=np.float64)
     n_orders = t.shape[-1] // 3
     factor = beta**2
+    if eps_smoothing:
+        return _chrf_eps(t, n_orders, factor)
     avg_p = np.zeros(t.shape[:-1])
     avg_r = np.zeros(t.shape[:-1])
     eff = np.zeros(t.shape[:-1], dtype=np.int64)
@@ -70,6 +75,19 @@ def chrf_from_totals(totals: np.ndarray, beta: float = 2) -> np.ndarray:
     return np.where((avg_p + avg_r) != 0, 100 * score, 0.0)
 
 
+def _chrf_eps(t: np.ndarray, n_orders: int, factor: float) -> np.ndarray:
+    eps = 1e-16
+    score = np.zeros(t.shape[:-1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(n_orders):
+            n_hyp, n_ref, n_match = t[..., 3 * i], t[..., 3 * i + 1], t[..., 3 * i + 2]
+            prec = np.where(n_hyp > 0, n_match / np.where(n_hyp > 0, n_hyp, 1.0), eps)
+            rec = np.where(n_ref > 0, n_match / np.where(n_ref > 0, n_ref, 1.0), eps)
+            denom = factor * prec + rec
+            score = score + np.where(denom > 0, (1 + factor) * prec * rec / np.where(denom > 0, denom, 1.0), eps)
+    return 100 * score / n_orders
+
+
 class CHRF(Metric):
     """chrF / chrF++.
 
@@ -79,6 +97,7 @@ class CHRF(Metric):
         beta: recall weight (2).
         lowercase: lowercase first.
         whitespace: keep whitespace in character n-grams.
+        eps_smoothing: sacrebleu's ``eps_smoothing`` (chrF++.py's smoothing; signature ``eff:no``).
 
     Example:
         >>> m = CHRF()
@@ -94,6 +113,7 @@ class CHRF(Metric):
         beta: float = 2,
         lowercase: bool = False,
         whitespace: bool = False,
+        eps_smoothing: bool = False,
     ):
         if int(char_order) < 1 or int(word_order) < 0:
             raise ValueError("chrF needs a character order >= 1 and a word order >= 0")
@@ -102,6 +122,7 @@ class CHRF(Metric):
         self.beta = beta
         self.lowercase = bool(lowercase)
         self.whitespace = bool(whitespace)
+        self.eps_smoothing = bool(eps_smoothing)
         self.name = "chrf" if self.word_order == 0 else "chrf" + "+" * self.word_order
 
     def chars(self, line: str) -> str:
@@ -131,7 +152,7 @@ class CHRF(Metric):
             if R == 1:
                 out.append(stats[h, 0].copy())
                 continue
-            f = chrf_from_totals(stats[h], self.beta)  # (R, n_seg)
+            f = chrf_from_totals(stats[h], self.beta, self.eps_smoothing)  # (R, n_seg)
             best = np.argmax(f, axis=0)
             out.append(stats[h, best, np.arange(stats.shape[2])])
         return out
@@ -146,7 +167,7 @@ class CHRF(Metric):
         return np.stack([hyp_cnt, ref_cnt, match], axis=-1).astype(np.int64)
 
     def score_from_totals(self, totals):
-        return chrf_from_totals(totals, self.beta)
+        return chrf_from_totals(totals, self.beta, self.eps_smoothing)
 
     def details(self, totals):
         t = np.asarray(totals)
@@ -166,7 +187,7 @@ class CHRF(Metric):
             (
                 ("nrefs", str(n_refs)),
                 ("case", "lc" if self.lowercase else "mixed"),
-                ("eff", "yes"),
+                ("eff", "no" if self.eps_smoothing else "yes"),
                 ("nc", str(self.char_order)),
                 ("nw", str(self.word_order)),
                 ("space", "yes" if self.whitespace else "no"),

@@ -66,7 +66,9 @@ class TER(Metric):
         no_punct: bool = False,
         asian_support: bool = False,
         case_sensitive: bool = False,
+        single_pass: bool = False,
     ):
+        self.single_pass = bool(single_pass)
         self.normalized = bool(normalized)
         self.no_punct = bool(no_punct)
         self.asian_support = bool(asian_support)
@@ -74,22 +76,34 @@ class TER(Metric):
         self._tok = _tercom_tokenizer(self.normalized, self.no_punct, self.asian_support, self.case_sensitive)
 
     def words(self, line: str) -> list[str]:
-        """The words TER aligns for one line."""
+        """The words TER aligns for one hypothesis line (tokenized once)."""
         return self._tok(line.rstrip()).split()
+
+    def ref_words(self, line: str) -> list[str]:
+        """The words TER aligns for one reference line.
+
+        sacrebleu 2.6.0 tokenizes every reference twice (``Metric._cache_references``
+        preprocesses it, then ``TER._extract_reference_info`` preprocesses the result
+        again); the normalized tokenizer is not idempotent (en-cs ``ref2.txt`` line 99,
+        "McDonald's": 40 words after one pass, 41 after two), so we do the same unless
+        ``single_pass`` (tercom's behaviour). See docs/decisions.md, "TER".
+        """
+        once = self._tok(line.rstrip())
+        return once.split() if self.single_pass else self._tok(once.rstrip()).split()
 
     def block_statistics(self, references, hypotheses):
         R, H = len(references), len(hypotheses)
         n = len(references[0]) if R else 0
         vocab: dict[str, int] = {}
 
-        def ids(lines):
+        def ids(lines, words):
             out = []
             for line in lines:
-                out.append([vocab.setdefault(w, len(vocab)) for w in self.words(line)])
+                out.append([vocab.setdefault(w, len(vocab)) for w in words(line)])
             return out
 
-        refs = [ids(r) for r in references]  # refs[k][i]
-        hyps = [ids(h) for h in hypotheses]
+        refs = [ids(r, self.ref_words) for r in references]  # refs[k][i]
+        hyps = [ids(h, self.words) for h in hypotheses]
         ref_seqs = [refs[k][i] for i in range(n) for k in range(R)]  # segment-major
         hyp_seqs = [h[i] for h in hyps for i in range(n)]  # system-major
         ref_flat, ref_off = _flatten(ref_seqs)
@@ -125,6 +139,7 @@ class TER(Metric):
                 ("norm", yn(self.normalized)),
                 ("punct", yn(not self.no_punct)),
                 ("asian", yn(self.asian_support)),
+                *((("refpass", "once"),) if self.single_pass else ()),
             )
         )
 
@@ -192,6 +207,11 @@ class TERAlignment:
     ref_length: float
 
     @property
+    def ter(self) -> float:
+        """This line's TER by the corpus formula (100 where there are edits and no reference words)."""
+        return float(ter_from_totals(np.array([self.edits, self.ref_length])))
+
+    @property
     def counts(self) -> dict[str, int]:
         c = {"shift": len(self.shifts), "substitution": 0, "insertion": 0, "deletion": 0, "match": 0}
         for o in self.ops:
@@ -216,7 +236,7 @@ def ter_alignment(hypothesis: str, references: list[str], metric: TER | None = N
 
     metric = metric or TER()
     hyp_words = metric.words(hypothesis)
-    refs_words = [metric.words(r) for r in references]
+    refs_words = [metric.ref_words(r) for r in references]
     vocab: dict[str, int] = {}
     hyp = np.array([vocab.setdefault(w, len(vocab)) for w in hyp_words], dtype=np.int64)
     best = None

@@ -1,58 +1,42 @@
-"""Cached scoring for the pages: per-segment statistics are computed once per dataset and options."""
+"""Cached computations for the pages.
+
+Every cache key holds the fingerprint of everything the result depends on: the
+texts (``Dataset.fingerprint``), the human files (``Dataset.human_fingerprint``)
+where they are used, and the options that change the result (``Options.key``),
+so a corrected file or a changed option never shows an old result, and two
+sessions share a result only when all of its inputs are identical.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 
 import streamlit as st
 
 from ..metrics import METRIC_NAMES, make_metric
+from ..options import DEFAULTS, Options
 from ..scoring import MetricResult, score_metric
+from ..significance import DEFAULT_SEED
 from .state import Dataset
 
 
-def metric_options(name: str, opts: dict) -> tuple:
-    """The options that matter for one metric, as a hashable key (others do not invalidate its cache)."""
-    lc = ("lowercase", bool(opts.get("lowercase")))
-    if name == "bleu":
-        return (lc, ("tokenize", opts.get("tokenize", "13a")), ("smooth_method", opts.get("smooth_method", "exp")))
-    if name == "bleu-c":
-        return (
-            lc,
-            ("char_order", int(opts.get("char_order", 18))),
-            ("char_keep_spaces", bool(opts.get("char_keep_spaces"))),
-            ("smooth_method", opts.get("smooth_method", "exp")),
-        )
-    if name == "tbleu":
-        return (
-            lc,
-            ("tokenize", opts.get("tokenize", "13a")),
-            ("smooth_method", opts.get("smooth_method", "exp")),
-            ("tbleu_epsilon", float(opts.get("tbleu_epsilon", 0.05))),
-        )
-    if name == "ter":
-        return tuple(
-            (k, bool(opts.get(k)))
-            for k in ("ter_normalized", "ter_no_punct", "ter_asian_support", "ter_case_sensitive")
-        )
-    if name == "nist":
-        return ()
-    return (lc,)
+def _options_from_key(key: tuple) -> Options:
+    return DEFAULTS.replace(**dict(key))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _metric_result(fingerprint: str, name: str, key: tuple, _dataset: Dataset) -> MetricResult:
-    metric = make_metric(name, **dict(key))
-    return score_metric(_dataset.corpus, metric)
+    return score_metric(_dataset.corpus, make_metric(name, _options_from_key(key)))
 
 
-def metric_result(dataset: Dataset, name: str, opts: dict) -> MetricResult:
-    """One metric's results for the dataset (cached by content fingerprint and options)."""
-    return _metric_result(dataset.fingerprint, name, metric_options(name, opts), dataset)
+def metric_result(dataset: Dataset, name: str, opts: Options) -> MetricResult:
+    """One metric's results for the dataset (cached by content fingerprint and that metric's options)."""
+    return _metric_result(dataset.fingerprint, name, opts.key(name), dataset)
 
 
-def all_results(dataset: Dataset, opts: dict, metrics=METRIC_NAMES) -> dict[str, MetricResult]:
+def all_results(dataset: Dataset, opts: Options, metrics=METRIC_NAMES) -> dict[str, MetricResult]:
     """Every metric, with a progress bar while anything is computed."""
     out = {}
     bar = None
@@ -71,8 +55,7 @@ class _BoundedCache:
     """A small process-wide LRU keyed by content fingerprints (thread-safe).
 
     Used where the computation reports progress through Streamlit elements,
-    which ``st.cache_*`` cannot replay. Keys contain the data's fingerprint, so a
-    session only ever gets results computed from the very data it uploaded.
+    which ``st.cache_*`` cannot replay.
     """
 
     def __init__(self, max_entries: int):
@@ -103,10 +86,10 @@ COMPARISONS = _BoundedCache(64)
 def comparison(
     dataset: Dataset,
     name: str,
-    opts: dict,
+    opts: Options,
     test: str = "bootstrap",
     n: int = 1000,
-    seed: int = 12345,
+    seed: int = DEFAULT_SEED,
     baseline: str | None = None,
     alpha: float = 0.05,
     progress=None,
@@ -114,7 +97,7 @@ def comparison(
     """Significance tests of one metric (cached by data, options and test settings)."""
     from ..significance import compare
 
-    key = (dataset.fingerprint, name, metric_options(name, opts), test, int(n), int(seed), baseline, float(alpha))
+    key = (dataset.fingerprint, name, opts.key(name), test, int(n), int(seed), baseline, float(alpha))
     result = metric_result(dataset, name, opts)
     return COMPARISONS.get_or_compute(
         key,
@@ -124,87 +107,107 @@ def comparison(
     )
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _human(fingerprint: str, names: tuple, _dataset: Dataset):
-    from ..analysis import HumanScores, read_human
+def can_test(dataset: Dataset) -> bool:
+    """Whether significance tests can run: two systems or more, and enough lines."""
+    from ..significance import MIN_TEST_LINES
 
-    system, segment, ignored, notes = {}, {}, set(), []
-    for name, data in _dataset.human:
-        h = read_human(data, name, _dataset.corpus)
-        for k, v in h.system.items():
-            system.setdefault(k, {}).update(v)
-        for k, v in h.segment.items():
-            segment.setdefault(k, {}).update(v)
-        ignored.update(h.ignored)
-        notes += list(h.notes)
-    return HumanScores(system, segment, tuple(sorted(ignored)), tuple(dict.fromkeys(notes)))
+    return len(dataset.corpus.systems) > 1 and dataset.corpus.n_lines >= MIN_TEST_LINES
+
+
+def too_few_lines(dataset: Dataset) -> str:
+    from ..significance import MIN_TEST_LINES
+
+    return (
+        f"No significance tests: they need at least {MIN_TEST_LINES} lines, this test set has "
+        f"{dataset.corpus.n_lines} (a resampling test over a handful of lines measures nothing)."
+    )
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _human(fingerprint: str, human_fingerprint: str, _dataset: Dataset):
+    from ..analysis.human import read_human_files
+
+    return read_human_files(list(_dataset.human), _dataset.corpus)
 
 
 def human(dataset: Dataset):
     """The dataset's human scores (all uploaded files merged), or None."""
     if not dataset.human:
         return None
-    return _human(dataset.fingerprint, tuple(n for n, _ in dataset.human), dataset)
+    return _human(dataset.fingerprint, dataset.human_fingerprint, dataset)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _wvc(fingerprint: str, n: int, orders: tuple, m: int, tokenize: str, lowercase: bool, _dataset: Dataset):
-    from ..analysis import words_vs_chars
+    from ..analysis.words_chars import words_vs_chars
 
     return words_vs_chars(_dataset.corpus, n, orders, m, tokenize=tokenize, lowercase=lowercase)
 
 
-def words_vs_chars(dataset: Dataset, n: int, orders: tuple, m: int, opts: dict):
-    return _wvc(dataset.fingerprint, int(n), tuple(orders), int(m), opts["tokenize"], bool(opts["lowercase"]), dataset)
+def words_vs_chars(dataset: Dataset, n: int, orders: tuple, m: int, opts: Options):
+    return _wvc(dataset.fingerprint, int(n), tuple(orders), int(m), opts.tokenize, opts.lowercase, dataset)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _sweep(fingerprint: str, tokenize: str, lowercase: bool, _dataset: Dataset, _human):
-    from ..analysis import tbleu_sweep
+def _sweep(fingerprint: str, human_fingerprint: str, tokenize: str, lowercase: bool, _dataset: Dataset, _human):
+    from ..analysis.sweep import tbleu_sweep
 
     return tbleu_sweep(_dataset.corpus, human=_human, tokenize=tokenize, lowercase=lowercase)
 
 
-def tbleu_sweep(dataset: Dataset, opts: dict):
-    return _sweep(dataset.fingerprint, opts["tokenize"], bool(opts["lowercase"]), dataset, human(dataset))
+def tbleu_sweep(dataset: Dataset, opts: Options):
+    return _sweep(
+        dataset.fingerprint, dataset.human_fingerprint, opts.tokenize, opts.lowercase, dataset, human(dataset)
+    )
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _ngram_diff(fingerprint: str, a: str, b: str, tokenize: str, lowercase: bool, _dataset: Dataset):
-    from ..analysis import ngram_differences
+    from ..analysis.pairwise import ngram_differences
 
-    return ngram_differences(_dataset.corpus, a, b, tokenize=tokenize, lowercase=lowercase)
+    return ngram_differences(_dataset.corpus, a, b, DEFAULTS.replace(tokenize=tokenize, lowercase=lowercase))
 
 
-def ngram_differences(dataset: Dataset, a: str, b: str, opts: dict):
-    return _ngram_diff(dataset.fingerprint, a, b, opts["tokenize"], bool(opts["lowercase"]), dataset)
+def ngram_differences(dataset: Dataset, a: str, b: str, opts: Options):
+    return _ngram_diff(dataset.fingerprint, a, b, opts.tokenize, opts.lowercase, dataset)
+
+
+def text_fingerprint(lines) -> str:
+    h = hashlib.sha256()
+    for line in lines:
+        h.update(line.encode("utf-8", "surrogatepass") + b"\n")
+    return h.hexdigest()[:24]
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _buckets(fingerprint: str, kind: str, metric: str, key: tuple, a: str, b: str, _dataset: Dataset, _opts: dict):
-    from ..analysis import frequency_buckets, length_buckets
+def _buckets(
+    fingerprint: str, kind: str, metric: str, key: tuple, a: str, b: str, freq_fp: str, _dataset: Dataset, _freq
+):
+    from ..analysis.pairwise import frequency_buckets, length_buckets
 
+    opts = _options_from_key(key)
     if kind == "length":
-        return length_buckets(_dataset.corpus, metric_result(_dataset, metric, _opts), a, b)
-    return frequency_buckets(_dataset.corpus, a, b, tokenize=_opts["tokenize"], lowercase=bool(_opts["lowercase"]))
+        return length_buckets(_dataset.corpus, metric_result(_dataset, metric, opts), a, b, opts)
+    lines, source = _freq if _freq is not None else (None, "")
+    return frequency_buckets(_dataset.corpus, a, b, opts, lines, source)
 
 
-def buckets(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: dict):
-    key = (
-        metric_options(metric, opts)
-        if kind == "length"
-        else (("tokenize", opts["tokenize"]), ("lc", opts["lowercase"]))
-    )
-    return _buckets(dataset.fingerprint, kind, metric, key, a, b, dataset, dict(opts))
+def buckets(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Options, frequency=None):
+    """Length or frequency buckets; ``frequency`` is ``(lines, file name)`` of a frequency corpus or None."""
+    key = opts.key(metric) if kind == "length" else (("tokenize", opts.tokenize), ("lowercase", opts.lowercase))
+    if kind == "length":  # lengths are counted with the BLEU tokenizer
+        key = (*key, ("tokenize", opts.tokenize)) if "tokenize" not in dict(key) else key
+    freq_fp = text_fingerprint(frequency[0]) + frequency[1] if frequency is not None else ""
+    return _buckets(dataset.fingerprint, kind, metric, key, a, b, freq_fp, dataset, frequency)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _human_corr(fingerprint: str, key: tuple, _results, _human):
-    from ..analysis import human_correlation
+def _human_corr(fingerprint: str, human_fingerprint: str, key: tuple, _results, _human):
+    from ..analysis.human import human_correlation
 
     return human_correlation(_results, _human, n_boot=1000)
 
 
-def human_corr(dataset: Dataset, opts: dict, results):
-    key = tuple((m, metric_options(m, opts)) for m in results)
-    return _human_corr(dataset.fingerprint, key, results, human(dataset))
+def human_corr(dataset: Dataset, opts: Options, results):
+    key = tuple((m, opts.key(m)) for m in results)
+    return _human_corr(dataset.fingerprint, dataset.human_fingerprint, key, results, human(dataset))

@@ -3,12 +3,14 @@ server per process, started on first use), CSV and LaTeX for tables."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import warnings
 
 import pandas as pd
 import streamlit as st
 
+from ..html_report import PLOTLY_CONFIG
 from ..report import table_to_latex
 
 _lock = threading.Lock()
@@ -29,22 +31,33 @@ def image(fig, fmt: str) -> bytes:
             return fig.to_image(format=fmt, width=1100, height=fig.layout.height or 450, scale=2 if fmt == "png" else 1)
 
 
+def figure_digest(fig) -> str:
+    """A digest of everything a chart shows (its full JSON): the key of its exported images."""
+    return hashlib.sha256(fig.to_json().encode("utf-8")).hexdigest()[:20]
+
+
 def chart(fig, key: str, name: str | None = None) -> None:
-    """Draw a plotly chart with PNG/SVG export buttons under it."""
-    st.plotly_chart(fig, key=key)
+    """Draw a plotly chart with PNG/SVG export buttons under it.
+
+    A prepared image is kept with the digest of the chart it was made from and offered
+    only while the chart shows exactly that (another system, metric or upload needs a new export).
+    """
+    st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG)
     name = name or key
+    digest = figure_digest(fig)
     cols = st.columns([1, 1, 6])
     for col, fmt in zip(cols[:2], ("png", "svg"), strict=True):
+        store = f"{key}_{fmt}"
         if col.button(f"{fmt.upper()}", key=f"{key}_make_{fmt}", help=f"export this chart as {fmt.upper()}"):
             try:
-                st.session_state[f"{key}_{fmt}"] = image(fig, fmt)
+                st.session_state[store] = (digest, image(fig, fmt))
             except Exception as err:  # no browser for kaleido: say so, keep the page
                 st.warning(f"Chart export is unavailable here ({type(err).__name__}: {err}).")
-        data = st.session_state.get(f"{key}_{fmt}")
-        if data:
+        prepared = st.session_state.get(store)
+        if prepared and prepared[0] == digest:
             col.download_button(
                 f"Save {fmt.upper()}",
-                data,
+                prepared[1],
                 file_name=f"{name}.{fmt}",
                 mime="image/png" if fmt == "png" else "image/svg+xml",
                 key=f"{key}_dl_{fmt}",

@@ -1,8 +1,9 @@
 """Per-session dataset and options, kept under non-widget keys so nothing is lost between pages.
 
 Uploaded data lives only in ``st.session_state`` (one per browser session), never
-in a module global; cached computations are keyed by a content fingerprint, so
-two sessions can share a result only if they uploaded identical data.
+in a module global; cached computations are keyed by the fingerprints of
+everything they depend on (the texts, the human files, the options), so two
+sessions share a result only if every input of it is identical.
 """
 
 from __future__ import annotations
@@ -16,24 +17,12 @@ import streamlit as st
 from ..corpus import Corpus
 from ..errors import InputError
 from ..io import corpus_from_bytes, corpus_from_single, read_bytes
+from ..options import DEFAULTS, Options
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 DATA_KEY = "mtlens_dataset"
 OPTIONS_KEY = "mtlens_options"
 UPLOAD_SIG_KEY = "mtlens_upload_signature"
-
-DEFAULT_OPTIONS = {
-    "tokenize": "13a",
-    "lowercase": False,
-    "smooth_method": "exp",
-    "char_order": 18,
-    "char_keep_spaces": False,
-    "tbleu_epsilon": 0.05,
-    "ter_normalized": False,
-    "ter_no_punct": False,
-    "ter_asian_support": False,
-    "ter_case_sensitive": False,
-}
 
 
 @dataclass(frozen=True)
@@ -46,6 +35,7 @@ class Dataset:
         origin: ``"sample"`` or ``"upload"``.
         files: the file names it came from.
         human: (name, bytes) of each uploaded human-score file.
+        human_fingerprint: a digest of the human files (part of every cache key that uses them).
     """
 
     corpus: Corpus
@@ -53,6 +43,14 @@ class Dataset:
     origin: str
     files: tuple[str, ...] = ()
     human: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
+    human_fingerprint: str = ""
+
+    @classmethod
+    def make(cls, corpus: Corpus, origin: str, files=(), human=()) -> Dataset:
+        from ..analysis.human import files_fingerprint
+
+        human = tuple(human)
+        return cls(corpus, fingerprint(corpus), origin, tuple(files), human, files_fingerprint(human))
 
 
 def fingerprint(corpus: Corpus) -> str:
@@ -77,7 +75,7 @@ def sample_dataset() -> Dataset:
     corpus = corpus_from_bytes(refs, systems, ("src.txt", read_bytes(SAMPLE_DIR / "src.txt")))
     human = tuple((n, read_bytes(SAMPLE_DIR / n)) for n in ("human.tsv", "human_seg.tsv"))
     files = (*(fn for fn, _ in refs + systems), "src.txt", "human.tsv", "human_seg.tsv")
-    return Dataset(corpus, fingerprint(corpus), "sample", files, human)
+    return Dataset.make(corpus, "sample", files, human)
 
 
 def current() -> Dataset:
@@ -116,17 +114,20 @@ def dataset_from_uploads(references, systems, source=None, human=()) -> Dataset:
     files = tuple(n for n, _ in [*references, *systems, *([source] if source else [])])
     human = tuple(human or ())
     if human:
-        from ..analysis import read_human
+        from ..analysis.human import read_human_files
 
-        for name, data in human:  # validate now, so a bad file is reported on the home page
-            read_human(data, name, corpus)
-    return Dataset(corpus, fingerprint(corpus), "upload", files, human)
+        read_human_files(list(human), corpus)  # validate now, so a bad file is reported on the home page
+    return Dataset.make(corpus, "upload", files, human)
 
 
-def options() -> dict:
-    """The session's metric options (a plain dict under a non-widget key)."""
+def options() -> Options:
+    """The session's metric options (an :class:`Options` under a non-widget key; defaults at first)."""
     opts = st.session_state.get(OPTIONS_KEY)
-    if opts is None:
-        opts = dict(DEFAULT_OPTIONS)
+    if not isinstance(opts, Options):
+        opts = DEFAULTS
         st.session_state[OPTIONS_KEY] = opts
     return opts
+
+
+def set_options(opts: Options) -> None:
+    st.session_state[OPTIONS_KEY] = opts

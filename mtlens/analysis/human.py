@@ -1,0 +1,249 @@
+"""Human judgments: reading them, pairing them with metric scores, correlating.
+
+Correlation: Pearson, Spearman and Kendall's tau (scipy) between each metric and
+each human score type, at system level (corpus scores vs system human scores)
+and segment level (sentence scores vs rated lines, all systems pooled), with
+percentile bootstrap 95% intervals (items resampled with replacement, seeded).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import io
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..corpus import Corpus
+from ..errors import InputError
+from ..io import decode_lines
+from ..scoring import MetricResult
+from ..significance import DEFAULT_SEED
+from .correlation import KINDS, bootstrap_ci, corr
+
+
+@dataclass(frozen=True)
+class HumanScores:
+    """Human judgments read from one or more files.
+
+    Attributes:
+        system: human score type -> system -> score.
+        segment: human score type -> system -> {line (0-based): score}.
+        ignored: systems of the file that are not in the corpus.
+        notes: what was done with the file (readable sentences).
+    """
+
+    system: dict[str, dict[str, float]]
+    segment: dict[str, dict[str, dict[int, float]]]
+    ignored: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def _number(text: str, name: str, k: int) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"line {k} of '{name}': the score '{text[:40]}' is not a number") from None
+    if not math.isfinite(value):
+        raise InputError(f"line {k} of '{name}': the score '{text[:40]}' is not a finite number")
+    return value
+
+
+def read_human(data: bytes, name: str, corpus: Corpus) -> HumanScores:
+    """Read human scores: WMT-style TSV with a header (system level: ``system metric score``;
+    segment level: ``system line metric score``, 1-based lines), or a plain column of
+    per-line scores for a corpus with a single system.
+
+    Fields are split on tabs only; quotes are ordinary characters (a field that starts
+    with ``"`` never swallows the following rows). Scores must be finite numbers; a
+    (system, metric[, line]) given twice is refused rather than one of them kept.
+
+    Raises:
+        InputError: unreadable file, bad or non-finite numbers, repeated rows, lines
+            out of range, or no usable row.
+    """
+    lines = decode_lines(data, name)
+    header = [h.strip().lower() for h in lines[0].split("\t")]
+    systems = set(corpus.system_names)
+    if "system" in header and "score" in header:
+        col = {h: i for i, h in enumerate(header)}
+        sys_lvl: dict[str, dict[str, float]] = {}
+        seg_lvl: dict[str, dict[str, dict[int, float]]] = {}
+        seen: dict[tuple, int] = {}
+        ignored: set[str] = set()
+        reader = csv.reader(io.StringIO("\n".join(lines[1:])), delimiter="\t", quoting=csv.QUOTE_NONE)
+        for k, row in enumerate(reader, start=2):
+            if not row or not any(x.strip() for x in row):
+                continue
+            try:
+                sys_name = row[col["system"]]
+                metric = row[col["metric"]] if "metric" in col else "human"
+                raw_score = row[col["score"]]
+                line = int(row[col["line"]]) if "line" in col else None
+            except (IndexError, ValueError):
+                raise InputError(f"line {k} of '{name}' is not 'system<TAB>[line<TAB>]metric<TAB>score'") from None
+            value = _number(raw_score.strip(), name, k)
+            key = (sys_name, metric, line)
+            if key in seen:
+                what = f"system '{sys_name}', {metric}" + (f", line {line}" if line is not None else "")
+                raise InputError(f"'{name}' scores {what} twice (lines {seen[key]} and {k}); keep one of them")
+            seen[key] = k
+            if sys_name not in systems:
+                ignored.add(sys_name)
+                continue
+            if line is None:
+                sys_lvl.setdefault(metric, {})[sys_name] = value
+            else:
+                if not 1 <= line <= corpus.n_lines:
+                    raise InputError(f"line {k} of '{name}' refers to line {line}; the corpus has {corpus.n_lines}")
+                seg_lvl.setdefault(metric, {}).setdefault(sys_name, {})[line - 1] = value
+        if not sys_lvl and not seg_lvl:
+            raise InputError(f"'{name}' has no score for any of the systems {', '.join(sorted(systems))}")
+        notes = []
+        if ignored:
+            notes.append(
+                f"human scores of {len(ignored)} system(s) not uploaded were ignored: {', '.join(sorted(ignored))}"
+            )
+        return HumanScores(sys_lvl, seg_lvl, tuple(sorted(ignored)), tuple(notes))
+    # a plain column of numbers: one per line of a single-system corpus
+    if len(systems) != 1:
+        raise InputError(
+            f"'{name}' has no header with 'system' and 'score' columns; a plain column of scores "
+            f"needs a corpus with one system, not {len(systems)}"
+        )
+    values = [_number(x.strip(), name, k) for k, x in enumerate(lines, start=1)]
+    if len(values) != corpus.n_lines:
+        raise InputError(f"'{name}' has {len(values)} scores, the corpus has {corpus.n_lines} lines")
+    only = corpus.system_names[0]
+    return HumanScores({}, {"human": {only: dict(enumerate(values))}}, (), ())
+
+
+def merge(parts: list[HumanScores]) -> HumanScores:
+    """Several files' scores as one (a later file may add types or systems; a repeated value is refused)."""
+    system: dict[str, dict[str, float]] = {}
+    segment: dict[str, dict[str, dict[int, float]]] = {}
+    ignored: set[str] = set()
+    notes: list[str] = []
+    for h in parts:
+        for kind, items in h.system.items():
+            dup = set(system.get(kind, {})) & set(items)
+            if dup:
+                raise InputError(f"two human files give {kind} for system '{sorted(dup)[0]}'")
+            system.setdefault(kind, {}).update(items)
+        for kind, by_sys in h.segment.items():
+            for s, lines in by_sys.items():
+                have = segment.setdefault(kind, {}).setdefault(s, {})
+                if set(have) & set(lines):
+                    raise InputError(f"two human files give segment-level {kind} for system '{s}' on the same lines")
+                have.update(lines)
+        ignored.update(h.ignored)
+        notes += list(h.notes)
+    return HumanScores(system, segment, tuple(sorted(ignored)), tuple(dict.fromkeys(notes)))
+
+
+def read_human_files(files: list[tuple[str, bytes]], corpus: Corpus) -> HumanScores | None:
+    """All human files of a dataset, read and merged (None when there are none)."""
+    if not files:
+        return None
+    return merge([read_human(data, name, corpus) for name, data in files])
+
+
+def files_fingerprint(files: list[tuple[str, bytes]] | tuple) -> str:
+    """A digest of human files' names and contents (part of every cache key that uses them)."""
+    h = hashlib.sha256()
+    for name, data in files:
+        h.update(name.encode("utf-8", "surrogatepass") + b"\x00" + hashlib.sha256(data).digest())
+    return h.hexdigest()[:24]
+
+
+def segment_pairs(result: MetricResult, by_system: Mapping[str, Mapping[int, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """Sentence scores of a metric and the human scores of the same (system, line) items, pooled over
+    systems in the order of ``by_system``: (metric scores, human scores)."""
+    xs, ys = [], []
+    for s, lines in by_system.items():
+        sent = result.sentence_scores(s)
+        idx = np.fromiter(lines.keys(), dtype=np.int64, count=len(lines))
+        xs.append(sent[idx])
+        ys.append(np.fromiter(lines.values(), dtype=np.float64, count=len(lines)))
+    if not xs:
+        return np.zeros(0), np.zeros(0)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+@dataclass(frozen=True)
+class CorrelationRow:
+    """One metric against one human score type at one level; intervals are (low, high)."""
+
+    metric: str
+    level: str
+    human: str
+    n: int
+    pearson: float
+    pearson_ci: tuple[float, float]
+    spearman: float
+    spearman_ci: tuple[float, float]
+    kendall: float
+    kendall_ci: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class HumanCorrelation:
+    """Every metric against every human score type.
+
+    Attributes:
+        rows: one :class:`CorrelationRow` per metric, level and human score type.
+        missing: ``"system:TYPE"`` / ``"segment:TYPE"`` -> systems without that score.
+        notes: notes from reading the files.
+    """
+
+    rows: list[CorrelationRow]
+    missing: dict[str, list[str]]
+    notes: list[str]
+
+
+def human_correlation(
+    results: Mapping[str, MetricResult], human: HumanScores, n_boot: int = 1000, seed: int = DEFAULT_SEED
+) -> HumanCorrelation:
+    """Correlations of every metric with every human score type, system and segment level.
+
+    Error rates (TER) are correlated as they are (expect negative values).
+    """
+    rng = np.random.default_rng(seed)
+    rows, missing = [], {}
+    systems = list(next(iter(results.values())).scores)
+    for h_name, by_sys in human.system.items():
+        names = [s for s in systems if s in by_sys]
+        missing[f"system:{h_name}"] = [s for s in systems if s not in by_sys]
+        y = np.array([by_sys[s] for s in names])
+        for m, r in results.items():
+            x = np.array([r.scores[s] for s in names])
+            rows.append(_row(m, "system", h_name, x, y, n_boot, rng))
+    for h_name, by_sys in human.segment.items():
+        missing[f"segment:{h_name}"] = [s for s in systems if s not in by_sys]
+        for m, r in results.items():
+            x, y = segment_pairs(r, by_sys)
+            rows.append(_row(m, "segment", h_name, x, y, n_boot, rng))
+    return HumanCorrelation(rows, missing, list(human.notes))
+
+
+def _row(metric, level, human, x, y, n_boot, rng) -> CorrelationRow:
+    values = {}
+    for kind in KINDS:
+        values[kind] = corr(kind, x, y)
+        values[f"{kind}_ci"] = bootstrap_ci(x, y, kind, n_boot, rng)
+    return CorrelationRow(metric=metric, level=level, human=human, n=len(x), **values)
+
+
+def to_dict(res: HumanCorrelation) -> dict:
+    """The ``analyze`` command's JSON part (intervals as two-element lists)."""
+    rows = []
+    for r in res.rows:
+        d = dataclasses.asdict(r)
+        for kind in KINDS:
+            d[f"{kind}_ci"] = list(d[f"{kind}_ci"])
+        rows.append(d)
+    return {"human_correlation": rows, "missing": res.missing, "notes": res.notes}
