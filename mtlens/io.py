@@ -51,7 +51,7 @@ def decode_lines(data: bytes, name: str) -> list[str]:
             raise InputError(
                 f"file '{name}' starts like UTF-16 text but is not valid UTF-16; save it as UTF-8"
             ) from None
-    elif (len(data) >= 4 and data[1::2].count(0) > len(data) // 4) or data[0::2].count(0) > len(data) // 4:
+    elif _looks_utf16(data):
         raise InputError(
             f"file '{name}' looks like UTF-16 text without a byte order mark; save it as UTF-8 "
             "(or as UTF-16 with a byte order mark)"
@@ -83,6 +83,15 @@ def decode_lines(data: bytes, name: str) -> list[str]:
     if lines[-1] == "":
         lines.pop()
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+def _looks_utf16(data: bytes) -> bool:
+    """UTF-16 without a byte order mark: in mostly-Latin text one byte of every pair is zero, the other never."""
+    if len(data) < 4:
+        return False
+    half = len(data) // 2
+    even0, odd0 = data[0::2].count(0), data[1::2].count(0)
+    return (odd0 >= 0.4 * half and even0 == 0) or (even0 >= 0.4 * half and odd0 == 0)
 
 
 def read_bytes(path: str | Path) -> bytes:

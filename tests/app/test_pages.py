@@ -137,7 +137,16 @@ def test_significance_page_controls(app):
     no_errors(app)
     assert any("test:ar|n:500|seed:0" in c.value for c in app.caption)
     pairs = app.dataframe[1].value
-    assert len(pairs) == 6 and pairs["p"].between(0, 1).all()
+    from mtlens import Corpus, score
+    from mtlens.significance import compare
+
+    from ..conftest import SAMPLE, pair_files
+
+    refs, systems = pair_files(SAMPLE)
+    core = compare(score(Corpus.build({"ref": refs[0], "ref2": refs[1]}, systems), "chrf")["chrf"], "ar", 500, 0)
+    assert len(pairs) == 6
+    assert pairs["p"].tolist() == [p.p_value for p in core.pairs]
+    assert pairs["p (Holm)"].tolist() == [p.p_holm for p in core.pairs]
     assert app.get("plotly_chart")
 
 
@@ -164,8 +173,24 @@ def test_compare_two_systems_page(app):
     tables = [d.value for d in app.dataframe]
     assert {"ngram", "matched_a", "matched_b", "score"} <= set(tables[0].columns)
     assert (tables[0]["score"] >= 0.5).all() and (tables[1]["score"] <= 0.5).all()
+    from mtlens import Corpus, score
+    from mtlens.analysis.pairwise import length_buckets
+    from mtlens.significance import MIN_TEST_LINES
+
+    from ..conftest import SAMPLE, pair_files
+
     buckets = tables[2]
-    assert {"bucket", "a", "b", "p"} <= set(buckets.columns) and buckets["p"].between(0, 1).all()
+    assert {"bucket", "lines", "A", "B", "p", "p (Holm)", "test"} <= set(buckets.columns)
+    assert buckets["lines"].sum() == 200  # every line in exactly one length bucket
+    small = buckets[buckets["lines"] < MIN_TEST_LINES]
+    assert (small["test"] == "too few lines").all() and small["p"].isna().all()
+    refs, systems = pair_files(SAMPLE)
+    c = Corpus.build({"ref": refs[0], "ref2": refs[1]}, systems)
+    b = app.selectbox(key="cmp_b").value
+    core = length_buckets(c, score(c, "bleu")["bleu"], "UEdin", b)
+    assert buckets["lines"].tolist() == [r.lines for r in core.rows]
+    tested = buckets[buckets["test"] != "too few lines"]
+    assert tested["p"].tolist() == [r.p_value for r in core.rows if r.tested]
 
 
 def test_pages_without_human_scores_say_so(app):
@@ -184,13 +209,27 @@ def test_chart_export_png_and_svg(app):
     app.switch_page("pages/1_Rankings.py").run()
     app.button(key="rank_chart_make_svg").click().run()
     no_errors(app)
-    svg = app.session_state["rank_chart_svg"]
+    _digest, svg = app.session_state["rank_chart_svg"]
     assert svg.startswith(b"<svg") or b"<svg" in svg[:300]
     app.button(key="rank_chart_make_png").click().run()
-    assert app.session_state["rank_chart_png"][:8] == b"\x89PNG\r\n\x1a\n"
+    assert app.session_state["rank_chart_png"][1][:8] == b"\x89PNG\r\n\x1a\n"
+    assert _download_keys(app) >= {"rank_chart_dl_svg", "rank_chart_dl_png"}
+    # another metric in the chart: the prepared images belong to the old chart and are not offered
+    app.selectbox(key="rank_chart_metric").set_value("chrf").run()
+    no_errors(app)
+    assert not _download_keys(app) & {"rank_chart_dl_svg", "rank_chart_dl_png"}
     app.button(key="rank_report_make").click().run()
     no_errors(app)
-    assert "<!DOCTYPE html>" in app.session_state["rank_report"]
+    assert "<!DOCTYPE html>" in app.session_state["rank_report"][1]
+    assert "dl_report" in _download_keys(app)
+    # a different option set (or upload) makes the prepared report stale: no download until prepared again
+    app.sidebar.checkbox(key="w_lowercase").check().run()
+    no_errors(app)
+    assert "dl_report" not in _download_keys(app)
+
+
+def _download_keys(app) -> set[str]:
+    return {el.key for el in app.get("download_button")}
 
 
 @pytest.mark.parametrize(
