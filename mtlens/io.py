@@ -281,7 +281,7 @@ def _segments(el, doc_id, what, name) -> dict[str, str]:
 
 # --------------------------------------------------------------------------- corpus builders
 def stem(name: str) -> str:
-    """The system/reference name of a file: its base name without the last extension.
+    r"""The system/reference name of a file: its base name without the last extension.
 
     Only ``/`` separates folders (a backslash is an ordinary character of a file name).
 

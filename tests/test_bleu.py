@@ -68,7 +68,7 @@ def test_lecture_notes_saudi_example():
 
 def test_nltk_corpus_bleu_differs_only_by_short_segment_denominators():
     # NLTK's corpus_bleu counts max(1, n-grams) in an order's denominator, i.e. adds 1 for every
-    # segment shorter than n (SPEC section 1); with every segment at least 4 tokens long they agree.
+    # segment shorter than n (docs/decisions.md, "Word BLEU"); with every segment at least 4 tokens long they agree.
     refs = [["the cat sat on the mat today", "a dog ran in the park"]]
     hyps = ["the cat sat on a mat today", "the dog ran in a park"]
     m = BLEU(tokenize="none", smooth_method="none")

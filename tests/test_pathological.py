@@ -82,22 +82,22 @@ def test_command_line_on_pathological_files(tmp_path, capsys):
     assert all(len(v) == len(HYPS) for v in doc["systems"][0]["sentences"].values())
 
 
-def test_a_two_megabyte_line_is_one_segment(tmp_path, capsys):
-    big = "lorem ipsum " * 180_000
-    (tmp_path / "r.txt").write_text(big + "\nshort\n", encoding="utf-8")
-    (tmp_path / "h.txt").write_text(big + "\nshort\n", encoding="utf-8")
-    code = main(
-        [
-            "score",
-            "--ref",
-            str(tmp_path / "r.txt"),
-            "--sys",
-            str(tmp_path / "h.txt"),
-            "--metrics",
-            "bleu,chrf",
-            "--format",
-            "json",
-        ]
-    )
+def test_a_line_at_the_bound_is_one_segment_and_a_longer_one_is_refused(tmp_path, capsys):
+    """Lines up to MAX_LINE_CHARS are scored whole (every metric); a two-megabyte line gets one sentence."""
+    from mtlens.corpus import MAX_LINE_CHARS
+
+    words = [f"w{i % 997}" for i in range(MAX_LINE_CHARS // 4)]
+    long = " ".join(words)[:MAX_LINE_CHARS]
+    (tmp_path / "r.txt").write_text(long + "\nshort\n", encoding="utf-8")
+    (tmp_path / "h.txt").write_text(long + "\nshort\n", encoding="utf-8")
+    args = ["score", "--ref", str(tmp_path / "r.txt"), "--sys", str(tmp_path / "h.txt"), "--format", "json"]
+    code = main([*args, "--metrics", "bleu,chrf,bleu-c,ter,tbleu,nist"])
     assert code == 0
-    assert json.loads(capsys.readouterr().out)["systems"][0]["scores"]["bleu"] == pytest.approx(100.0)
+    scores = json.loads(capsys.readouterr().out)["systems"][0]["scores"]
+    assert scores["bleu"] == pytest.approx(100.0) and scores["ter"] == 0.0 and scores["chrf"] == pytest.approx(100.0)
+    big = "lorem ipsum " * 180_000
+    (tmp_path / "h.txt").write_text(big + "\nshort\n", encoding="utf-8")
+    code = main([*args, "--metrics", "bleu"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "line 1 has 2,160,000 characters; mtlens scores lines of up to 100,000" in err

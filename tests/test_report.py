@@ -65,3 +65,20 @@ def test_report_command(tmp_path, capsys):
 def test_table_to_latex_escapes_and_rounds():
     tex = table_to_latex(["system", "bleu"], [["a_b & c", 12.3456], ["x%", float("nan")]])
     assert r"a\_b \& c & 12.35 \\" in tex and r"x\% & -- \\" in tex and tex.startswith(r"\begin{tabular}{lr}")
+
+
+def test_offline_report_never_offers_to_upload_a_chart():
+    """plotly.js shows "Share chart - will be uploaded to Plotly Cloud" unless showSendToCloud is false."""
+    refs, systems = pair_files(SAMPLE)
+    corpus = Corpus.build({"ref": refs[0]}, systems)
+    html = build_html_report(corpus, score(corpus, "bleu"), {})
+    configs = re.findall(r"\{[^{}]*\"showSendToCloud\": (\w+)[^{}]*\}", html)
+    assert configs and set(configs) == {"false"}
+    assert html.count('"showSendToCloud": false') == html.count("Plotly.newPlot(")
+
+
+def test_report_on_too_few_lines_says_why_there_are_no_tests():
+    refs, systems = pair_files(SAMPLE)
+    corpus = Corpus.build({"ref": refs[0][:10]}, {k: v[:10] for k, v in systems.items()})
+    html = build_html_report(corpus, score(corpus, "bleu"), {})
+    assert "No significance tests: they need at least 30 lines, this test set has 10" in html

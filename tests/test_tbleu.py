@@ -24,7 +24,7 @@ def test_paper_figure_1_with_epsilon_1():
     m = TBLEU(epsilon=1.0, tokenize="none", smooth_method="none", max_ngram_order=2)
     st = m.statistics([["Jedu novým červeným autem"]], [["Jedu s novém červeném auto"]])[0]
     counts = st[0, 2:4]
-    assert counts[0] == pytest.approx(17 / 6)  # 1 + 2/3 + 5/6 + 1/3 (SPEC: the paper's 11/6 misses "Jedu")
+    assert counts[0] == pytest.approx(17 / 6)  # 1 + 2/3 + 5/6 + 1/3 (docs/decisions.md: the paper's 11/6 misses "Jedu")
     assert counts[1] == pytest.approx(4 / 3)  # 3/4 + 7/12
     p = m.details(st.sum(axis=0))["precisions"]
     assert p == pytest.approx([100 * 17 / 30, 100 / 3])

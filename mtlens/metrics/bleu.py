@@ -8,7 +8,7 @@ that scores agree with sacrebleu 2.6.0 to floating-point rounding.
 
 Character BLEU (``bleu-c``) is BLEU over character n-grams of orders 1..M
 (default M = 18, the order Denoual & Lepage found equivalent to word BLEU-4).
-Decision (SPEC section 2): whitespace is removed before counting, so
+Decision (docs/decisions.md, "Character BLEU"): whitespace is removed before counting, so
 ``bleu-c`` equals sacrebleu's ``BLEU(tokenize='char', max_ngram_order=M)``;
 with ``keep_spaces`` each run of whitespace counts as one space character
 (leading and trailing whitespace dropped).

@@ -1,4 +1,4 @@
-"""Tolerant BLEU, tBLEU (Libovický & Pecina, 2014), with the decisions of SPEC section 3.
+"""Tolerant BLEU, tBLEU (Libovický & Pecina, 2014), with the decisions of docs/decisions.md ("tBLEU").
 
 No reference implementation is public; these are mtlens's decisions, tested:
 
@@ -51,7 +51,7 @@ MAX_PAIRS = 1_000_000
 
 # --------------------------------------------------------------------------- affix distance
 def affix_distance(reference_word: str, hypothesis_word: str) -> float:
-    """The affix distance AD(r, t) of SPEC section 3.
+    """The affix distance AD(r, t) (docs/decisions.md, "tBLEU").
 
     Example:
         >>> affix_distance("zapomenout", "vzpomenou") == 3 / 7

@@ -53,7 +53,7 @@ class TER(Metric):
     Example:
         >>> m = TER()
         >>> st = m.statistics([["a b c d e f c"]], [["a d e b c f"]])[0]
-        >>> round(m.corpus_score(st), 2)  # 2 edits / 7 reference words (SPEC section 5)
+        >>> round(m.corpus_score(st), 2)  # 2 edits / 7 reference words (docs/decisions.md, "TER")
         28.57
     """
 
