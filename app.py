@@ -33,6 +33,13 @@ with col2:
         key="up_systems",
         help="One file per system (the file name is the system name), or one .tsv / .xml file with everything.",
     )
+lang_input = st.text_input(
+    "Language pair (optional, e.g. en-zh)",
+    key="up_lang",
+    placeholder="detected from the references",
+    help="Sets the word BLEU tokenizer as sacrebleu's -l does (zh -> zh, ja -> ja-mecab, ko -> ko-mecab, "
+    "else 13a). Leave empty to detect the target language from the references' script.",
+).strip()
 with st.expander("Optional: source text and human scores"):
     src = st.file_uploader("Source", key="up_source")
     human = st.file_uploader(
@@ -45,6 +52,8 @@ uploads = [("R", f) for f in refs or []] + [("S", f) for f in syss or []]
 uploads += [("SRC", src)] if src else []
 uploads += [("H", f) for f in human or []]
 signature = tuple((kind, f.name, f.size, getattr(f, "file_id", "")) for kind, f in uploads)
+if signature:
+    signature += (("LANG", lang_input),)
 
 if signature and signature != st.session_state.get(state.UPLOAD_SIG_KEY):
     # No streamlit call between reading the files and recording the outcome: a rerun triggered by
@@ -55,12 +64,13 @@ if signature and signature != st.session_state.get(state.UPLOAD_SIG_KEY):
             [(f.name, f.getvalue()) for f in syss or []],
             (src.name, src.getvalue()) if src else None,
             [(f.name, f.getvalue()) for f in human or []],
+            lang_input or None,
         )
     except InputError as err:
         st.session_state["mtlens_upload_error"] = str(err)
     else:
         st.session_state.pop("mtlens_upload_error", None)
-        st.session_state[state.DATA_KEY] = new
+        state.use_dataset(new)
         ds = new
     st.session_state[state.UPLOAD_SIG_KEY] = signature
 elif not signature:
@@ -86,6 +96,10 @@ st.dataframe(
     },
     hide_index=True,
 )
+if ds.language is not None:
+    st.caption("Language: " + render.md(ds.language.describe()) + ". Change it with the language pair above.")
+    for w in ds.language.warnings():
+        st.warning(render.md(w))
 if c.source is not None:
     st.caption(f"Source: {len(c.source)} lines.")
 if ds.human:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from . import report
 from .errors import InputError
 from .io import load_corpus, read_bytes
+from .language import language_defaults, with_language
 from .metrics import METRIC_NAMES
 from .options import DEFAULTS, SPECS, Options
 from .scoring import parse_metric_list, score
@@ -31,6 +32,13 @@ def _add_data_args(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--data", metavar="FILE", help="one TSV (with header) or WMT XML file holding references and systems"
     )
+    s.add_argument(
+        "-l",
+        "--language-pair",
+        metavar="SRC-TGT",
+        help="e.g. en-zh: word BLEU tokenizer by target (zh -> zh, ja -> ja-mecab, ko -> ko-mecab, else 13a), as "
+        "sacrebleu's -l; without it the target is detected from the references' script",
+    )
 
 
 def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
@@ -44,27 +52,30 @@ def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
     for name, spec in SPECS.items():
         default = getattr(DEFAULTS, name)
         flag = spec.flag(name)
+        # every default is None here: a value the user did not give is filled in by the language
+        # defaults, then by Options' own defaults (options_from_args)
         if spec.kind == "bool":
-            s.add_argument(flag, dest=name, action="store_true", help=spec.help)
+            s.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=spec.help)
         elif spec.kind == "choice":
-            s.add_argument(
-                flag, dest=name, default=default, choices=spec.choices, help=f"{spec.help} (default {default})"
-            )
+            s.add_argument(flag, dest=name, default=None, choices=spec.choices, help=f"{spec.help} (default {default})")
         else:
             s.add_argument(
                 flag,
                 dest=name,
                 type=int if spec.kind == "int" else float,
-                default=default,
+                default=None,
                 metavar="N" if spec.kind == "int" else "X",
                 help=f"{spec.help} (default {default})",
             )
     s.add_argument("--format", default="table", choices=["table", "json", "csv", "latex"])
 
 
-def options_from_args(args) -> Options:
-    """The :class:`Options` given on the command line (checked: out-of-bounds values name their flag)."""
-    return Options(**{name: getattr(args, name) for name in SPECS})
+def options_from_args(args, target: str | None = None) -> Options:
+    """The :class:`Options` of a command line: the flags given, over the defaults of the target language
+    (``-l`` or detected; sacrebleu's ``-l`` rule), over Options' defaults. Checked: out-of-bounds values
+    name their flag."""
+    given = {name: getattr(args, name) for name in SPECS if getattr(args, name, None) is not None}
+    return Options(**{**DEFAULTS.as_dict(), **language_defaults(target), **given})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -140,17 +151,28 @@ def _load(args):
     return load_corpus(args.ref, args.sys, args.src, args.data)
 
 
-def _load_and_score(args, corpus=None):
+def _prepare(args):
+    """The corpus (with its language pair) and the options, saying on stderr what was detected."""
+    corpus, lang = with_language(_load(args), args.language_pair)
+    if lang.how == "detected" and lang.target and args.tokenize is None:
+        print(f"mtlens: note: {lang.describe()} (declare the pair with -l SRC-TGT)", file=sys.stderr)
+    for w in lang.warnings():
+        print(f"mtlens: warning: {w}", file=sys.stderr)
+    return corpus, options_from_args(args, lang.target)
+
+
+def _load_and_score(args):
     metrics = parse_metric_list(args.metrics)
-    options = options_from_args(args)
-    corpus = corpus if corpus is not None else _load(args)
+    corpus, options = _prepare(args)
     return corpus, score(corpus, metrics, options)
 
 
 def _run_score(args) -> str:
     corpus, results = _load_and_score(args)
     if args.format == "json":
-        return report.to_json(results, args.sentence_level) + "\n"
+        doc = report.results_to_dict(results, args.sentence_level)
+        doc["language_pair"] = corpus.language_pair
+        return report.dumps(doc) + "\n"
     if args.format == "csv":
         return report.to_csv(results, args.sentence_level)
     if args.format == "latex":
@@ -206,8 +228,7 @@ def _run_analyze(args) -> str:
     _check_seed(args)
     if args.freq_corpus and not args.pair:
         raise InputError("--freq-corpus goes with --pair A B")
-    options = options_from_args(args)
-    corpus = _load(args)
+    corpus, options = _prepare(args)
     if args.pair:
         return _run_pair(args, corpus, options)
     orders = words_chars.parse_orders(args.char_orders)
@@ -218,7 +239,7 @@ def _run_analyze(args) -> str:
     human = None
     if args.human:
         human = human_mod.read_human_files([(f, read_bytes(f)) for f in args.human], corpus)
-        _, results = _load_and_score(args, corpus)
+        results = score(corpus, parse_metric_list(args.metrics), options)
         doc.update(human_mod.to_dict(human_mod.human_correlation(results, human, seed=args.seed)))
     if args.tbleu_sweep:
         from dataclasses import asdict

@@ -8,6 +8,7 @@ made explicit by names so that nobody has to remember how to nest lists.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -28,6 +29,8 @@ class Corpus:
         systems: system name -> lines (at least one system).
         source: the source lines, or None.
         warnings: notes about the data found while reading (not errors).
+        language_pair: ``SRC-TGT`` when known (declared, read from the file, or ``und-TGT`` for a
+            detected target), shown in every signature; None otherwise.
 
     Raises:
         InputError: no reference, no system, or streams of different lengths.
@@ -42,6 +45,7 @@ class Corpus:
     systems: Mapping[str, tuple[str, ...]]
     source: tuple[str, ...] | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    language_pair: str | None = None
 
     @classmethod
     def build(
@@ -50,6 +54,7 @@ class Corpus:
         systems: Mapping[str, Sequence[str]],
         source: Sequence[str] | None = None,
         warnings: Sequence[str] = (),
+        language_pair: str | None = None,
     ) -> Corpus:
         """Check and freeze the streams (the only constructor that should be used)."""
         if isinstance(references, (str, bytes)) or not isinstance(references, Mapping):
@@ -73,7 +78,11 @@ class Corpus:
             src = _freeze("source", source, "source")
             if len(src) != n:
                 raise InputError(f"the source has {len(src)} lines, the reference '{first_name}' has {n}")
-        return cls(refs, syss, src, tuple(warnings))
+        return cls(refs, syss, src, tuple(warnings), language_pair)
+
+    def with_language(self, language_pair: str | None) -> Corpus:
+        """The same corpus with its language pair set."""
+        return dataclasses.replace(self, language_pair=language_pair)
 
     @property
     def n_lines(self) -> int:

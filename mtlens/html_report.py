@@ -52,7 +52,10 @@ def build_html_report(
         + ", ".join(escape(n) for n in corpus.reference_names)
         + "</li>"
     )
-    parts.append("<li>systems: " + ", ".join(escape(n) for n in corpus.system_names) + "</li></ul>")
+    parts.append("<li>systems: " + ", ".join(escape(n) for n in corpus.system_names) + "</li>")
+    if corpus.language_pair:
+        parts.append(f"<li>language pair: {escape(corpus.language_pair)}</li>")
+    parts.append("</ul>")
     for w in corpus.warnings:
         parts.append(f"<p class='note'>{escape(w)}</p>")
 

@@ -10,6 +10,7 @@ file, the line and the numbers involved.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
@@ -231,7 +232,14 @@ def parse_wmt_xml(data: bytes, name: str) -> Corpus:
         raise InputError(f"'{name}' contains no <ref> element")
     if not syss:
         raise InputError(f"'{name}' contains no <hyp> element (system output)")
-    return Corpus.build(refs, syss, src if src else None)
+    pair = None
+    s_lang, t_lang = (
+        root.get("source-language") or root.get("srclang"),
+        root.get("target-language") or root.get("trglang"),
+    )
+    if s_lang and t_lang:
+        pair = f"{s_lang}-{t_lang}"
+    return Corpus.build(refs, syss, src if src else None, language_pair=pair)
 
 
 def _ref_names(els) -> list[str]:
@@ -435,4 +443,4 @@ def with_warnings(corpus: Corpus) -> Corpus:
             notes += stream_warnings(kind, name, lines)
     if corpus.source is not None:
         notes += stream_warnings("source", "source", corpus.source)
-    return Corpus(corpus.references, corpus.systems, corpus.source, tuple(notes))
+    return dataclasses.replace(corpus, warnings=tuple(notes))

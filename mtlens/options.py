@@ -63,8 +63,8 @@ _BLEUS = ("bleu", "tbleu")
 SPECS: dict[str, Spec] = {
     "tokenize": Spec(
         "word BLEU tokenizer (sacrebleu's): 13a (WMT standard), intl (Unicode punctuation), zh (Chinese), "
-        "char, none (spaces only), ja-mecab (Japanese words)",
-        (*_BLEUS,),
+        "char, none (spaces only), ja-mecab (Japanese words), ko-mecab (Korean morphemes); also NIST's words",
+        (*_BLEUS, "nist"),
         "choice",
         "BLEU tokenizer",
         choices=TOKENIZERS,

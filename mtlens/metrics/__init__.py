@@ -42,7 +42,7 @@ def make_metric(name: str, options: Options | None = None, **changes) -> Metric:
     if name == "ter":
         return TER(o.ter_normalized, o.ter_no_punct, o.ter_asian_support, o.ter_case_sensitive, o.ter_single_pass)
     if name == "nist":
-        return NIST(lowercase=not o.nist_case_sensitive)
+        return NIST(lowercase=not o.nist_case_sensitive, tokenize=o.tokenize)
     if name == "tbleu":
         return TBLEU(o.tbleu_epsilon, o.tokenize, o.lowercase, o.smooth_method, sv, o.max_ngram_order)
     raise InputError(f"unknown metric {name!r}; choose from {', '.join(METRIC_NAMES)}")

@@ -1,7 +1,9 @@
 """NIST (Doddington, 2002), following mteval-v13a.
 
-Tokenization: the 13a tokenizer (mteval-v13a's normalisation), lowercased by
-default. Information weights come from all reference n-grams of the whole test
+Tokenization: the 13a tokenizer (mteval-v13a's normalisation) by default, lowercased
+by default; for an unsegmented target the word BLEU tokenizer of the language
+(``zh``, ``ja-mecab``, ``ko-mecab``; docs/decisions.md, "Language"), named in the
+signature. Information weights come from all reference n-grams of the whole test
 set (all references): ``info(w1..wn) = log2(count(w1..wn-1) / count(w1..wn))``,
 with the total number of reference words for unigrams. Per segment and order,
 matched n-grams are clipped by the maximum count over the references (as BLEU)
@@ -65,10 +67,11 @@ class NIST(Metric):
 
     name = "nist"
 
-    def __init__(self, lowercase: bool = True, max_order: int = 5):
+    def __init__(self, lowercase: bool = True, max_order: int = 5, tokenize: str = "13a"):
         self.lowercase = bool(lowercase)
         self.max_order = int(max_order)
-        self._words = BLEU("13a", self.lowercase)  # mteval-v13a's words: BLEU's 13a preprocessing
+        self.tokenize = tokenize
+        self._words = BLEU(tokenize, self.lowercase)  # mteval-v13a's words: BLEU's 13a preprocessing
 
     def tokens(self, line: str) -> list[str]:
         return self._words.tokens(line)
@@ -133,7 +136,7 @@ class NIST(Metric):
             (
                 ("nrefs", str(n_refs)),
                 ("case", "lc" if self.lowercase else "mixed"),
-                ("tok", "13a"),
+                ("tok", dict(self._words.signature(n_refs).fields)["tok"]),
                 ("order", str(self.max_order)),
             )
         )

@@ -8,6 +8,7 @@ sessions share a result only if every input of it is identical.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ import streamlit as st
 from ..corpus import Corpus
 from ..errors import InputError
 from ..io import corpus_from_bytes, corpus_from_single, read_bytes
+from ..language import Language, language_defaults, with_language
 from ..options import DEFAULTS, Options
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
@@ -36,6 +38,7 @@ class Dataset:
         files: the file names it came from.
         human: (name, bytes) of each uploaded human-score file.
         human_fingerprint: a digest of the human files (part of every cache key that uses them).
+        language: the declared or detected language (its pair is also ``corpus.language_pair``).
     """
 
     corpus: Corpus
@@ -44,13 +47,20 @@ class Dataset:
     files: tuple[str, ...] = ()
     human: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
     human_fingerprint: str = ""
+    language: Language | None = None
 
     @classmethod
-    def make(cls, corpus: Corpus, origin: str, files=(), human=()) -> Dataset:
+    def make(cls, corpus: Corpus, origin: str, files=(), human=(), language_pair: str | None = None) -> Dataset:
         from ..analysis.human import files_fingerprint
 
+        corpus, lang = with_language(corpus, language_pair)
         human = tuple(human)
-        return cls(corpus, fingerprint(corpus), origin, tuple(files), human, files_fingerprint(human))
+        return cls(corpus, fingerprint(corpus), origin, tuple(files), human, files_fingerprint(human), lang)
+
+    def with_language(self, language_pair: str | None) -> Dataset:
+        """The same data with another declared language pair (None: detect)."""
+        corpus, lang = with_language(self.corpus.with_language(None), language_pair)
+        return dataclasses.replace(self, corpus=corpus, fingerprint=fingerprint(corpus), language=lang)
 
 
 def fingerprint(corpus: Corpus) -> str:
@@ -63,6 +73,7 @@ def fingerprint(corpus: Corpus) -> str:
                 h.update(b"\n")
     if corpus.source is not None:
         h.update(b"SRC\x00" + "\n".join(corpus.source).encode("utf-8", "surrogatepass"))
+    h.update(f"LANG\x00{corpus.language_pair}".encode())  # it is part of every signature
     return h.hexdigest()[:24]
 
 
@@ -75,7 +86,7 @@ def sample_dataset() -> Dataset:
     corpus = corpus_from_bytes(refs, systems, ("src.txt", read_bytes(SAMPLE_DIR / "src.txt")))
     human = tuple((n, read_bytes(SAMPLE_DIR / n)) for n in ("human.tsv", "human_seg.tsv"))
     files = (*(fn for fn, _ in refs + systems), "src.txt", "human.tsv", "human_seg.tsv")
-    return Dataset.make(corpus, "sample", files, human)
+    return Dataset.make(corpus, "sample", files, human, language_pair="en-de")
 
 
 def current() -> Dataset:
@@ -88,11 +99,11 @@ def current() -> Dataset:
 
 
 def use_sample() -> None:
-    st.session_state[DATA_KEY] = sample_dataset()
+    use_dataset(sample_dataset())
     st.session_state.pop(UPLOAD_SIG_KEY, None)
 
 
-def dataset_from_uploads(references, systems, source=None, human=()) -> Dataset:
+def dataset_from_uploads(references, systems, source=None, human=(), language_pair: str | None = None) -> Dataset:
     """Build a dataset from uploaded files (``(name, bytes)`` pairs).
 
     One ``.tsv`` or ``.xml`` file among the system outputs, with no reference
@@ -117,7 +128,7 @@ def dataset_from_uploads(references, systems, source=None, human=()) -> Dataset:
         from ..analysis.human import read_human_files
 
         read_human_files(list(human), corpus)  # validate now, so a bad file is reported on the home page
-    return Dataset.make(corpus, "upload", files, human)
+    return Dataset.make(corpus, "upload", files, human, language_pair or None)
 
 
 def options() -> Options:
@@ -131,3 +142,14 @@ def options() -> Options:
 
 def set_options(opts: Options) -> None:
     st.session_state[OPTIONS_KEY] = opts
+
+
+def use_dataset(ds: Dataset) -> None:
+    """Make ``ds`` the session's dataset and apply its language's defaults to the options (and to the
+    sidebar's widgets, which are not drawn on the page that calls this)."""
+    st.session_state[DATA_KEY] = ds
+    target = ds.language.target if ds.language is not None else None
+    opts = options().replace(**language_defaults(target))
+    set_options(opts)
+    for name in language_defaults(target):
+        st.session_state[f"w_{name}"] = getattr(opts, name)

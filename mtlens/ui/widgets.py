@@ -6,7 +6,7 @@ import streamlit as st
 
 from ..errors import InputError
 from ..options import SPECS, Options
-from . import state
+from . import render, state
 
 
 def widget_key(name: str) -> str:
@@ -73,4 +73,10 @@ def metric_sidebar() -> Options:
 def dataset_caption(ds: state.Dataset) -> None:
     c = ds.corpus
     origin = "bundled sample (WMT21 en-de, 200 lines)" if ds.origin == "sample" else "your upload"
-    st.caption(f"Data: {origin} · {len(c.systems)} systems · {c.n_lines} lines · {len(c.references)} reference(s)")
+    lang = f" · language {c.language_pair}" if c.language_pair else ""
+    if ds.language is not None and ds.language.how == "detected" and ds.language.target:
+        lang += " (detected)"
+    st.caption(
+        f"Data: {origin} · {len(c.systems)} systems · {c.n_lines} lines · {len(c.references)} reference(s)"
+        + render.md(lang)
+    )

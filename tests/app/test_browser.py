@@ -369,3 +369,36 @@ def test_oversized_and_bad_uploads_are_messages_in_the_page(browser, server, tmp
     assert "Traceback" not in page.locator('[data-testid="stMain"]').inner_text()
     page.get_by_text("bundled sample").first.wait_for(timeout=10_000)  # the session still has its data
     ctx.close()
+
+
+def test_chinese_upload_gets_the_zh_tokenizer_without_asking(browser, server, tmp_path):
+    """An en-zh upload (real WMT21 lines): the target is detected, and the Rankings CSV holds sacrebleu's
+    BLEU with tokenize='zh' (13a would give a few points at most)."""
+    from sacrebleu.metrics import BLEU as SacreBLEU
+
+    from ..conftest import TESTDATA, pair_files
+
+    folder = TESTDATA / "en-zh"
+    refs = [folder / "ref.txt", folder / "ref2.txt"]
+    syss = [folder / "HappyNewYear.txt", folder / "SMU.txt"]
+    dialogs: list[str] = []
+    ctx, page = _page(browser, server, dialogs)
+    _upload(page, refs, syss)
+    page.get_by_text("target language zh detected").first.wait_for(timeout=60_000)
+    _goto(page, "Rankings")
+    page.get_by_text("Signatures").wait_for(timeout=120_000)
+    _idle(page)
+    assert "tok:zh" in page.locator('[data-testid="stCode"]').first.inner_text()
+    with page.expect_download(timeout=60_000) as dl:
+        page.get_by_role("button", name="Download CSV").click()
+    assert dl.value.suggested_filename == "mtlens-scores-und-zh.csv"
+    path = tmp_path / "zh.csv"
+    dl.value.save_as(path)
+    rows = {r["system"]: r for r in csv.DictReader(path.open(encoding="utf-8"))}
+    ref_lines, systems = pair_files(folder)
+    for name in ("HappyNewYear", "SMU"):
+        want = SacreBLEU(tokenize="zh").corpus_score(systems[name], ref_lines).score
+        assert float(rows[name]["bleu"]) == pytest.approx(want, abs=1e-9)
+        assert want > 20
+    assert not dialogs
+    ctx.close()

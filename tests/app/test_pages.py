@@ -6,7 +6,7 @@ import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from ..conftest import ROOT, SAMPLE, read
-from .conftest import errors, no_errors
+from .conftest import errors, no_errors, plain
 
 PAGES = sorted(p.name for p in (ROOT / "pages").glob("*.py"))
 
@@ -285,3 +285,31 @@ def test_empty_system_file_is_a_message(app):
     _upload(app, "up_systems", ("empty.txt", b"", "text/plain"))
     app.run()
     assert any("'empty.txt' is empty" in e for e in errors(app))
+
+
+def test_language_is_detected_shown_and_can_be_overridden(app):
+    from mtlens.ui import state
+
+    from ..conftest import TESTDATA
+
+    folder = TESTDATA / "en-zh"
+    _upload(app, "up_refs", ("ref.txt", (folder / "ref.txt").read_bytes(), "text/plain"))
+    _upload(app, "up_systems", ("SMU.txt", (folder / "SMU.txt").read_bytes(), "text/plain"))
+    app.run()
+    no_errors(app)
+    captions = " ".join(plain(c.value) for c in app.caption)
+    assert "target language zh detected (Han script" in captions and "language und-zh (detected)" in captions
+    opts = app.session_state[state.OPTIONS_KEY]
+    assert (opts.tokenize, opts.ter_normalized, opts.ter_asian_support) == ("zh", True, True)
+    assert app.session_state["w_tokenize"] == "zh"  # the sidebar shows it on the next page
+    app.text_input(key="up_lang").set_value("en-ja").run()
+    no_errors(app)
+    ds = app.session_state[state.DATA_KEY]
+    assert ds.corpus.language_pair == "en-ja" and ds.language.how == "declared"
+    assert app.session_state[state.OPTIONS_KEY].tokenize == "ja-mecab"
+    app.text_input(key="up_lang").set_value("chinese").run()
+    assert any("-l/--language-pair must look like 'en-zh'" in e for e in errors(app))
+    assert app.session_state[state.DATA_KEY].corpus.language_pair == "en-ja"  # the previous data stays
+    app.switch_page("pages/1_Rankings.py").run()
+    no_errors(app)
+    assert app.sidebar.selectbox(key="w_tokenize").value == "ja-mecab"
