@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import streamlit as st
 
 from mtlens.errors import InputError
-from mtlens.ui import render, state
+from mtlens.ui import render, state, workspace
 from mtlens.ui.widgets import dataset_caption
 
 st.set_page_config(page_title="mtlens", page_icon="🔎", layout="wide")
@@ -70,6 +72,16 @@ if signature and signature != st.session_state.get(state.UPLOAD_SIG_KEY):
         st.session_state["mtlens_upload_error"] = str(err)
     else:
         st.session_state.pop("mtlens_upload_error", None)
+        pair = new.corpus.language_pair or "no language"
+        name = f"{len(new.corpus.systems)} systems, {pair}, {new.corpus.n_lines} lines"
+        new, not_saved = state.save_upload(new, name)
+        # the same upload grown by another file replaces the set it made a moment ago
+        previous = st.session_state.get("mtlens_upload_set")
+        if previous and new.set_id and previous != new.set_id:
+            with contextlib.suppress(InputError):
+                state.store().delete(previous)
+        st.session_state["mtlens_upload_set"] = new.set_id
+        st.session_state["mtlens_not_saved"] = not_saved
         state.use_dataset(new)
         ds = new
     st.session_state[state.UPLOAD_SIG_KEY] = signature
@@ -80,6 +92,10 @@ error = st.session_state.get("mtlens_upload_error")
 if error:
     st.error(f"Those files could not be used: {render.md(error)}. The data below is still the previous dataset.")
 
+if st.session_state.get("mtlens_not_saved"):
+    st.warning(render.md(st.session_state["mtlens_not_saved"]))
+if st.session_state.get("mtlens_link_error"):
+    st.error(render.md(st.session_state.pop("mtlens_link_error")))
 if ds.origin != "sample" and st.button("Go back to the bundled sample data"):
     state.use_sample()
     st.rerun()
@@ -109,3 +125,6 @@ if c.warnings:
     for w in c.warnings:
         st.warning(render.md(w))
 st.info("Open **Rankings** in the sidebar to see the scores.")
+
+workspace.current_set_panel(ds)
+workspace.saved_sets_panel(ds)

@@ -32,6 +32,8 @@ def _add_data_args(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--data", metavar="FILE", help="one TSV (with header) or WMT XML file holding references and systems"
     )
+    s.add_argument("--set", metavar="ID", help="a saved set of the workspace instead of files (see 'list')")
+    _add_data_dir(s)
     s.add_argument(
         "-l",
         "--language-pair",
@@ -39,6 +41,20 @@ def _add_data_args(s: argparse.ArgumentParser) -> None:
         help="e.g. en-zh: word BLEU tokenizer by target (zh -> zh, ja -> ja-mecab, ko -> ko-mecab, else 13a), as "
         "sacrebleu's -l; without it the target is detected from the references' script",
     )
+
+
+def _add_data_dir(s: argparse.ArgumentParser) -> None:
+    s.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="the workspace's folder (default: $MTLENS_DATA_DIR or the per-user data folder)",
+    )
+
+
+def _store(args):
+    from .store import Store
+
+    return Store(args.data_dir)
 
 
 def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
@@ -136,10 +152,40 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--n", type=int, default=1000, help="bootstrap resamples for intervals and clusters (1000)")
     r.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
     r.add_argument("--title", default="mtlens report", help="the report's title")
+    i = sub.add_parser("import", help="save a folder or file as set(s) of the workspace; prints the new id(s)")
+    i.add_argument("path", metavar="PATH", help="a folder (ref*.txt, src.txt, systems, human*.tsv; or mt-metrics-eval)")
+    i.add_argument("--name", help="the set's name (default: the folder or file name; mt-metrics-eval: + the pair)")
+    i.add_argument("-l", "--language-pair", metavar="SRC-TGT", help="declare the language pair (default: detect)")
+    i.add_argument("--project", help="group the set(s) into this project (e.g. 'WMT21')")
+    _add_data_dir(i)
+    ls = sub.add_parser("list", help="the saved sets of the workspace")
+    ls.add_argument("--format", default="table", choices=["table", "json"])
+    ls.add_argument("--project", help="only this project's sets")
+    _add_data_dir(ls)
+    d = sub.add_parser("delete", help="delete a saved set and everything stored with it")
+    d.add_argument("id", metavar="ID")
+    _add_data_dir(d)
+    db = sub.add_parser("dashboard", help="start the dashboard (on 127.0.0.1) and print the link to open")
+    db.add_argument("--set", metavar="ID", help="open this saved set")
+    db.add_argument("--ref", action="append", default=[], metavar="REF", help="save these files as a set and open it")
+    db.add_argument("--sys", nargs="+", default=[], metavar="SYS")
+    db.add_argument("--src", metavar="SRC")
+    db.add_argument("-l", "--language-pair", metavar="SRC-TGT")
+    db.add_argument("--name", help="name of the set saved from --ref/--sys")
+    db.add_argument("--port", type=int, default=8501)
+    db.add_argument("--address", default="127.0.0.1", help="listen address (default 127.0.0.1: this machine only)")
+    _add_data_dir(db)
     return p
 
 
 def _load(args):
+    if args.set is not None:
+        extra = [
+            f for f, v in (("--ref", args.ref), ("--sys", args.sys), ("--src", args.src), ("--data", args.data)) if v
+        ]
+        if extra:
+            raise InputError(f"--set names a saved set; leave out {', '.join(extra)}")
+        return _store(args).load(args.set).corpus
     if args.data is not None:
         extra = [f for f, v in (("--ref", args.ref), ("--sys", args.sys), ("--src", args.src)) if v]
         if extra:
@@ -164,7 +210,17 @@ def _prepare(args):
 def _load_and_score(args):
     metrics = parse_metric_list(args.metrics)
     corpus, options = _prepare(args)
-    return corpus, score(corpus, metrics, options)
+    return corpus, _score(args, corpus, metrics, options)
+
+
+def _score(args, corpus, metrics, options):
+    """Scores; for a saved set, stored statistics are reused and new ones stored."""
+    if args.set is None:
+        return score(corpus, metrics, options)
+    from .store import score_saved
+
+    store = _store(args)
+    return {m: score_saved(store, args.set, corpus, m, options) for m in metrics}
 
 
 def _run_score(args) -> str:
@@ -237,9 +293,12 @@ def _run_analyze(args) -> str:
     )
     doc = words_chars.to_dict(wvc)
     human = None
-    if args.human:
-        human = human_mod.read_human_files([(f, read_bytes(f)) for f in args.human], corpus)
-        results = score(corpus, parse_metric_list(args.metrics), options)
+    files = [(f, read_bytes(f)) for f in args.human]
+    if not files and args.set is not None:
+        files = list(_store(args).load(args.set).human)  # the set's own human scores
+    if files:
+        human = human_mod.read_human_files(files, corpus)
+        results = _score(args, corpus, parse_metric_list(args.metrics), options)
         doc.update(human_mod.to_dict(human_mod.human_correlation(results, human, seed=args.seed)))
     if args.tbleu_sweep:
         from dataclasses import asdict
@@ -264,7 +323,7 @@ def _run_pair(args, corpus, options) -> str:
     if a == b:
         raise InputError("--pair needs two different systems")
     metric = parse_metric_list(args.metrics)[0]
-    result = score(corpus, [metric], options)[metric]
+    result = _score(args, corpus, [metric], options)[metric]
     freq = read_lines(args.freq_corpus) if args.freq_corpus else None
     doc = pair_analysis(corpus, result, a, b, options, freq, args.freq_corpus or "", seed=args.seed)
     if args.format == "json":
@@ -290,7 +349,112 @@ def _run_report(args) -> str:
     return f"wrote {args.output} ({len(html) / 1e6:.1f} MB)\n"
 
 
-_COMMANDS = {"score": _run_score, "compare": _run_compare, "analyze": _run_analyze, "report": _run_report}
+def _run_import(args) -> str:
+    from .importers import read_path
+    from .language import with_language
+
+    found = read_path(args.path, args.name)
+    store = _store(args)
+    lines = []
+    for item in found:
+        corpus, lang = with_language(item.corpus, args.language_pair)
+        if item.human:
+            from .analysis.human import read_human_files
+
+            read_human_files(list(item.human), corpus)  # refuse bad human files before saving anything
+        sid = store.save(corpus, item.name, item.human, args.project)
+        lines.append(sid)
+        print(
+            f"mtlens: saved '{item.name}' ({len(corpus.systems)} systems, {len(corpus.references)} references, "
+            f"{corpus.n_lines} lines; {lang.describe()})",
+            file=sys.stderr,
+        )
+        for note in item.notes:
+            print(f"mtlens: note: {note}", file=sys.stderr)
+    return "\n".join(lines) + "\n"
+
+
+def _run_list(args) -> str:
+    from dataclasses import asdict
+
+    sets = _store(args).list(args.project)
+    if args.format == "json":
+        return (
+            report.dumps(
+                [{k: v for k, v in asdict(s).items() if k != "project"} | {"project": s.project} for s in sets]
+            )
+            + "\n"
+        )
+    if not sets:
+        return "no saved sets (python -m mtlens import PATH)\n"
+    rows = [f"{'id':<32}  {'name':<28} {'pair':<8} {'systems':>7} {'lines':>6}  created"]
+    rows += [
+        f"{s.id:<32}  {s.name[:28]:<28} {s.language_pair or '-':<8} {len(s.systems):>7} {s.lines:>6}  {s.created}"
+        for s in sets
+    ]
+    return "\n".join(rows) + "\n"
+
+
+def _run_delete(args) -> str:
+    _store(args).delete(args.id)
+    return f"deleted {args.id}\n"
+
+
+def _run_dashboard(args) -> str:
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from .store import Store
+
+    app = Path(__file__).resolve().parents[1] / "app.py"
+    if not app.exists():
+        raise InputError(f"the dashboard's app.py is not next to the mtlens package ({app}); run from a checkout")
+    store = Store(args.data_dir)
+    set_id = args.set
+    if args.ref or args.sys:
+        if set_id:
+            raise InputError("give either --set ID or --ref/--sys files, not both")
+        from .language import with_language
+
+        corpus, _ = with_language(load_corpus(args.ref, args.sys, args.src), args.language_pair)
+        set_id = store.save(corpus, args.name or "from the command line")
+    elif set_id:
+        store.load(set_id)  # a wrong id is said now, not in the browser
+    link = f"http://{args.address}:{args.port}/" + (f"?set={set_id}" if set_id else "")
+    print(f"mtlens dashboard: open {link}", flush=True)
+    env = dict(os.environ, MTLENS_DATA_DIR=str(store.data_dir))
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app),
+        "--server.address",
+        args.address,
+        "--server.port",
+        str(args.port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    return_code = subprocess.call(cmd, env=env)
+    if return_code not in (0, -2, 130):
+        raise InputError(f"the dashboard stopped with status {return_code}")
+    return ""
+
+
+_COMMANDS = {
+    "score": _run_score,
+    "compare": _run_compare,
+    "analyze": _run_analyze,
+    "report": _run_report,
+    "import": _run_import,
+    "list": _run_list,
+    "delete": _run_delete,
+    "dashboard": _run_dashboard,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -59,9 +59,12 @@ def parse_metric_list(text: str | Sequence[str]) -> list[str]:
 
 def score_metric(corpus: Corpus, metric: Metric) -> MetricResult:
     """Compute one metric for every system of the corpus."""
-    names = corpus.system_names
     stats_list = metric.statistics(corpus.reference_streams(), corpus.system_streams())
-    stats = dict(zip(names, stats_list, strict=True))
+    return result_from_stats(corpus, metric, dict(zip(corpus.system_names, stats_list, strict=True)))
+
+
+def result_from_stats(corpus: Corpus, metric: Metric, stats: dict[str, np.ndarray]) -> MetricResult:
+    """A metric's results from per-segment statistics already computed (system -> array)."""
     totals = {n: s.sum(axis=0) for n, s in stats.items()}
     sig = metric.signature(len(corpus.references))
     if corpus.language_pair:  # the language pair belongs to the data: in every signature

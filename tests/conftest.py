@@ -32,6 +32,15 @@ def pytest_addoption(parser):
     )
 
 
+def pytest_configure(config):
+    """Tests never touch the user's workspace: every test process (and the servers it starts) uses
+    a fresh data directory."""
+    import os
+    import tempfile
+
+    os.environ["MTLENS_DATA_DIR"] = tempfile.mkdtemp(prefix="mtlens-test-store-")
+
+
 def pytest_collection_modifyitems(config, items):
     if SHARED.is_dir():
         return

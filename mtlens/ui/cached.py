@@ -19,6 +19,8 @@ from ..metrics import METRIC_NAMES, make_metric
 from ..options import DEFAULTS, Options
 from ..scoring import MetricResult, score_metric
 from ..significance import DEFAULT_SEED
+from ..store import SAMPLE_ID, score_saved
+from . import state
 from .state import Dataset
 
 
@@ -27,13 +29,16 @@ def _options_from_key(key: tuple) -> Options:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _metric_result(fingerprint: str, name: str, key: tuple, _dataset: Dataset) -> MetricResult:
-    return score_metric(_dataset.corpus, make_metric(name, _options_from_key(key)))
+def _metric_result(fingerprint: str, set_id: str | None, name: str, key: tuple, _dataset: Dataset) -> MetricResult:
+    opts = _options_from_key(key)
+    if set_id and set_id != SAMPLE_ID:  # a saved set: stored statistics first, new ones stored
+        return score_saved(state.store(), set_id, _dataset.corpus, name, opts)
+    return score_metric(_dataset.corpus, make_metric(name, opts))
 
 
 def metric_result(dataset: Dataset, name: str, opts: Options) -> MetricResult:
     """One metric's results for the dataset (cached by content fingerprint and that metric's options)."""
-    return _metric_result(dataset.fingerprint, name, opts.key(name), dataset)
+    return _metric_result(dataset.fingerprint, dataset.set_id, name, opts.key(name), dataset)
 
 
 def all_results(dataset: Dataset, opts: Options, metrics=METRIC_NAMES) -> dict[str, MetricResult]:

@@ -20,6 +20,7 @@ from ..errors import InputError
 from ..io import corpus_from_bytes, corpus_from_single, read_bytes
 from ..language import Language, language_defaults, with_language
 from ..options import DEFAULTS, Options
+from ..store import SAMPLE_ID, Store
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 DATA_KEY = "mtlens_dataset"
@@ -39,6 +40,9 @@ class Dataset:
         human: (name, bytes) of each uploaded human-score file.
         human_fingerprint: a digest of the human files (part of every cache key that uses them).
         language: the declared or detected language (its pair is also ``corpus.language_pair``).
+        set_id: the id of the saved set in the workspace (``sample`` for the bundled sample; None
+            when the upload could not be saved).
+        name: the set's name.
     """
 
     corpus: Corpus
@@ -48,14 +52,26 @@ class Dataset:
     human: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
     human_fingerprint: str = ""
     language: Language | None = None
+    set_id: str | None = None
+    name: str = ""
 
     @classmethod
-    def make(cls, corpus: Corpus, origin: str, files=(), human=(), language_pair: str | None = None) -> Dataset:
+    def make(
+        cls,
+        corpus: Corpus,
+        origin: str,
+        files=(),
+        human=(),
+        language_pair: str | None = None,
+        set_id: str | None = None,
+        name: str = "",
+    ) -> Dataset:
         from ..analysis.human import files_fingerprint
 
         corpus, lang = with_language(corpus, language_pair)
         human = tuple(human)
-        return cls(corpus, fingerprint(corpus), origin, tuple(files), human, files_fingerprint(human), lang)
+        fp = fingerprint(corpus)
+        return cls(corpus, fp, origin, tuple(files), human, files_fingerprint(human), lang, set_id, name)
 
     def with_language(self, language_pair: str | None) -> Dataset:
         """The same data with another declared language pair (None: detect)."""
@@ -86,21 +102,62 @@ def sample_dataset() -> Dataset:
     corpus = corpus_from_bytes(refs, systems, ("src.txt", read_bytes(SAMPLE_DIR / "src.txt")))
     human = tuple((n, read_bytes(SAMPLE_DIR / n)) for n in ("human.tsv", "human_seg.tsv"))
     files = (*(fn for fn, _ in refs + systems), "src.txt", "human.tsv", "human_seg.tsv")
-    return Dataset.make(corpus, "sample", files, human, language_pair="en-de")
+    return Dataset.make(corpus, "sample", files, human, "en-de", SAMPLE_ID, "Bundled sample: WMT21 en-de, 200 lines")
+
+
+def store() -> Store:
+    """The workspace (``MTLENS_DATA_DIR`` or the per-user data directory)."""
+    return Store()
+
+
+def saved_dataset(set_id: str) -> Dataset:
+    """A saved set as a dataset (raises InputError for an unknown id or an unreadable store)."""
+    if set_id == SAMPLE_ID:
+        return sample_dataset()
+    saved = store().load(set_id)
+    return Dataset.make(saved.corpus, "saved", (), saved.human, saved.corpus.language_pair, set_id, saved.info.name)
 
 
 def current() -> Dataset:
-    """The session's dataset; the bundled sample until the user uploads something."""
+    """The session's dataset: the set named in the address (``?set=<id>``) when there is one, else the
+    one the session has, else the bundled sample. The address always names the set shown, so a reload,
+    another browser or a colleague with the link sees the same data."""
     ds = st.session_state.get(DATA_KEY)
-    if ds is None:
+    wanted = st.query_params.get("set")
+    if wanted and (ds is None or ds.set_id != wanted):
+        try:
+            ds = saved_dataset(wanted)
+        except InputError as err:
+            st.session_state["mtlens_link_error"] = f"The link's set could not be opened: {err}"
+            ds = ds or sample_dataset()
+        use_dataset(ds)
+    elif ds is None:
         ds = sample_dataset()
-        st.session_state[DATA_KEY] = ds
+        use_dataset(ds)
+    if ds.set_id and st.query_params.get("set") != ds.set_id:
+        st.query_params["set"] = ds.set_id
     return ds
 
 
 def use_sample() -> None:
     use_dataset(sample_dataset())
     st.session_state.pop(UPLOAD_SIG_KEY, None)
+
+
+def open_set(set_id: str) -> None:
+    """Switch the session to a saved set (and the address to its link)."""
+    use_dataset(saved_dataset(set_id))
+    st.session_state.pop(UPLOAD_SIG_KEY, None)
+
+
+def save_upload(ds: Dataset, name: str) -> tuple[Dataset, str | None]:
+    """Save an uploaded dataset as a new set; returns it with its id, and a sentence when it could not
+    be saved (the session keeps working with the unsaved data)."""
+    try:
+        set_id = store().save(ds.corpus, name, ds.human)
+    except InputError as err:
+        return ds, f"This upload is not saved in the workspace: {err}"
+    return dataclasses.replace(ds, set_id=set_id, name=name, origin="saved"), None
 
 
 def dataset_from_uploads(references, systems, source=None, human=(), language_pair: str | None = None) -> Dataset:
@@ -148,8 +205,10 @@ def use_dataset(ds: Dataset) -> None:
     """Make ``ds`` the session's dataset and apply its language's defaults to the options (and to the
     sidebar's widgets, which are not drawn on the page that calls this)."""
     st.session_state[DATA_KEY] = ds
+    if ds.set_id:
+        st.query_params["set"] = ds.set_id
     target = ds.language.target if ds.language is not None else None
     opts = options().replace(**language_defaults(target))
     set_options(opts)
-    for name in language_defaults(target):
-        st.session_state[f"w_{name}"] = getattr(opts, name)
+    for name in language_defaults(target):  # the sidebar re-reads them from the options
+        st.session_state.pop(f"w_{name}", None)

@@ -1,0 +1,297 @@
+"""The workspace store: a real SQLite file, round trips, statistics reuse, and every failure as a sentence
+(corrupt or foreign files, newer schema, read-only place, full disk, size limit, killed writers,
+concurrent writers)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+from sacrebleu.metrics import BLEU as SacreBLEU
+
+from mtlens import Corpus
+from mtlens.errors import InputError
+from mtlens.options import DEFAULTS
+from mtlens.store import FILE_NAME, SCHEMA_VERSION, Store, score_saved
+
+from .conftest import ROOT, SAMPLE, pair_files
+
+
+@pytest.fixture
+def sample_corpus():
+    refs, systems = pair_files(SAMPLE)
+    return Corpus.build({"ref": refs[0], "ref2": refs[1]}, systems, language_pair="en-de")
+
+
+def test_round_trip_list_rename_delete(tmp_path, sample_corpus):
+    st = Store(tmp_path)
+    assert st.list() == [] and not (tmp_path / FILE_NAME).exists()  # reading never creates anything
+    odd = Corpus.build({"ref": ["a\tb", "", "x\u2028y", "\ud800 lone surrogate"]}, {"A": ["a", "b", "c", "d"]})
+    sid = st.save(sample_corpus, "  WMT21   en-de ", human=[("human.tsv", (SAMPLE / "human.tsv").read_bytes())])
+    sid2 = st.save(odd, "odd text")
+    assert len(sid) == 32 and int(sid, 16) >= 0 and sid != sid2  # 128 random bits
+    back = st.load(sid)
+    assert back.corpus.references == sample_corpus.references and back.corpus.systems == sample_corpus.systems
+    assert back.corpus.language_pair == "en-de" and back.info.name == "WMT21 en-de"
+    assert back.human == (("human.tsv", (SAMPLE / "human.tsv").read_bytes()),)
+    assert st.load(sid2).corpus.references == odd.references
+    rows = {s.id: s for s in st.list()}
+    assert rows[sid].systems == list(sample_corpus.system_names) and rows[sid].lines == 200
+    st.rename(sid, "renamed")
+    assert st.load(sid).info.name == "renamed"
+    st.put_stats(sid, "bleu", DEFAULTS.key("bleu"), {"UEdin": np.ones((200, 10), dtype=np.int64)})
+    st.delete(sid)
+    with pytest.raises(InputError, match=f"no saved set has the id '{sid}'"):
+        st.load(sid)
+    con = sqlite3.connect(tmp_path / FILE_NAME)
+    for table in ("sets", "streams", "files", "stats"):  # delete removes the data, not just the name
+        assert (
+            con.execute(
+                f"SELECT count(*) FROM {table} WHERE {'id' if table == 'sets' else 'set_id'} = ?", (sid,)
+            ).fetchone()[0]
+            == 0
+        )
+    assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    con.close()
+
+
+def test_stats_are_raw_bytes_with_dtype_and_shape(tmp_path, sample_corpus):
+    st = Store(tmp_path)
+    sid = st.save(sample_corpus, "s")
+    a = np.arange(30, dtype=np.int64).reshape(10, 3)
+    b = np.linspace(0, 1, 22).reshape(11, 2)
+    st.put_stats(sid, "ter", (("x", 1),), {"A": a, "B": b})
+    got = st.get_stats(sid, "ter", (("x", 1),))
+    np.testing.assert_array_equal(got["A"], a)
+    np.testing.assert_array_equal(got["B"], b)
+    assert got["A"].dtype == np.int64 and got["B"].dtype == np.float64
+    assert st.get_stats(sid, "ter", (("x", 2),)) == {}  # another option set is another entry
+    con = sqlite3.connect(tmp_path / FILE_NAME)
+    row = con.execute("SELECT dtype, shape, length(data) FROM stats WHERE system = 'A'").fetchone()
+    assert row == ("int64", "[10, 3]", 240)
+    con.close()
+
+
+def test_reopening_reuses_statistics_and_an_added_system_is_the_only_one_scored(tmp_path, sample_corpus, monkeypatch):
+    from mtlens.metrics.bleu import BLEU
+
+    st = Store(tmp_path)
+    first = Corpus.build(
+        dict(sample_corpus.references),
+        {k: sample_corpus.systems[k] for k in ("UEdin", "Online-W")},
+        language_pair="en-de",
+    )
+    sid = st.save(first, "s")
+    calls = []
+    real = BLEU.statistics
+
+    def spy(self, references, hypotheses):
+        calls.append(len(hypotheses))
+        return real(self, references, hypotheses)
+
+    monkeypatch.setattr(BLEU, "statistics", spy)
+    r1 = score_saved(st, sid, st.load(sid).corpus, "bleu", DEFAULTS)
+    r2 = score_saved(st, sid, st.load(sid).corpus, "bleu", DEFAULTS)
+    assert calls == [2]  # the second opening scored nothing
+    assert r1.scores == r2.scores
+    st.add_systems(sid, {"HuaweiTSC": sample_corpus.systems["HuaweiTSC"]})
+    r3 = score_saved(st, sid, st.load(sid).corpus, "bleu", DEFAULTS)
+    assert calls == [2, 1]  # only the added system
+    refs = [list(sample_corpus.references["ref"]), list(sample_corpus.references["ref2"])]
+    for name in ("UEdin", "Online-W", "HuaweiTSC"):
+        want = SacreBLEU().corpus_score(list(sample_corpus.systems[name]), refs).score
+        assert r3.scores[name] == pytest.approx(want, abs=1e-9)
+    assert "lang:en-de" in r3.signature
+    with pytest.raises(InputError, match="already has a system named 'UEdin'"):
+        st.add_systems(sid, {"UEdin": sample_corpus.systems["UEdin"]})
+    with pytest.raises(InputError, match="has 3 lines"):
+        st.add_systems(sid, {"short": ["a", "b", "c"]})
+
+
+def test_bundle_round_trip_and_bad_bundles(tmp_path, sample_corpus):
+    st = Store(tmp_path / "a")
+    sid = st.save(sample_corpus, "to move", human=[("h.tsv", b"system\tmetric\tscore\nUEdin\tDA\t1\n")])
+    bundle = st.export_bundle(sid)
+    other = Store(tmp_path / "b")
+    new = other.import_bundle(bundle)
+    back = other.load(new)
+    assert back.corpus.systems == sample_corpus.systems and back.info.name == "to move"
+    assert back.human == (("h.tsv", b"system\tmetric\tscore\nUEdin\tDA\t1\n"),) and back.corpus.language_pair == "en-de"
+    for bad in (
+        b"",
+        b"not gzip",
+        __import__("gzip").compress(b'{"format": "other"}'),
+        __import__("gzip").compress(b"[1]"),
+    ):
+        with pytest.raises(InputError, match="not an mtlens set bundle"):
+            other.import_bundle(bad)
+
+
+def test_corrupt_foreign_and_newer_files_are_sentences(tmp_path, sample_corpus):
+    corrupt = tmp_path / "corrupt"
+    corrupt.mkdir()
+    (corrupt / FILE_NAME).write_bytes(b"\x00garbage" * 500)
+    with pytest.raises(InputError, match="not a database"):
+        Store(corrupt).list()
+    with pytest.raises(InputError, match="not a database"):
+        Store(corrupt).save(sample_corpus, "x")
+    assert (corrupt / FILE_NAME).read_bytes() == b"\x00garbage" * 500  # never modified
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    con = sqlite3.connect(foreign / FILE_NAME)
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    with pytest.raises(InputError, match="is not an mtlens workspace"):
+        Store(foreign).list()
+    newer = tmp_path / "newer"
+    st = Store(newer)
+    st.save(sample_corpus, "x")
+    con = sqlite3.connect(newer / FILE_NAME)
+    con.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    con.commit()
+    con.close()
+    with pytest.raises(InputError, match="written by a newer mtlens"):
+        st.list()
+
+
+def test_read_only_place_and_size_limit(tmp_path, sample_corpus):
+    with pytest.raises(InputError, match="cannot open the workspace store"):
+        Store("/proc/mtlens-cannot-write-here").save(sample_corpus, "x")  # not writable, even for root
+    assert Store("/proc/mtlens-cannot-write-here").list() == []  # reading an absent store: nothing saved
+    small = Store(tmp_path, max_mb=0.05)
+    with pytest.raises(InputError, match=r"the workspace is full: .* over its limit of 0 MB"):
+        small.save(sample_corpus, "x")
+    assert small.list() == []
+
+
+def test_a_full_disk_is_a_sentence_and_keeps_what_was_saved(tmp_path, sample_corpus, monkeypatch):
+    """SQLITE_FULL for real: the connection may not grow the file past a few pages (as on a full disk)."""
+    st = Store(tmp_path)
+    kept = st.save(Corpus.build({"r": ["a"]}, {"A": ["a"]}), "small")
+    real_connect = sqlite3.connect
+
+    def tiny(*args, **kwargs):
+        con = real_connect(*args, **kwargs)
+        con.execute("PRAGMA max_page_count = 12")
+        return con
+
+    monkeypatch.setattr(sqlite3, "connect", tiny)
+    with pytest.raises(InputError, match="disk is full"):
+        st.save(sample_corpus, "too big")
+    monkeypatch.setattr(sqlite3, "connect", real_connect)
+    assert [s.id for s in st.list()] == [kept]
+    assert st.load(kept).corpus.systems["A"] == ("a",)
+
+
+def test_ten_concurrent_writers(tmp_path):
+    """Ten threads and ten processes save at once: every set is there, whole."""
+    st = Store(tmp_path)
+    errors = []
+
+    def save(k):
+        try:
+            st.save(
+                Corpus.build({"r": [f"line {i}" for i in range(300)]}, {f"T{k}": [f"hyp {k} {i}" for i in range(300)]}),
+                f"thread {k}",
+            )
+        except Exception as err:  # pragma: no cover - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=save, args=(k,)) for k in range(10)]
+    code = (
+        "import sys; from mtlens import Corpus; from mtlens.store import Store; k = int(sys.argv[1]); "
+        "Store(sys.argv[2]).save(Corpus.build({'r': ['x'] * 300}, {f'P{k}': ['y'] * 300}), f'process {k}')"
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(k), str(tmp_path)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}
+        )
+        for k in range(10)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    assert not errors
+    sets = st.list()
+    assert sorted(s.name for s in sets) == sorted(
+        [f"thread {k}" for k in range(10)] + [f"process {k}" for k in range(10)]
+    )
+    for s in sets:
+        assert s.lines == 300 and len(st.load(s.id).corpus.systems) == 1
+
+
+def test_a_writer_killed_mid_save_leaves_no_half_written_set(tmp_path):
+    """SIGKILL while a large set is being written: what was saved before is intact, nothing half-written
+    appears, and the store keeps working."""
+    st = Store(tmp_path)
+    before = st.save(Corpus.build({"r": ["a b"]}, {"A": ["a b"]}), "saved before")
+    code = (
+        "import sys; from mtlens import Corpus; from mtlens.store import Store\n"
+        "lines = [f'segment {i} ' + 'word ' * 40 for i in range(20000)]\n"
+        "c = Corpus.build({'r': lines}, {f'S{k}': lines for k in range(40)})\n"
+        "print('writing', flush=True)\n"
+        "Store(sys.argv[1]).save(c, 'killed while writing')\n"
+        "print('done', flush=True)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(tmp_path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.stdout.readline().strip() == "writing"
+    wal = tmp_path / (FILE_NAME + "-wal")
+    deadline = time.time() + 60
+    while time.time() < deadline and not (wal.exists() and wal.stat().st_size > 1_000_000):
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    assert wal.exists(), "the writer was killed before it wrote anything: the test proved nothing"
+    names = [s.name for s in st.list()]
+    assert names == ["saved before"]
+    assert st.load(before).corpus.systems["A"] == ("a b",)
+    after = st.save(Corpus.build({"r": ["c"]}, {"B": ["c"]}), "saved after")
+    assert {s.id for s in st.list()} == {before, after}
+
+
+def test_list_json_contract_through_the_cli(tmp_path, capsys):
+    from mtlens.cli import main
+
+    from .conftest import TESTDATA
+
+    d = str(tmp_path / "ws")
+    assert main(["import", str(TESTDATA / "en-cs"), "--name", "excerpt", "--data-dir", d]) == 0
+    sid = capsys.readouterr().out.strip()
+    assert main(["list", "--format", "json", "--data-dir", d]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert {"id", "name", "language_pair", "systems", "references", "lines", "created"} <= set(row)
+    assert row["id"] == sid and row["language_pair"] == "en-cs"  # the folder's name declares the pair
+    assert row["systems"] == ["CUNI-DocTransformer", "Online-W"] and row["references"] == ["ref", "ref2"]
+    assert row["lines"] == 40  # wc -l tests/data/en-cs/ref.txt
+    assert main(["score", "--set", sid, "--data-dir", d, "--metrics", "bleu", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    refs, systems = pair_files(TESTDATA / "en-cs")
+    for entry in doc["systems"]:
+        assert entry["scores"]["bleu"] == pytest.approx(
+            SacreBLEU().corpus_score(systems[entry["name"]], refs).score, abs=1e-9
+        )
+    assert main(["score", "--set", sid, "--data-dir", d, "--ref", "x.txt"]) == 2
+    assert "--set names a saved set; leave out --ref" in capsys.readouterr().err
+    assert main(["delete", sid, "--data-dir", d]) == 0
+    capsys.readouterr()
+    assert main(["score", "--set", sid, "--data-dir", d]) == 2
+    assert f"no saved set has the id '{sid}'" in capsys.readouterr().err
