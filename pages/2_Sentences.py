@@ -22,6 +22,11 @@ systems = list(c.system_names)
 refs = c.reference_streams()
 ref_names = list(c.reference_names)
 
+# a shared link can point at one sentence: ?set=...&a=SYSTEM&b=SYSTEM&line=N&metric=M
+state.from_link(
+    {"a": ("sent_a", systems), "b": ("sent_b", systems), "metric": ("sent_metric", list(SENTENCE_METRICS))},
+    {"line": ("sent_line", c.n_lines)},
+)
 col1, col2, col3 = st.columns(3)
 sys_a = col1.selectbox("System A", systems, key="sent_a")
 others = ["(none)"] + [s for s in systems if s != sys_a]
@@ -62,6 +67,7 @@ default_line = int(shown.iloc[0]["line"]) if len(shown) else 1
 line_no = st.number_input("Line", 1, c.n_lines, st.session_state.get("sent_line", default_line), key="sent_line_input")
 st.session_state["sent_line"] = int(line_no)
 i = int(line_no) - 1
+state.to_link(a=sys_a, b=sys_b, metric=metric, line=int(line_no))
 
 st.subheader(f"Line {line_no}")
 st.markdown(render.STYLE, unsafe_allow_html=True)

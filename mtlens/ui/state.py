@@ -212,3 +212,29 @@ def use_dataset(ds: Dataset) -> None:
     set_options(opts)
     for name in language_defaults(target):  # the sidebar re-reads them from the options
         st.session_state.pop(f"w_{name}", None)
+
+
+def from_link(choices: dict[str, tuple[str, list]], numbers: dict[str, tuple[str, int]]) -> None:
+    """Set widget keys from the address once per session (a colleague's link), before the widgets are
+    drawn. ``choices``: parameter -> (widget key, allowed values); ``numbers``: parameter -> (key, maximum).
+    Values that do not fit are ignored."""
+    if st.session_state.get("mtlens_link_applied") == st.query_params.get("set"):
+        return
+    st.session_state["mtlens_link_applied"] = st.query_params.get("set")
+    for param, (key, allowed) in choices.items():
+        value = st.query_params.get(param)
+        if value in allowed:
+            st.session_state[key] = value
+    for param, (key, high) in numbers.items():
+        value = st.query_params.get(param)
+        if value is not None and value.isdigit() and 1 <= int(value) <= high:
+            st.session_state[key] = int(value)
+
+
+def to_link(**values) -> None:
+    """Write what the page shows into the address (None removes a parameter)."""
+    for k, v in values.items():
+        if v is None:
+            st.query_params.pop(k, None)
+        elif st.query_params.get(k) != str(v):
+            st.query_params[k] = str(v)

@@ -34,6 +34,11 @@ def current_set_panel(ds: state.Dataset) -> None:
         st.caption("The bundled sample is read-only; uploads become sets of their own.")
         return
     store = state.store()
+    try:
+        bundle = store.export_bundle(ds.set_id)
+    except InputError as err:  # deleted by another session, or the store became unreadable
+        st.warning(render.md(f"This set is no longer in the workspace ({err}); this page still shows its data."))
+        return
     c1, c2 = st.columns(2)
     new_name = c1.text_input("Name", value=ds.name, key=f"ws_name_{ds.set_id}")
     project = c2.text_input(
@@ -68,7 +73,7 @@ def current_set_panel(ds: state.Dataset) -> None:
             st.rerun()
     st.download_button(
         "Download this set (one file, to import on another machine)",
-        store.export_bundle(ds.set_id),
+        bundle,
         file_name=f"{_file_stem(ds.name)}.mtlens.json.gz",
         mime="application/gzip",
         key=f"ws_bundle_{ds.set_id}",

@@ -7,6 +7,7 @@ that a failure.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -61,10 +62,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+@contextlib.contextmanager
+def running_server(log_dir, env=None):
+    """A Streamlit server for app.py on a free loopback port (stopped on exit); yields its URL."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("server") / "streamlit.log"
+    log = log_dir / f"streamlit-{port}.log"
     with open(log, "w") as out:
         proc = subprocess.Popen(
             [
@@ -85,6 +87,7 @@ def server(tmp_path_factory):
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
+            env=env,
         )
     try:
         url = f"http://127.0.0.1:{port}"
@@ -103,6 +106,12 @@ def server(tmp_path_factory):
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with running_server(tmp_path_factory.mktemp("server")) as url:
+        yield url
 
 
 def _page(browser, url, dialogs):
@@ -401,4 +410,87 @@ def test_chinese_upload_gets_the_zh_tokenizer_without_asking(browser, server, tm
         assert float(rows[name]["bleu"]) == pytest.approx(want, abs=1e-9)
         assert want > 20
     assert not dialogs
+    ctx.close()
+
+
+def _rankings_csv(page, tmp_path, tag) -> dict:
+    page.get_by_text("Signatures").wait_for(timeout=120_000)
+    _idle(page)
+    with page.expect_download(timeout=60_000) as dl:
+        page.get_by_role("button", name="Download CSV").click()
+    path = tmp_path / f"{tag}.csv"
+    dl.value.save_as(path)
+    return {r["system"]: r for r in csv.DictReader(path.open(encoding="utf-8"))}
+
+
+def _set_of(page) -> str:
+    from urllib.parse import parse_qs, urlparse
+
+    page.wait_for_function("() => location.search.includes('set=') && !location.search.includes('set=sample')")
+    return parse_qs(urlparse(page.url).query)["set"][0]
+
+
+def test_a_saved_set_survives_reload_other_browsers_and_a_server_restart(browser, server, tmp_path):
+    dialogs: list[str] = []
+    ctx, page = _page(browser, server, dialogs)
+    _upload(page, [SAMPLE / "ref.txt", SAMPLE / "ref2.txt"], [SAMPLE / f"{n}.txt" for n in SYSTEMS])
+    page.get_by_text("your upload").first.wait_for(timeout=60_000)
+    sid = _set_of(page)
+    assert len(sid) == 32
+    _goto(page, "Rankings")
+    assert _set_of(page) == sid  # page switches keep the link
+    first = _rankings_csv(page, tmp_path, "first")
+    assert set(first) == set(SYSTEMS)
+    page.reload()
+    assert _rankings_csv(page, tmp_path, "reload") == first
+    ctx.close()
+    ctx2 = browser.new_context(viewport={"width": 1400, "height": 2200}, accept_downloads=True)
+    page2 = ctx2.new_page()
+    page2.goto(f"{server}/Rankings?set={sid}")
+    assert _rankings_csv(page2, tmp_path, "other-browser") == first
+    ctx2.close()
+    with running_server(tmp_path) as restarted:  # another server process on the same MTLENS_DATA_DIR
+        ctx3 = browser.new_context(viewport={"width": 1400, "height": 2200}, accept_downloads=True)
+        page3 = ctx3.new_page()
+        page3.goto(f"{restarted}/Rankings?set={sid}")
+        assert _rankings_csv(page3, tmp_path, "restarted") == first
+        ctx3.close()
+    assert not dialogs
+
+
+@pytest.mark.shared
+def test_an_imported_wmt_pair_opens_by_link_with_sacrebleus_bleu(browser, server, tmp_path):
+    from sacrebleu.metrics import BLEU as SacreBLEU
+
+    from ..conftest import SHARED, pair_files
+
+    folder = SHARED / "wmt" / "en-de"
+    out = subprocess.run(
+        [sys.executable, "-m", "mtlens", "import", str(folder), "--name", "WMT21 en-de"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    sid = out.stdout.strip()
+    listed = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "mtlens", "list", "--format", "json"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+        ).stdout
+    )
+    row = next(r for r in listed if r["id"] == sid)
+    assert (len(row["systems"]), len(row["references"]), row["lines"]) == (8, 3, 1002)
+    assert row["name"] == "WMT21 en-de" and row["language_pair"] == "en-de"
+    ctx = browser.new_context(viewport={"width": 1400, "height": 2200}, accept_downloads=True)
+    page = ctx.new_page()
+    page.goto(f"{server}/Rankings?set={sid}")
+    rows = _rankings_csv(page, tmp_path, "wmt")
+    refs, systems = pair_files(folder)
+    assert set(rows) == set(systems)
+    for name, hyp in systems.items():
+        assert float(rows[name]["bleu"]) == pytest.approx(SacreBLEU().corpus_score(hyp, refs).score, abs=1e-9)
     ctx.close()

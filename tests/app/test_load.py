@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
@@ -84,6 +85,7 @@ def test_ten_sessions_see_only_their_own_data(request, server, tmp_path):  # noq
             await box.press("Enter")
             await page.get_by_text(f"marker{k}x").first.wait_for(timeout=240_000)
             text = await page.locator('[data-testid="stMain"]').inner_text()
+            link = page.url
         except Exception as err:  # say where and what the page showed
             shown = await page.locator('[data-testid="stMain"]').inner_text()
             raise AssertionError(
@@ -92,7 +94,7 @@ def test_ten_sessions_see_only_their_own_data(request, server, tmp_path):  # noq
         finally:
             await ctx.close()
         others = [j for j in range(N_SESSIONS) if j != k and f"marker{j}x" in text]
-        return time.perf_counter() - t0, others
+        return time.perf_counter() - t0, others, parse_qs(urlparse(link).query).get("set", [""])[0]
 
     async def run_all():
         async with async_playwright() as pw:
@@ -124,7 +126,13 @@ def test_ten_sessions_see_only_their_own_data(request, server, tmp_path):  # noq
         f"\n{N_SESSIONS} sessions: wall {wall:.1f} s, slowest session {slowest:.1f} s, "
         f"server RSS {rss_before:.0f} MB -> {rss_after:.0f} MB"
     )
-    assert all(not others for _, others in results), results  # nobody saw another session's data
+    assert all(not others for _, others, _ in results), results  # nobody saw another session's data
+    # every upload was saved at once, as its own set, under the id its session's address holds
+    from mtlens.store import Store
+
+    saved = {s.id: s for s in Store().list()}
+    for k, (_, _, sid) in enumerate(results):
+        assert sid in saved and saved[sid].systems == [f"session{k}"] and saved[sid].lines == 40, (k, sid)
     import urllib.request
 
     assert urllib.request.urlopen(f"{server}/_stcore/health", timeout=5).read() == b"ok"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
+from streamlit.testing.v1 import AppTest
 
 from ..conftest import ROOT, SAMPLE, read
 from .conftest import errors, no_errors, plain
@@ -313,3 +314,110 @@ def test_language_is_detected_shown_and_can_be_overridden(app):
     app.switch_page("pages/1_Rankings.py").run()
     no_errors(app)
     assert app.sidebar.selectbox(key="w_tokenize").value == "ja-mecab"
+
+
+def test_an_upload_becomes_a_saved_set_with_a_link(app):
+    from mtlens.ui import state
+
+    ref = (SAMPLE / "ref.txt").read_bytes()
+    _upload(app, "up_refs", ("ref.txt", ref, "text/plain"))
+    _upload(app, "up_systems", ("A.txt", (SAMPLE / "UEdin.txt").read_bytes(), "text/plain"))
+    app.run()
+    no_errors(app)
+    first = app.query_params["set"]
+    _upload(
+        app,
+        "up_systems",
+        *[(f"{n}.txt", (SAMPLE / f"{n}.txt").read_bytes(), "text/plain") for n in ("UEdin", "Online-W")],
+    )
+    app.run()
+    no_errors(app)
+    sid = app.query_params["set"]
+    assert sid != first and len(sid) == 32
+    saved = {s.id: s for s in state.store().list()}
+    assert sid in saved and first not in saved  # the same upload, grown by a file, replaced its first set
+    assert saved[sid].systems == ["UEdin", "Online-W"] and saved[sid].lines == 200
+    # a new session opened with the link shows the same set, on any page
+    other = AppTest.from_file(str(ROOT / "pages" / "1_Rankings.py"), default_timeout=60)
+    other.query_params["set"] = sid
+    other.run()
+    no_errors(other)
+    table = other.dataframe[0].value.set_index("system")
+    refs = [read(SAMPLE / "ref.txt"), read(SAMPLE / "ref2.txt")][:1]
+    want = SacreBLEU().corpus_score(read(SAMPLE / "Online-W.txt"), refs).score
+    assert table.loc["Online-W", "bleu"] == pytest.approx(want, abs=1e-9)
+    assert other.query_params["set"] == sid
+
+
+def test_a_wrong_link_says_so_and_shows_the_sample(app):
+    other = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    other.query_params["set"] = "0" * 32
+    other.run()
+    no_errors(other)
+    assert any(f"no saved set has the id '{'0' * 32}'" in e for e in errors(other))
+    assert other.query_params["set"] == "sample"
+
+
+def test_open_add_a_system_and_delete_from_the_home_page(app):
+    from mtlens import Corpus
+    from mtlens.ui import state
+
+    refs, _ = read(SAMPLE / "ref.txt"), None
+    store = state.store()
+    sid = store.save(Corpus.build({"ref": refs}, {"UEdin": read(SAMPLE / "UEdin.txt")}), "to open")
+    app.run()
+    names = list(app.dataframe[-1].value["name"])
+    assert "to open" in names
+    state_ds = state.saved_dataset(sid)
+    app.session_state[state.DATA_KEY] = state_ds
+    app.query_params["set"] = sid
+    app.run()
+    no_errors(app)
+    _upload(app, f"ws_add_{sid}", ("HuaweiTSC.txt", (SAMPLE / "HuaweiTSC.txt").read_bytes(), "text/plain"))
+    app.run()
+    app.button(key=f"ws_add_go_{sid}").click().run()
+    no_errors(app)
+    assert store.load(sid).corpus.system_names == ("UEdin", "HuaweiTSC")
+    assert app.session_state[state.DATA_KEY].corpus.system_names == ("UEdin", "HuaweiTSC")
+    assert store.export_bundle(sid)[:2] == b"\x1f\x8b"  # the download is a gzip bundle
+    store.delete(sid)
+    app.run()
+    no_errors(app)
+    assert "to open" not in list(app.dataframe[-1].value["name"])
+
+
+def test_overview_page_shows_systems_by_set_with_clusters(app):
+    from mtlens import Corpus
+    from mtlens.ui import state
+
+    from ..conftest import TESTDATA, pair_files
+
+    store = state.store()
+    refs, systems = pair_files(SAMPLE)
+    store.save(Corpus.build({"ref": refs[0]}, systems, language_pair="en-de"), "sample en-de", project="P")
+    zrefs, zsys = pair_files(TESTDATA / "en-zh")
+    store.save(
+        Corpus.build({"ref": zrefs[0], "ref2": zrefs[1]}, zsys, language_pair="en-zh"), "excerpt en-zh", project="P"
+    )
+    app.switch_page("pages/7_Overview.py").run()
+    app.selectbox(key="ov_project").set_value("P").run()
+    no_errors(app)
+    long = app.dataframe[1].value
+    assert set(long["set"]) == {"sample en-de", "excerpt en-zh"}
+    row = long[(long["set"] == "excerpt en-zh") & (long["system"] == "SMU")].iloc[0]
+    want = SacreBLEU(tokenize="zh").corpus_score(zsys["SMU"], zrefs).score  # each set with its language's tokenizer
+    assert row["bleu"] == pytest.approx(want, abs=1e-9)
+    assert long[long["set"] == "sample en-de"]["cluster"].notna().all()
+
+
+def test_a_link_can_point_at_one_sentence(app):
+    other = AppTest.from_file(str(ROOT / "pages" / "2_Sentences.py"), default_timeout=60)
+    other.query_params.update({"set": "sample", "a": "UEdin", "b": "Online-W", "line": "17", "metric": "chrf"})
+    other.run()
+    no_errors(other)
+    assert other.selectbox(key="sent_a").value == "UEdin" and other.selectbox(key="sent_b").value == "Online-W"
+    assert other.selectbox(key="sent_metric").value == "chrf"
+    assert other.number_input(key="sent_line_input").value == 17
+    assert any("Line 17" in h.value for h in other.subheader)
+    other.number_input(key="sent_line_input").set_value(20).run()
+    assert other.query_params["line"] == "20"  # the address follows what is shown

@@ -1,0 +1,77 @@
+"""Overview: systems by test set for one metric, with each set's significance clusters (as WMT findings
+tables show them). Sets are grouped by project; each set is scored with its own language's defaults."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from mtlens.errors import InputError
+from mtlens.language import language_defaults
+from mtlens.metrics import METRIC_NAMES
+from mtlens.ui import cached, export, render, state
+from mtlens.ui.widgets import dataset_caption, metric_sidebar
+
+st.set_page_config(page_title="mtlens · Overview", layout="wide")
+st.title("Overview: many test sets")
+ds = state.current()
+opts = metric_sidebar()
+dataset_caption(ds)
+try:
+    sets = state.store().list()
+except InputError as err:
+    st.error(render.md(str(err)))
+    st.stop()
+if not sets:
+    st.info("No saved sets yet: upload test sets on the home page, or `python -m mtlens import PATH --project NAME`.")
+    st.stop()
+projects = sorted({s.project for s in sets if s.project})
+c1, c2 = st.columns(2)
+project = c1.selectbox("Project", ["(all saved sets)", *projects], key="ov_project")
+metric = c2.selectbox("Metric", [m for m in METRIC_NAMES if m != "tbleu"], key="ov_metric")
+chosen = [s for s in sets if project == "(all saved sets)" or s.project == project]
+st.caption(
+    "Each set is scored with the options of the sidebar and its own language's tokenizer and TER defaults. "
+    "Cluster: systems in score order, split only where every system above is significantly better than every "
+    "system below (paired bootstrap, 1000 resamples, Holm-corrected p < 0.05)."
+)
+rows = []
+bar = st.progress(0.0, text="Scoring the sets…")
+for k, info in enumerate(chosen):
+    bar.progress(k / len(chosen), text=f"Scoring {info.name}…")
+    try:
+        sds = state.saved_dataset(info.id)
+    except InputError as err:
+        st.warning(render.md(f"{info.name}: {err}"))
+        continue
+    set_opts = opts.replace(**language_defaults(sds.language.target if sds.language else None))
+    result = cached.metric_result(sds, metric, set_opts)
+    cluster = {}
+    if cached.can_test(sds):
+        cmp = cached.comparison(sds, metric, set_opts)
+        cluster = {n: i + 1 for i, group in enumerate(cmp.clusters) for n in group}
+    for system, value in result.scores.items():
+        rows.append(
+            {
+                "set": info.name,
+                "language pair": info.language_pair or "",
+                "system": system,
+                metric: value,
+                "cluster": cluster.get(system),
+            }
+        )
+bar.empty()
+long = pd.DataFrame(rows)
+if long.empty:
+    st.stop()
+wide = long.pivot_table(index="system", columns="set", values=metric, aggfunc="first")
+clusters = long.pivot_table(index="system", columns="set", values="cluster", aggfunc="first")
+shown = wide.copy().astype(object)
+for col in wide.columns:
+    shown[col] = [
+        "" if pd.isna(v) else (f"{v:.2f}" + (f" ({int(c)})" if col in clusters and not pd.isna(c) else ""))
+        for v, c in zip(wide[col], clusters[col] if col in clusters else [None] * len(wide), strict=True)
+    ]
+st.subheader(f"{metric} by test set (cluster in brackets)")
+st.dataframe(shown, key="ov_table")
+export.table(long, name=f"mtlens-overview-{metric}", hide_index=True, key="ov_long")
