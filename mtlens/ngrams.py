@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
-import pandas as pd
 
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -57,6 +56,8 @@ def word_streams(streams: Sequence[Sequence[Sequence[str]]]) -> Streams:
 
     Token strings get ids from one vocabulary shared by all streams.
     """
+    import pandas as pd  # lazy: keeps `python -m mtlens --help` fast
+
     vocab: dict[str, int] = {}
     parts: list[np.ndarray] = []
     lengths = []
@@ -124,6 +125,8 @@ def iter_ngram_ids(streams: Streams, max_order: int, with_global: bool = False) 
     n-grams regardless of their segment (the same positions), and ``prefix_global_ids``,
     the global id of each n-gram's (n-1)-word prefix (-1 for unigrams).
     """
+    import pandas as pd  # lazy: keeps `python -m mtlens --help` fast
+
     lens = streams.lengths.ravel()
     n_seg = streams.n_segments
     total = int(lens.sum())
