@@ -62,8 +62,18 @@ def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
     :data:`mtlens.options.SPECS`; bounds are checked when the Options are built)."""
     s.add_argument(
         "--metrics",
-        default=default_metrics,
-        help=f"comma-separated: {','.join(METRIC_NAMES)} (default {default_metrics})",
+        default=None,
+        help=f"comma-separated: {','.join(METRIC_NAMES)} and the names of imported metrics "
+        f"(default {default_metrics} and every --scores metric)",
+    )
+    s.set_defaults(default_metrics=default_metrics)
+    s.add_argument(
+        "--scores",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="segment scores of another metric (comet-score JSON or text, MetricX JSONL, mt-metrics-eval "
+        ".seg.score, TSV with system/line columns); repeat for several",
     )
     for name, spec in SPECS.items():
         default = getattr(DEFAULTS, name)
@@ -208,9 +218,42 @@ def _prepare(args):
 
 
 def _load_and_score(args):
-    metrics = parse_metric_list(args.metrics)
     corpus, options = _prepare(args)
-    return corpus, _score(args, corpus, metrics, options)
+    return _load_and_score_corpus(args, corpus, options)
+
+
+def _load_and_score_corpus(args, corpus, options):
+    builtin, imported = _chosen_metrics(args, corpus)
+    results = _score(args, corpus, builtin, options) if builtin else {}
+    from .external import result_for
+
+    for scores in imported:
+        results[scores.name] = result_for(corpus, scores)
+        for note in scores.notes:
+            print(f"mtlens: note: {note}", file=sys.stderr)
+    if not results:
+        raise InputError("no metric was given")
+    return corpus, results
+
+
+def _chosen_metrics(args, corpus):
+    """Built-in metric names and imported metrics: ``--metrics`` when given, else the command's defaults
+    and every imported metric."""
+    imported = []
+    if getattr(args, "scores", None):
+        from .external import read_score_files
+
+        imported = read_score_files([(f, read_bytes(f)) for f in args.scores], corpus)
+    if args.metrics is None:
+        return parse_metric_list(args.default_metrics), imported
+    items = [x.strip().lower() for x in args.metrics.split(",") if x.strip()]
+    names = {i.name: i for i in imported}
+    unknown = [x for x in items if x not in METRIC_NAMES and x not in names]
+    if unknown:
+        choices = ", ".join([*METRIC_NAMES, *names])
+        raise InputError(f"unknown metric '{unknown[0]}'; choose from {choices}")
+    builtin = [x for x in dict.fromkeys(items) if x in METRIC_NAMES]
+    return builtin, [names[x] for x in dict.fromkeys(items) if x in names]
 
 
 def _score(args, corpus, metrics, options):
@@ -298,7 +341,7 @@ def _run_analyze(args) -> str:
         files = list(_store(args).load(args.set).human)  # the set's own human scores
     if files:
         human = human_mod.read_human_files(files, corpus)
-        results = _score(args, corpus, parse_metric_list(args.metrics), options)
+        _, results = _load_and_score_corpus(args, corpus, options)
         doc.update(human_mod.to_dict(human_mod.human_correlation(results, human, seed=args.seed)))
     if args.tbleu_sweep:
         from dataclasses import asdict
@@ -322,8 +365,8 @@ def _run_pair(args, corpus, options) -> str:
             raise InputError(f"--pair: '{name}' is not one of the systems: {', '.join(corpus.system_names)}")
     if a == b:
         raise InputError("--pair needs two different systems")
-    metric = parse_metric_list(args.metrics)[0]
-    result = _score(args, corpus, [metric], options)[metric]
+    _, all_results = _load_and_score_corpus(args, corpus, options)
+    result = next(iter(all_results.values()))
     freq = read_lines(args.freq_corpus) if args.freq_corpus else None
     doc = pair_analysis(corpus, result, a, b, options, freq, args.freq_corpus or "", seed=args.seed)
     if args.format == "json":
