@@ -49,10 +49,17 @@ with st.expander("Optional: source text and human scores"):
         key="up_human",
         accept_multiple_files=True,
     )
+    metric_scores = st.file_uploader(
+        "Metric scores (comet-score JSON or text, MetricX JSONL, mt-metrics-eval .seg.score, TSV: system, line, ...)",
+        key="up_scores",
+        accept_multiple_files=True,
+        help="Scores of COMET, xCOMET, MetricX... computed elsewhere; each file becomes a metric beside BLEU and chrF.",
+    )
 
 uploads = [("R", f) for f in refs or []] + [("S", f) for f in syss or []]
 uploads += [("SRC", src)] if src else []
 uploads += [("H", f) for f in human or []]
+uploads += [("M", f) for f in metric_scores or []]
 signature = tuple((kind, f.name, f.size, getattr(f, "file_id", "")) for kind, f in uploads)
 if signature:
     signature += (("LANG", lang_input),)
@@ -67,6 +74,7 @@ if signature and signature != st.session_state.get(state.UPLOAD_SIG_KEY):
             (src.name, src.getvalue()) if src else None,
             [(f.name, f.getvalue()) for f in human or []],
             lang_input or None,
+            [(f.name, f.getvalue()) for f in metric_scores or []],
         )
     except InputError as err:
         st.session_state["mtlens_upload_error"] = str(err)
@@ -120,6 +128,8 @@ if c.source is not None:
     st.caption(f"Source: {len(c.source)} lines.")
 if ds.human:
     st.caption("Human scores: " + render.md(", ".join(name for name, _ in ds.human)))
+if ds.scores:
+    st.caption("Imported metric scores: " + render.md(", ".join(name for name, _ in ds.scores)))
 if c.warnings:
     st.markdown("**Notes on the data** (scores are computed on the text as it is):")
     for w in c.warnings:

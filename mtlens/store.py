@@ -119,6 +119,7 @@ class SavedSet:
     info: SetInfo
     corpus: Corpus
     human: tuple[tuple[str, bytes], ...]
+    scores: tuple[tuple[str, bytes], ...] = ()
 
 
 def new_id() -> str:
@@ -245,15 +246,17 @@ class Store:
         human: Sequence[tuple[str, bytes]] = (),
         project: str | None = None,
         set_id: str | None = None,
+        scores: Sequence[tuple[str, bytes]] = (),
     ) -> str:
-        """Save a corpus (and its human files) as a new set in one transaction; returns its id."""
+        """Save a corpus (with its human files and imported metric score files) as a new set in one
+        transaction; returns its id."""
         name = _clean_name(name)
         set_id = set_id or new_id()
         rows = [("ref", n, k, _dumps_lines(v)) for k, (n, v) in enumerate(corpus.references.items())]
         rows += [("sys", n, k, _dumps_lines(v)) for k, (n, v) in enumerate(corpus.systems.items())]
         if corpus.source is not None:
             rows.append(("src", "source", 0, _dumps_lines(corpus.source)))
-        self._check_size(sum(len(r[3]) for r in rows) + sum(len(d) for _, d in human))
+        self._check_size(sum(len(r[3]) for r in rows) + sum(len(d) for _, d in [*human, *scores]))
         created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         with self._db(write=True) as con:
             con.execute(
@@ -265,10 +268,19 @@ class Store:
                 [(set_id, *r) for r in rows],
             )
             con.executemany(
-                "INSERT INTO files (set_id, kind, name, data) VALUES (?, 'human', ?, ?)",
-                [(set_id, n, bytes(d)) for n, d in human],
+                "INSERT INTO files (set_id, kind, name, data) VALUES (?, ?, ?, ?)",
+                [(set_id, "human", n, bytes(d)) for n, d in human]
+                + [(set_id, "scores", n, bytes(d)) for n, d in scores],
             )
         return set_id
+
+    def add_scores(self, set_id: str, name: str, data: bytes) -> None:
+        """Add an imported metric scores file to a saved set (checked by the caller against the corpus)."""
+        self._check_size(len(data))
+        with self._db(write=True) as con:
+            if con.execute("SELECT 1 FROM sets WHERE id = ?", (set_id,)).fetchone() is None:
+                raise InputError(f"no saved set has the id '{set_id}'")
+            con.execute("INSERT OR REPLACE INTO files VALUES (?, 'scores', ?, ?)", (set_id, name, bytes(data)))
 
     def add_systems(self, set_id: str, systems: Mapping[str, Sequence[str]]) -> None:
         """Add system outputs to a saved set (same line count; a name already there is refused)."""
@@ -317,7 +329,7 @@ class Store:
                     "SELECT kind, name, lines FROM streams WHERE set_id = ? ORDER BY kind, position", (set_id,)
                 ).fetchall()
                 files = con.execute(
-                    "SELECT name, data FROM files WHERE set_id = ? AND kind = 'human' ORDER BY rowid", (set_id,)
+                    "SELECT kind, name, data FROM files WHERE set_id = ? ORDER BY rowid", (set_id,)
                 ).fetchall()
         except _Missing:
             row = None
@@ -332,7 +344,9 @@ class Store:
         src = next((v for k, _, v in parsed if k == "src"), None)
         corpus = Corpus.build(refs, syss, src, language_pair=row[2])
         info = SetInfo(row[0], row[1], row[2], row[3], list(syss), list(refs), row[5], row[4])
-        return SavedSet(info, corpus, tuple((n, bytes(d)) for n, d in files))
+        human = tuple((n, bytes(d)) for k, n, d in files if k == "human")
+        scores = tuple((n, bytes(d)) for k, n, d in files if k == "scores")
+        return SavedSet(info, corpus, human, scores)
 
     def rename(self, set_id: str, name: str) -> None:
         with self._db(write=True) as con:
@@ -403,6 +417,7 @@ class Store:
             "systems": dict(c.systems),
             "source": list(c.source) if c.source is not None else None,
             "human": [[n, d.hex()] for n, d in s.human],
+            "scores": [[n, d.hex()] for n, d in s.scores],
         }
         return gzip.compress(json.dumps(doc, ensure_ascii=True).encode("ascii"), mtime=0)
 
@@ -413,6 +428,7 @@ class Store:
             if not isinstance(doc, dict) or doc.get("format") != "mtlens-set":
                 raise ValueError
             human = [(str(n), bytes.fromhex(h)) for n, h in doc.get("human") or []]
+            scores = [(str(n), bytes.fromhex(h)) for n, h in doc.get("scores") or []]
             corpus = Corpus.build(
                 doc["references"], doc["systems"], doc.get("source"), language_pair=doc.get("language_pair")
             )
@@ -420,7 +436,7 @@ class Store:
             raise
         except (OSError, EOFError, ValueError, KeyError, TypeError, UnicodeDecodeError):
             raise InputError("that file is not an mtlens set bundle (export one with 'Download this set')") from None
-        return self.save(corpus, name or doc.get("name") or "imported set", human, doc.get("project"))
+        return self.save(corpus, name or doc.get("name") or "imported set", human, doc.get("project"), scores=scores)
 
 
 class _Missing(Exception):

@@ -8,7 +8,6 @@ import streamlit as st
 
 from mtlens import report
 from mtlens.html_report import build_html_report
-from mtlens.metrics import METRIC_NAMES
 from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
@@ -21,17 +20,18 @@ dataset_caption(ds)
 #: above this many system lines, the slow metrics (TER, tBLEU) are opt-in
 LARGE = 30_000
 size = ds.corpus.n_lines * len(ds.corpus.systems)
-fast = [m for m in METRIC_NAMES if m not in ("ter", "tbleu")]
+names = cached.metric_names(ds)
+fast = [m for m in names if m not in ("ter", "tbleu")]
 chosen = st.multiselect(
     "Metrics",
-    METRIC_NAMES,
-    default=list(METRIC_NAMES) if size <= LARGE else fast,
+    names,
+    default=list(names) if size <= LARGE else fast,
     key=f"rank_metrics_{size > LARGE}",
     help="TER and tBLEU take about a minute per 100,000 system lines; they are opt-in for large uploads.",
 )
 if size > LARGE:
     st.caption(f"{size:,} system lines: TER and tBLEU are not computed unless you add them above.")
-shown_metrics = [m for m in METRIC_NAMES if m in chosen] or ["bleu"]
+shown_metrics = [m for m in names if m in chosen] or ["bleu"]
 sort_by = st.selectbox("Sort by", shown_metrics, key="rank_sort")
 
 
@@ -69,6 +69,22 @@ st.caption(
     "Clusters: systems in score order, split only where every system above is significantly better than every "
     "system below (paired bootstrap, 1000 resamples, Holm-corrected p < 0.05). Lower is better for TER."
 )
+for m_name, (imp_scores, _) in cached.imported(ds).items():
+    if imp_scores.spans:
+        st.markdown(f"**{render.md(m_name)} error spans per system**")
+        counts = pd.DataFrame(
+            [
+                {
+                    "system": s,
+                    **{
+                        sev: sum(sp.severity == sev for line in imp_scores.spans.get(s, []) for sp in line)
+                        for sev in render.SEVERITIES
+                    },
+                }
+                for s in ds.corpus.system_names
+            ]
+        )
+        export.table(counts, name=f"mtlens-{m_name}-spans", hide_index=True, key=f"rank_spans_{m_name}")
 st.markdown("**Signatures**")
 st.code("\n".join(f"{m}: {r.signature}" for m, r in results.items()), language=None)
 

@@ -7,7 +7,7 @@ import streamlit as st
 
 from mtlens.analysis.sentences import sentence_table, sort_options
 from mtlens.highlight import ngram_matches
-from mtlens.metrics import SENTENCE_METRICS, make_metric
+from mtlens.metrics import make_metric
 from mtlens.metrics.ter import ter_alignment
 from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
@@ -24,7 +24,7 @@ ref_names = list(c.reference_names)
 
 # a shared link can point at one sentence: ?set=...&a=SYSTEM&b=SYSTEM&line=N&metric=M
 state.from_link(
-    {"a": ("sent_a", systems), "b": ("sent_b", systems), "metric": ("sent_metric", list(SENTENCE_METRICS))},
+    {"a": ("sent_a", systems), "b": ("sent_b", systems), "metric": ("sent_metric", cached.metric_names(ds, True))},
     {"line": ("sent_line", c.n_lines)},
 )
 col1, col2, col3 = st.columns(3)
@@ -32,7 +32,7 @@ sys_a = col1.selectbox("System A", systems, key="sent_a")
 others = ["(none)"] + [s for s in systems if s != sys_a]
 sys_b = col2.selectbox("Compare with system B", others, index=1 if len(others) > 1 else 0, key="sent_b")
 sys_b = None if sys_b == "(none)" else sys_b
-metric = col3.selectbox("Sentence metric", SENTENCE_METRICS, key="sent_metric")
+metric = col3.selectbox("Sentence metric", cached.metric_names(ds, sentence=True), key="sent_metric")
 
 result = cached.metric_result(ds, metric, opts)
 score_a = result.sentence_scores(sys_a)
@@ -124,6 +124,20 @@ else:
         st.markdown(
             render.char_hypothesis(c.systems[name][i], seg_refs, char_n, opts.lowercase), unsafe_allow_html=True
         )
+
+for m_name, (imp_scores, _) in cached.imported(ds).items():
+    if not imp_scores.spans:
+        continue
+    st.markdown(f"**{render.md(m_name)} error spans** (minor, major, critical; hover for the confidence)")
+    st.markdown(
+        render.legend([("minor", "err-minor"), ("major", "err-major"), ("critical", "err-critical")]),
+        unsafe_allow_html=True,
+    )
+    for name in [sys_a, sys_b] if sys_b else [sys_a]:
+        line_spans = imp_scores.spans.get(name, [])
+        spans_i = line_spans[i] if i < len(line_spans) else []
+        st.markdown(f"*{render.md(name)}*: {len(spans_i)} error span(s)")
+        st.markdown(render.error_spans(c.systems[name][i], spans_i), unsafe_allow_html=True)
 
 st.markdown("**TER alignment** against the best reference")
 st.markdown(

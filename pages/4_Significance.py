@@ -9,7 +9,6 @@ import streamlit as st
 
 from mtlens import report
 from mtlens.errors import InputError
-from mtlens.metrics import METRIC_NAMES
 from mtlens.significance import DEFAULT_SEED, MAX_SAMPLES
 from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
@@ -28,7 +27,7 @@ if not cached.can_test(ds):
     st.stop()
 
 c1, c2, c3, c4, c5 = st.columns(5)
-metric = c1.selectbox("Metric", METRIC_NAMES, key="sig_metric")
+metric = c1.selectbox("Metric", cached.metric_names(ds), key="sig_metric")
 test = c2.selectbox(
     "Test",
     ["bootstrap", "ar"],

@@ -8,7 +8,6 @@ import streamlit as st
 
 from mtlens.errors import InputError
 from mtlens.io import decode_lines
-from mtlens.metrics import SENTENCE_METRICS
 from mtlens.significance import MIN_TEST_LINES
 from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
@@ -26,7 +25,7 @@ if len(systems) < 2:
 k1, k2, k3 = st.columns(3)
 a = k1.selectbox("System A", systems, key="cmp_a")
 b = k2.selectbox("System B", [s for s in systems if s != a], key="cmp_b")
-metric = k3.selectbox("Metric for buckets and differences", SENTENCE_METRICS, key="cmp_metric")
+metric = k3.selectbox("Metric for buckets and differences", cached.metric_names(ds, sentence=True), key="cmp_metric")
 
 # --- n-grams
 st.subheader("N-grams one system gets right more often")

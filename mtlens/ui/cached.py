@@ -36,13 +36,40 @@ def _metric_result(fingerprint: str, set_id: str | None, name: str, key: tuple, 
     return score_metric(_dataset.corpus, make_metric(name, opts))
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _imported(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> dict:
+    from ..external import read_score_files, result_for
+
+    return {
+        s.name: (s, result_for(_dataset.corpus, s)) for s in read_score_files(list(_dataset.scores), _dataset.corpus)
+    }
+
+
+def imported(dataset: Dataset) -> dict:
+    """Imported metrics of the dataset: name -> (ImportedScores, MetricResult)."""
+    if not dataset.scores:
+        return {}
+    return _imported(dataset.fingerprint, dataset.scores_fingerprint, dataset)
+
+
+def metric_names(dataset: Dataset, sentence: bool = False) -> list[str]:
+    """The built-in metrics (those with sentence scores when ``sentence``) and the dataset's imported ones."""
+    from ..metrics import SENTENCE_METRICS
+
+    return [*(SENTENCE_METRICS if sentence else METRIC_NAMES), *imported(dataset)]
+
+
 def metric_result(dataset: Dataset, name: str, opts: Options) -> MetricResult:
-    """One metric's results for the dataset (cached by content fingerprint and that metric's options)."""
+    """One metric's results for the dataset (cached by content fingerprint and that metric's options);
+    imported metrics come from their files."""
+    if name not in METRIC_NAMES:
+        return imported(dataset)[name][1]
     return _metric_result(dataset.fingerprint, dataset.set_id, name, opts.key(name), dataset)
 
 
-def all_results(dataset: Dataset, opts: Options, metrics=METRIC_NAMES) -> dict[str, MetricResult]:
-    """Every metric, with a progress bar while anything is computed."""
+def all_results(dataset: Dataset, opts: Options, metrics=None) -> dict[str, MetricResult]:
+    """Every metric (the imported ones too), with a progress bar while anything is computed."""
+    metrics = metric_names(dataset) if metrics is None else metrics
     out = {}
     bar = None
     for i, name in enumerate(metrics):
@@ -102,7 +129,17 @@ def comparison(
     """Significance tests of one metric (cached by data, options and test settings)."""
     from ..significance import compare
 
-    key = (dataset.fingerprint, name, opts.key(name), test, int(n), int(seed), baseline, float(alpha))
+    key = (
+        dataset.fingerprint,
+        dataset.scores_fingerprint,
+        name,
+        opts.key(name) if name in METRIC_NAMES else (),
+        test,
+        int(n),
+        int(seed),
+        baseline,
+        float(alpha),
+    )
     result = metric_result(dataset, name, opts)
     return COMPARISONS.get_or_compute(
         key,
@@ -199,10 +236,11 @@ def _buckets(
 
 def buckets(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Options, frequency=None):
     """Length or frequency buckets; ``frequency`` is ``(lines, file name)`` of a frequency corpus or None."""
-    key = opts.key(metric) if kind == "length" else (("tokenize", opts.tokenize), ("lowercase", opts.lowercase))
+    base = opts.key(metric) if metric in METRIC_NAMES else ()
+    key = base if kind == "length" else (("tokenize", opts.tokenize), ("lowercase", opts.lowercase))
     if kind == "length":  # lengths are counted with the BLEU tokenizer
         key = (*key, ("tokenize", opts.tokenize)) if "tokenize" not in dict(key) else key
-    freq_fp = text_fingerprint(frequency[0]) + frequency[1] if frequency is not None else ""
+    freq_fp = dataset.scores_fingerprint + "|" + (text_fingerprint(frequency[0]) + frequency[1] if frequency else "")
     return _buckets(dataset.fingerprint, kind, metric, key, a, b, freq_fp, dataset, frequency)
 
 
@@ -214,5 +252,5 @@ def _human_corr(fingerprint: str, human_fingerprint: str, key: tuple, _results, 
 
 
 def human_corr(dataset: Dataset, opts: Options, results):
-    key = tuple((m, opts.key(m)) for m in results)
+    key = (dataset.scores_fingerprint, *((m, opts.key(m) if m in METRIC_NAMES else ()) for m in results))
     return _human_corr(dataset.fingerprint, dataset.human_fingerprint, key, results, human(dataset))

@@ -22,6 +22,9 @@ COLORS = {
     "deletion": "#fc9272",
     "shift": "#bcbddc",
     "match": "#e5f5e0",
+    "err-minor": "#fff3b0",
+    "err-major": "#ffc48a",
+    "err-critical": "#ff8a8a",
 }
 
 STYLE = """
@@ -31,6 +34,8 @@ STYLE = """
 .mtl-legend span{padding:2px 6px;margin-right:6px;border-radius:4px;font-size:0.85rem}
 .mtl-shift{border-bottom:3px solid #756bb1}
 .mtl-label{color:#666;font-size:0.8rem;margin-right:6px}
+.mtl-err-minor{background:#fff3b0}.mtl-err-major{background:#ffc48a}.mtl-err-critical{background:#ff8a8a}
+.mtl-err-other{background:#ddd}
 </style>
 """
 
@@ -186,3 +191,22 @@ def plot_text(text: str) -> str:
     """User text for plotly labels and hovers: plotly understands a few HTML tags, so escape it
     (plotly displays the entities as the original characters)."""
     return escape(str(text))
+
+
+SEVERITIES = ("minor", "major", "critical")
+
+
+def error_spans(text: str, spans) -> str:
+    """A hypothesis with xCOMET error spans coloured by severity (hover: severity and confidence).
+    Every piece of text and every attribute is escaped; overlapping spans keep the first."""
+    out, pos = [], 0
+    for sp in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if sp.start < pos or sp.end > len(text) or sp.end <= sp.start:
+            continue
+        sev = sp.severity if sp.severity in SEVERITIES else "other"
+        out.append(escape(text[pos : sp.start]))
+        title = escape(f"{sp.severity}, confidence {sp.confidence:.2f}", quote=True)
+        out.append(f'<span class="mtl-tok mtl-err-{sev}" title="{title}">{escape(text[sp.start : sp.end])}</span>')
+        pos = sp.end
+    out.append(escape(text[pos:]))
+    return '<div class="mtl-line">' + "".join(out) + "</div>"

@@ -43,6 +43,7 @@ class Dataset:
         set_id: the id of the saved set in the workspace (``sample`` for the bundled sample; None
             when the upload could not be saved).
         name: the set's name.
+        scores: (name, bytes) of each imported metric scores file; ``scores_fingerprint`` their digest.
     """
 
     corpus: Corpus
@@ -54,6 +55,8 @@ class Dataset:
     language: Language | None = None
     set_id: str | None = None
     name: str = ""
+    scores: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
+    scores_fingerprint: str = ""
 
     @classmethod
     def make(
@@ -65,13 +68,26 @@ class Dataset:
         language_pair: str | None = None,
         set_id: str | None = None,
         name: str = "",
+        scores=(),
     ) -> Dataset:
         from ..analysis.human import files_fingerprint
 
         corpus, lang = with_language(corpus, language_pair)
-        human = tuple(human)
+        human, scores = tuple(human), tuple(scores)
         fp = fingerprint(corpus)
-        return cls(corpus, fp, origin, tuple(files), human, files_fingerprint(human), lang, set_id, name)
+        return cls(
+            corpus,
+            fp,
+            origin,
+            tuple(files),
+            human,
+            files_fingerprint(human),
+            lang,
+            set_id,
+            name,
+            scores,
+            files_fingerprint(scores),
+        )
 
     def with_language(self, language_pair: str | None) -> Dataset:
         """The same data with another declared language pair (None: detect)."""
@@ -115,7 +131,9 @@ def saved_dataset(set_id: str) -> Dataset:
     if set_id == SAMPLE_ID:
         return sample_dataset()
     saved = store().load(set_id)
-    return Dataset.make(saved.corpus, "saved", (), saved.human, saved.corpus.language_pair, set_id, saved.info.name)
+    return Dataset.make(
+        saved.corpus, "saved", (), saved.human, saved.corpus.language_pair, set_id, saved.info.name, saved.scores
+    )
 
 
 def current() -> Dataset:
@@ -154,13 +172,15 @@ def save_upload(ds: Dataset, name: str) -> tuple[Dataset, str | None]:
     """Save an uploaded dataset as a new set; returns it with its id, and a sentence when it could not
     be saved (the session keeps working with the unsaved data)."""
     try:
-        set_id = store().save(ds.corpus, name, ds.human)
+        set_id = store().save(ds.corpus, name, ds.human, scores=ds.scores)
     except InputError as err:
         return ds, f"This upload is not saved in the workspace: {err}"
     return dataclasses.replace(ds, set_id=set_id, name=name, origin="saved"), None
 
 
-def dataset_from_uploads(references, systems, source=None, human=(), language_pair: str | None = None) -> Dataset:
+def dataset_from_uploads(
+    references, systems, source=None, human=(), language_pair: str | None = None, scores=()
+) -> Dataset:
     """Build a dataset from uploaded files (``(name, bytes)`` pairs).
 
     One ``.tsv`` or ``.xml`` file among the system outputs, with no reference
@@ -185,7 +205,12 @@ def dataset_from_uploads(references, systems, source=None, human=(), language_pa
         from ..analysis.human import read_human_files
 
         read_human_files(list(human), corpus)  # validate now, so a bad file is reported on the home page
-    return Dataset.make(corpus, "upload", files, human, language_pair or None)
+    ds = Dataset.make(corpus, "upload", files, human, language_pair or None, scores=tuple(scores or ()))
+    if ds.scores:
+        from ..external import read_score_files
+
+        read_score_files(list(ds.scores), ds.corpus)  # validate now: a bad file is reported on the home page
+    return ds
 
 
 def options() -> Options:

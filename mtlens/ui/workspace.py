@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from ..errors import InputError
+from ..external import read_score_files
 from ..io import decode_lines, unique_names
 from ..store import SAMPLE_ID
 from . import render, state
@@ -66,6 +67,22 @@ def current_set_panel(ds: state.Dataset) -> None:
             store.add_systems(
                 ds.set_id, {n: decode_lines(f.getvalue(), f.name) for n, f in zip(names, added, strict=True)}
             )
+        except InputError as err:
+            st.error(render.md(str(err)))
+        else:
+            state.open_set(ds.set_id)
+            st.rerun()
+    more = st.file_uploader(
+        "Add metric scores to this set (COMET, xCOMET, MetricX, mt-metrics-eval, TSV)",
+        accept_multiple_files=True,
+        key=f"ws_scores_{ds.set_id}",
+    )
+    if more and st.button("Add the scores", key=f"ws_scores_go_{ds.set_id}"):
+        files = [(f.name, f.getvalue()) for f in more]
+        try:
+            read_score_files([*ds.scores, *files], ds.corpus)  # every line of every system, no name twice
+            for name, data in files:
+                store.add_scores(ds.set_id, name, data)
         except InputError as err:
             st.error(render.md(str(err)))
         else:

@@ -380,6 +380,17 @@ def test_open_add_a_system_and_delete_from_the_home_page(app):
     assert store.load(sid).corpus.system_names == ("UEdin", "HuaweiTSC")
     assert app.session_state[state.DATA_KEY].corpus.system_names == ("UEdin", "HuaweiTSC")
     assert store.export_bundle(sid)[:2] == b"\x1f\x8b"  # the download is a gzip bundle
+    tsv = "system\tline\tmetricx-24\n" + "".join(
+        f"{s}\t{i}\t{i % 7}\n" for s in ("UEdin", "HuaweiTSC") for i in range(1, 201)
+    )
+    _upload(app, f"ws_scores_{sid}", ("metricx.tsv", tsv.encode(), "text/tab-separated-values"))
+    app.run()
+    app.button(key=f"ws_scores_go_{sid}").click().run()
+    no_errors(app)
+    assert [n for n, _ in store.load(sid).scores] == ["metricx.tsv"]
+    from mtlens.ui import cached
+
+    assert "metricx-24" in cached.metric_names(state.saved_dataset(sid))
     store.delete(sid)
     app.run()
     no_errors(app)
@@ -421,3 +432,49 @@ def test_a_link_can_point_at_one_sentence(app):
     assert any("Line 17" in h.value for h in other.subheader)
     other.number_input(key="sent_line_input").set_value(20).run()
     assert other.query_params["line"] == "20"  # the address follows what is shown
+
+
+def test_imported_comet_scores_are_a_metric_in_every_page(app):
+    """An xCOMET JSON uploaded with the data: a Rankings column equal to the file's means, significance,
+    the sentence view with escaped error spans, and the span counts per system."""
+    import json
+
+    from ..conftest import pair_files
+
+    _refs, systems = pair_files(SAMPLE)
+    names = ["UEdin", "HuaweiTSC"]
+    doc = {}
+    for k, s in enumerate(names):
+        segs = []
+        for i, mt in enumerate(systems[s]):
+            seg = {"src": "", "mt": mt, "COMET": 0.7 + 0.001 * ((i * (k + 3)) % 97)}
+            if i == 0:
+                w = mt.split()[0]
+                seg["errors"] = [{"text": w, "start": 0, "end": len(w), "severity": "critical", "confidence": 0.8}]
+            segs.append(seg)
+        doc[f"out/{s}.txt"] = segs
+    _upload(app, "up_refs", ("ref.txt", (SAMPLE / "ref.txt").read_bytes(), "text/plain"))
+    _upload(app, "up_systems", *[(f"{s}.txt", (SAMPLE / f"{s}.txt").read_bytes(), "text/plain") for s in names])
+    _upload(app, "up_scores", ("xcomet.json", json.dumps(doc).encode(), "application/json"))
+    app.run()
+    no_errors(app)
+    app.switch_page("pages/1_Rankings.py").run()
+    no_errors(app)
+    table = app.dataframe[0].value.set_index("system")
+    for s in names:
+        want = sum(x["COMET"] for x in doc[f"out/{s}.txt"]) / 200
+        assert table.loc[s, "xcomet"] == pytest.approx(want, abs=1e-12)
+    spans = next(d.value for d in app.dataframe if "critical" in d.value.columns).set_index("system")
+    assert spans.loc["UEdin", "critical"] == 1 and spans.loc["UEdin", "minor"] == 0
+    app.switch_page("pages/4_Significance.py").run()
+    app.selectbox(key="sig_metric").set_value("xcomet").run()
+    no_errors(app)
+    app.switch_page("pages/2_Sentences.py").run()
+    app.selectbox(key="sent_metric").set_value("xcomet")
+    app.selectbox(key="sent_sort").set_value("line order")
+    app.number_input(key="sent_line_input").set_value(1)
+    app.run()
+    no_errors(app)
+    html = "\n".join(m.value for m in app.markdown)
+    first = systems["UEdin"][0].split()[0]
+    assert f'mtl-err-critical" title="critical, confidence 0.80">{first}</span>' in html
