@@ -1,9 +1,11 @@
-"""Human judgments: reading them, pairing them with metric scores, correlating.
+"""Human judgments: reading them, pairing them with metric scores, correlating, meta-evaluating.
 
 Correlation: Pearson, Spearman and Kendall's tau (scipy) between each metric and
 each human score type, at system level (corpus scores vs system human scores)
 and segment level (sentence scores vs rated lines, all systems pooled), with
-percentile bootstrap 95% intervals (items resampled with replacement, seeded).
+percentile bootstrap 95% intervals (items resampled with replacement, seeded). System-level rows
+also give the pairwise accuracy, segment-level rows acc_eq and its tie threshold
+(:mod:`mtlens.analysis.meta`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ..io import decode_lines
 from ..scoring import MetricResult
 from ..significance import DEFAULT_SEED
 from .correlation import KINDS, bootstrap_ci, corr
+from .meta import acc_eq, pairwise_accuracy, segment_matrix
 
 
 @dataclass(frozen=True)
@@ -188,6 +191,9 @@ class CorrelationRow:
     spearman_ci: tuple[float, float]
     kendall: float
     kendall_ci: tuple[float, float]
+    pairwise_accuracy: float | None = None
+    acc_eq: float | None = None
+    acc_eq_epsilon: float | None = None
 
 
 @dataclass(frozen=True)
@@ -221,17 +227,20 @@ def human_correlation(
         y = np.array([by_sys[s] for s in names])
         for m, r in results.items():
             x = np.array([r.scores[s] for s in names])
-            rows.append(_row(m, "system", h_name, x, y, n_boot, rng))
+            acc, _ = pairwise_accuracy({s: r.scores[s] for s in names}, by_sys)
+            rows.append(_row(m, "system", h_name, x, y, n_boot, rng, pairwise_accuracy=acc))
     for h_name, by_sys in human.segment.items():
         missing[f"segment:{h_name}"] = [s for s in systems if s not in by_sys]
         for m, r in results.items():
             x, y = segment_pairs(r, by_sys)
-            rows.append(_row(m, "segment", h_name, x, y, n_boot, rng))
+            mat_m, mat_h, _ = segment_matrix(r, by_sys, len(next(iter(r.stats.values()))))
+            eq = acc_eq(mat_m, mat_h)
+            rows.append(_row(m, "segment", h_name, x, y, n_boot, rng, acc_eq=eq.acc, acc_eq_epsilon=eq.epsilon))
     return HumanCorrelation(rows, missing, list(human.notes))
 
 
-def _row(metric, level, human, x, y, n_boot, rng) -> CorrelationRow:
-    values = {}
+def _row(metric, level, human, x, y, n_boot, rng, **extra) -> CorrelationRow:
+    values = dict(extra)
     for kind in KINDS:
         values[kind] = corr(kind, x, y)
         values[f"{kind}_ci"] = bootstrap_ci(x, y, kind, n_boot, rng)

@@ -1,0 +1,139 @@
+"""Meta-evaluation: pairwise accuracy, acc_eq, soft pairwise accuracy and PERM-BOTH, checked against
+plain-loop transcriptions of mt-metrics-eval's definitions (stats.Agreement; tau_optimization with
+acc_23, grouped by item, every pair) and on the WMT21 en-de MQM data."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from mtlens import Corpus, score
+from mtlens.analysis.correlation import pearson
+from mtlens.analysis.human import human_correlation, read_human_files
+from mtlens.analysis.meta import acc_eq, pairwise_accuracy, perm_both, segment_matrix, soft_pairwise_accuracy
+
+from .conftest import SHARED, TESTDATA, pair_files
+
+
+def agreement_by_loop(metric: dict, human: dict) -> float:
+    """stats.Agreement: every pair of systems; sign equality, two ties agree."""
+    agree = n = 0
+    for a, b in itertools.combinations([s for s in metric if s in human], 2):
+        agree += np.sign(human[a] - human[b]) == np.sign(metric[a] - metric[b])
+        n += 1
+    return agree / n
+
+
+def acc_eq_by_loop(metric: np.ndarray, human: np.ndarray) -> tuple[float, float]:
+    """Tie-calibrated accuracy by brute force: every candidate threshold (0 and each observed metric
+    difference), every item, every pair of rated systems; the first best threshold in increasing order."""
+    items = []
+    for col in range(metric.shape[1]):
+        rated = [k for k in range(metric.shape[0]) if not math.isnan(human[k, col])]
+        pairs = [
+            (metric[a, col], metric[b, col], human[a, col], human[b, col]) for a, b in itertools.combinations(rated, 2)
+        ]
+        if pairs:
+            items.append(pairs)
+    candidates = sorted({0.0} | {abs(m1 - m2) for pairs in items for m1, m2, _, _ in pairs})
+    best = (-1.0, None)
+    for eps in candidates:
+        total = 0.0
+        for pairs in items:
+            good = 0
+            for m1, m2, h1, h2 in pairs:
+                if abs(m1 - m2) <= eps:  # a metric tie
+                    good += h1 == h2
+                else:
+                    good += (m1 - m2) * (h1 - h2) > 0
+            total += good / len(pairs)
+        value = total / len(items)
+        if value > best[0] + 1e-12:
+            best = (value, eps)
+    return best
+
+
+def test_pairwise_accuracy_by_hand():
+    metric = {"a": 3.0, "b": 2.0, "c": 1.0, "d": 1.0}
+    human = {"a": 30.0, "b": 10.0, "c": 20.0, "d": 20.0}
+    # pairs: ab + , ac + , ad + , bc - , bd - , cd tie/tie agree -> 4 / 6
+    assert pairwise_accuracy(metric, human) == (4 / 6, 6) == (agreement_by_loop(metric, human), 6)
+
+
+def test_acc_eq_by_hand_and_against_the_loop():
+    # one item, three systems: metric 0.50, 0.52, 0.90; human 1, 1, 3.
+    # eps 0: pairs (1,2) disc? m 0.50<0.52, h tie -> 0; (1,3) con 1; (2,3) con 1 -> 2/3
+    # eps 0.02: (1,2) becomes a tie, humans tie -> 1 -> 3/3
+    m = np.array([[0.50], [0.52], [0.90]])
+    h = np.array([[1.0], [1.0], [3.0]])
+    res = acc_eq(m, h)
+    assert res.acc == pytest.approx(1.0) and res.epsilon == pytest.approx(0.02)
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        m = np.round(rng.normal(size=(5, 12)), 1)  # rounding makes ties
+        h = rng.integers(0, 4, size=(5, 12)).astype(float)
+        h[rng.random(h.shape) < 0.2] = np.nan
+        got = acc_eq(m, h)
+        want = acc_eq_by_loop(m, h)
+        assert got.acc == pytest.approx(want[0], abs=1e-12) and got.epsilon == pytest.approx(want[1], abs=1e-12)
+
+
+def test_soft_pairwise_accuracy_is_one_for_the_humans_themselves_and_lower_for_noise():
+    rng = np.random.default_rng(0)
+    h = rng.normal(size=(4, 60)) + np.arange(4)[:, None] * 0.3
+    spa_self, pairs = soft_pairwise_accuracy(h, h, n=500, seed=1)
+    assert pairs == 6 and spa_self == pytest.approx(1.0, abs=0.05)  # same data, independent draws
+    noise = rng.normal(size=h.shape)
+    assert soft_pairwise_accuracy(noise, h, n=500, seed=1)[0] < spa_self - 0.2
+
+
+def test_perm_both_prefers_the_better_metric():
+    rng = np.random.default_rng(2)
+    h = rng.normal(size=300)
+    good = h + rng.normal(scale=0.5, size=300)
+    bad = h + rng.normal(scale=3.0, size=300)
+    p, delta = perm_both(h, bad, good, pearson, n=300, seed=3)
+    assert delta > 0 and p < 0.05
+    p_rev, delta_rev = perm_both(h, good, bad, pearson, n=300, seed=3)
+    assert delta_rev == pytest.approx(-delta) and p_rev > 0.9
+
+
+def test_human_correlation_rows_carry_the_meta_evaluation():
+    refs, systems = pair_files(TESTDATA / "ja-en")
+    corpus = Corpus.build({"ref": refs[0]}, systems)
+    human = read_human_files(
+        [(n, (TESTDATA / "ja-en" / n).read_bytes()) for n in ("human.tsv", "human_seg.tsv")], corpus
+    )
+    results = score(corpus, "bleu,chrf")
+    rows = human_correlation(results, human, n_boot=50).rows
+    sys_row = next(r for r in rows if r.level == "system" and r.metric == "chrf" and r.human == "DA_z")
+    by = human.system["DA_z"]
+    assert sys_row.pairwise_accuracy == agreement_by_loop({s: results["chrf"].scores[s] for s in by}, by)
+    seg_row = next(r for r in rows if r.level == "segment" and r.metric == "chrf" and r.human == "DA_z")
+    m, h, _ = segment_matrix(results["chrf"], human.segment["DA_z"], corpus.n_lines)
+    assert (seg_row.acc_eq, seg_row.acc_eq_epsilon) == pytest.approx(acc_eq_by_loop(m, h), abs=1e-12)
+
+
+@pytest.mark.shared
+def test_wmt21_en_de_mqm_pairwise_accuracy_and_acc_eq():
+    """WMT21 en-de, MQM (527 rated lines x 8 systems): system-level pairwise accuracy and item-grouped
+    acc_eq of BLEU and chrF equal the transcriptions of mt-metrics-eval's definitions."""
+    folder = SHARED / "wmt" / "en-de"
+    refs, systems = pair_files(folder)
+    corpus = Corpus.build({f"ref{k}": r for k, r in enumerate(refs)}, systems)
+    human = read_human_files([(n, (folder / n).read_bytes()) for n in ("human.tsv", "human_seg.tsv")], corpus)
+    results = score(corpus, "bleu,chrf")
+    rows = human_correlation(results, human, n_boot=20).rows
+    for metric in ("bleu", "chrf"):
+        sys_row = next(r for r in rows if r.level == "system" and r.metric == metric and r.human == "MQM")
+        by = human.system["MQM"]
+        assert sys_row.pairwise_accuracy == pytest.approx(agreement_by_loop(results[metric].scores, by), abs=1e-15)
+        seg_row = next(r for r in rows if r.level == "segment" and r.metric == metric and r.human == "MQM")
+        m, h, names = segment_matrix(results[metric], human.segment["MQM"], corpus.n_lines)
+        assert len(names) == 8 and int((~np.isnan(h)).any(axis=0).sum()) == 527
+        want = acc_eq_by_loop(m, h)
+        assert (seg_row.acc_eq, seg_row.acc_eq_epsilon) == pytest.approx(want, abs=1e-12), metric
+        assert 0.3 < seg_row.acc_eq < 0.8
