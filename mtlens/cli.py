@@ -144,6 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="human scores: WMT-style TSV, system or segment level (repeat for several files)",
     )
+    a.add_argument(
+        "--autorank",
+        metavar="M1,M2",
+        help="AutoRank-style aggregate of these metrics (each rescaled to 1..N systems, then averaged)",
+    )
     a.add_argument("--pair", nargs=2, metavar=("A", "B"), help="two-system analysis: n-grams and buckets with tests")
     a.add_argument(
         "--freq-corpus",
@@ -339,10 +344,36 @@ def _run_analyze(args) -> str:
     files = [(f, read_bytes(f)) for f in args.human]
     if not files and args.set is not None:
         files = list(_store(args).load(args.set).human)  # the set's own human scores
+    results = None
     if files:
         human = human_mod.read_human_files(files, corpus)
         _, results = _load_and_score_corpus(args, corpus, options)
         doc.update(human_mod.to_dict(human_mod.human_correlation(results, human, seed=args.seed)))
+        if human.segment:
+            from dataclasses import asdict
+
+            from .analysis.ranking import human_ranking
+
+            doc["human_ranking"] = {}
+            for kind, by_sys in human.segment.items():
+                ranks, pairs = human_ranking(by_sys)
+                doc["human_ranking"][kind] = {
+                    "systems": [asdict(r) for r in ranks],
+                    "pairs": [asdict(p) for p in pairs],
+                    "test": "Wilcoxon signed-rank on shared segments (>= 30), Holm-corrected, alpha 0.05",
+                }
+    if args.autorank:
+        from .analysis.ranking import autorank
+
+        wanted = [m.strip().lower() for m in args.autorank.split(",") if m.strip()]
+        if results is None:
+            _, results = _load_and_score_corpus(args, corpus, options)
+        missing = [m for m in wanted if m not in results]
+        if missing:
+            raise InputError(f"--autorank: '{missing[0]}' is not among the metrics scored ({', '.join(results)})")
+        doc["autorank"] = autorank(
+            {m: results[m].scores for m in wanted}, {m: results[m].higher_is_better for m in wanted}
+        )
     if args.tbleu_sweep:
         from dataclasses import asdict
 

@@ -88,13 +88,21 @@ for m_name, (imp_scores, _) in cached.imported(ds).items():
 st.markdown("**Signatures**")
 st.code("\n".join(f"{m}: {r.signature}" for m, r in results.items()), language=None)
 
-c1, c2, c3 = st.columns(3)
+c1, c2, c3, c4 = st.columns(4)
 stem = "mtlens-scores" + (f"-{ds.corpus.language_pair}" if ds.corpus.language_pair else "")
 c1.download_button("Download CSV", report.to_csv(results), file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
 c2.download_button(
     "Download LaTeX", report.to_latex(results), file_name=f"{stem}.tex", mime="text/x-tex", key="dl_latex"
 )
 
+c4.download_button(
+    "Download Excel",
+    lambda: report.to_xlsx(report.result_sheets(ds.corpus, results, {sort_by: cmp} if cmp else None)),
+    file_name=f"{stem}.xlsx",
+    mime=export.XLSX_MIME,
+    key="dl_xlsx",
+    help="one sheet per table: scores, signatures, the sentence table (one column per metric), intervals",
+)
 # a prepared report belongs to the data, the human files, the options and the metrics it was made from
 report_key = (ds.fingerprint, ds.human_fingerprint, tuple((m, opts.key(m)) for m in results))
 if c3.button("Prepare HTML report", key="rank_report_make", help="one file with tables, charts, clusters, signatures"):

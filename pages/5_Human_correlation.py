@@ -47,6 +47,39 @@ for key, names in corr.missing.items():
     if names:
         st.warning(render.md(f"No human score ({key}) for: {', '.join(names)}"))
 
+st.caption(
+    "pairwise_accuracy (system level): share of system pairs the metric orders as the humans do. acc_eq "
+    "(segment level, Deutsch et al. 2023): per segment, the share of system pairs ordered as the humans do or "
+    "tied in both, with the one tie threshold (acc_eq_epsilon, in metric units) that maximises the average "
+    "over segments."
+)
+
+st.subheader("Which metric agrees better? (PERM-BOTH, Deutsch et al. 2021)")
+levels_all = [f"system:{h}" for h in human.system] + [f"segment:{h}" for h in human.segment]
+perm_level = st.selectbox("Human score", levels_all, key="hc_perm_level")
+with st.spinner("Permutation tests between metrics…"):
+    perm = cached.metric_clusters(ds, opts, results, perm_level)
+export.table(perm["table"], name="mtlens-metric-clusters", hide_index=True, key="hc_perm_table")
+st.caption(
+    f"Metrics by Pearson correlation ({perm['level']}); cluster boundaries only where every metric above "
+    "correlates significantly better than every metric below. p: PERM-BOTH, 1000 permutations, one-sided "
+    "(share of permutations whose correlation difference is at least the observed one), Holm-corrected "
+    "over the metric pairs."
+)
+
+if human.segment:
+    st.subheader("Systems ranked by the human scores (as WMT findings tables)")
+    seg_kind = st.selectbox("Segment-level human score", list(human.segment), key="hc_rank_kind")
+    ranks, pairs = cached.human_ranks(ds, seg_kind)
+    export.table(
+        pd.DataFrame([asdict(x) for x in ranks]), name="mtlens-human-ranking", hide_index=True, key="hc_rank_table"
+    )
+    st.caption(
+        "Rank range: (systems that beat it) + 1 ... N - (systems it beats). Two systems are compared on the "
+        "segments both were rated on (at least 30), Wilcoxon signed-rank, Holm-corrected p < 0.05; clusters "
+        "split only where every system above beats every system below."
+    )
+
 st.subheader("Metric against human score")
 c1, c2 = st.columns(2)
 metric = c1.selectbox("Metric", list(results), key="hc_metric")

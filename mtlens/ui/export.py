@@ -11,7 +11,9 @@ import pandas as pd
 import streamlit as st
 
 from ..html_report import PLOTLY_CONFIG
-from ..report import table_to_latex
+from ..report import table_to_latex, to_xlsx
+
+XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 _lock = threading.Lock()
 _started = False
@@ -68,11 +70,18 @@ def table(df: pd.DataFrame | None = None, *args, name: str = "mtlens-table", key
     """``st.dataframe`` plus CSV (full precision) and LaTeX downloads of the same table."""
     key = key or f"tbl_{name}"
     event = st.dataframe(df, *args, key=key, **kwargs)
-    c1, c2, _ = st.columns([1, 1, 6])
+    c1, c2, c3, _ = st.columns([1, 1, 1, 5])
     c1.download_button(
         "CSV", df.to_csv(index=False).encode("utf-8"), file_name=f"{name}.csv", mime="text/csv", key=f"{key}_csv"
     )
     c2.download_button(
         "LaTeX", table_to_latex(list(df.columns), df.values.tolist()), file_name=f"{name}.tex", key=f"{key}_tex"
+    )
+    c3.download_button(
+        "Excel",
+        lambda: to_xlsx({name.removeprefix("mtlens-"): df}),
+        file_name=f"{name}.xlsx",
+        mime=XLSX_MIME,
+        key=f"{key}_xlsx",
     )
     return event

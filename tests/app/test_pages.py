@@ -478,3 +478,18 @@ def test_imported_comet_scores_are_a_metric_in_every_page(app):
     html = "\n".join(m.value for m in app.markdown)
     first = systems["UEdin"][0].split()[0]
     assert f'mtl-err-critical" title="critical, confidence 0.80">{first}</span>' in html
+
+
+def test_human_page_has_meta_evaluation_metric_clusters_and_the_wmt_ranking(app):
+    app.switch_page("pages/5_Human_correlation.py").run()
+    no_errors(app)
+    tables = [d.value for d in app.dataframe]
+    corr = tables[0]
+    assert {"pairwise_accuracy", "acc_eq", "acc_eq_epsilon"} <= set(corr.columns)
+    sys_rows = corr[corr["level"] == "system"]
+    assert sys_rows["pairwise_accuracy"].between(0, 1).all() and sys_rows["acc_eq"].isna().all()
+    clusters = next(t for t in tables if "pearson (sign-adjusted)" in t.columns)
+    assert list(clusters["pearson (sign-adjusted)"]) == sorted(clusters["pearson (sign-adjusted)"], reverse=True)
+    ranking = next(t for t in tables if "rank_low" in t.columns)
+    assert set(ranking["system"]) == {"VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin"}
+    assert (ranking["rank_low"] <= ranking["rank_high"]).all()
