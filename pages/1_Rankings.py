@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from mtlens import report
+from mtlens.analysis.ranking import autorank
 from mtlens.html_report import build_html_report
 from mtlens.ui import cached, export, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
@@ -117,6 +118,19 @@ if prepared and prepared[0] == report_key:
         file_name="mtlens-report.html",
         mime="text/html",
         key="dl_report",
+    )
+
+st.subheader("AutoRank: several metrics in one ranking (as WMT24)")
+picked = st.multiselect(
+    "Metrics to aggregate", metrics, default=[m for m in metrics if m in ("chrf", "ter")], key="rank_auto"
+)
+if picked:
+    agg = autorank({m: results[m].scores for m in picked}, {m: results[m].higher_is_better for m in picked})
+    auto = pd.DataFrame([{"system": s, **v} for s, v in agg.items()]).sort_values("autorank", kind="stable")
+    export.table(auto, name="mtlens-autorank", hide_index=True, key="rank_auto_table")
+    st.caption(
+        "Each metric's system scores rescaled linearly so that the best system gets 1 and the worst N; the "
+        "AutoRank is their mean (lower is better). The table shows every input."
     )
 
 st.subheader("Scores with 95% confidence intervals")

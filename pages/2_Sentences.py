@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
+from mtlens.analysis.correlation import pearson
 from mtlens.analysis.sentences import sentence_table, sort_options
 from mtlens.highlight import ngram_matches
 from mtlens.metrics import make_metric
@@ -63,6 +65,24 @@ event = export.table(
 rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
 if rows:
     st.session_state["sent_line"] = int(shown.iloc[rows[0]]["line"])
+with st.expander(f"Scatter: {metric} against another metric, one point per line of {sys_a}"):
+    other_metric = st.selectbox(
+        "Other metric", [m for m in cached.metric_names(ds, sentence=True) if m != metric], key="sent_scatter_metric"
+    )
+    other_scores = cached.metric_result(ds, other_metric, opts).sentence_scores(sys_a)
+    scatter = go.Figure(
+        go.Scattergl(
+            x=score_a,
+            y=other_scores,
+            mode="markers",
+            customdata=list(range(1, c.n_lines + 1)),
+            hovertemplate="line %{customdata}: %{x:.3f} / %{y:.3f}<extra></extra>",
+            marker={"opacity": 0.6},
+        )
+    )
+    scatter.update_layout(xaxis_title=metric, yaxis_title=other_metric, height=420, margin={"t": 20})
+    export.chart(scatter, "sent_scatter", f"mtlens-{metric}-vs-{other_metric}")
+    st.caption(f"Pearson r over the lines: {pearson(score_a, other_scores):.3f}")
 default_line = int(shown.iloc[0]["line"]) if len(shown) else 1
 line_no = st.number_input("Line", 1, c.n_lines, st.session_state.get("sent_line", default_line), key="sent_line_input")
 st.session_state["sent_line"] = int(line_no)

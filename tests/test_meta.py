@@ -115,6 +115,8 @@ def test_human_correlation_rows_carry_the_meta_evaluation():
     seg_row = next(r for r in rows if r.level == "segment" and r.metric == "chrf" and r.human == "DA_z")
     m, h, _ = segment_matrix(results["chrf"], human.segment["DA_z"], corpus.n_lines)
     assert (seg_row.acc_eq, seg_row.acc_eq_epsilon) == pytest.approx(acc_eq_by_loop(m, h), abs=1e-12)
+    assert seg_row.soft_pairwise_accuracy == pytest.approx(soft_pairwise_accuracy(m, h, n=50, seed=12345)[0])
+    assert 0 <= seg_row.soft_pairwise_accuracy <= 1 and sys_row.soft_pairwise_accuracy is None
 
 
 @pytest.mark.shared

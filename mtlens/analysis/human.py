@@ -26,7 +26,7 @@ from ..io import decode_lines
 from ..scoring import MetricResult
 from ..significance import DEFAULT_SEED
 from .correlation import KINDS, bootstrap_ci, corr
-from .meta import acc_eq, pairwise_accuracy, segment_matrix
+from .meta import acc_eq, pairwise_accuracy, segment_matrix, soft_pairwise_accuracy
 
 
 @dataclass(frozen=True)
@@ -194,6 +194,7 @@ class CorrelationRow:
     pairwise_accuracy: float | None = None
     acc_eq: float | None = None
     acc_eq_epsilon: float | None = None
+    soft_pairwise_accuracy: float | None = None
 
 
 @dataclass(frozen=True)
@@ -235,7 +236,22 @@ def human_correlation(
             x, y = segment_pairs(r, by_sys)
             mat_m, mat_h, _ = segment_matrix(r, by_sys, len(next(iter(r.stats.values()))))
             eq = acc_eq(mat_m, mat_h)
-            rows.append(_row(m, "segment", h_name, x, y, n_boot, rng, acc_eq=eq.acc, acc_eq_epsilon=eq.epsilon))
+            sign = 1.0 if r.higher_is_better else -1.0  # an error rate's better system has the lower score
+            spa, _ = soft_pairwise_accuracy(sign * mat_m, mat_h, n=n_boot, seed=seed)
+            rows.append(
+                _row(
+                    m,
+                    "segment",
+                    h_name,
+                    x,
+                    y,
+                    n_boot,
+                    rng,
+                    acc_eq=eq.acc,
+                    acc_eq_epsilon=eq.epsilon,
+                    soft_pairwise_accuracy=spa,
+                )
+            )
     return HumanCorrelation(rows, missing, list(human.notes))
 
 
