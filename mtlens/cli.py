@@ -476,7 +476,6 @@ def _run_delete(args) -> str:
 
 def _run_dashboard(args) -> str:
     import os
-    import subprocess
     from pathlib import Path
 
     from .store import Store
@@ -513,10 +512,9 @@ def _run_dashboard(args) -> str:
         "--browser.gatherUsageStats",
         "false",
     ]
-    return_code = subprocess.call(cmd, env=env)
-    if return_code not in (0, -2, 130):
-        raise InputError(f"the dashboard stopped with status {return_code}")
-    return ""
+    sys.stdout.flush()
+    os.execve(sys.executable, cmd, env)  # streamlit replaces this process: stopping it stops the server
+    return ""  # pragma: no cover
 
 
 _COMMANDS = {
