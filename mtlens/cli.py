@@ -245,10 +245,13 @@ def _chosen_metrics(args, corpus):
     """Built-in metric names and imported metrics: ``--metrics`` when given, else the command's defaults
     and every imported metric."""
     imported = []
-    if getattr(args, "scores", None):
+    files = [(f, read_bytes(f)) for f in getattr(args, "scores", None) or []]
+    if getattr(args, "set", None) is not None:
+        files = [*_store(args).load(args.set).scores, *files]  # the set's own imported metrics first
+    if files:
         from .external import read_score_files
 
-        imported = read_score_files([(f, read_bytes(f)) for f in args.scores], corpus)
+        imported = read_score_files(files, corpus)
     if args.metrics is None:
         return parse_metric_list(args.default_metrics), imported
     items = [x.strip().lower() for x in args.metrics.split(",") if x.strip()]
@@ -436,7 +439,11 @@ def _run_import(args) -> str:
             from .analysis.human import read_human_files
 
             read_human_files(list(item.human), corpus)  # refuse bad human files before saving anything
-        sid = store.save(corpus, item.name, item.human, args.project)
+        if item.scores:
+            from .external import read_score_files
+
+            read_score_files(list(item.scores), corpus)  # and bad metric score files
+        sid = store.save(corpus, item.name, item.human, args.project, scores=item.scores)
         lines.append(sid)
         print(
             f"mtlens: saved '{item.name}' ({len(corpus.systems)} systems, {len(corpus.references)} references, "

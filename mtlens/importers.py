@@ -9,7 +9,8 @@ Layouts:
   ``human-scores/<pair>.<name>.<level>.score`` (``SYSTEM SCORE`` lines; ``sys`` level one per system,
   ``seg`` level one per segment in order, ``None`` for unrated), one set per pair. Human scores are
   turned into mtlens' TSV form (``system [line] metric score``); ``domain`` and ``doc`` levels are
-  left out (mtlens has no document-level view yet, and says so).
+  left out (mtlens has no document-level view yet, and says so). Segment-level metric scores
+  (``metric-scores/<pair>/<NAME>-<REF>.seg.score``) become imported metrics of the set.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class ImportedSet:
     corpus: Corpus
     human: tuple[tuple[str, bytes], ...] = ()
     notes: tuple[str, ...] = ()
+    scores: tuple[tuple[str, bytes], ...] = ()
 
 
 def read_path(path: str | Path, name: str | None = None) -> list[ImportedSet]:
@@ -94,7 +96,8 @@ def _mt_metrics_eval(root: Path, name: str | None) -> list[ImportedSet]:
                 notes.append(f"{f.name}: {level}-level human scores are not used (no {level} view yet)")
                 continue
             human.append((f.name, _mme_human_tsv(f, kind, level, corpus)))
-        out.append(ImportedSet(f"{name} {pair}" if name else pair, corpus, tuple(human), tuple(notes)))
+        scores = tuple((f.name, read_bytes(f)) for f in sorted((root / "metric-scores" / pair).glob("*.seg.score")))
+        out.append(ImportedSet(f"{name} {pair}" if name else pair, corpus, tuple(human), tuple(notes), scores))
     return out
 
 

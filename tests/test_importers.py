@@ -40,6 +40,9 @@ def _mme_layout(root):
         "CUNI-DocTransformer 0.25\nOnline-W -0.1\nrefB 0.5\n", encoding="utf-8"
     )
     (root / "human-scores" / "en-cs.mqm.doc.score").write_text("CUNI-DocTransformer 1\n", encoding="utf-8")
+    (root / "metric-scores" / "en-cs").mkdir(parents=True)
+    comet = [f"{name} {0.5 + 0.01 * (i % 9)}" for name in [*systems, "refB"] for i in range(40)]
+    (root / "metric-scores" / "en-cs" / "COMET-22-refA.seg.score").write_text("\n".join(comet) + "\n", encoding="utf-8")
     return refs, systems
 
 
@@ -57,6 +60,10 @@ def test_mt_metrics_eval_layout(tmp_path):
     assert len(seg) == 30 and 0 not in seg and seg[1] == -0.5  # None rows left out; lines are 0-based here
     for name, hyp in systems.items():
         assert c.systems[name] == tuple(hyp)
+    from mtlens.external import read_score_files
+
+    (comet,) = read_score_files(list(found.scores), c)
+    assert comet.name == "comet-22" and comet.scores["Online-W"][2] == pytest.approx(0.52)
 
 
 def test_mt_metrics_eval_errors(tmp_path):
@@ -102,6 +109,9 @@ def test_import_project_and_score_a_set(tmp_path, capsys):
     assert main(["analyze", "--set", sid, "--data-dir", d, "--char-orders", "18", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert {r["human"] for r in doc["human_correlation"]} == {"wmt-z", "mqm"}  # the set's own human files
+    assert main(["score", "--set", sid, "--data-dir", d, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc["systems"][0]["scores"]) == {"bleu", "chrf", "comet-22"}  # the set's imported metric too
     refs, systems = pair_files(TESTDATA / "en-cs")
     assert main(["score", "--set", sid, "--data-dir", d, "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
