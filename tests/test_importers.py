@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from mtlens.importers import read_path
 from mtlens.store import FILE_NAME, Store
 
 from .conftest import PAIRS, ROOT, SHARED, TESTDATA, pair_files
+from .test_store import kill_while_writing
 
 
 def _mme_layout(root):
@@ -138,13 +138,7 @@ def test_an_import_killed_with_sigkill_leaves_no_half_written_set(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "mtlens", "import", str(big), "--data-dir", str(d)], cwd=ROOT, env=env
     )
-    wal = d / (FILE_NAME + "-wal")
-    deadline = time.time() + 120
-    while time.time() < deadline and not (wal.exists() and wal.stat().st_size > 1_000_000):
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    assert proc.returncode == -signal.SIGKILL and wal.exists(), "killed before writing: the test proved nothing"
+    kill_while_writing(proc, d / (FILE_NAME + "-wal"))
     assert [s.name for s in store.list()] == ["saved before"]
     assert store.load(before).corpus.systems["A"] == ("a",)
 

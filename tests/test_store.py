@@ -253,14 +253,7 @@ def test_a_writer_killed_mid_save_leaves_no_half_written_set(tmp_path):
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert proc.stdout.readline().strip() == "writing"
-    wal = tmp_path / (FILE_NAME + "-wal")
-    deadline = time.time() + 60
-    while time.time() < deadline and not (wal.exists() and wal.stat().st_size > 1_000_000):
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    assert proc.returncode == -signal.SIGKILL
-    assert wal.exists(), "the writer was killed before it wrote anything: the test proved nothing"
+    kill_while_writing(proc, tmp_path / (FILE_NAME + "-wal"))
     names = [s.name for s in st.list()]
     assert names == ["saved before"]
     assert st.load(before).corpus.systems["A"] == ("a b",)
@@ -295,3 +288,15 @@ def test_list_json_contract_through_the_cli(tmp_path, capsys):
     capsys.readouterr()
     assert main(["score", "--set", sid, "--data-dir", d]) == 2
     assert f"no saved set has the id '{sid}'" in capsys.readouterr().err
+
+
+def kill_while_writing(proc, wal, timeout: float = 120) -> None:
+    """SIGKILL ``proc`` once its write-ahead log holds more than 1 MB (it is inside its transaction),
+    and check that it really was killed while writing."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and not (wal.exists() and wal.stat().st_size > 1_000_000):
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    assert wal.exists(), "the writer was killed before it wrote anything: the test proved nothing"
