@@ -65,13 +65,18 @@ long = pd.DataFrame(rows)
 if long.empty:
     st.stop()
 wide = long.pivot_table(index="system", columns="set", values=metric, aggfunc="first")
-clusters = long.pivot_table(index="system", columns="set", values="cluster", aggfunc="first")
-shown = wide.copy().astype(object)
-for col in wide.columns:
-    shown[col] = [
-        "" if pd.isna(v) else (f"{v:.2f}" + (f" ({int(c)})" if col in clusters and not pd.isna(c) else ""))
-        for v, c in zip(wide[col], clusters[col] if col in clusters else [None] * len(wide), strict=True)
-    ]
+clusters = long.pivot_table(index="system", columns="set", values="cluster", aggfunc="first", dropna=False)
+clusters = clusters.reindex(index=wide.index, columns=wide.columns)  # sets without tests have no cluster
+shown = pd.DataFrame(
+    {
+        col: [
+            "" if pd.isna(v) else f"{v:.2f}" + ("" if pd.isna(k) else f" ({int(k)})")
+            for v, k in zip(wide[col], clusters[col], strict=True)
+        ]
+        for col in wide.columns
+    },
+    index=wide.index,
+)
 st.subheader(f"{metric} by test set (cluster in brackets)")
 st.dataframe(shown, key="ov_table")
 export.table(long, name=f"mtlens-overview-{metric}", hide_index=True, key="ov_long")

@@ -493,3 +493,18 @@ def test_human_page_has_meta_evaluation_metric_clusters_and_the_wmt_ranking(app)
     ranking = next(t for t in tables if "rank_low" in t.columns)
     assert set(ranking["system"]) == {"VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin"}
     assert (ranking["rank_low"] <= ranking["rank_high"]).all()
+
+
+def test_overview_with_sets_too_small_to_test(app):
+    """A set below the minimum line count has no clusters: the page still shows its scores."""
+    from mtlens import Corpus
+    from mtlens.ui import state
+
+    refs, hyp = read(SAMPLE / "ref.txt"), read(SAMPLE / "UEdin.txt")
+    state.store().save(Corpus.build({"ref": refs[:10]}, {"UEdin": hyp[:10], "B": refs[:10]}), "tiny", project="T")
+    state.store().save(Corpus.build({"ref": refs}, {"UEdin": hyp, "B": refs}), "full", project="T")
+    app.switch_page("pages/7_Overview.py").run()
+    app.selectbox(key="ov_project").set_value("T").run()
+    no_errors(app)
+    wide = app.dataframe[0].value
+    assert wide.loc["B", "tiny"] == "100.00" and wide.loc["B", "full"] == "100.00 (1)"
