@@ -83,12 +83,16 @@ if signature and signature != st.session_state.get(state.UPLOAD_SIG_KEY):
         pair = new.corpus.language_pair or "no language"
         name = f"{len(new.corpus.systems)} systems, {pair}, {new.corpus.n_lines} lines"
         new, not_saved = state.save_upload(new, name)
-        # the same upload grown by another file replaces the set it made a moment ago
-        previous = st.session_state.get("mtlens_upload_set")
-        if previous and new.set_id and previous != new.set_id:
+        files = {f[:3] for f in signature if f[0] != "LANG"}  # kind, name, size: the same file re-uploaded
+        # The same upload grown by another file (references first, then systems) replaces the set it made
+        # a moment ago, so the list does not fill with halves; only while that set is still the one shown,
+        # still has its automatic name, and every one of its files is still in the upload.
+        prev = st.session_state.get("mtlens_upload_set")
+        if prev and new.set_id and prev[0] != new.set_id and prev[0] == ds.set_id and prev[1] <= files:
             with contextlib.suppress(InputError):
-                state.store().delete(previous)
-        st.session_state["mtlens_upload_set"] = new.set_id
+                if state.store().load(prev[0]).info.name == prev[2]:
+                    state.store().delete(prev[0])
+        st.session_state["mtlens_upload_set"] = (new.set_id, files, name)
         st.session_state["mtlens_not_saved"] = not_saved
         state.use_dataset(new)
         ds = new
@@ -104,7 +108,7 @@ if st.session_state.get("mtlens_not_saved"):
     st.warning(render.md(st.session_state["mtlens_not_saved"]))
 if st.session_state.get("mtlens_link_error"):
     st.error(render.md(st.session_state.pop("mtlens_link_error")))
-if ds.origin != "sample" and st.button("Go back to the bundled sample data"):
+if ds.origin != "sample" and st.button("Go back to the bundled sample data", key="go_sample"):
     state.use_sample()
     st.rerun()
 

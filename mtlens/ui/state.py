@@ -158,14 +158,13 @@ def current() -> Dataset:
 
 
 def use_sample() -> None:
+    """Show the bundled sample (files still in the upload widgets are not applied again)."""
     use_dataset(sample_dataset())
-    st.session_state.pop(UPLOAD_SIG_KEY, None)
 
 
 def open_set(set_id: str) -> None:
     """Switch the session to a saved set (and the address to its link)."""
     use_dataset(saved_dataset(set_id))
-    st.session_state.pop(UPLOAD_SIG_KEY, None)
 
 
 def save_upload(ds: Dataset, name: str) -> tuple[Dataset, str | None]:

@@ -328,7 +328,8 @@ def test_an_upload_becomes_a_saved_set_with_a_link(app):
     _upload(
         app,
         "up_systems",
-        *[(f"{n}.txt", (SAMPLE / f"{n}.txt").read_bytes(), "text/plain") for n in ("UEdin", "Online-W")],
+        ("A.txt", (SAMPLE / "UEdin.txt").read_bytes(), "text/plain"),
+        ("Online-W.txt", (SAMPLE / "Online-W.txt").read_bytes(), "text/plain"),
     )
     app.run()
     no_errors(app)
@@ -336,7 +337,7 @@ def test_an_upload_becomes_a_saved_set_with_a_link(app):
     assert sid != first and len(sid) == 32
     saved = {s.id: s for s in state.store().list()}
     assert sid in saved and first not in saved  # the same upload, grown by a file, replaced its first set
-    assert saved[sid].systems == ["UEdin", "Online-W"] and saved[sid].lines == 200
+    assert saved[sid].systems == ["A", "Online-W"] and saved[sid].lines == 200
     # a new session opened with the link shows the same set, on any page
     other = AppTest.from_file(str(ROOT / "pages" / "1_Rankings.py"), default_timeout=60)
     other.query_params["set"] = sid
@@ -508,3 +509,22 @@ def test_overview_with_sets_too_small_to_test(app):
     no_errors(app)
     wide = app.dataframe[0].value
     assert wide.loc["B", "tiny"] == "100.00" and wide.loc["B", "full"] == "100.00 (1)"
+
+
+def test_a_new_upload_after_opening_another_set_never_deletes_the_first(app):
+    """Upload A; go back to the sample; upload other files: both uploads stay saved."""
+    from mtlens.ui import state
+
+    ref = ("ref.txt", (SAMPLE / "ref.txt").read_bytes(), "text/plain")
+    _upload(app, "up_refs", ref)
+    _upload(app, "up_systems", ("A.txt", (SAMPLE / "UEdin.txt").read_bytes(), "text/plain"))
+    app.run()
+    first = app.query_params["set"]
+    app.button(key="go_sample").click().run()
+    assert app.query_params["set"] == "sample"
+    _upload(app, "up_systems", ("B.txt", (SAMPLE / "Online-W.txt").read_bytes(), "text/plain"))
+    app.run()
+    no_errors(app)
+    second = app.query_params["set"]
+    ids = {s.id for s in state.store().list()}
+    assert first != second and {first, second} <= ids
