@@ -215,6 +215,16 @@ def test_upload_rankings_csv_equals_cli_and_screenshots(browser, server, tmp_pat
     ctx.close()
 
 
+def _wait_for_code(page, text: str, timeout=120_000) -> None:
+    """Wait until the first code block (the signatures) shows ``text`` and the app is idle."""
+    page.wait_for_function(
+        "t => { const c = document.querySelector('[data-testid=\"stCode\"]'); return c && c.innerText.includes(t); }",
+        arg=text,
+        timeout=timeout,
+    )
+    _idle(page)
+
+
 def test_changed_options_survive_page_switches(browser, server):
     """Change options away from their defaults in the sidebar, switch pages: the changed values stay,
     in the widgets and in the scores' signatures."""
@@ -223,21 +233,22 @@ def test_changed_options_survive_page_switches(browser, server):
     _goto(page, "Rankings")
     page.get_by_text("Signatures").wait_for(timeout=120_000)
     sidebar = page.locator('[data-testid="stSidebar"]')
+    checkbox = page.locator('[data-testid="stSidebar"] .st-key-w_lowercase input[type="checkbox"]')
     sidebar.get_by_text("Lowercase (case-insensitive)", exact=True).click()
-    _idle(page)
+    _wait_for_code(page, "case:lc")  # the rerun with the new option has finished
     thumb = _slider(page, "char_order")
     assert thumb.input_value() == "18"
-    thumb.focus()
-    for _ in range(3):
-        thumb.press("ArrowRight")
-    _idle(page)
+    for target in (19, 20, 21):  # one step at a time: each press starts a rerun
+        _slider(page, "char_order").focus()
+        _slider(page, "char_order").press("ArrowRight")
+        _wait_for_code(page, f"order:{target}|")
     assert _slider(page, "char_order").input_value() == "21"
     for label in ("Sentences", "Significance", "Rankings"):
         _goto(page, label)
-        assert page.locator('[data-testid="stSidebar"] .st-key-w_lowercase input[type="checkbox"]').is_checked(), label
+        assert checkbox.is_checked(), label
         assert _slider(page, "char_order").input_value() == "21", label
     page.get_by_text("Signatures").wait_for(timeout=120_000)
-    _idle(page)
+    _wait_for_code(page, "order:21")
     signatures = page.locator('[data-testid="stCode"]').first.inner_text()
     assert "bleu: nrefs:2|case:lc|" in signatures, signatures
     assert "bleu-c: nrefs:2|case:lc|eff:no|tok:char|smooth:exp|order:21|" in signatures, signatures
