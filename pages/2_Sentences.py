@@ -65,7 +65,7 @@ event = export.table(
 rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
 if rows:
     st.session_state["sent_line"] = int(shown.iloc[rows[0]]["line"])
-with st.expander(f"Scatter: {metric} against another metric, one point per line of {sys_a}"):
+if st.toggle(f"Scatter: {metric} against another metric, one point per line of {sys_a}", key="sent_scatter_on"):
     other_metric = st.selectbox(
         "Other metric", [m for m in cached.metric_names(ds, sentence=True) if m != metric], key="sent_scatter_metric"
     )

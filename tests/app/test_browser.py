@@ -22,6 +22,8 @@ import pytest
 from ..conftest import ROOT, SAMPLE
 
 CHROMIUM = "/usr/bin/chromium"
+#: the file input of an uploader, by its widget key (never by position: the page has several uploaders)
+UPLOADER = '.st-key-{} [data-testid="stFileUploaderDropzoneInput"]'
 SYSTEMS = ["VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin"]
 #: the README's screenshots are rewritten only on request: MTLENS_SCREENSHOTS=1 bash scripts/test.sh -k browser
 UPDATE_SHOTS = os.environ.get("MTLENS_SCREENSHOTS") == "1"
@@ -143,10 +145,9 @@ def _goto(page, label):
 
 
 def _upload(page, refs, systems):
-    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
-    inputs.nth(0).set_input_files([str(p) for p in refs])
+    page.locator(UPLOADER.format("up_refs")).set_input_files([str(p) for p in refs])
     _idle(page)
-    inputs.nth(1).set_input_files([str(p) for p in systems])
+    page.locator(UPLOADER.format("up_systems")).set_input_files([str(p) for p in systems])
     _idle(page)
 
 
@@ -259,7 +260,7 @@ def test_changed_options_survive_page_switches(browser, server):
 def _upload_with_human(page, refs, systems, human):
     _upload(page, refs, systems)
     page.get_by_text("Optional: source text and human scores").click()
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(3).set_input_files([str(human)])
+    page.locator(UPLOADER.format("up_human")).set_input_files([str(human)])
     _idle(page)
     page.get_by_text("Human scores: human.tsv").wait_for(timeout=60_000)
 
@@ -371,19 +372,18 @@ def test_oversized_and_bad_uploads_are_messages_in_the_page(browser, server, tmp
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10)
     dialogs: list[str] = []
     ctx, page = _page(browser, server, dialogs)
-    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
-    inputs.nth(1).set_input_files([str(big)])
+    page.locator(UPLOADER.format("up_systems")).set_input_files([str(big)])
     page.get_by_text("50", exact=False).filter(has_text="MB").first.wait_for(timeout=30_000)
     main_text = page.locator('[data-testid="stMain"]').inner_text()
     assert "50" in main_text and (
         "or smaller" in main_text or "exceeds" in main_text.lower() or "too large" in main_text.lower()
     )
-    inputs.nth(0).set_input_files([str(SAMPLE / "ref.txt")])
+    page.locator(UPLOADER.format("up_refs")).set_input_files([str(SAMPLE / "ref.txt")])
     _idle(page)
-    inputs.nth(1).set_input_files([str(short)])
+    page.locator(UPLOADER.format("up_systems")).set_input_files([str(short)])
     _idle(page)
     page.get_by_text("has 1 lines, the reference").wait_for(timeout=30_000)
-    inputs.nth(1).set_input_files([str(binary)])
+    page.locator(UPLOADER.format("up_systems")).set_input_files([str(binary)])
     _idle(page)
     page.get_by_text("looks binary").wait_for(timeout=30_000)
     assert "Traceback" not in page.locator('[data-testid="stMain"]').inner_text()

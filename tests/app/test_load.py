@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from ..conftest import SAMPLE
-from .test_browser import ARGS, CHROMIUM, server  # noqa: F401  (fixture)
+from .test_browser import ARGS, CHROMIUM, UPLOADER, server  # noqa: F401  (fixture)
 
 N_SESSIONS = 10
 
@@ -69,20 +69,19 @@ def test_ten_sessions_see_only_their_own_data(request, server, tmp_path):  # noq
         try:
             await page.goto(server)
             await page.get_by_text("Dataset", exact=True).wait_for(timeout=120_000)
-            inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
             step = "upload the reference"
-            await inputs.nth(0).set_input_files([str(files[k] / "ref.txt")])
+            await page.locator(UPLOADER.format("up_refs")).set_input_files([str(files[k] / "ref.txt")])
             await page.get_by_text("upload at least one system output file").first.wait_for(timeout=240_000)
             step = "upload the system"
-            await inputs.nth(1).set_input_files([str(files[k] / f"session{k}.txt")])
+            await page.locator(UPLOADER.format("up_systems")).set_input_files([str(files[k] / f"session{k}.txt")])
             await page.get_by_text("your upload").first.wait_for(timeout=240_000)
             step = "open Sentences"
             await page.locator('[data-testid="stSidebarNav"]').get_by_text("Sentences", exact=True).click()
             await page.get_by_text("TER alignment").first.wait_for(timeout=240_000)
             step = "inspect line 1"
             box = page.get_by_label("Line", exact=True)
-            await box.fill("1")
-            await box.press("Enter")
+            await box.fill("1", timeout=240_000)  # the input is editable again once the page's run ends
+            await box.press("Enter", timeout=240_000)
             await page.get_by_text(f"marker{k}x").first.wait_for(timeout=240_000)
             text = await page.locator('[data-testid="stMain"]').inner_text()
             link = page.url

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
 from streamlit.testing.v1 import AppTest
@@ -528,3 +529,29 @@ def test_a_new_upload_after_opening_another_set_never_deletes_the_first(app):
     second = app.query_params["set"]
     ids = {s.id for s in state.store().list()}
     assert first != second and {first, second} <= ids
+
+
+def test_sentence_scatter_of_two_metrics(app):
+    import json
+
+    app.switch_page("pages/2_Sentences.py").run()
+    app.selectbox(key="sent_metric").set_value("bleu")
+    app.toggle(key="sent_scatter_on").set_value(True).run()
+    app.selectbox(key="sent_scatter_metric").set_value("chrf").run()
+    no_errors(app)
+    from mtlens import Corpus, score
+
+    from ..conftest import pair_files
+
+    refs, systems = pair_files(SAMPLE)
+    res = score(Corpus.build({"ref": refs[0], "ref2": refs[1]}, systems), "bleu,chrf")
+    a = app.selectbox(key="sent_a").value
+    fig = json.loads(app.get("plotly_chart")[0].proto.spec)
+
+    def values(v):  # plotly sends numeric arrays base64-encoded with their dtype
+        import base64
+
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]) if isinstance(v, dict) else np.array(v)
+
+    np.testing.assert_allclose(values(fig["data"][0]["x"]), res["bleu"].sentence_scores(a), atol=1e-9)
+    np.testing.assert_allclose(values(fig["data"][0]["y"]), res["chrf"].sentence_scores(a), atol=1e-9)
