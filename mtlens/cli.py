@@ -399,8 +399,15 @@ def _run_pair(args, corpus, options) -> str:
             raise InputError(f"--pair: '{name}' is not one of the systems: {', '.join(corpus.system_names)}")
     if a == b:
         raise InputError("--pair needs two different systems")
-    _, all_results = _load_and_score_corpus(args, corpus, options)
-    result = next(iter(all_results.values()))
+    builtin, imported = _chosen_metrics(args, corpus)  # the first metric only: built-in ones come first
+    if builtin:
+        result = _score(args, corpus, builtin[:1], options)[builtin[0]]
+    elif imported:
+        from .external import result_for
+
+        result = result_for(corpus, imported[0])
+    else:
+        raise InputError("no metric was given")
     freq = read_lines(args.freq_corpus) if args.freq_corpus else None
     doc = pair_analysis(corpus, result, a, b, options, freq, args.freq_corpus or "", seed=args.seed)
     if args.format == "json":

@@ -163,8 +163,7 @@ def detect_target(lines: Sequence[str]) -> Language:
 def resolve(pair: str | None, references: Sequence[Sequence[str]]) -> Language:
     """The declared pair when given (its target decides), else the detected target."""
     if pair:
-        _, tgt = parse_pair(pair)
-        src, _ = parse_pair(pair)
+        src, tgt = parse_pair(pair)
         detected = detect_target(references[0]) if references else None
         script = detected.script if detected is not None else "unknown"
         return Language(f"{src}-{tgt}", tgt, script, "declared", None)

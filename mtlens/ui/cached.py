@@ -237,10 +237,11 @@ def _buckets(
 
 def buckets(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Options, frequency=None):
     """Length or frequency buckets; ``frequency`` is ``(lines, file name)`` of a frequency corpus or None."""
-    base = opts.key(metric) if metric in METRIC_NAMES else ()
-    key = base if kind == "length" else (("tokenize", opts.tokenize), ("lowercase", opts.lowercase))
-    if kind == "length":  # lengths are counted with the BLEU tokenizer
-        key = (*key, ("tokenize", opts.tokenize)) if "tokenize" not in dict(key) else key
+    if kind == "length":  # the metric's options, and the BLEU tokenizer the lengths are counted with
+        base = opts.key(metric) if metric in METRIC_NAMES else ()
+        key = base if "tokenize" in dict(base) else (*base, ("tokenize", opts.tokenize))
+    else:
+        key = (("tokenize", opts.tokenize), ("lowercase", opts.lowercase))
     freq_fp = dataset.scores_fingerprint + "|" + (text_fingerprint(frequency[0]) + frequency[1] if frequency else "")
     return _buckets(dataset.fingerprint, kind, metric, key, a, b, freq_fp, dataset, frequency)
 

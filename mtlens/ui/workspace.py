@@ -40,11 +40,12 @@ def current_set_panel(ds: state.Dataset) -> None:
     except InputError as err:  # deleted by another session, or the store became unreadable
         st.warning(render.md(f"This set is no longer in the workspace ({err}); this page still shows its data."))
         return
+    current_project = _project_of(ds.set_id)
     c1, c2 = st.columns(2)
     new_name = c1.text_input("Name", value=ds.name, key=f"ws_name_{ds.set_id}")
     project = c2.text_input(
         "Project (groups sets for the Overview page, e.g. 'WMT21')",
-        value=_project_of(ds.set_id),
+        value=current_project,
         key=f"ws_project_{ds.set_id}",
     )
     try:
@@ -52,7 +53,7 @@ def current_set_panel(ds: state.Dataset) -> None:
             store.rename(ds.set_id, new_name)
             state.use_dataset(state.saved_dataset(ds.set_id))
             st.rerun()
-        if project.strip() != _project_of(ds.set_id):
+        if project.strip() != current_project:
             store.set_project(ds.set_id, project.strip() or None)
     except InputError as err:
         st.error(render.md(str(err)))
