@@ -7,14 +7,16 @@ one ``Counter`` per segment, per reference and per system. Here all streams
 (references and systems) are flattened into one integer array and each
 n-gram *in its segment* gets one integer id, order by order:
 
-    id_1(i)   = factorize(segment(i) * V + token(i))
-    id_n(i)   = factorize(id_{n-1}(i) * V + token(i + n - 1))
+    id_1(i)   = rank(segment(i) * V + token(i))
+    id_n(i)   = rank(id_{n-1}(i) * V + token(i + n - 1))
 
-Because the segment index is part of the first key, equal ids mean "the same
-n-gram in the same segment", so clipped counts are plain ``bincount`` and
-``minimum`` operations over ids, shared by every system. References are
-processed once, however many systems are scored. The ids are exact (hash-table
-factorization, no hashing collisions).
+where ``rank`` numbers the distinct keys in increasing order (one sort). Because
+the segment index is part of the first key, equal ids mean "the same n-gram in
+the same segment", and ids increase with the segment. Clipped counts are then
+array operations over ids, shared by every system: the references' counts are
+one dense (ids x references) table, each system's counts the run lengths of its
+sorted (system, id) keys. References are processed once, however many systems
+are scored. The ids are exact (no hashing, no collisions).
 """
 
 from __future__ import annotations
@@ -56,21 +58,15 @@ def word_streams(streams: Sequence[Sequence[Sequence[str]]]) -> Streams:
 
     Token strings get ids from one vocabulary shared by all streams.
     """
-    import pandas as pd  # lazy: keeps `python -m mtlens --help` fast
-
     vocab: dict[str, int] = {}
+    setdefault = vocab.setdefault
     parts: list[np.ndarray] = []
     lengths = []
     for segments in streams:
         lengths.append(np.fromiter(map(len, segments), dtype=np.int64, count=len(segments)))
         flat = list(chain.from_iterable(segments))
-        if not flat:
-            parts.append(np.zeros(0, dtype=np.int64))
-            continue
-        codes, uniques = pd.factorize(np.array(flat, dtype=object), sort=False)
-        setdefault = vocab.setdefault
-        gmap = np.fromiter((setdefault(u, len(vocab)) for u in uniques), dtype=np.int64, count=len(uniques))
-        parts.append(gmap[codes])
+        # setdefault's default is evaluated first: a new token gets the next free id
+        parts.append(np.array([setdefault(t, len(vocab)) for t in flat], dtype=np.int64))
     return _make(parts, lengths, max(len(vocab), 1))
 
 
@@ -118,6 +114,29 @@ class OrderIds:
         return np.bincount(self.ids[self.bounds[stream] : self.bounds[stream + 1]], minlength=self.n_ids)
 
 
+def rank(key: np.ndarray) -> tuple[np.ndarray, int]:
+    """Number the distinct values of ``key`` 0, 1, ... in increasing order.
+
+    Returns ``(codes, n)``: ``codes[i]`` is the rank of ``key[i]`` among the ``n`` distinct values
+    (``np.unique(key, return_inverse=True)``, with one unstable sort instead of a stable one).
+
+    Example:
+        >>> rank(np.array([30, 10, 30, 20]))
+        (array([2, 0, 2, 1]), 3)
+    """
+    if not len(key):
+        return np.zeros(0, dtype=np.int64), 0
+    order = np.argsort(key)
+    sorted_key = key[order]
+    new = np.empty(len(key), dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
+    ranks = np.cumsum(new, dtype=np.int64) - 1
+    codes = np.empty(len(key), dtype=np.int64)
+    codes[order] = ranks
+    return codes, int(ranks[-1]) + 1
+
+
 def iter_ngram_ids(streams: Streams, max_order: int, with_global: bool = False) -> Iterator[OrderIds]:
     """Yield :class:`OrderIds` for n = 1 .. ``max_order``.
 
@@ -125,8 +144,6 @@ def iter_ngram_ids(streams: Streams, max_order: int, with_global: bool = False) 
     n-grams regardless of their segment (the same positions), and ``prefix_global_ids``,
     the global id of each n-gram's (n-1)-word prefix (-1 for unigrams).
     """
-    import pandas as pd  # lazy: keeps `python -m mtlens --help` fast
-
     lens = streams.lengths.ravel()
     n_seg = streams.n_segments
     total = int(lens.sum())
@@ -152,16 +169,13 @@ def iter_ngram_ids(streams: Streams, max_order: int, with_global: bool = False) 
             if with_global:
                 prefix = gcodes[keep]
                 gkey = prefix * V + tokens[idx + (n - 1)]
-        codes, uniques = pd.factorize(key, sort=False)
-        codes = codes.astype(np.int64, copy=False)
-        n_ids = len(uniques)
+        codes, n_ids = rank(key)
         seg_of_id = np.empty(n_ids, dtype=np.int64)
         seg_of_id[codes] = seg[idx]
         extra = {}
         if with_global:
-            gcodes, guniq = pd.factorize(gkey, sort=False)
-            gcodes = gcodes.astype(np.int64, copy=False)
-            extra = {"global_ids": gcodes, "n_global": len(guniq), "prefix_global_ids": prefix}
+            gcodes, n_global = rank(gkey)
+            extra = {"global_ids": gcodes, "n_global": n_global, "prefix_global_ids": prefix}
         yield OrderIds(
             order=n,
             ids=codes,
@@ -191,28 +205,62 @@ def clipped_matches(
             and return shape (len(hyps), n_segments, max_order); if True (chrF),
             clip against each reference separately and return shape
             (len(hyps), len(refs), n_segments, max_order).
+
+    How: the positions of all streams are sorted by (segment, n-gram) order after order; equal
+    neighbours share an id, ids increase with the segment, and a table of counts (streams x ids)
+    gives every clipped count at once (``minimum``), summed per segment over contiguous id ranges.
+    Sorting by (id of the (n-1)-gram, next token) only reorders positions inside runs that the
+    previous order already sorted, which keeps the sorts cheap. Positions whose n-gram is absent
+    from every reference or from every system cannot start a longer match and are dropped before
+    the next order (n-gram totals come from the lengths, not from these positions).
     """
-    n_seg = streams.n_segments
-    if pairwise:
-        out = np.zeros((len(hyps), len(refs), n_seg, max_order), dtype=np.int64)
-    else:
-        out = np.zeros((len(hyps), n_seg, max_order), dtype=np.int64)
-    for order in iter_ngram_ids(streams, max_order):
-        k = order.order - 1
-        ref_counts = [order.counts(r) for r in refs]
-        if not pairwise:
-            ref_max = np.maximum.reduce(ref_counts) if len(ref_counts) > 1 else ref_counts[0]
-        for h_i, h in enumerate(hyps):
-            hc = order.counts(h)
-            nz = np.flatnonzero(hc)
-            seg = order.segment_of_id[nz]
-            if pairwise:
-                for r_i, rc in enumerate(ref_counts):
-                    m = np.minimum(hc[nz], rc[nz])
-                    out[h_i, r_i, :, k] = np.bincount(seg, weights=m, minlength=n_seg)
-            else:
-                m = np.minimum(hc[nz], ref_max[nz])
-                out[h_i, :, k] = np.bincount(seg, weights=m, minlength=n_seg)
+    n_seg, S = streams.n_segments, streams.n_streams
+    R, H = len(refs), len(hyps)
+    out = np.zeros((H, R, n_seg, max_order) if pairwise else (H, n_seg, max_order), dtype=np.int64)
+    lens = streams.lengths.ravel()
+    total = int(lens.sum())
+    V = streams.vocab_size
+    if not (R and H and total):
+        return out
+    if (total + n_seg) > _INT64_MAX // max(V, 1):
+        raise OverflowError("corpus too large for 64-bit n-gram keys")
+    slot = np.full(S, -1, dtype=np.int64)  # references first, then systems; other streams unused
+    slot[list(refs)] = np.arange(R)
+    slot[list(hyps)] = R + np.arange(H)
+    pos_slot = np.repeat(np.repeat(slot, n_seg), lens)
+    pos_seg = np.repeat(np.tile(np.arange(n_seg, dtype=np.int64), S), lens)
+    pos_end = np.repeat(np.cumsum(lens), lens)  # end of each position's segment
+    tokens = streams.tokens
+    idx = np.flatnonzero(pos_slot >= 0)
+    codes = pos_seg[idx]  # the "0-gram" of a position is its segment
+    for n in range(1, max_order + 1):
+        key = codes * V + tokens[idx + (n - 1)]
+        order = np.argsort(key)
+        key, idx = key[order], idx[order]
+        new = np.empty(len(key), dtype=bool)
+        new[0] = True
+        np.not_equal(key[1:], key[:-1], out=new[1:])
+        codes = np.cumsum(new) - 1
+        n_ids = int(codes[-1]) + 1
+        seg_of_id = pos_seg[idx[new]]
+        first = np.flatnonzero(np.concatenate(([True], seg_of_id[1:] != seg_of_id[:-1])))
+        segs = seg_of_id[first]
+        table = np.bincount(pos_slot[idx] * n_ids + codes, minlength=(R + H) * n_ids).reshape(R + H, n_ids)
+        ref_t, hyp_t = table[:R], table[R:]
+        if pairwise:
+            out[:, :, segs, n - 1] = np.add.reduceat(np.minimum(hyp_t[:, None, :], ref_t[None, :, :]), first, axis=2)
+            live = ref_t.any(axis=0)
+        else:
+            ref_max = ref_t.max(axis=0)
+            out[:, segs, n - 1] = np.add.reduceat(np.minimum(hyp_t, ref_max), first, axis=1)
+            live = ref_max > 0
+        if n == max_order:
+            break
+        live &= hyp_t.any(axis=0)
+        keep = live[codes] & (pos_end[idx] - idx > n)
+        idx, codes = idx[keep], codes[keep]
+        if not len(idx):
+            break
     return out
 
 

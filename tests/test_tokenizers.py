@@ -1,0 +1,106 @@
+"""The faster 13a tokenizer (mtlens.tokenizers.Tokenizer13a) against sacrebleu 2.6.0's own.
+
+The golden values are sacrebleu's outputs, computed here by sacrebleu's uncached tokenizer on the
+same lines: on every line of the bundled excerpts, of ../shared/data (marked shared), on random
+text built to hit every rule (punctuation next to digits, runs of periods and commas, entities,
+``<skipped>``, newlines), and on any Unicode text.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a as SacreTokenizer13a
+
+from mtlens.tokenizers import Tokenizer13a, get_tokenizer
+
+from .conftest import SAMPLE, SHARED, TESTDATA
+
+
+def sacrebleu_13a(line: str) -> str:
+    """sacrebleu's 13a without its LRU caches (so every call really tokenizes)."""
+    sb = SacreTokenizer13a()
+    return type(sb).__call__.__wrapped__(sb, line)
+
+
+def mtlens_13a(tok: Tokenizer13a, line: str) -> str:
+    return type(tok).__call__.__wrapped__(tok, line)
+
+
+@pytest.fixture(scope="module")
+def tok():
+    t = Tokenizer13a()
+    assert t.proven
+    return t
+
+
+def test_registry_uses_the_fast_13a():
+    assert isinstance(get_tokenizer("13a"), Tokenizer13a)
+    assert get_tokenizer("13a").signature() == "13a"
+
+
+def test_the_padded_characters_are_exactly_those_sacrebleus_pattern_matches(tok):
+    first = SacreTokenizer13a()._post_tokenizer._re[0][0]
+    matched = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF and first.fullmatch(chr(c))]
+    assert sorted(matched) == sorted(tok.padded)
+    assert tok.padded[0] == " " and len(matched) == 29  # the space first (see the class docstring)
+
+
+def _lines(folder):
+    for path in sorted(folder.rglob("*.txt")):
+        yield from path.read_text(encoding="utf-8", errors="replace").split("\n")
+
+
+def _assert_same(tok, lines):
+    n = 0
+    for line in lines:
+        assert mtlens_13a(tok, line) == sacrebleu_13a(line), line
+        n += 1
+    return n
+
+
+def test_identical_on_the_bundled_excerpts(tok):
+    assert _assert_same(tok, [*_lines(SAMPLE), *_lines(TESTDATA)]) > 1000
+
+
+@pytest.mark.shared
+def test_identical_on_all_shared_data(tok):
+    # every text file of ../shared/data (all WMT pairs and systems, TED, the sample): > 100,000 lines
+    assert _assert_same(tok, _lines(SHARED)) > 100_000
+
+
+RULES = st.sampled_from(
+    [*"0123456789.,-.,-", *"!\"#$%&'()*+/:;<=>?@[\\]^_`{|}~", "&quot;", "&amp;", "&lt;", "&gt;", "&amp;lt;"]
+    + ["<skipped>", "-\n", "\n", " ", "  ", "\t", "\u00a0", "\u3000", "a", "Z", "é", "日", "٣", "１", "…", "–"]
+)
+SETTINGS = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(st.lists(RULES, max_size=40).map("".join))
+def test_identical_on_text_built_from_the_rules(tok, line):
+    assert mtlens_13a(tok, line) == sacrebleu_13a(line)
+
+
+@SETTINGS
+@given(st.text(st.characters(exclude_categories=("Cs",)), max_size=60))
+def test_identical_on_any_unicode(tok, line):
+    assert mtlens_13a(tok, line) == sacrebleu_13a(line)
+
+
+def test_a_changed_sacrebleu_pattern_falls_back_to_sacrebleus_tokenizer(monkeypatch):
+    from sacrebleu.tokenizers import tokenizer_re
+
+    original = tokenizer_re.TokenizerRegexp.__init__
+
+    def changed(self):
+        original(self)
+        self._re[1] = (re.compile(r"([^0-9])([\.,;])"), r"\1 \2 ")
+
+    monkeypatch.setattr(tokenizer_re.TokenizerRegexp, "__init__", changed)
+    t = Tokenizer13a()
+    assert not t.proven
+    assert mtlens_13a(t, "a;b 1.5") == "a ; b 1.5" == t._sacrebleu("a;b 1.5")
