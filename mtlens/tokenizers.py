@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 from importlib import import_module
+from typing import ClassVar
 
 from .errors import InputError
 
@@ -60,7 +61,7 @@ class Tokenizer13a:
 
     _FIRST = r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"
     #: sacrebleu 2.6.0's other patterns and templates -> (characters every match needs, function)
-    _REST = {
+    _REST: ClassVar[dict] = {
         (r"([^0-9])([\.,])", r"\1 \2 "): (".,", lambda m: m[1] + " " + m[2] + " "),
         (r"([\.,])([^0-9])", r" \1 \2"): (".,", lambda m: " " + m[1] + " " + m[2]),
         (r"([0-9])(-)", r"\1 \2 "): ("-", lambda m: m[1] + " " + m[2] + " "),

@@ -73,8 +73,27 @@ def test_identical_on_all_shared_data(tok):
 
 
 RULES = st.sampled_from(
-    [*"0123456789.,-.,-", *"!\"#$%&'()*+/:;<=>?@[\\]^_`{|}~", "&quot;", "&amp;", "&lt;", "&gt;", "&amp;lt;"]
-    + ["<skipped>", "-\n", "\n", " ", "  ", "\t", "\u00a0", "\u3000", "a", "Z", "é", "日", "٣", "１", "…", "–"]
+    [
+        *"0123456789.,-.,-",
+        *"!\"#$%&'()*+/:;<=>?@[\\]^_`{|}~",
+        *["&quot;", "&amp;", "&lt;", "&gt;", "&amp;lt;"],
+        "<skipped>",
+        "-\n",
+        "\n",
+        " ",
+        "  ",
+        "\t",
+        "\u00a0",
+        "\u3000",
+        "a",
+        "Z",
+        "é",
+        "日",
+        "٣",
+        "１",
+        "…",
+        "–",
+    ]
 )
 SETTINGS = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
