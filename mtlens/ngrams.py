@@ -71,13 +71,19 @@ def word_streams(streams: Sequence[Sequence[Sequence[str]]]) -> Streams:
 
 
 def char_streams(streams: Sequence[Sequence[str]]) -> Streams:
-    """Build :class:`Streams` whose tokens are the Unicode code points of each segment."""
+    """Build :class:`Streams` whose tokens are the characters of each segment (dense ids: the
+    rank of each code point among those that occur)."""
     parts, lengths = [], []
     for segments in streams:
         lengths.append(np.fromiter(map(len, segments), dtype=np.int64, count=len(segments)))
         joined = "".join(segments)
         parts.append(np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64))
-    return _make(parts, lengths, 0x110000)
+    out = _make(parts, lengths, 0x110000)
+    if not len(out.tokens):
+        return out
+    present = np.bincount(out.tokens, minlength=0x110000) > 0
+    dense = np.cumsum(present) - 1
+    return Streams(tokens=dense[out.tokens], lengths=out.lengths, vocab_size=int(dense[-1]) + 1)
 
 
 def _make(parts: list[np.ndarray], lengths: list[np.ndarray], vocab_size: int) -> Streams:
@@ -233,10 +239,18 @@ def clipped_matches(
     tokens = streams.tokens
     idx = np.flatnonzero(pos_slot >= 0)
     codes = pos_seg[idx]  # the "0-gram" of a position is its segment
+    # (id, next token, position) packed in one int64 when it fits: one plain sort, no argsort
+    pos_bits = max(1, (total - 1).bit_length())
+    key_bits = max(1, len(idx) + n_seg).bit_length() + max(1, V - 1).bit_length()
+    packed = pos_bits + key_bits <= 63
     for n in range(1, max_order + 1):
         key = codes * V + tokens[idx + (n - 1)]
-        order = np.argsort(key)
-        key, idx = key[order], idx[order]
+        if packed:
+            both = np.sort((key << pos_bits) | idx)
+            key, idx = both >> pos_bits, both & ((1 << pos_bits) - 1)
+        else:
+            order = np.argsort(key)
+            key, idx = key[order], idx[order]
         new = np.empty(len(key), dtype=bool)
         new[0] = True
         np.not_equal(key[1:], key[:-1], out=new[1:])

@@ -10,6 +10,7 @@ import numpy as np
 from .corpus import Corpus
 from .errors import InputError
 from .metrics import METRIC_NAMES, Metric, Signature, make_metric
+from .metrics.base import statistics_many
 from .options import DEFAULTS, Options
 
 
@@ -102,4 +103,10 @@ def score(
     opts = options or DEFAULTS
     if changes:
         opts = Options.from_mapping({**opts.as_dict(), **changes})
-    return {name: score_metric(corpus, make_metric(name, opts)) for name in parse_metric_list(metrics)}
+    names = parse_metric_list(metrics)
+    scorers = [make_metric(name, opts) for name in names]
+    stats = statistics_many(scorers, corpus.reference_streams(), corpus.system_streams())
+    return {
+        name: result_from_stats(corpus, m, dict(zip(corpus.system_names, s, strict=True)))
+        for name, m, s in zip(names, scorers, stats, strict=True)
+    }

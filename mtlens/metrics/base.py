@@ -42,6 +42,45 @@ def segment_blocks(streams: Sequence[Sequence[str]], max_chars: int) -> list[int
     return bounds
 
 
+def statistics_many(
+    metrics: Sequence[Metric], references: Sequence[Sequence[str]], hypotheses: Sequence[Sequence[str]]
+) -> list[list[np.ndarray]]:
+    """:meth:`Metric.statistics` of several metrics, every (metric, block) an independent task,
+    shared between processes where that is safe and worthwhile (:mod:`mtlens.parallel`)."""
+    from ..parallel import map_tasks
+
+    streams = [*references, *hypotheses]
+    n = len(streams[0]) if streams else 0
+    if any(len(s) != n for s in streams):
+        raise ValueError("all reference and hypothesis streams must have the same number of lines")
+    bounds = segment_blocks(streams, BLOCK_CHARS)
+    blocks = list(itertools.pairwise(bounds))
+    chars = np.zeros(n + 1, dtype=np.int64)
+    for s in streams:
+        chars[1:] += np.fromiter(map(len, s), dtype=np.int64, count=n)
+    chars = np.cumsum(chars)
+    tasks = []  # (metric index, first line, end line)
+    for k, metric in enumerate(metrics):
+        tasks += [(k, a, b) for a, b in blocks] if metric.blockwise else [(k, 0, n)]
+    weights = [float(chars[b] - chars[a]) * metrics[k].cost_per_char for k, a, b in tasks]
+
+    def compute(t: int) -> list[np.ndarray]:
+        k, a, b = tasks[t]
+        metric = metrics[k]
+        if not metric.blockwise:
+            return metric.block_statistics(references, hypotheses)
+        return metric.block_statistics([r[a:b] for r in references], [h[a:b] for h in hypotheses])
+
+    parts = map_tasks(compute, weights)
+    out = []
+    for k in range(len(metrics)):
+        mine = [p for (j, _, _), p in zip(tasks, parts, strict=True) if j == k]
+        out.append(
+            [np.concatenate([p[i] for p in mine]) if len(mine) > 1 else mine[0][i] for i in range(len(hypotheses))]
+        )
+    return out
+
+
 @dataclass(frozen=True)
 class Signature:
     """A reproducibility signature: ordered ``key:value`` fields joined by ``|``.
@@ -73,13 +112,19 @@ class Metric(ABC):
     #: larger is better (False for error rates such as TER)
     higher_is_better: bool = True
 
+    #: statistics computed block by block (False: the whole corpus at once, e.g. NIST's weights)
+    blockwise: bool = True
+    #: the relative cost of a character of text (shares work between processes)
+    cost_per_char: float = 1.0
+
     def statistics(self, references: Sequence[Sequence[str]], hypotheses: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """Per-segment statistics of each hypothesis stream.
 
         The corpus is processed in blocks of consecutive segments (about
         :data:`BLOCK_CHARS` characters over all streams each), so that memory
         stays bounded however long the corpus is; segments are independent, so
-        the result does not depend on the blocking.
+        the result does not depend on the blocking (nor on which process scores
+        which block: :func:`statistics_many`).
 
         Args:
             references: reference *streams*: ``references[k][i]`` is line ``i`` of
@@ -89,18 +134,7 @@ class Metric(ABC):
         Returns:
             One array of shape (n_segments, n_stats) per hypothesis stream.
         """
-        streams = [*references, *hypotheses]
-        n = len(streams[0]) if streams else 0
-        if any(len(s) != n for s in streams):
-            raise ValueError("all reference and hypothesis streams must have the same number of lines")
-        bounds = segment_blocks(streams, BLOCK_CHARS)
-        if len(bounds) <= 2:
-            return self.block_statistics(references, hypotheses)
-        parts = [
-            self.block_statistics([r[a:b] for r in references], [h[a:b] for h in hypotheses])
-            for a, b in itertools.pairwise(bounds)
-        ]
-        return [np.concatenate([p[i] for p in parts]) for i in range(len(hypotheses))]
+        return statistics_many([self], references, hypotheses)[0]
 
     @abstractmethod
     def block_statistics(

@@ -76,9 +76,8 @@ class NIST(Metric):
     def tokens(self, line: str) -> list[str]:
         return self._words.tokens(line)
 
-    def statistics(self, references, hypotheses):
-        """Whole corpus at once (information weights depend on every reference)."""
-        return self.block_statistics(references, hypotheses)
+    #: the whole corpus at once (information weights depend on every reference)
+    blockwise = False
 
     def block_statistics(self, references, hypotheses):
         R, H, N = len(references), len(hypotheses), self.max_order

@@ -1,0 +1,162 @@
+"""Work shared between processes (mtlens.parallel): same results as one process, failures recovered.
+
+Each check runs in a fresh single-threaded interpreter (the test runner itself may have threads,
+and then mtlens never forks), and asserts that the work really was shared (the process ids).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+from mtlens.parallel import share, workers
+
+from .conftest import ROOT, SAMPLE, TESTDATA
+
+
+def run_script(body: str, **env) -> dict:
+    code = textwrap.dedent(
+        """
+        import json, os, signal, sys
+        import numpy as np
+        import mtlens.parallel as P
+        P.MIN_PARALLEL_WEIGHT = 0
+        PARENT = os.getpid()
+        """
+    ) + textwrap.dedent(body)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), **env},
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_share_puts_the_largest_task_first_on_the_least_loaded_process():
+    # by hand: 0 (5) -> first, 2 (4) -> second, 3 (2) -> second (4 < 5), 1 (1) -> first (5 < 6)
+    assert share([5, 1, 4, 2], 2) == [[0, 1], [2, 3]]
+    assert share([1, 1, 1], 3) == [[0], [1], [2]]
+    assert sorted(i for part in share(list(range(10)), 4) for i in part) == list(range(10))
+
+
+def test_workers_follows_the_environment(monkeypatch):
+    monkeypatch.setenv("MTLENS_WORKERS", "3")
+    assert workers() == 3
+    monkeypatch.setenv("MTLENS_WORKERS", "0")
+    assert workers() == 1
+    monkeypatch.setenv("MTLENS_WORKERS", "two")
+    assert workers() == 1
+
+
+def test_results_in_task_order_from_two_processes():
+    got = run_script(
+        """
+        res = P.map_tasks(lambda i: [np.arange(i, dtype=np.int64), np.array([os.getpid()]), np.full((2, 3), i / 7)],
+                          [100.0] * 9)
+        ok = all((r[0] == np.arange(i)).all() and (r[2] == i / 7).all() and r[2].shape == (2, 3)
+                 for i, r in enumerate(res))
+        print(json.dumps({"ok": ok, "pids": sorted({int(r[1][0]) for r in res}), "parent": PARENT}))
+        """,
+        MTLENS_WORKERS="2",
+    )
+    assert got["ok"]
+    assert len(got["pids"]) == 2 and got["parent"] in got["pids"]
+
+
+def test_one_worker_never_forks():
+    got = run_script(
+        """
+        res = P.map_tasks(lambda i: [np.array([os.getpid()])], [100.0] * 6)
+        print(json.dumps({"pids": sorted({int(r[0][0]) for r in res}), "parent": PARENT}))
+        """,
+        MTLENS_WORKERS="1",
+    )
+    assert got["pids"] == [got["parent"]]
+
+
+def test_a_child_that_fails_or_is_killed_has_its_tasks_computed_again_here():
+    for failure in ("raise RuntimeError('boom')", "os.kill(os.getpid(), signal.SIGKILL)"):
+        got = run_script(
+            f"""
+            def compute(i):
+                if os.getpid() != PARENT:
+                    {failure}
+                return [np.array([i, os.getpid()])]
+            res = P.map_tasks(compute, [100.0] * 8)
+            print(json.dumps({{"tasks": [int(r[0][0]) for r in res], "pids": sorted({{int(r[0][1]) for r in res}}),
+                               "parent": PARENT}}))
+            """,
+            MTLENS_WORKERS="2",
+        )
+        assert got["tasks"] == list(range(8))
+        assert got["pids"] == [got["parent"]]
+
+
+def test_an_error_here_stops_the_children_and_is_raised():
+    got = run_script(
+        """
+        def compute(i):
+            if os.getpid() == PARENT:
+                raise ValueError("bad line 3")
+            import time; time.sleep(60)  # a child that would take long
+            return [np.array([i])]
+        import time
+        t = time.time()
+        try:
+            P.map_tasks(compute, [100.0] * 4)
+            msg = None
+        except ValueError as err:
+            msg = str(err)
+        try:
+            os.waitpid(-1, os.WNOHANG)
+            children_left = True
+        except ChildProcessError:
+            children_left = False
+        print(json.dumps({"msg": msg, "seconds": time.time() - t, "children_left": children_left}))
+        """,
+        MTLENS_WORKERS="2",
+    )
+    assert got["msg"] == "bad line 3"
+    assert not got["children_left"] and got["seconds"] < 30
+
+
+def test_scores_identical_with_one_and_two_processes():
+    """Every metric through mtlens.score on the bundled excerpts: the statistics of each system are
+    bit-identical whether one process or two computed the blocks (blocks made small to have many)."""
+    script = f"""
+        import mtlens, mtlens.metrics.base as B
+        B.BLOCK_CHARS = 2_000
+        out = {{}}
+        for name in ["sample", "en-cs", "en-zh", "ja-en"]:
+            folder = {str(SAMPLE)!r} if name == "sample" else {str(TESTDATA)!r} + "/" + name
+            import glob
+            refs = sorted(glob.glob(folder + "/ref*.txt"))
+            systems = [p for p in sorted(glob.glob(folder + "/*.txt")) if "/ref" not in p and "/src" not in p]
+            corpus = mtlens.load_corpus(refs, systems)
+            res = mtlens.score(corpus, "bleu,bleu-c,chrf,chrf++,ter,nist,tbleu")
+            out[name] = {{m: {{s: r.stats[s].tolist() for s in r.stats}} for m, r in res.items()}}
+        print(json.dumps(out))
+    """
+    one = run_script(script, MTLENS_WORKERS="1")
+    two = run_script(script, MTLENS_WORKERS="2")
+    assert one == two
+    assert len(one["en-cs"]["bleu"]) >= 2
+
+
+def test_a_process_with_threads_never_forks():
+    got = run_script(
+        """
+        import threading, time
+        threading.Thread(target=time.sleep, args=(5,), daemon=True).start()
+        res = P.map_tasks(lambda i: [np.array([os.getpid()])], [100.0] * 6)
+        print(json.dumps({"pids": sorted({int(r[0][0]) for r in res}), "parent": PARENT, "may": P.can_fork()}))
+        """,
+        MTLENS_WORKERS="2",
+    )
+    assert got["pids"] == [got["parent"]] and not got["may"]
