@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit("(int64[::1], int64, int64, int64[::1], int64, int64)", cache=True)
 def _lev(a, a0, a1, b, b0, b1):
     n, m = a1 - a0, b1 - b0
     if n == 0:
@@ -32,7 +32,7 @@ def _lev(a, a0, a1, b, b0, b1):
     return prev[m]
 
 
-@njit(cache=True)
+@njit("(int64[::1], int64, int64[::1], int64)", cache=True)
 def _affix_distance(r, nr, t, nt):
     if nr == nt:
         same = True
@@ -57,7 +57,7 @@ def _affix_distance(r, nr, t, nt):
     return v if v < 1.0 else 1.0
 
 
-@njit(cache=True)
+@njit("(int64[:, ::1], int64[::1], int64[:, ::1])", cache=True)
 def affix_distances(chars, lens, pairs):
     out = np.empty(pairs.shape[0])
     for k in range(pairs.shape[0]):

@@ -36,7 +36,7 @@ MAX_SHIFT_CANDIDATES = 1000
 OP_NOP, OP_SUB, OP_INS, OP_DEL, OP_UNDEF = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
+@njit("(int64, int64)", cache=True)
 def _beam(n_h, n_r):
     ratio = n_r / n_h if n_h > 0 else 1.0
     if ratio / 2 > BEAM_WIDTH:
@@ -46,7 +46,7 @@ def _beam(n_h, n_r):
     return ratio, beam
 
 
-@njit(cache=True)
+@njit("(int64, int64, int64[::1], int64[::1], int64[::1], int8[:, ::1], int64, float64, int64)", cache=True)
 def _row(i, h_word, ref, prev, cur, ops, n_h, ratio, beam):
     """Fill row ``i`` (costs in ``cur``) from row ``i - 1`` (``prev``); ops into ``ops`` if given."""
     n_r = ref.shape[0]
@@ -91,7 +91,7 @@ def _row(i, h_word, ref, prev, cur, ops, n_h, ratio, beam):
                 ops[i, j] = best_op
 
 
-@njit(cache=True)
+@njit("(int64[::1], int64[::1])", cache=True)
 def edit_distance_rows(hyp, ref):
     """Beam edit distance with every row kept: (cost matrix, op matrix). Used once per shift round."""
     n_h, n_r = hyp.shape[0], ref.shape[0]
@@ -106,7 +106,7 @@ def edit_distance_rows(hyp, ref):
     return costs, ops
 
 
-@njit(cache=True)
+@njit("(int64[::1], int64[::1], int64[:, ::1], int64, int64[::1], int64[::1])", cache=True)
 def edit_distance_from(hyp, ref, costs, start, buf_a, buf_b):
     """Beam edit distance of ``hyp`` whose rows 0..start equal those in ``costs`` (a shared prefix)."""
     n_h = hyp.shape[0]
@@ -127,7 +127,7 @@ def edit_distance_from(hyp, ref, costs, start, buf_a, buf_b):
     return prev[n_r]
 
 
-@njit(cache=True)
+@njit("(int8[:, ::1], int64, int64)", cache=True)
 def trace_ops(ops, n_h, n_r):
     """Backtrace the operations from (n_h, n_r) to (0, 0), in order (sacrebleu's ``trace``)."""
     out = np.empty(n_h + n_r, dtype=np.int8)
@@ -149,7 +149,7 @@ def trace_ops(ops, n_h, n_r):
     return out[:k][::-1].copy()
 
 
-@njit(cache=True)
+@njit("(int64[::1], int64, int64, int64, int64[::1])", cache=True)
 def _perform_shift(words, start, length, target, out):
     n = words.shape[0]
     k = 0
@@ -194,7 +194,7 @@ def _perform_shift(words, start, length, target, out):
             k += 1
 
 
-@njit(cache=True)
+@njit("(int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1])", cache=True)
 def _shift_round(words, ref, checked, buf_a, buf_b, cand):
     """One round of ``lib_ter._shift``: the best shift of ``words`` (or gain 0).
 
@@ -296,7 +296,7 @@ def _shift_round(words, ref, checked, buf_a, buf_b, cand):
     return b_gain, -b_neg_start, b_len, -b_neg_idx, checked, pre_score
 
 
-@njit(cache=True)
+@njit("(int64[::1], int64[::1], int64[:, ::1])", cache=True)
 def ter_pair(hyp, ref, shifts_out):
     """TER edits of one hypothesis against one reference (``lib_ter.translation_edit_rate``).
 
@@ -334,7 +334,7 @@ def ter_pair(hyp, ref, shifts_out):
     return shifts + costs[n_h, n_r], shifts, words
 
 
-@njit(cache=True)
+@njit("(int64[::1], int64[::1], int64[::1], int64[::1], int64[:, ::1])", cache=True)
 def ter_many(hyp_flat, hyp_off, ref_flat, ref_off, pairs):
     """Edits of many (hypothesis, reference) pairs: ``pairs[k] = (hyp index, ref index)``."""
     out = np.empty(pairs.shape[0], dtype=np.int64)

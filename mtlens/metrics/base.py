@@ -47,8 +47,10 @@ def statistics_many(
 ) -> list[list[np.ndarray]]:
     """:meth:`Metric.statistics` of several metrics, every (metric, block) an independent task,
     shared between processes where that is safe and worthwhile (:mod:`mtlens.parallel`)."""
+    from ..kernels import prepare
     from ..parallel import map_tasks
 
+    prepare(m.name for m in metrics)  # compiled kernels first: forked scorers then share them
     streams = [*references, *hypotheses]
     n = len(streams[0]) if streams else 0
     if any(len(s) != n for s in streams):

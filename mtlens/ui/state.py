@@ -15,6 +15,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from .. import kernels
 from ..corpus import Corpus
 from ..errors import InputError
 from ..io import corpus_from_bytes, corpus_from_single, read_bytes
@@ -139,7 +140,11 @@ def saved_dataset(set_id: str) -> Dataset:
 def current() -> Dataset:
     """The session's dataset: the set named in the address (``?set=<id>``) when there is one, else the
     one the session has, else the bundled sample. The address always names the set shown, so a reload,
-    another browser or a colleague with the link sees the same data."""
+    another browser or a colleague with the link sees the same data.
+
+    The first call in a server process also starts compiling the TER and tBLEU kernels in the
+    background (:func:`mtlens.kernels.start_warmup`), while the user is still uploading."""
+    kernels.start_warmup()
     ds = st.session_state.get(DATA_KEY)
     wanted = st.query_params.get("set")
     if wanted and (ds is None or ds.set_id != wanted):
