@@ -1,14 +1,19 @@
-"""Independent work on every core: tasks shared between this process and forked children.
+"""Independent work on every core: tasks shared between this process and helper processes.
 
-Scoring is a list of independent tasks (one metric on one block of segments). When the process
-is single-threaded (the command line, a script), :func:`map_tasks` forks one child per extra
-core; each child computes its share of the tasks and sends the resulting arrays back through a
-pipe in numpy's ``.npy`` format, read with ``allow_pickle=False`` (nothing is pickled). The
-children inherit the data by ``fork``, so nothing is copied to start them (about 5 ms each).
+Scoring is a list of independent tasks (one metric on one block of segments). :func:`map_tasks`
+shares them out:
+
+- in a single-threaded process (the command line, a script) it forks one child per extra core;
+  the children inherit the data, so nothing is copied to start them (about 5 ms each);
+- in a threaded process (the Streamlit server, where forking can deadlock a child on a lock
+  another thread held) it starts fresh helper interpreters (``python -m mtlens.parallel``) for
+  large jobs only (:data:`MIN_SPAWN_WEIGHT`: a helper needs about 0.3 s to start), and sends them
+  their tasks as JSON (metric name, options, lines).
+
+Either way the results come back through a pipe in numpy's ``.npy`` format, read with
+``allow_pickle=False``: nothing is pickled or evaluated.
 
 Decisions (docs/decisions.md, "Parallel scoring"):
-- Only a single-threaded process forks (forking a threaded process, such as the Streamlit server,
-  can deadlock a child on a lock another thread held); elsewhere the tasks run in this process.
 - Tasks are shared by weight (largest first, each to the least loaded process); small jobs (under
   :data:`MIN_PARALLEL_WEIGHT`) stay in one process, where forking would cost more than it saves.
 - Results never depend on the sharing: every task is a pure function of its inputs, and the
@@ -20,9 +25,13 @@ Decisions (docs/decisions.md, "Parallel scoring"):
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Sequence
 
@@ -32,6 +41,8 @@ import numpy as np
 WORKERS_ENV = "MTLENS_WORKERS"
 #: below this total weight (about characters of text), everything runs in this process
 MIN_PARALLEL_WEIGHT = 400_000
+#: ... and below this one, when helpers must be started afresh (a threaded process)
+MIN_SPAWN_WEIGHT = 4_000_000
 
 
 def workers() -> int:
@@ -69,27 +80,39 @@ def share(weights: Sequence[float], n: int) -> list[list[int]]:
     return shares
 
 
-def map_tasks(compute: Callable[[int], list[np.ndarray]], weights: Sequence[float]) -> list[list[np.ndarray]]:
+def map_tasks(
+    compute: Callable[[int], list[np.ndarray]],
+    weights: Sequence[float],
+    describe: Callable[[int], dict | None] | None = None,
+) -> list[list[np.ndarray]]:
     """``[compute(i) for i in range(len(weights))]``, shared between processes when worthwhile.
 
     Args:
         compute: task index -> list of numeric arrays (no object arrays).
         weights: the expected cost of each task (characters of text).
+        describe: task index -> a JSON description that a helper process turns into the same
+            arrays (:func:`mtlens.metrics.base.compute_described`), or None when a task cannot be
+            described; without it, a threaded process keeps every task.
     """
     n_proc = min(workers(), len(weights))
-    if n_proc < 2 or sum(weights) < MIN_PARALLEL_WEIGHT or not can_fork():
+    total = sum(weights)
+    if n_proc < 2 or total < MIN_PARALLEL_WEIGHT:
+        return [compute(i) for i in range(len(weights))]
+    if can_fork():
+        start = lambda tasks: _fork(compute, tasks)  # noqa: E731
+    elif describe is not None and total >= MIN_SPAWN_WEIGHT:
+        start = lambda tasks: _spawn(describe, tasks)  # noqa: E731
+    else:
         return [compute(i) for i in range(len(weights))]
     shares = share(weights, n_proc)
-    children = [_fork(compute, tasks) for tasks in shares[1:]]
+    children = [start(tasks) for tasks in shares[1:]]
     results: dict[int, list[np.ndarray]] = {}
     try:
         for i in shares[0]:
             results[i] = compute(i)
     except BaseException:
-        for pid, read_end in children:
-            os.kill(pid, signal.SIGKILL)
-            os.close(read_end)
-            os.waitpid(pid, 0)
+        for child in children:
+            _stop(child)
         raise
     received = [_collect(child) for child in children]
     for tasks, arrays in zip(shares[1:], received, strict=True):
@@ -105,14 +128,8 @@ def _fork(compute, tasks):
         status = 1
         try:
             os.close(read_end)
-            buf = io.BytesIO()
-            for i in tasks:
-                arrays = compute(i)
-                np.save(buf, np.array([i, len(arrays)], dtype=np.int64), allow_pickle=False)
-                for a in arrays:
-                    np.save(buf, np.ascontiguousarray(a), allow_pickle=False)
             with os.fdopen(write_end, "wb") as f:
-                f.write(buf.getbuffer())
+                _write_results(f, tasks, compute)
             status = 0
         except BaseException:  # the parent computes these tasks again
             pass
@@ -122,16 +139,97 @@ def _fork(compute, tasks):
     return pid, read_end
 
 
+def _write_results(f, tasks, compute) -> None:
+    """Send ``compute(i)`` for each task: ``[i, count]`` then the arrays, all in ``.npy`` format."""
+    buf = io.BytesIO()
+    for i in tasks:
+        arrays = compute(i)
+        np.save(buf, np.array([i, len(arrays)], dtype=np.int64), allow_pickle=False)
+        for a in arrays:
+            np.save(buf, np.ascontiguousarray(a), allow_pickle=False)
+    f.write(buf.getbuffer())
+    f.flush()
+
+
+def _spawn(describe, tasks):
+    """A fresh helper interpreter for ``tasks`` (None if one cannot be described or started)."""
+    described = [describe(i) for i in tasks]
+    if any(d is None for d in described):
+        return None
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mtlens.parallel"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+            env={**os.environ, WORKERS_ENV: "1"},
+        )
+    except OSError:
+        return None
+    try:
+        payload = json.dumps({"tasks": dict(zip(map(str, tasks), described, strict=True))}, ensure_ascii=False)
+        data = payload.encode("utf-8")
+    except UnicodeEncodeError:  # text that is not valid Unicode (never from mtlens' readers): no helper
+        proc.kill()
+        proc.wait()
+        return None
+
+    def send():  # in a thread, so this process starts on its own share at once
+        with contextlib.suppress(OSError):  # a helper that died: its tasks are computed here
+            proc.stdin.write(data)
+            proc.stdin.close()
+
+    writer = threading.Thread(target=send, daemon=True)
+    writer.start()
+    return proc
+
+
+def _stop(child) -> None:
+    if child is None:
+        return
+    if isinstance(child, subprocess.Popen):
+        child.kill()
+        child.communicate()
+        return
+    pid, read_end = child
+    os.kill(pid, signal.SIGKILL)
+    os.close(read_end)
+    os.waitpid(pid, 0)
+
+
 def _collect(child) -> dict[int, list[np.ndarray]] | None:
     """The arrays a child sent (task index -> arrays), or None if it failed."""
-    pid, read_end = child
-    with os.fdopen(read_end, "rb") as f:
-        data = f.read()
-    _, status = os.waitpid(pid, 0)
+    if child is None:
+        return None
+    if isinstance(child, subprocess.Popen):
+        data = child.stdout.read()
+        child.stdout.close()
+        status = child.wait()
+    else:
+        pid, read_end = child
+        with os.fdopen(read_end, "rb") as f:
+            data = f.read()
+        _, status = os.waitpid(pid, 0)
     if status != 0:
         return None
     buf, out = io.BytesIO(data), {}
-    while buf.tell() < len(data):
-        i, count = np.load(buf, allow_pickle=False).tolist()
-        out[i] = [np.load(buf, allow_pickle=False) for _ in range(count)]
+    try:
+        while buf.tell() < len(data):
+            i, count = np.load(buf, allow_pickle=False).tolist()
+            out[i] = [np.load(buf, allow_pickle=False) for _ in range(count)]
+    except ValueError:  # a truncated answer: its tasks are computed again here
+        return None
     return out
+
+
+def _helper_main() -> None:
+    """``python -m mtlens.parallel``: read described tasks (JSON) on stdin, answer on stdout."""
+    from .metrics.base import compute_described
+
+    tasks = {int(i): d for i, d in json.load(sys.stdin.buffer)["tasks"].items()}
+    _write_results(sys.stdout.buffer, list(tasks), lambda i: compute_described(tasks[i]))
+
+
+if __name__ == "__main__":
+    _helper_main()

@@ -128,25 +128,11 @@ def test_an_error_here_stops_the_children_and_is_raised():
 
 def test_scores_identical_with_one_and_two_processes():
     """Every metric through mtlens.score on the bundled excerpts: the statistics of each system are
-    bit-identical whether one process or two computed the blocks (blocks made small to have many)."""
-    script = f"""
-        import mtlens, mtlens.metrics.base as B
-        B.BLOCK_CHARS = 2_000
-        out = {{}}
-        for name in ["sample", "en-cs", "en-zh", "ja-en"]:
-            folder = {str(SAMPLE)!r} if name == "sample" else {str(TESTDATA)!r} + "/" + name
-            import glob
-            refs = sorted(glob.glob(folder + "/ref*.txt"))
-            systems = [p for p in sorted(glob.glob(folder + "/*.txt")) if "/ref" not in p and "/src" not in p]
-            corpus = mtlens.load_corpus(refs, systems)
-            res = mtlens.score(corpus, "bleu,bleu-c,chrf,chrf++,ter,nist,tbleu")
-            out[name] = {{m: {{s: r.stats[s].tolist() for s in r.stats}} for m, r in res.items()}}
-        print(json.dumps(out))
-    """
-    one = run_script(script, MTLENS_WORKERS="1")
-    two = run_script(script, MTLENS_WORKERS="2")
-    assert one == two
-    assert len(one["en-cs"]["bleu"]) >= 2
+    bit-identical whether one process or two (forked) computed the blocks (small blocks, many tasks)."""
+    one = run_script(SCORE_ALL, MTLENS_WORKERS="1")
+    two = run_script(SCORE_ALL, MTLENS_WORKERS="2")
+    assert one["stats"] == two["stats"]
+    assert len(one["stats"]["en-cs"]["bleu"]) >= 2 and not two["helpers"]  # forked, no helper
 
 
 def test_a_process_with_threads_never_forks():
@@ -160,3 +146,50 @@ def test_a_process_with_threads_never_forks():
         MTLENS_WORKERS="2",
     )
     assert got["pids"] == [got["parent"]] and not got["may"]
+
+
+SCORE_ALL = f"""
+    import glob, mtlens, mtlens.metrics.base as B
+    B.BLOCK_CHARS = 2_000
+    P.MIN_SPAWN_WEIGHT = 0
+    started = []
+    spawn = P._spawn
+    P._spawn = lambda describe, tasks: started.append(len(tasks)) or spawn(describe, tasks)
+    if os.environ.get("THREADED"):
+        import threading, time
+        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+    out = {{}}
+    for name in ["sample", "en-cs", "en-zh", "ja-en"]:
+        folder = {str(SAMPLE)!r} if name == "sample" else {str(TESTDATA)!r} + "/" + name
+        refs = sorted(glob.glob(folder + "/ref*.txt"))
+        systems = [p for p in sorted(glob.glob(folder + "/*.txt")) if "/ref" not in p and "/src" not in p]
+        corpus = mtlens.load_corpus(refs, systems)
+        res = mtlens.score(corpus, "bleu,bleu-c,chrf,chrf++,ter,nist,tbleu")
+        out[name] = {{m: {{s: r.stats[s].tolist() for s in r.stats}} for m, r in res.items()}}
+    print(json.dumps({{"stats": out, "helpers": started}}))
+"""
+
+
+def test_a_threaded_process_shares_with_a_helper_interpreter_and_gets_the_same_statistics():
+    one = run_script(SCORE_ALL, MTLENS_WORKERS="1")
+    helper = run_script(SCORE_ALL, MTLENS_WORKERS="2", THREADED="1")
+    assert helper["helpers"] and all(n > 0 for n in helper["helpers"])  # helpers really were used
+    assert not one["helpers"]
+    assert one["stats"] == helper["stats"]
+
+
+def test_a_helper_that_cannot_do_its_tasks_leaves_them_to_this_process():
+    got = run_script(
+        """
+        import threading, time
+        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+        P.MIN_SPAWN_WEIGHT = 0
+        # the helper is asked for a metric that does not exist: it fails, this process computes
+        res = P.map_tasks(lambda i: [np.array([i, os.getpid()])], [100.0] * 6,
+                          lambda i: {"metric": "no-such-metric", "options": {}, "references": [], "hypotheses": []})
+        print(json.dumps({"tasks": [int(r[0][0]) for r in res], "pids": sorted({int(r[0][1]) for r in res}),
+                          "parent": PARENT}))
+        """,
+        MTLENS_WORKERS="2",
+    )
+    assert got["tasks"] == list(range(6)) and got["pids"] == [got["parent"]]

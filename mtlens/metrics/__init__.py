@@ -30,6 +30,12 @@ def make_metric(name: str, options: Options | None = None, **changes) -> Metric:
     o = options or DEFAULTS
     if changes:
         o = Options.from_mapping({**o.as_dict(), **changes})
+    metric = _build(name, o)
+    metric.spec = (name, o.as_dict())  # rebuilds it in a helper process (mtlens.parallel)
+    return metric
+
+
+def _build(name: str, o: Options) -> Metric:
     sv = o.smooth_value
     if name == "bleu":
         return BLEU(o.tokenize, o.lowercase, o.smooth_method, sv, o.max_ngram_order)

@@ -66,14 +66,24 @@ def statistics_many(
         tasks += [(k, a, b) for a, b in blocks] if metric.blockwise else [(k, 0, n)]
     weights = [float(chars[b] - chars[a]) * metrics[k].cost_per_char for k, a, b in tasks]
 
-    def compute(t: int) -> list[np.ndarray]:
+    def inputs(t: int):
         k, a, b = tasks[t]
-        metric = metrics[k]
-        if not metric.blockwise:
-            return metric.block_statistics(references, hypotheses)
-        return metric.block_statistics([r[a:b] for r in references], [h[a:b] for h in hypotheses])
+        if not metrics[k].blockwise:
+            return metrics[k], references, hypotheses
+        return metrics[k], [r[a:b] for r in references], [h[a:b] for h in hypotheses]
 
-    parts = map_tasks(compute, weights)
+    def compute(t: int) -> list[np.ndarray]:
+        metric, refs, hyps = inputs(t)
+        return metric.block_statistics(refs, hyps)
+
+    def describe(t: int) -> dict | None:
+        metric, refs, hyps = inputs(t)
+        if metric.spec is None:
+            return None
+        name, options = metric.spec
+        return {"metric": name, "options": options, "references": refs, "hypotheses": hyps}
+
+    parts = map_tasks(compute, weights, describe)
     out = []
     for k in range(len(metrics)):
         mine = [p for (j, _, _), p in zip(tasks, parts, strict=True) if j == k]
@@ -81,6 +91,16 @@ def statistics_many(
             [np.concatenate([p[i] for p in mine]) if len(mine) > 1 else mine[0][i] for i in range(len(hypotheses))]
         )
     return out
+
+
+def compute_described(task: dict) -> list[np.ndarray]:
+    """A task :func:`statistics_many` described (JSON: metric name, options, lines), computed here:
+    what a helper process (``python -m mtlens.parallel``) runs."""
+    from ..options import Options
+    from . import make_metric
+
+    metric = make_metric(task["metric"], Options.from_mapping(task["options"]))
+    return metric.block_statistics(task["references"], task["hypotheses"])
 
 
 @dataclass(frozen=True)
@@ -118,6 +138,8 @@ class Metric(ABC):
     blockwise: bool = True
     #: the relative cost of a character of text (shares work between processes)
     cost_per_char: float = 1.0
+    #: (name, options) when built by :func:`mtlens.metrics.make_metric` (a helper process rebuilds it)
+    spec: tuple[str, dict] | None = None
 
     def statistics(self, references: Sequence[Sequence[str]], hypotheses: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """Per-segment statistics of each hypothesis stream.
