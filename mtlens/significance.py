@@ -188,15 +188,16 @@ def _bootstrap_scores(result: MetricResult, names, idx, compat: bool, progress, 
     n_seg = idx.shape[1]
     scorer = result.scorer
     out = {n: np.empty(idx.shape[0]) for n in names}
+    k = result.stats[names[0]].shape[1] if names else 0
+    # every system's statistics side by side: one matrix product per chunk serves all systems
+    dtype = np.float32 if compat else np.float64  # sacrebleu sums float32 statistics
+    stacked = np.hstack([np.asarray(result.stats[name], dtype=dtype) for name in names]) if names else None
     for a, b in _chunks(idx.shape[0], n_seg):
-        counts = index_counts(idx[a:b], n_seg)
-        for name in names:
-            stats = result.stats[name]
-            if compat:  # sacrebleu sums float32 statistics
-                totals = (counts.astype(np.float32) @ stats.astype(np.float32)).astype(np.float64)
-            else:
-                totals = resampled_totals(stats, counts)
-            out[name][a:b] = scorer.score_from_totals(totals)
+        if stacked is None:
+            break
+        totals_all = (index_counts(idx[a:b], n_seg).astype(dtype) @ stacked).astype(np.float64)
+        for j, name in enumerate(names):
+            out[name][a:b] = scorer.score_from_totals(totals_all[:, j * k : (j + 1) * k])
         if progress:
             progress(b / idx.shape[0], f"{label}: bootstrap {b}/{idx.shape[0]}")
     return out
@@ -250,10 +251,13 @@ def _ar_pair_p(result: MetricResult, pairs, n, n_seg, seed, baseline, compat: bo
             (sa - sb, sb.sum(axis=0), sa.sum(axis=0) + sb.sum(axis=0), abs(result.scores[a] - result.scores[b]))
         )
     counts = [0] * len(pairs)
+    k = prepared[0][0].shape[1] if prepared else 0
+    # every pair's differences side by side: one matrix product per chunk serves all the pairs
+    diffs = np.hstack([p[0] for p in prepared]) if prepared else np.zeros((n_seg, 0))
     for lo, hi in _chunks(n, n_seg):
-        mask = sel[lo:hi].astype(np.float64)  # converted once per chunk, shared by every pair
-        for i, (diff, col_second, col_both, observed) in enumerate(prepared):
-            shuf_a = mask @ diff + col_second  # the first system's statistics where the mask is True
+        shuffled = sel[lo:hi].astype(np.float64) @ diffs  # the same swaps for every pair
+        for i, (_, col_second, col_both, observed) in enumerate(prepared):
+            shuf_a = shuffled[:, i * k : (i + 1) * k] + col_second  # the first system's totals
             d = np.abs(scorer.score_from_totals(shuf_a) - scorer.score_from_totals(col_both - shuf_a))
             counts[i] += int(np.sum(d > observed)) if compat else int(np.sum(d >= observed))
         if progress:
