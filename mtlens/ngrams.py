@@ -21,6 +21,7 @@ are scored. The ids are exact (no hashing, no collisions).
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -58,15 +59,16 @@ def word_streams(streams: Sequence[Sequence[Sequence[str]]]) -> Streams:
 
     Token strings get ids from one vocabulary shared by all streams.
     """
-    vocab: dict[str, int] = {}
-    setdefault = vocab.setdefault
+    # a token seen for the first time gets the next free id: the dictionary's size (all in C)
+    vocab: defaultdict[str, int] = defaultdict()
+    vocab.default_factory = vocab.__len__
     parts: list[np.ndarray] = []
     lengths = []
     for segments in streams:
-        lengths.append(np.fromiter(map(len, segments), dtype=np.int64, count=len(segments)))
-        flat = list(chain.from_iterable(segments))
-        # setdefault's default is evaluated first: a new token gets the next free id
-        parts.append(np.array([setdefault(t, len(vocab)) for t in flat], dtype=np.int64))
+        lens = np.fromiter(map(len, segments), dtype=np.int64, count=len(segments))
+        lengths.append(lens)
+        flat = chain.from_iterable(segments)
+        parts.append(np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=int(lens.sum())))
     return _make(parts, lengths, max(len(vocab), 1))
 
 
@@ -132,8 +134,14 @@ def rank(key: np.ndarray) -> tuple[np.ndarray, int]:
     """
     if not len(key):
         return np.zeros(0, dtype=np.int64), 0
-    order = np.argsort(key)
-    sorted_key = key[order]
+    pos_bits = (len(key) - 1).bit_length()
+    low, high = int(key.min()), int(key.max())
+    if low >= 0 and high.bit_length() + pos_bits <= 63:  # (key, position) in one int64: a plain sort
+        both = np.sort((key << pos_bits) | np.arange(len(key), dtype=np.int64))
+        sorted_key, order = both >> pos_bits, both & ((1 << pos_bits) - 1)
+    else:
+        order = np.argsort(key)
+        sorted_key = key[order]
     new = np.empty(len(key), dtype=bool)
     new[0] = True
     np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])

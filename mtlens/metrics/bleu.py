@@ -135,6 +135,7 @@ class BLEU(Metric):
     """
 
     name = "bleu"
+    _tok = None  # the tokenizer, once looked up
 
     def __init__(
         self,
@@ -163,7 +164,10 @@ class BLEU(Metric):
         """The tokens BLEU counts for one line (lowercase, tokenizer on the right-stripped line)."""
         if self.lowercase:
             line = line.lower()
-        return get_tokenizer(self.tokenize)(line.rstrip()).split()
+        tok = self._tok
+        if tok is None:  # looked up once per metric object (a missing MeCab is reported here)
+            tok = self._tok = get_tokenizer(self.tokenize)
+        return tok(line.rstrip()).split()
 
     def _streams(self, streams: Sequence[Sequence[str]]) -> Streams:
         return word_streams([[self.tokens(line) for line in lines] for lines in streams])
