@@ -1,8 +1,12 @@
 """The dashboard on a large upload: 20,000 lines x 10 systems (real WMT lines, cycled), one reference.
 
 Measures (streamlit AppTest, in process): upload -> summary; BLEU, character BLEU and chrF (the
-first columns of the Rankings table); the whole Rankings page (all metrics + bootstrap); paging
-and switching sentences on the Sentences page; peak memory of the process.
+first columns of the Rankings table, computed as the page does: one metric after the other, in a
+thread of a threaded process, so the work is shared with a helper interpreter as in the real
+server); the whole Rankings page (all metrics + bootstrap, nothing cached); paging and switching
+sentences on the Sentences page; peak memory of this process (helpers not included).
+
+Goals (issue 14): first columns under 10 s, the whole Rankings under 20 s.
 
     python benchmarks/bench_dashboard_large.py [--lines 20000] [--systems 10]
 """
@@ -13,6 +17,7 @@ import argparse
 import resource
 import statistics
 import sys
+import threading
 import time
 from itertools import cycle, islice
 
@@ -49,8 +54,15 @@ def main():
     t_upload = time.perf_counter() - t
     assert not at.exception, at.exception
     corpus = mtlens.corpus_from_bytes([("ref.txt", ref_bytes)], sys_files)
+
+    def first_columns():  # as the Rankings page does: one metric after the other, in a server thread
+        for name in ("bleu", "bleu-c", "chrf"):
+            mtlens.score(corpus, name)
+
     t = time.perf_counter()
-    mtlens.score(corpus, "bleu,bleu-c,chrf")
+    worker = threading.Thread(target=first_columns)  # a threaded process, like the Streamlit server
+    worker.start()
+    worker.join()
     t_core = time.perf_counter() - t
     t = time.perf_counter()
     at.switch_page("pages/1_Rankings.py").run()
@@ -77,6 +89,8 @@ def main():
     print(f"| Sentences: jump to page 500 | {t_page:.2f} |")
     print(f"| Sentences: switch the inspected line (median of 5) | {statistics.median(times):.2f} |")
     print(f"| peak memory of the process | {peak:.0f} MB |")
+    ok = t_core < 10 and t_rank < 20
+    print(f"\ngoals (first columns < 10 s, whole Rankings < 20 s): {'met' if ok else 'NOT met'}")
 
 
 if __name__ == "__main__":
