@@ -23,8 +23,12 @@ def pair(name: str):
 
 
 def clear_tokenizer_caches() -> None:
-    """Empty sacrebleu's tokenizer LRU caches, so no run profits from an earlier one."""
+    """Empty sacrebleu's and mtlens' tokenizer LRU caches, so no run profits from an earlier one."""
     from sacrebleu.tokenizers import tokenizer_13a, tokenizer_char, tokenizer_intl, tokenizer_re, tokenizer_zh
+
+    from mtlens.tokenizers import Tokenizer13a
+
+    Tokenizer13a.__call__.cache_clear()
 
     for fn in (
         tokenizer_13a.Tokenizer13a.__call__,
