@@ -28,7 +28,7 @@ from collections.abc import Iterable
 #: metric name -> the module holding its compiled kernel
 KERNELS = {"ter": "mtlens.metrics._ter_kernel", "tbleu": "mtlens.metrics._tbleu_kernel"}
 
-_warmup: subprocess.Popen | None = None
+_warmup: subprocess.Popen | bool | None = None  # False: could not be started
 _lock = threading.Lock()
 
 
@@ -68,19 +68,18 @@ def start_warmup() -> None:
     with _lock:
         if _warmup is not None or all(m in sys.modules for m in KERNELS.values()):
             return
-        _warmup = subprocess.Popen(
-            [sys.executable, "-m", "mtlens.kernels"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-        )
+        from .parallel import start_module
+
+        try:
+            _warmup = start_module("mtlens.kernels")
+        except OSError:  # no process to spare: the kernels compile at first use instead
+            _warmup = False
 
 
 def _wait_for_warmup(timeout: float = 120.0) -> None:
     """Let a running warm-up finish (it is ahead of us); never fails: we compile ourselves otherwise."""
     proc = _warmup
-    if proc is None or proc.poll() is not None:
+    if not proc or proc.poll() is not None:
         return
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=timeout)

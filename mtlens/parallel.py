@@ -151,20 +151,26 @@ def _write_results(f, tasks, compute) -> None:
     f.flush()
 
 
+def start_module(module: str, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, workers: int | None = None):
+    """``python -m <module>`` in a fresh interpreter (this one's), from the folder holding mtlens."""
+    env = {**os.environ, WORKERS_ENV: str(workers)} if workers else None
+    return subprocess.Popen(
+        [sys.executable, "-m", module],
+        stdin=stdin,
+        stdout=stdout,
+        stderr=subprocess.DEVNULL,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        env=env,
+    )
+
+
 def _spawn(describe, tasks):
     """A fresh helper interpreter for ``tasks`` (None if one cannot be described or started)."""
     described = [describe(i) for i in tasks]
     if any(d is None for d in described):
         return None
     try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "mtlens.parallel"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-            env={**os.environ, WORKERS_ENV: "1"},
-        )
+        proc = start_module("mtlens.parallel", stdin=subprocess.PIPE, stdout=subprocess.PIPE, workers=1)
     except OSError:
         return None
     try:

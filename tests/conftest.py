@@ -83,3 +83,22 @@ def excerpts():
 def shared_pairs():
     """All eight full WMT pairs: pair -> (refs, systems)."""
     return {pair: pair_files(SHARED / "wmt" / pair) for pair in PAIRS}
+
+
+def run_python(code: str, **env) -> dict:
+    """Run ``code`` in a fresh interpreter (mtlens importable, only the given environment) and
+    return the JSON object it printed last; fails with the interpreter's stderr."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), **env},
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])

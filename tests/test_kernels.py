@@ -6,17 +6,13 @@ numba's own bookkeeping (``Dispatcher.stats``: which functions were loaded from 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
 
-from .conftest import ROOT
+from .conftest import run_python
 
 
 def run_fresh(body: str, tmp_path, **env) -> dict:
-    code = textwrap.dedent(
-        """
+    head = """
         import json, sys
         from mtlens import kernels
         def loaded_from_cache(module):
@@ -29,17 +25,7 @@ def run_fresh(body: str, tmp_path, **env) -> dict:
                     out[name] = (len(f.signatures), sum(f.stats.cache_hits.values()))
             return out
         """
-    ) + textwrap.dedent(body)
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path), **env},
-        timeout=600,
-    )
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_python(textwrap.dedent(head) + textwrap.dedent(body), NUMBA_CACHE_DIR=str(tmp_path), **env)
 
 
 def test_every_kernel_function_has_one_version_after_real_use(tmp_path):

@@ -6,36 +6,22 @@ and then mtlens never forks), and asserts that the work really was shared (the p
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
 
 from mtlens.parallel import share, workers
 
-from .conftest import ROOT, SAMPLE, TESTDATA
+from .conftest import SAMPLE, TESTDATA, run_python
 
 
 def run_script(body: str, **env) -> dict:
-    code = textwrap.dedent(
-        """
+    head = """
         import json, os, signal, sys
         import numpy as np
         import mtlens.parallel as P
         P.MIN_PARALLEL_WEIGHT = 0
         PARENT = os.getpid()
         """
-    ) + textwrap.dedent(body)
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), **env},
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_python(textwrap.dedent(head) + textwrap.dedent(body), **env)
 
 
 def test_share_puts_the_largest_task_first_on_the_least_loaded_process():
