@@ -13,9 +13,8 @@ n-gram *in its segment* gets one integer id, order by order:
 where ``rank`` numbers the distinct keys in increasing order (one sort). Because
 the segment index is part of the first key, equal ids mean "the same n-gram in
 the same segment", and ids increase with the segment. Clipped counts are then
-array operations over ids, shared by every system: the references' counts are
-one dense (ids x references) table, each system's counts the run lengths of its
-sorted (system, id) keys. References are processed once, however many systems
+array operations over ids, shared by every system: one dense table of counts
+(streams x ids) per order. References are processed once, however many systems
 are scored. The ids are exact (no hashing, no collisions).
 """
 
@@ -122,6 +121,35 @@ class OrderIds:
         return np.bincount(self.ids[self.bounds[stream] : self.bounds[stream + 1]], minlength=self.n_ids)
 
 
+def _check_keys(total: int, n_seg: int, vocab_size: int) -> None:
+    """n-gram keys ``id * V + token`` (ids below ``total + n_seg``) must fit in int64."""
+    if total and (total + n_seg) > _INT64_MAX // max(vocab_size, 1):
+        raise OverflowError("corpus too large for 64-bit n-gram keys")
+
+
+def _sort_with(
+    key: np.ndarray, payload: np.ndarray, key_bits: int | None = None, pay_bits: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``key`` sorted, ``payload`` (non-negative ints) in the same order, and the flags of the
+    first of each run of equal keys. (key, payload) are packed in one int64 when they fit, so
+    one plain sort replaces an argsort. ``key_bits`` / ``pay_bits``: known bounds (bits of the
+    largest value; a negative key needs ``key_bits=None``), else measured here."""
+    if key_bits is None:
+        key_bits = int(key.max()).bit_length() if int(key.min()) >= 0 else 64
+    if pay_bits is None:
+        pay_bits = max(1, int(payload.max()).bit_length())
+    if key_bits + pay_bits <= 63:
+        both = np.sort((key << pay_bits) | payload)
+        key, payload = both >> pay_bits, both & ((1 << pay_bits) - 1)
+    else:
+        order = np.argsort(key)
+        key, payload = key[order], payload[order]
+    new = np.empty(len(key), dtype=bool)
+    new[0] = True
+    np.not_equal(key[1:], key[:-1], out=new[1:])
+    return key, payload, new
+
+
 def rank(key: np.ndarray) -> tuple[np.ndarray, int]:
     """Number the distinct values of ``key`` 0, 1, ... in increasing order.
 
@@ -134,17 +162,7 @@ def rank(key: np.ndarray) -> tuple[np.ndarray, int]:
     """
     if not len(key):
         return np.zeros(0, dtype=np.int64), 0
-    pos_bits = (len(key) - 1).bit_length()
-    low, high = int(key.min()), int(key.max())
-    if low >= 0 and high.bit_length() + pos_bits <= 63:  # (key, position) in one int64: a plain sort
-        both = np.sort((key << pos_bits) | np.arange(len(key), dtype=np.int64))
-        sorted_key, order = both >> pos_bits, both & ((1 << pos_bits) - 1)
-    else:
-        order = np.argsort(key)
-        sorted_key = key[order]
-    new = np.empty(len(key), dtype=bool)
-    new[0] = True
-    np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
+    _, order, new = _sort_with(key, np.arange(len(key), dtype=np.int64), pay_bits=(len(key) - 1).bit_length())
     ranks = np.cumsum(new, dtype=np.int64) - 1
     codes = np.empty(len(key), dtype=np.int64)
     codes[order] = ranks
@@ -162,8 +180,7 @@ def iter_ngram_ids(streams: Streams, max_order: int, with_global: bool = False) 
     n_seg = streams.n_segments
     total = int(lens.sum())
     V = streams.vocab_size
-    if total and (total + n_seg) > _INT64_MAX // max(V, 1):
-        raise OverflowError("corpus too large for 64-bit n-gram keys")
+    _check_keys(total, n_seg, V)
     seg = np.repeat(np.tile(np.arange(n_seg, dtype=np.int64), streams.n_streams), lens)
     starts = np.cumsum(lens) - lens
     remaining = np.repeat(starts + lens, lens) - np.arange(total, dtype=np.int64)
@@ -236,8 +253,7 @@ def clipped_matches(
     V = streams.vocab_size
     if not (R and H and total):
         return out
-    if (total + n_seg) > _INT64_MAX // max(V, 1):
-        raise OverflowError("corpus too large for 64-bit n-gram keys")
+    _check_keys(total, n_seg, V)
     slot = np.full(S, -1, dtype=np.int64)  # references first, then systems; other streams unused
     slot[list(refs)] = np.arange(R)
     slot[list(hyps)] = R + np.arange(H)
@@ -247,21 +263,12 @@ def clipped_matches(
     tokens = streams.tokens
     idx = np.flatnonzero(pos_slot >= 0)
     codes = pos_seg[idx]  # the "0-gram" of a position is its segment
-    # (id, next token, position) packed in one int64 when it fits: one plain sort, no argsort
-    pos_bits = max(1, (total - 1).bit_length())
+    # bounds of keys (ids below len(idx) + n_seg, times V) and positions, for the packed sort
     key_bits = max(1, len(idx) + n_seg).bit_length() + max(1, V - 1).bit_length()
-    packed = pos_bits + key_bits <= 63
+    pos_bits = max(1, (total - 1).bit_length())
     for n in range(1, max_order + 1):
-        key = codes * V + tokens[idx + (n - 1)]
-        if packed:
-            both = np.sort((key << pos_bits) | idx)
-            key, idx = both >> pos_bits, both & ((1 << pos_bits) - 1)
-        else:
-            order = np.argsort(key)
-            key, idx = key[order], idx[order]
-        new = np.empty(len(key), dtype=bool)
-        new[0] = True
-        np.not_equal(key[1:], key[:-1], out=new[1:])
+        # positions stay in sorted order, so each sort only reorders inside runs of equal ids
+        _, idx, new = _sort_with(codes * V + tokens[idx + (n - 1)], idx, key_bits, pos_bits)
         codes = np.cumsum(new) - 1
         n_ids = int(codes[-1]) + 1
         seg_of_id = pos_seg[idx[new]]

@@ -60,8 +60,17 @@ def parse_metric_list(text: str | Sequence[str]) -> list[str]:
 
 def score_metric(corpus: Corpus, metric: Metric) -> MetricResult:
     """Compute one metric for every system of the corpus."""
-    stats_list = metric.statistics(corpus.reference_streams(), corpus.system_streams())
-    return result_from_stats(corpus, metric, dict(zip(corpus.system_names, stats_list, strict=True)))
+    return score_metrics(corpus, [metric])[0]
+
+
+def score_metrics(corpus: Corpus, metrics: Sequence[Metric]) -> list[MetricResult]:
+    """Compute several metrics for every system of the corpus, their blocks shared out together
+    (:func:`mtlens.metrics.base.statistics_many`)."""
+    stats = statistics_many(metrics, corpus.reference_streams(), corpus.system_streams())
+    return [
+        result_from_stats(corpus, m, dict(zip(corpus.system_names, s, strict=True)))
+        for m, s in zip(metrics, stats, strict=True)
+    ]
 
 
 def result_from_stats(corpus: Corpus, metric: Metric, stats: dict[str, np.ndarray]) -> MetricResult:
@@ -104,9 +113,5 @@ def score(
     if changes:
         opts = Options.from_mapping({**opts.as_dict(), **changes})
     names = parse_metric_list(metrics)
-    scorers = [make_metric(name, opts) for name in names]
-    stats = statistics_many(scorers, corpus.reference_streams(), corpus.system_streams())
-    return {
-        name: result_from_stats(corpus, m, dict(zip(corpus.system_names, s, strict=True)))
-        for name, m, s in zip(names, scorers, stats, strict=True)
-    }
+    results = score_metrics(corpus, [make_metric(name, opts) for name in names])
+    return dict(zip(names, results, strict=True))

@@ -188,13 +188,13 @@ def _bootstrap_scores(result: MetricResult, names, idx, compat: bool, progress, 
     n_seg = idx.shape[1]
     scorer = result.scorer
     out = {n: np.empty(idx.shape[0]) for n in names}
-    k = result.stats[names[0]].shape[1] if names else 0
+    if not names:
+        return out
+    k = result.stats[names[0]].shape[1]
     # every system's statistics side by side: one matrix product per chunk serves all systems
     dtype = np.float32 if compat else np.float64  # sacrebleu sums float32 statistics
-    stacked = np.hstack([np.asarray(result.stats[name], dtype=dtype) for name in names]) if names else None
+    stacked = np.hstack([np.asarray(result.stats[name], dtype=dtype) for name in names])
     for a, b in _chunks(idx.shape[0], n_seg):
-        if stacked is None:
-            break
         totals_all = (index_counts(idx[a:b], n_seg).astype(dtype) @ stacked).astype(np.float64)
         for j, name in enumerate(names):
             out[name][a:b] = scorer.score_from_totals(totals_all[:, j * k : (j + 1) * k])

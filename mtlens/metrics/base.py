@@ -22,15 +22,23 @@ from ..version import __version__
 BLOCK_CHARS = 200_000
 
 
-def segment_blocks(streams: Sequence[Sequence[str]], max_chars: int) -> list[int]:
+def line_chars(streams: Sequence[Sequence[str]]) -> np.ndarray:
+    """Characters of each line summed over all streams (streams of equal length)."""
+    n = len(streams[0]) if streams else 0
+    chars = np.zeros(n, dtype=np.int64)
+    for s in streams:
+        chars += np.fromiter(map(len, s), dtype=np.int64, count=n)
+    return chars
+
+
+def segment_blocks(streams: Sequence[Sequence[str]], max_chars: int, chars: np.ndarray | None = None) -> list[int]:
     """Boundaries ``[0, b1, ..., n]`` of consecutive segment blocks of at most ``max_chars``
-    characters over all streams (a single longer segment forms a block of its own)."""
+    characters over all streams, each line counting one more per stream (a single longer segment
+    forms a block of its own). ``chars``: :func:`line_chars` of the streams, if already known."""
     if not streams:
         return [0]
     n = len(streams[0])
-    cost = np.zeros(n, dtype=np.int64)
-    for s in streams:
-        cost += np.fromiter(map(len, s), dtype=np.int64, count=n) + 1
+    cost = (line_chars(streams) if chars is None else chars) + len(streams)
     bounds = [0]
     acc = 0
     for i, c in enumerate(cost.tolist()):
@@ -55,12 +63,9 @@ def statistics_many(
     n = len(streams[0]) if streams else 0
     if any(len(s) != n for s in streams):
         raise ValueError("all reference and hypothesis streams must have the same number of lines")
-    bounds = segment_blocks(streams, BLOCK_CHARS)
-    blocks = list(itertools.pairwise(bounds))
-    chars = np.zeros(n + 1, dtype=np.int64)
-    for s in streams:
-        chars[1:] += np.fromiter(map(len, s), dtype=np.int64, count=n)
-    chars = np.cumsum(chars)
+    per_line = line_chars(streams)
+    blocks = list(itertools.pairwise(segment_blocks(streams, BLOCK_CHARS, per_line)))
+    chars = np.concatenate(([0], np.cumsum(per_line)))
     tasks = []  # (metric index, first line, end line)
     for k, metric in enumerate(metrics):
         tasks += [(k, a, b) for a, b in blocks] if metric.blockwise else [(k, 0, n)]
