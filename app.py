@@ -7,7 +7,7 @@ import contextlib
 import streamlit as st
 
 from mtlens.errors import InputError
-from mtlens.ui import render, state, workspace
+from mtlens.ui import identity, render, state, workspace
 from mtlens.ui.widgets import dataset_caption
 
 st.set_page_config(page_title="mtlens", page_icon="🔎", layout="wide")
@@ -91,7 +91,7 @@ if signature and signature != st.session_state.get(state.UPLOAD_SIG_KEY):
         if prev and new.set_id and prev[0] != new.set_id and prev[0] == ds.set_id and prev[1] <= files:
             with contextlib.suppress(InputError):
                 if state.store().load(prev[0]).info.name == prev[2]:
-                    state.store().delete(prev[0])
+                    state.store().delete(prev[0], identity.visitor())
         st.session_state["mtlens_upload_set"] = (new.set_id, files, name)
         st.session_state["mtlens_not_saved"] = not_saved
         state.use_dataset(new)

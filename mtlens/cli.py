@@ -187,10 +187,36 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("--src", metavar="SRC")
     db.add_argument("-l", "--language-pair", metavar="SRC-TGT")
     db.add_argument("--name", help="name of the set saved from --ref/--sys")
-    db.add_argument("--port", type=int, default=8501)
-    db.add_argument("--address", default="127.0.0.1", help="listen address (default 127.0.0.1: this machine only)")
+    db.add_argument("--port", type=_port, default=8501, help="TCP port, 1-65535 (default 8501)")
+    db.add_argument(
+        "--address",
+        default="127.0.0.1",
+        help="listen address (default 127.0.0.1: this machine only); another address shares the dashboard with "
+        "everyone who can reach it, each visitor owning their own sets (docs/security.md)",
+    )
     _add_data_dir(db)
+    ac = sub.add_parser("access", help="project members on a shared server (the operator's command)")
+    ac_sub = ac.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    for action, text in (("grant", "make a visitor a member of a project"), ("revoke", "remove a member")):
+        a = ac_sub.add_parser(action, help=text)
+        a.add_argument("project", metavar="PROJECT")
+        a.add_argument(
+            "visitor", metavar="VISITOR", help="the visitor id the dashboard shows (user:... or browser:...)"
+        )
+        _add_data_dir(a)
+    a = ac_sub.add_parser("list", help="every project's members")
+    _add_data_dir(a)
     return p
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"the port must be a number from 1 to 65535, not '{text}'")
+    return port
 
 
 def _load(args):
@@ -271,7 +297,10 @@ def _score(args, corpus, metrics, options):
     from .store import score_saved
 
     store = _store(args)
-    return {m: score_saved(store, args.set, corpus, m, options) for m in metrics}
+    out = {m: score_saved(store, args.set, corpus, m, options) for m in metrics}
+    for note in store.notes:
+        print(f"mtlens: warning: {note}", file=sys.stderr)
+    return out
 
 
 def _run_score(args) -> str:
@@ -434,22 +463,22 @@ def _run_report(args) -> str:
 
 
 def _run_import(args) -> str:
+    from .evaluation import check_side_files, import_bundle
     from .importers import read_path
     from .language import with_language
 
-    found = read_path(args.path, args.name)
     store = _store(args)
+    if str(args.path).endswith(".mtlens.json.gz"):
+        sid = import_bundle(store, read_bytes(args.path), args.name)
+        if args.project:
+            store.set_project(sid, args.project)
+        print(f"mtlens: saved the bundle '{args.path}' as a set", file=sys.stderr)
+        return sid + "\n"
+    found = read_path(args.path, args.name)
     lines = []
     for item in found:
         corpus, lang = with_language(item.corpus, args.language_pair)
-        if item.human:
-            from .analysis.human import read_human_files
-
-            read_human_files(list(item.human), corpus)  # refuse bad human files before saving anything
-        if item.scores:
-            from .external import read_score_files
-
-            read_score_files(list(item.scores), corpus)  # and bad metric score files
+        check_side_files(corpus, item.human, item.scores)  # refuse bad side files before saving anything
         sid = store.save(corpus, item.name, item.human, args.project, scores=item.scores)
         lines.append(sid)
         print(
@@ -475,12 +504,25 @@ def _run_list(args) -> str:
         )
     if not sets:
         return "no saved sets (python -m mtlens import PATH)\n"
-    rows = [f"{'id':<32}  {'name':<28} {'pair':<8} {'systems':>7} {'lines':>6}  created"]
+    rows = [f"{'id':<32}  {'pair':<8} {'systems':>7} {'lines':>6}  {'created':<25}  {'owner':<16}  name"]
     rows += [
-        f"{s.id:<32}  {s.name[:28]:<28} {s.language_pair or '-':<8} {len(s.systems):>7} {s.lines:>6}  {s.created}"
+        f"{s.id:<32}  {s.language_pair or '-':<8} {len(s.systems):>7} {s.lines:>6}  {s.created:<25}  "
+        f"{(s.owner or 'operator')[:16]:<16}  {s.name}"
         for s in sets
     ]
     return "\n".join(rows) + "\n"
+
+
+def _run_access(args) -> str:
+    store = _store(args)
+    if args.action == "grant":
+        store.grant(args.project, args.visitor)
+        return f"{args.visitor} is a member of '{args.project}'\n"
+    if args.action == "revoke":
+        store.revoke(args.project, args.visitor)
+        return f"{args.visitor} is no longer a member of '{args.project}'\n"
+    rows = store.members()
+    return "".join(f"{p}\t{m}\n" for p, m in rows) or "no project has members yet\n"
 
 
 def _run_delete(args) -> str:
@@ -508,8 +550,18 @@ def _run_dashboard(args) -> str:
         set_id = store.save(corpus, args.name or "from the command line")
     elif set_id:
         store.load(set_id)  # a wrong id is said now, not in the browser
+    from .access import is_loopback
+
     link = f"http://{args.address}:{args.port}/" + (f"?set={set_id}" if set_id else "")
     print(f"mtlens dashboard: open {link}", flush=True)
+    if not is_loopback(args.address):
+        print(
+            f"mtlens: warning: the dashboard listens on {args.address}, not only on this machine: everyone who can "
+            "reach that address can upload files, read any set whose link they have, and create sets of their own "
+            "(each visitor owns what they upload; see docs/security.md for a login and a reverse proxy)",
+            file=sys.stderr,
+            flush=True,
+        )
     env = dict(os.environ, MTLENS_DATA_DIR=str(store.data_dir))
     cmd = [
         sys.executable,
@@ -540,6 +592,7 @@ _COMMANDS = {
     "list": _run_list,
     "delete": _run_delete,
     "dashboard": _run_dashboard,
+    "access": _run_access,
 }
 
 

@@ -20,7 +20,6 @@ sentence views, human correlation, exports.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ import numpy as np
 from .corpus import Corpus
 from .errors import InputError
 from .io import decode_lines, stem
+from .limits import load_json
 from .metrics import METRIC_NAMES
 from .metrics.base import Metric, Signature
 
@@ -159,6 +159,8 @@ def _number(value, file_name: str, system: str, line: int) -> float:
         raise InputError(f"'{file_name}': system '{system}' line {line} has no score ({value!r})")
     try:
         x = float(value)
+    except OverflowError:  # an integer too large for a float (10**400)
+        raise InputError(f"'{file_name}': system '{system}' line {line}: the score is not a finite number") from None
     except (TypeError, ValueError):
         raise InputError(f"'{file_name}': system '{system}' line {line}: '{str(value)[:40]}' is not a number") from None
     if not math.isfinite(x):
@@ -189,18 +191,23 @@ def _finish(name, higher, by_system: dict[str, list[float]], file_name, corpus, 
 
 
 def _comet_json(data: bytes, file_name: str, corpus: Corpus) -> ImportedScores:
-    try:
-        doc = json.loads(bytes(data).decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as err:
-        raise InputError(f"'{file_name}' is not valid JSON: {err}") from None
+    doc = load_json(data, file_name)
     if not isinstance(doc, dict) or not all(isinstance(v, list) for v in doc.values()):
         raise InputError(f"'{file_name}' is not comet-score --to_json output (an object of lists, one per file)")
     key = None
     by_system: dict[str, list[float]] = {}
     spans: dict[str, list[list[ErrorSpan]]] = {}
     repaired = 0
+    unplaced: list[str] = []
+    paths: dict[str, str] = {}
     for path, segs in doc.items():
         system = stem(str(path).replace("\\", "/"))
+        if system in paths:
+            raise InputError(
+                f"'{file_name}': the paths '{paths[system]}' and '{path}' both name system '{system}' "
+                "(the file stem); score each system under its own file name"
+            )
+        paths[system] = str(path)
         if key is None:
             key = _score_key(segs, file_name)
         values, sys_spans = [], []
@@ -210,10 +217,16 @@ def _comet_json(data: bytes, file_name: str, corpus: Corpus) -> ImportedScores:
                 raise InputError(f"'{file_name}': system '{system}' line {i} is not an object")
             values.append(_number(seg.get(key), file_name, system, i))
             line_spans = []
-            for e in seg.get("errors") or []:
-                span, fixed = _span(e, seg.get("mt", ""), hyp[i - 1] if hyp and i <= len(hyp) else None)
+            errors = seg.get("errors")
+            if errors is not None and not isinstance(errors, list):
+                raise InputError(f"'{file_name}': system '{system}' line {i}: 'errors' is not a list of spans")
+            mt = seg.get("mt", "")
+            for e in errors or []:
+                span, fixed = _span(e, mt if isinstance(mt, str) else "", hyp[i - 1] if hyp and i <= len(hyp) else None)
                 repaired += fixed
-                if span is not None:
+                if span is None:
+                    unplaced.append(f"'{system}' line {i}")
+                else:
                     line_spans.append(span)
             sys_spans.append(line_spans)
         by_system[system] = values
@@ -223,6 +236,11 @@ def _comet_json(data: bytes, file_name: str, corpus: Corpus) -> ImportedScores:
     if spans and name == "comet":
         name = "xcomet"
     notes = [f"{file_name}: {repaired} xCOMET span offset(s) repaired against the text"] if repaired else []
+    if unplaced:
+        notes.append(
+            f"{file_name}: {len(unplaced)} xCOMET span(s) could not be placed in the text (offsets outside the "
+            f"line and text not found) and are not shown: {', '.join(unplaced[:5])}{' ...' if len(unplaced) > 5 else ''}"
+        )
     return _finish(name, True, by_system, file_name, corpus, spans, notes)
 
 
@@ -245,11 +263,14 @@ def _span(e, mt: str, line: str | None) -> tuple[ErrorSpan | None, int]:
         text = str(e.get("text", ""))
         severity = str(e.get("severity", "minor")).lower()
         confidence = float(e.get("confidence", float("nan")))
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         return None, 0
     target = line if line is not None else mt
-    if not text or target[start:end] == text:
+    inside = 0 <= start <= end <= len(target)
+    if inside and (not text or target[start:end] == text):
         return ErrorSpan(start, end, text, severity, confidence), 0
+    if not text:
+        return None, 0
     stripped = len(mt) - len(mt.lstrip())
     for cand in (start + stripped, start - stripped):
         if cand >= 0 and target[cand : cand + len(text)] == text:
@@ -269,10 +290,7 @@ def _metricx_jsonl(data: bytes, file_name: str, corpus: Corpus) -> ImportedScore
     for i, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            raise InputError(f"line {i} of '{file_name}' is not JSON") from None
+        obj = load_json(line, file_name, f"line {i} of '{file_name}'")
         if not isinstance(obj, dict) or "prediction" not in obj:
             raise InputError(f"line {i} of '{file_name}' has no 'prediction' (MetricX JSONL)")
         system = str(obj.get("system", default))
@@ -337,7 +355,13 @@ def _tsv(lines: list[str], file_name: str, corpus: Corpus) -> list[ImportedScore
         if not 1 <= line <= corpus.n_lines:
             raise InputError(f"line {k} of '{file_name}' refers to line {line}; the test set has {corpus.n_lines}")
         for c in cols:
-            values[c].setdefault(f[si], {})[line] = _number(f[c], file_name, f[si], line)
+            seen = values[c].setdefault(f[si], {})
+            if line in seen:
+                raise InputError(
+                    f"line {k} of '{file_name}' scores system '{f[si]}' line {line} a second time; "
+                    "every (system, line) must appear once"
+                )
+            seen[line] = _number(f[c], file_name, f[si], line)
     out = []
     for c in cols:
         by_system = {}

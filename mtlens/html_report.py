@@ -105,6 +105,7 @@ def build_html_report(
             )
         )
         fig.update_layout(title=m, height=360, margin={"t": 40, "b": 40})
+        safe_figure(fig)
         parts.append(pio.to_html(fig, full_html=False, include_plotlyjs=include, config=PLOTLY_CONFIG))
         include = False  # plotly.js once, inline: the file works offline
 
@@ -112,3 +113,34 @@ def build_html_report(
     parts += [f"<li><b>{escape(m)}</b>: <code>{escape(r.signature)}</code></li>" for m, r in results.items()]
     parts.append(f"</ul><p>Made with mtlens {escape(__version__)}.</p></body></html>")
     return "".join(parts)
+
+
+#: trace fields whose strings plotly draws as its own markup (``<a href>``, ``<b>``, ``<br>``...)
+_TEXT_FIELDS = ("x", "y", "text", "hovertext", "name", "customdata", "labels", "legendgroup")
+
+
+def _escape_any(value):
+    if isinstance(value, str):
+        return escape(value, quote=False)
+    if isinstance(value, (list, tuple)):
+        return [_escape_any(v) for v in value]
+    if getattr(value, "dtype", None) is not None and value.dtype.kind in "OU":
+        return [_escape_any(v) for v in value.tolist()]
+    return value
+
+
+def safe_figure(fig):
+    """Escape the user text a figure holds (system names, sentences), in place, so plotly draws
+    ``<a href=...>`` as text and never as a link; plotly turns ``&lt;`` back into ``<`` on screen.
+    Every chart of the dashboard and the report passes here (``mtlens.ui.export.chart``).
+
+    Example:
+        >>> import plotly.graph_objects as go
+        >>> safe_figure(go.Figure(go.Bar(x=["<a href='x'>A</a>", "B"], y=[1, 2]))).data[0].x
+        ("&lt;a href='x'&gt;A&lt;/a&gt;", 'B')
+    """
+    for trace in fig.data:
+        for field in _TEXT_FIELDS:
+            if field in trace and trace[field] is not None:
+                trace[field] = _escape_any(trace[field])
+    return fig

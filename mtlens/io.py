@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .corpus import Corpus
 from .errors import InputError
+from .limits import max_file_bytes
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -102,10 +103,17 @@ def read_bytes(path: str | Path) -> bytes:
         raise InputError(f"file '{path}' does not exist")
     if p.is_dir():
         raise InputError(f"'{path}' is a folder, not a file")
+    limit = max_file_bytes()
     try:
-        return p.read_bytes()
+        with p.open("rb") as f:  # bounded: a device or pipe that never ends (/dev/zero) stops at the limit
+            data = f.read(limit + 1)
     except OSError as err:
         raise InputError(f"file '{path}' cannot be read: {err.strerror or err}") from None
+    if len(data) > limit:
+        raise InputError(
+            f"file '{path}' is larger than {limit / 2**20:.0f} MB, the limit for one file (MTLENS_MAX_FILE_MB)"
+        )
+    return data
 
 
 def read_lines(path: str | Path) -> list[str]:

@@ -63,13 +63,52 @@ def to_json(results: Mapping[str, MetricResult], sentence_level: bool = False) -
     return dumps(results_to_dict(results, sentence_level))
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A cell a spreadsheet will not run as a formula (OWASP, CSV injection): text that starts with
+    ``= + - @``, a tab or a carriage return gets a leading ``'``; numbers (also negative ones written
+    as text) stay as they are.
+
+    >>> csv_cell("=HYPERLINK(1)"), csv_cell("@SUM(A1)"), csv_cell("-0.25"), csv_cell("-x"), csv_cell(3)
+    ("'=HYPERLINK(1)", "'@SUM(A1)", '-0.25', "'-x", 3)
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
+class _Writer:
+    """``csv.writer`` whose every cell passes :func:`csv_cell`."""
+
+    def __init__(self, buf):
+        self._w = csv.writer(buf, lineterminator="\n")
+
+    def writerow(self, row):
+        self._w.writerow([csv_cell(v) for v in row])
+
+
+def frame_to_csv(df) -> str:
+    """A pandas table as CSV (full precision), every text cell and header neutralised (:func:`csv_cell`)."""
+    buf = io.StringIO()
+    w = _Writer(buf)
+    w.writerow([str(c) for c in df.columns])
+    for row in df.itertuples(index=False):
+        w.writerow(["" if v is None or (isinstance(v, float) and v != v) else v for v in row])
+    return buf.getvalue()
+
+
 def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False) -> str:
     """``system`` column plus one full-precision column per metric.
 
     With ``sentence_level``, one row per system and line (``system,line,<metrics>``).
     """
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = _Writer(buf)
     metrics = list(results)
     first = next(iter(results.values()))
     if sentence_level:
@@ -199,7 +238,7 @@ def comparisons_to_dict(comparisons: Mapping[str, Comparison]) -> dict:
 def comparisons_to_csv(comparisons: Mapping[str, Comparison]) -> str:
     """One row per tested pair: ``metric,a,b,delta,p_value,p_holm,significant`` (full precision)."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = _Writer(buf)
     w.writerow(["metric", "a", "b", "delta", "p_value", "p_holm", "significant"])
     for c in comparisons.values():
         for p in c.pairs:
@@ -413,3 +452,15 @@ def result_sheets(corpus, results: Mapping[str, MetricResult], comparisons: Mapp
                 rows_ci.append({"metric": m, "system": s, "score": ci.score, "ci": ci.ci, "cluster": cluster_of.get(s)})
         sheets["intervals"] = pd.DataFrame(rows_ci)
     return sheets
+
+
+def set_labels(sets) -> dict[str, str]:
+    """Column labels for sets given as ``(id, name)``: the name, and where names repeat, the name with
+    the first characters of the id, so two sets never share a column.
+
+    >>> set_labels([("a1b2c3d4e5", "WMT"), ("f6e5d4c3b2", "WMT"), ("0123456789", "TED")])
+    {'a1b2c3d4e5': 'WMT (a1b2c3d4)', 'f6e5d4c3b2': 'WMT (f6e5d4c3)', '0123456789': 'TED'}
+    """
+    sets = list(sets)
+    names = [n for _, n in sets]
+    return {i: (f"{n} ({i[:8]})" if names.count(n) > 1 else n) for i, n in sets}

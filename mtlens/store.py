@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gzip
+import hashlib
 import json
 import os
 import secrets
@@ -34,15 +35,23 @@ from pathlib import Path
 
 import numpy as np
 
+from .access import Visitor
 from .corpus import Corpus
 from .errors import InputError
+from .limits import env_number
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FILE_NAME = "mtlens.sqlite3"
 #: the id of the bundled sample, a read-only set that is always there
 SAMPLE_ID = "sample"
 #: the whole store's size limit, MB (``MTLENS_MAX_STORE_MB`` changes it)
 DEFAULT_MAX_MB = 4096
+#: what one visitor's sets may hold on a shared server, MB (``MTLENS_MAX_OWNER_MB``)
+DEFAULT_OWNER_MB = 512
+#: a file of this many bytes kept beside the store and removed when a delete meets a full disk, so that
+#: deleting (which writes to the journal) can always free space
+BALLAST_BYTES = 4 * 2**20
+BALLAST_NAME = "mtlens.ballast"
 _APP_ID = 0x6D746C73  # "mtls": PRAGMA application_id, to recognise our own files
 
 #: version -> statements that bring a database from version - 1 to version
@@ -82,7 +91,26 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             PRIMARY KEY (set_id, metric, options, system)
         )""",
     ),
+    # 2: owners and project members (docs/security.md); statistics carry a checksum, so the
+    # statistics of version 1 (which have none) are dropped: they are recomputed from the stored text
+    2: (
+        "ALTER TABLE sets ADD COLUMN owner TEXT",
+        """CREATE TABLE members (
+            project TEXT NOT NULL,
+            member TEXT NOT NULL,
+            PRIMARY KEY (project, member)
+        )""",
+        "DELETE FROM stats",
+        "ALTER TABLE stats ADD COLUMN checksum TEXT NOT NULL DEFAULT ''",
+    ),
 }
+
+
+def _expand(path) -> Path:
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        raise InputError(f"the data directory '{path}' names a home folder that does not exist") from None
 
 
 def default_data_dir() -> Path:
@@ -90,7 +118,13 @@ def default_data_dir() -> Path:
     macOS, APPDATA on Windows) + ``mtlens``."""
     env = os.environ.get("MTLENS_DATA_DIR")
     if env:
-        return Path(env).expanduser()
+        try:
+            path = Path(env).expanduser()
+        except RuntimeError:  # "~nouser/x": no such user
+            path = Path(env)
+        if str(path).startswith("~"):
+            raise InputError(f"MTLENS_DATA_DIR={env!r} names a home folder that does not exist; give an existing path")
+        return path
     if sys.platform == "win32":
         return Path(os.environ.get("APPDATA", Path.home() / "AppData" / "Roaming")) / "mtlens"
     if sys.platform == "darwin":
@@ -110,6 +144,7 @@ class SetInfo:
     references: list[str]
     lines: int
     created: str
+    owner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -144,10 +179,13 @@ class Store:
     """
 
     def __init__(self, data_dir: str | Path | None = None, max_mb: float | None = None):
-        self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+        self.data_dir = _expand(data_dir) if data_dir is not None else default_data_dir()
         self.path = self.data_dir / FILE_NAME
-        env_mb = os.environ.get("MTLENS_MAX_STORE_MB")
-        self.max_bytes = int(float(max_mb if max_mb is not None else env_mb or DEFAULT_MAX_MB) * 1024 * 1024)
+        mb = max_mb if max_mb is not None else env_number("MTLENS_MAX_STORE_MB", DEFAULT_MAX_MB)
+        self.max_bytes = int(mb * 1024 * 1024)
+        self.owner_max_bytes = int(env_number("MTLENS_MAX_OWNER_MB", DEFAULT_OWNER_MB) * 1024 * 1024)
+        #: sentences about damaged stored statistics found (and dropped) by this Store, for the caller to show
+        self.notes: list[str] = []
 
     # ------------------------------------------------------------------ connection
     @contextlib.contextmanager
@@ -161,12 +199,14 @@ class Store:
             elif not self.path.exists():
                 raise _Missing
             con = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            con.execute("PRAGMA busy_timeout = 30000")
+            if not write:
+                con = self._readable(con)
         except _Missing:
             raise
         except (OSError, sqlite3.Error) as err:
             raise InputError(f"cannot open {where}: {_why(err)}") from None
         try:
-            con.execute("PRAGMA busy_timeout = 30000")
             con.execute("PRAGMA foreign_keys = ON")
             self._check_or_create(con, write)
             con.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -182,6 +222,26 @@ class Store:
             raise
         finally:
             con.close()
+
+    def _readable(self, con: sqlite3.Connection) -> sqlite3.Connection:
+        """The connection if it can read; on a read-only file system (where a WAL database cannot make
+        its shared-memory file) a read-only one, else an immutable one: listing and opening sets work."""
+        try:
+            self._header(con)
+            return con
+        except sqlite3.OperationalError as err:
+            if not _read_only_error(err):
+                raise
+        con.close()
+        uri = self.path.resolve().as_uri()
+        for mode in ("mode=ro", "immutable=1"):
+            try:
+                ro = sqlite3.connect(f"{uri}?{mode}", uri=True, timeout=30, isolation_level=None)
+                self._header(ro)
+                return ro
+            except sqlite3.OperationalError as err:
+                last = err
+        raise last
 
     @staticmethod
     def _header(con: sqlite3.Connection) -> tuple[int, int, int]:
@@ -230,13 +290,104 @@ class Store:
             con.execute("ROLLBACK")
             raise
 
-    def _check_size(self, adding: int) -> None:
-        used = sum(p.stat().st_size for p in self.data_dir.glob(FILE_NAME + "*") if p.is_file())
+    def _used(self) -> int:
+        used = 0
+        for p in self.data_dir.glob(FILE_NAME + "*"):
+            with contextlib.suppress(OSError):  # a WAL file may vanish between glob and stat (another checkpoint)
+                used += p.stat().st_size
+        return used
+
+    def _check_size(self, adding: int, owner: str | None = None) -> None:
+        used = self._used()
+        if owner is not None:
+            mine = self._owner_bytes(owner)
+            if mine + adding > self.owner_max_bytes:
+                raise InputError(
+                    f"your sets hold {mine / 2**20:.0f} MB and this needs {adding / 2**20:.1f} MB more, over the "
+                    f"limit of {self.owner_max_bytes / 2**20:.0f} MB for one visitor (MTLENS_MAX_OWNER_MB); delete "
+                    "sets you no longer need"
+                )
         if used + adding > self.max_bytes:
             raise InputError(
                 f"the workspace is full: it holds {used / 2**20:.0f} MB and this needs {adding / 2**20:.1f} MB more, "
                 f"over its limit of {self.max_bytes / 2**20:.0f} MB (MTLENS_MAX_STORE_MB); delete sets you no longer need"
             )
+
+    def _owner_bytes(self, owner: str) -> int:
+        try:
+            with self._db() as con:
+                row = con.execute(
+                    "SELECT (SELECT coalesce(sum(length(lines)), 0) FROM streams JOIN sets ON sets.id = set_id "
+                    "WHERE owner = ?) + (SELECT coalesce(sum(length(data)), 0) FROM files JOIN sets ON sets.id = "
+                    "set_id WHERE owner = ?)",
+                    (owner, owner),
+                ).fetchone()
+        except _Missing:
+            return 0
+        return int(row[0] or 0)
+
+    # ------------------------------------------------------------------ access
+    def may_change(self, set_id: str, visitor: Visitor | None) -> bool:
+        """Whether ``visitor`` may rename, re-project, add to or delete the set (its owner, or the operator:
+        ``None`` or an administrator). Anyone with the set's id may read it."""
+        if set_id == SAMPLE_ID:
+            return False
+        if visitor is None or visitor.admin:
+            return True
+        return self._owner_of(set_id) == visitor.id
+
+    def _owner_of(self, set_id: str) -> str | None:
+        try:
+            with self._db() as con:
+                row = con.execute("SELECT owner FROM sets WHERE id = ?", (set_id,)).fetchone()
+        except _Missing:
+            row = None
+        if row is None:
+            raise InputError(f"no saved set has the id '{set_id}'")
+        return row[0]
+
+    def _check_change(self, set_id: str, visitor: Visitor | None) -> None:
+        if not self.may_change(set_id, visitor):
+            if set_id == SAMPLE_ID:
+                raise InputError("the bundled sample is read-only")
+            raise InputError(
+                "only the owner of this set can change or delete it; your link lets you read it "
+                "(upload or import your own copy to change it)"
+            )
+
+    def projects_of(self, member: str) -> list[str]:
+        """The projects ``member`` (a visitor id) belongs to."""
+        try:
+            with self._db() as con:
+                rows = con.execute(
+                    "SELECT project FROM members WHERE member = ? ORDER BY project", (member,)
+                ).fetchall()
+        except _Missing:
+            return []
+        return [r[0] for r in rows]
+
+    def members(self, project: str | None = None) -> list[tuple[str, str]]:
+        """(project, member) pairs, optionally of one project."""
+        try:
+            with self._db() as con:
+                rows = con.execute("SELECT project, member FROM members ORDER BY project, member").fetchall()
+        except _Missing:
+            return []
+        return [(p, m) for p, m in rows if project is None or p == project]
+
+    def grant(self, project: str, member: str) -> None:
+        """Make ``member`` (a visitor id: ``browser:...`` or ``user:...``) a member of ``project``: they see
+        its sets in their list and may put their own sets in it. The operator's command (CLI)."""
+        project, member = _clean_name(project), member.strip()
+        if not member or ":" not in member:
+            raise InputError(f"'{member}' is not a visitor id (the dashboard shows yours: 'user:...' or 'browser:...')")
+        with self._db(write=True) as con:
+            con.execute("INSERT OR IGNORE INTO members VALUES (?, ?)", (project, member))
+
+    def revoke(self, project: str, member: str) -> None:
+        with self._db(write=True) as con:
+            if con.execute("DELETE FROM members WHERE project = ? AND member = ?", (project, member)).rowcount == 0:
+                raise InputError(f"'{member}' is not a member of project '{project}'")
 
     # ------------------------------------------------------------------ sets
     def save(
@@ -247,21 +398,23 @@ class Store:
         project: str | None = None,
         set_id: str | None = None,
         scores: Sequence[tuple[str, bytes]] = (),
+        owner: str | None = None,
     ) -> str:
         """Save a corpus (with its human files and imported metric score files) as a new set in one
-        transaction; returns its id."""
+        transaction; returns its id. ``owner``: the visitor id that may change it (None: the operator)."""
         name = _clean_name(name)
         set_id = set_id or new_id()
         rows = [("ref", n, k, _dumps_lines(v)) for k, (n, v) in enumerate(corpus.references.items())]
         rows += [("sys", n, k, _dumps_lines(v)) for k, (n, v) in enumerate(corpus.systems.items())]
         if corpus.source is not None:
             rows.append(("src", "source", 0, _dumps_lines(corpus.source)))
-        self._check_size(sum(len(r[3]) for r in rows) + sum(len(d) for _, d in [*human, *scores]))
+        self._check_size(sum(len(r[3]) for r in rows) + sum(len(d) for _, d in [*human, *scores]), owner)
         created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         with self._db(write=True) as con:
             con.execute(
-                "INSERT INTO sets (id, name, language_pair, project, created, n_lines) VALUES (?, ?, ?, ?, ?, ?)",
-                (set_id, name, corpus.language_pair, project, created, corpus.n_lines),
+                "INSERT INTO sets (id, name, language_pair, project, created, n_lines, owner) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (set_id, name, corpus.language_pair, project, created, corpus.n_lines, owner),
             )
             con.executemany(
                 "INSERT INTO streams (set_id, kind, name, position, lines) VALUES (?, ?, ?, ?, ?)",
@@ -274,36 +427,45 @@ class Store:
             )
         return set_id
 
-    def add_scores(self, set_id: str, name: str, data: bytes) -> None:
+    def add_scores(self, set_id: str, name: str, data: bytes, visitor: Visitor | None = None) -> None:
         """Add an imported metric scores file to a saved set (checked by the caller against the corpus)."""
-        self._check_size(len(data))
+        self._check_change(set_id, visitor)
+        self._check_size(len(data), None if visitor is None else visitor.id)
         with self._db(write=True) as con:
             if con.execute("SELECT 1 FROM sets WHERE id = ?", (set_id,)).fetchone() is None:
                 raise InputError(f"no saved set has the id '{set_id}'")
             con.execute("INSERT OR REPLACE INTO files VALUES (?, 'scores', ?, ?)", (set_id, name, bytes(data)))
 
-    def add_systems(self, set_id: str, systems: Mapping[str, Sequence[str]]) -> None:
+    def add_systems(self, set_id: str, systems: Mapping[str, Sequence[str]], visitor: Visitor | None = None) -> None:
         """Add system outputs to a saved set (same line count; a name already there is refused)."""
+        self._check_change(set_id, visitor)
         saved = self.load(set_id)
         clash = sorted(set(systems) & set(saved.corpus.systems))
         if clash:
             raise InputError(f"set '{saved.info.name}' already has a system named '{clash[0]}'")
         merged = Corpus.build(dict(saved.corpus.references), {**saved.corpus.systems, **systems})  # checks lines
         rows = [(n, len(saved.corpus.systems) + k, _dumps_lines(merged.systems[n])) for k, n in enumerate(systems)]
-        self._check_size(sum(len(r[2]) for r in rows))
+        self._check_size(sum(len(r[2]) for r in rows), None if visitor is None else visitor.id)
         with self._db(write=True) as con:
             con.executemany(
                 "INSERT INTO streams (set_id, kind, name, position, lines) VALUES (?, 'sys', ?, ?, ?)",
                 [(set_id, *r) for r in rows],
             )
 
-    def list(self, project: str | None = None) -> list[SetInfo]:
-        """Every saved set, newest first (optionally one project's)."""
+    def list(self, project: str | None = None, visitor: Visitor | None = None) -> list[SetInfo]:
+        """Every saved set, newest first (optionally one project's). A ``visitor`` who is not an
+        administrator sees only their own sets and those of the projects they are a member of."""
         try:
             with self._db() as con:
                 sets = con.execute(
-                    "SELECT id, name, language_pair, project, created, n_lines FROM sets ORDER BY created DESC, id"
+                    "SELECT id, name, language_pair, project, created, n_lines, owner FROM sets "
+                    "ORDER BY created DESC, id"
                 ).fetchall()
+                mine = (
+                    None
+                    if visitor is None or visitor.admin
+                    else {r[0] for r in con.execute("SELECT project FROM members WHERE member = ?", (visitor.id,))}
+                )
                 streams = con.execute(
                     "SELECT set_id, kind, name FROM streams ORDER BY set_id, kind, position"
                 ).fetchall()
@@ -313,8 +475,9 @@ class Store:
         for sid, kind, n in streams:
             names.setdefault((sid, kind), []).append(n)
         out = [
-            SetInfo(sid, n, lp, pr, names.get((sid, "sys"), []), names.get((sid, "ref"), []), lines, created)
-            for sid, n, lp, pr, created, lines in sets
+            SetInfo(sid, n, lp, pr, names.get((sid, "sys"), []), names.get((sid, "ref"), []), lines, created, ow)
+            for sid, n, lp, pr, created, lines, ow in sets
+            if mine is None or ow == visitor.id or pr in mine
         ]
         return [s for s in out if project is None or s.project == project]
 
@@ -323,7 +486,8 @@ class Store:
         try:
             with self._db() as con:
                 row = con.execute(
-                    "SELECT id, name, language_pair, project, created, n_lines FROM sets WHERE id = ?", (set_id,)
+                    "SELECT id, name, language_pair, project, created, n_lines, owner FROM sets WHERE id = ?",
+                    (set_id,),
                 ).fetchone()
                 streams = con.execute(
                     "SELECT kind, name, lines FROM streams WHERE set_id = ? ORDER BY kind, position", (set_id,)
@@ -343,31 +507,66 @@ class Store:
         syss = {n: v for k, n, v in parsed if k == "sys"}
         src = next((v for k, _, v in parsed if k == "src"), None)
         corpus = Corpus.build(refs, syss, src, language_pair=row[2])
-        info = SetInfo(row[0], row[1], row[2], row[3], list(syss), list(refs), row[5], row[4])
+        info = SetInfo(row[0], row[1], row[2], row[3], list(syss), list(refs), row[5], row[4], row[6])
         human = tuple((n, bytes(d)) for k, n, d in files if k == "human")
         scores = tuple((n, bytes(d)) for k, n, d in files if k == "scores")
         return SavedSet(info, corpus, human, scores)
 
-    def rename(self, set_id: str, name: str) -> None:
+    def rename(self, set_id: str, name: str, visitor: Visitor | None = None) -> None:
+        self._check_change(set_id, visitor)
         with self._db(write=True) as con:
             if con.execute("UPDATE sets SET name = ? WHERE id = ?", (_clean_name(name), set_id)).rowcount == 0:
                 raise InputError(f"no saved set has the id '{set_id}'")
 
-    def set_project(self, set_id: str, project: str | None) -> None:
+    def set_project(self, set_id: str, project: str | None, visitor: Visitor | None = None) -> None:
+        """Put a set in a project (None: none). A visitor may choose only projects they are a member of."""
+        self._check_change(set_id, visitor)
+        project = " ".join(str(project or "").split())[:200] or None
+        if project and visitor is not None and not visitor.admin and project not in self.projects_of(visitor.id):
+            raise InputError(
+                f"you are not a member of project '{project}'; the server's operator adds members "
+                f"('python -m mtlens access grant \"{project}\" {visitor.id}')"
+            )
         with self._db(write=True) as con:
-            con.execute("UPDATE sets SET project = ? WHERE id = ?", (project or None, set_id))
+            con.execute("UPDATE sets SET project = ? WHERE id = ?", (project, set_id))
 
-    def delete(self, set_id: str) -> None:
-        """Delete a set and everything stored with it (text, files, statistics)."""
+    def delete(self, set_id: str, visitor: Visitor | None = None) -> None:
+        """Delete a set and everything stored with it (text, files, statistics). On a full disk the
+        ballast file beside the store is given up first, so a delete can always free space."""
         if set_id == SAMPLE_ID:
             raise InputError("the bundled sample is read-only and cannot be deleted")
+        self._check_change(set_id, visitor)
         try:
-            with self._db(write=True) as con:
-                if con.execute("DELETE FROM sets WHERE id = ?", (set_id,)).rowcount == 0:
-                    raise InputError(f"no saved set has the id '{set_id}'")
+            try:
+                self._delete(set_id)
+            except InputError as err:
+                if "disk is full" not in str(err) or not self._drop_ballast():
+                    raise
+                self._delete(set_id)
         finally:
             with contextlib.suppress(InputError, sqlite3.Error), self._db(write=True) as con:
                 con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._keep_ballast()
+
+    def _delete(self, set_id: str) -> None:
+        with self._db(write=True) as con:
+            if con.execute("DELETE FROM sets WHERE id = ?", (set_id,)).rowcount == 0:
+                raise InputError(f"no saved set has the id '{set_id}'")
+
+    def _drop_ballast(self) -> bool:
+        try:
+            (self.data_dir / BALLAST_NAME).unlink()
+            return True
+        except OSError:
+            return False
+
+    def _keep_ballast(self) -> None:
+        """(Re)create the ballast file where there is room; never an error."""
+        p = self.data_dir / BALLAST_NAME
+        with contextlib.suppress(OSError):
+            if self.data_dir.is_dir() and not p.exists():
+                with p.open("wb") as f:
+                    f.write(b"\0" * BALLAST_BYTES)
 
     # ------------------------------------------------------------------ statistics
     def get_stats(self, set_id: str, metric: str, options_key: tuple) -> dict[str, np.ndarray]:
@@ -375,16 +574,29 @@ class Store:
         try:
             with self._db() as con:
                 rows = con.execute(
-                    "SELECT system, dtype, shape, data FROM stats WHERE set_id = ? AND metric = ? AND options = ?",
+                    "SELECT system, dtype, shape, data, checksum FROM stats "
+                    "WHERE set_id = ? AND metric = ? AND options = ?",
                     (set_id, metric, _key_text(options_key)),
                 ).fetchall()
         except _Missing:
             return {}
-        out = {}
-        for system, dtype, shape, data in rows:
-            if dtype not in ("int64", "float64"):
-                continue  # never interpret anything else
-            out[system] = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(json.loads(shape)).copy()
+        out, damaged = {}, []
+        for system, dtype, shape_text, data, checksum in rows:
+            arr = _stats_array(metric, options_key, system, dtype, shape_text, data, checksum)
+            if arr is None:
+                damaged.append(system)
+            else:
+                out[system] = arr
+        if damaged:
+            self.notes.append(
+                f"the stored {metric} statistics of {', '.join(repr(s) for s in damaged)} were damaged; "
+                "they were recomputed from the set's text"
+            )
+            with contextlib.suppress(InputError), self._db(write=True) as con:
+                con.executemany(
+                    "DELETE FROM stats WHERE set_id = ? AND metric = ? AND options = ? AND system = ?",
+                    [(set_id, metric, _key_text(options_key), s) for s in damaged],
+                )
         return out
 
     def put_stats(self, set_id: str, metric: str, options_key: tuple, stats: Mapping[str, np.ndarray]) -> None:
@@ -393,14 +605,28 @@ class Store:
             a = np.ascontiguousarray(arr)
             if a.dtype not in (np.int64, np.float64):
                 a = a.astype(np.float64)
+            shape, data = json.dumps(a.shape), a.tobytes()
             rows.append(
-                (set_id, metric, _key_text(options_key), system, a.dtype.name, json.dumps(a.shape), a.tobytes())
+                (
+                    set_id,
+                    metric,
+                    _key_text(options_key),
+                    system,
+                    a.dtype.name,
+                    shape,
+                    data,
+                    _checksum(metric, options_key, system, a.dtype.name, shape, data),
+                )
             )
         self._check_size(sum(len(r[-1]) for r in rows))
         with self._db(write=True) as con:
             if con.execute("SELECT 1 FROM sets WHERE id = ?", (set_id,)).fetchone() is None:
                 return  # deleted meanwhile: nothing to attach the statistics to
-            con.executemany("INSERT OR REPLACE INTO stats VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            con.executemany(
+                "INSERT OR REPLACE INTO stats (set_id, metric, options, system, dtype, shape, data, checksum) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
 
     # ------------------------------------------------------------------ bundles
     def export_bundle(self, set_id: str) -> bytes:
@@ -421,26 +647,42 @@ class Store:
         }
         return gzip.compress(json.dumps(doc, ensure_ascii=True).encode("ascii"), mtime=0)
 
-    def import_bundle(self, data: bytes, name: str | None = None) -> str:
-        """Save a bundle from :meth:`export_bundle` as a new set; returns its id."""
-        try:
-            doc = json.loads(gzip.decompress(data).decode("ascii"))
-            if not isinstance(doc, dict) or doc.get("format") != "mtlens-set":
-                raise ValueError
-            human = [(str(n), bytes.fromhex(h)) for n, h in doc.get("human") or []]
-            scores = [(str(n), bytes.fromhex(h)) for n, h in doc.get("scores") or []]
-            corpus = Corpus.build(
-                doc["references"], doc["systems"], doc.get("source"), language_pair=doc.get("language_pair")
-            )
-        except InputError:
-            raise
-        except (OSError, EOFError, ValueError, KeyError, TypeError, UnicodeDecodeError):
-            raise InputError("that file is not an mtlens set bundle (export one with 'Download this set')") from None
-        return self.save(corpus, name or doc.get("name") or "imported set", human, doc.get("project"), scores=scores)
-
 
 class _Missing(Exception):
     """The store file does not exist yet (reading finds nothing)."""
+
+
+def _checksum(metric: str, options_key: tuple, system: str, dtype: str, shape: str, data: bytes) -> str:
+    """A digest of a statistics row and what it belongs to: a flipped byte, a shape or dtype changed, or a
+    blob moved to another system or metric no longer matches."""
+    h = hashlib.blake2b(digest_size=16)
+    for part in (metric, _key_text(options_key), system, dtype, shape):
+        h.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    h.update(bytes(data))
+    return h.hexdigest()
+
+
+def _stats_array(metric, options_key, system, dtype, shape_text, data, checksum) -> np.ndarray | None:
+    """A stored statistics array, or None when anything about it is not what was written."""
+    if dtype not in ("int64", "float64") or not isinstance(data, bytes) or not isinstance(shape_text, str):
+        return None  # never interpret anything else
+    if checksum != _checksum(metric, options_key, system, dtype, shape_text, data):
+        return None
+    try:
+        shape = json.loads(shape_text)
+        if not (isinstance(shape, list) and len(shape) == 2 and all(type(x) is int and x >= 0 for x in shape)):
+            return None
+        arr = np.frombuffer(data, dtype=np.dtype(dtype))
+        if arr.size != shape[0] * shape[1]:
+            return None
+        return arr.reshape(shape).copy()
+    except ValueError:
+        return None
+
+
+def _read_only_error(err: BaseException) -> bool:
+    low = str(err).lower()
+    return "readonly" in low or "read-only" in low or "unable to open" in low
 
 
 def _key_text(options_key: tuple) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from html import escape
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -89,7 +88,7 @@ export.chart(fig, "wvc_sweep")
 st.subheader(f"BLEU_w{n} against BLEU_c{m}, one point per sentence")
 system = st.selectbox("System", list(c.system_names), key="wvc_system")
 w, ch = res.sentences[system]
-hover = [escape(h[:200]) for h in c.systems[system]]
+hover = [h[:200] for h in c.systems[system]]  # escaped with the figure (export.chart)
 sc = go.Figure(
     go.Scattergl(
         x=ch,

@@ -9,7 +9,8 @@ import streamlit as st
 from mtlens.errors import InputError
 from mtlens.language import language_defaults
 from mtlens.metrics import METRIC_NAMES
-from mtlens.ui import cached, export, render, state
+from mtlens.report import set_labels
+from mtlens.ui import cached, export, identity, render, state
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 st.set_page_config(page_title="mtlens · Overview", layout="wide")
@@ -18,7 +19,7 @@ ds = state.current()
 opts = metric_sidebar()
 dataset_caption(ds)
 try:
-    sets = state.store().list()
+    sets = state.store().list(visitor=identity.visitor())
 except InputError as err:
     st.error(render.md(str(err)))
     st.stop()
@@ -53,6 +54,7 @@ for k, info in enumerate(chosen):
     for system, value in result.scores.items():
         rows.append(
             {
+                "set id": info.id,
                 "set": info.name,
                 "language pair": info.language_pair or "",
                 "system": system,
@@ -64,8 +66,10 @@ bar.empty()
 long = pd.DataFrame(rows)
 if long.empty:
     st.stop()
-wide = long.pivot_table(index="system", columns="set", values=metric, aggfunc="first")
-clusters = long.pivot_table(index="system", columns="set", values="cluster", aggfunc="first", dropna=False)
+# Sets are told apart by id (two sets may share a name); a repeated name gets the start of its id.
+labels = set_labels([(info.id, info.name) for info in chosen])
+wide = long.pivot_table(index="system", columns="set id", values=metric, aggfunc="first")
+clusters = long.pivot_table(index="system", columns="set id", values="cluster", aggfunc="first", dropna=False)
 clusters = clusters.reindex(index=wide.index, columns=wide.columns)  # sets without tests have no cluster
 shown = pd.DataFrame(
     {
@@ -76,7 +80,7 @@ shown = pd.DataFrame(
         for col in wide.columns
     },
     index=wide.index,
-)
+).rename(columns=labels)
 st.subheader(f"{metric} by test set (cluster in brackets)")
 st.dataframe(shown, key="ov_table")
 export.table(long, name=f"mtlens-overview-{metric}", hide_index=True, key="ov_long")

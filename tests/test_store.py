@@ -19,6 +19,7 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 
 from mtlens import Corpus
 from mtlens.errors import InputError
+from mtlens.evaluation import import_bundle
 from mtlens.options import DEFAULTS
 from mtlens.store import FILE_NAME, SCHEMA_VERSION, Store, score_saved
 
@@ -122,7 +123,7 @@ def test_bundle_round_trip_and_bad_bundles(tmp_path, sample_corpus):
     sid = st.save(sample_corpus, "to move", human=[("h.tsv", b"system\tmetric\tscore\nUEdin\tDA\t1\n")])
     bundle = st.export_bundle(sid)
     other = Store(tmp_path / "b")
-    new = other.import_bundle(bundle)
+    new = import_bundle(other, bundle)
     back = other.load(new)
     assert back.corpus.systems == sample_corpus.systems and back.info.name == "to move"
     assert back.human == (("h.tsv", b"system\tmetric\tscore\nUEdin\tDA\t1\n"),) and back.corpus.language_pair == "en-de"
@@ -133,7 +134,7 @@ def test_bundle_round_trip_and_bad_bundles(tmp_path, sample_corpus):
         __import__("gzip").compress(b"[1]"),
     ):
         with pytest.raises(InputError, match="not an mtlens set bundle"):
-            other.import_bundle(bad)
+            import_bundle(other, bad)
 
 
 def test_corrupt_foreign_and_newer_files_are_sentences(tmp_path, sample_corpus):

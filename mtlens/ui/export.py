@@ -10,8 +10,8 @@ import warnings
 import pandas as pd
 import streamlit as st
 
-from ..html_report import PLOTLY_CONFIG
-from ..report import table_to_latex, to_xlsx
+from ..html_report import PLOTLY_CONFIG, safe_figure
+from ..report import frame_to_csv, table_to_latex, to_xlsx
 
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -44,6 +44,7 @@ def chart(fig, key: str, name: str | None = None) -> None:
     A prepared image is kept with the digest of the chart it was made from and offered
     only while the chart shows exactly that (another system, metric or upload needs a new export).
     """
+    safe_figure(fig)
     st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG)
     name = name or key
     digest = figure_digest(fig)
@@ -72,7 +73,7 @@ def table(df: pd.DataFrame | None = None, *args, name: str = "mtlens-table", key
     event = st.dataframe(df, *args, key=key, **kwargs)
     c1, c2, c3, _ = st.columns([1, 1, 1, 5])
     c1.download_button(
-        "CSV", df.to_csv(index=False).encode("utf-8"), file_name=f"{name}.csv", mime="text/csv", key=f"{key}_csv"
+        "CSV", frame_to_csv(df).encode("utf-8"), file_name=f"{name}.csv", mime="text/csv", key=f"{key}_csv"
     )
     c2.download_button(
         "LaTeX", table_to_latex(list(df.columns), df.values.tolist()), file_name=f"{name}.tex", key=f"{key}_tex"

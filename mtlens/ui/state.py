@@ -18,10 +18,12 @@ import streamlit as st
 from .. import kernels
 from ..corpus import Corpus
 from ..errors import InputError
+from ..evaluation import check_side_files
 from ..io import corpus_from_bytes, corpus_from_single, read_bytes
 from ..language import Language, language_defaults, with_language
 from ..options import DEFAULTS, Options
 from ..store import SAMPLE_ID, Store
+from . import identity
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 DATA_KEY = "mtlens_dataset"
@@ -144,6 +146,7 @@ def current() -> Dataset:
 
     The first call in a server process also starts compiling the TER and tBLEU kernels in the
     background (:func:`mtlens.kernels.start_warmup`), while the user is still uploading."""
+    identity.gate()
     kernels.start_warmup()
     ds = st.session_state.get(DATA_KEY)
     wanted = st.query_params.get("set")
@@ -176,7 +179,7 @@ def save_upload(ds: Dataset, name: str) -> tuple[Dataset, str | None]:
     """Save an uploaded dataset as a new set; returns it with its id, and a sentence when it could not
     be saved (the session keeps working with the unsaved data)."""
     try:
-        set_id = store().save(ds.corpus, name, ds.human, scores=ds.scores)
+        set_id = store().save(ds.corpus, name, ds.human, scores=ds.scores, owner=identity.owner_id())
     except InputError as err:
         return ds, f"This upload is not saved in the workspace: {err}"
     return dataclasses.replace(ds, set_id=set_id, name=name, origin="saved"), None
@@ -205,15 +208,8 @@ def dataset_from_uploads(
         corpus = corpus_from_bytes(references, systems, source)
     files = tuple(n for n, _ in [*references, *systems, *([source] if source else [])])
     human = tuple(human or ())
-    if human:
-        from ..analysis.human import read_human_files
-
-        read_human_files(list(human), corpus)  # validate now, so a bad file is reported on the home page
     ds = Dataset.make(corpus, "upload", files, human, language_pair or None, scores=tuple(scores or ()))
-    if ds.scores:
-        from ..external import read_score_files
-
-        read_score_files(list(ds.scores), ds.corpus)  # validate now: a bad file is reported on the home page
+    check_side_files(ds.corpus, ds.human, ds.scores)  # validate now, so a bad file is reported on the home page
     return ds
 
 
@@ -256,7 +252,7 @@ def from_link(choices: dict[str, tuple[str, list]], numbers: dict[str, tuple[str
             st.session_state[key] = value
     for param, (key, high) in numbers.items():
         value = st.query_params.get(param)
-        if value is not None and value.isdigit() and 1 <= int(value) <= high:
+        if value is not None and value.isascii() and value.isdigit() and 1 <= int(value) <= high:
             st.session_state[key] = int(value)
 
 

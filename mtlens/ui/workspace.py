@@ -1,9 +1,10 @@
 """The workspace on the home page: the current set (name, project, link, add a system, download),
 and the list of saved sets (open, rename, delete, import a bundle).
 
-Who sees what (docs/decisions.md, "Workspace"): everyone who can reach the server sees the list of
-saved sets. mtlens listens on 127.0.0.1 unless told otherwise; a team server belongs behind a
-reverse proxy with authentication (README, "Sharing the dashboard").
+Who sees and changes what (docs/security.md): on a local server (loopback, no login) the one user
+owns everything. On a shared server a visitor's list holds their own sets and those of the projects
+they are a member of; a link lets anyone read a set, and only its owner (or the operator, on the
+command line) may rename, re-project, add to or delete it.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ import pandas as pd
 import streamlit as st
 
 from ..errors import InputError
+from ..evaluation import import_bundle
 from ..external import read_score_files
 from ..io import decode_lines, unique_names
 from ..store import SAMPLE_ID
-from . import render, state
+from . import identity, render, state
 
 
 def _link(ds: state.Dataset) -> str:
@@ -40,6 +42,14 @@ def current_set_panel(ds: state.Dataset) -> None:
     except InputError as err:  # deleted by another session, or the store became unreadable
         st.warning(render.md(f"This set is no longer in the workspace ({err}); this page still shows its data."))
         return
+    visitor = identity.visitor()
+    if not store.may_change(ds.set_id, visitor):
+        st.caption(
+            "This set was shared with you by its link: you can read it and download it, but only its owner "
+            "can rename, re-project, add to or delete it. Upload or import your own copy to change it."
+        )
+        _bundle_button(ds, bundle)
+        return
     current_project = _project_of(ds.set_id)
     c1, c2 = st.columns(2)
     new_name = c1.text_input("Name", value=ds.name, key=f"ws_name_{ds.set_id}")
@@ -50,11 +60,11 @@ def current_set_panel(ds: state.Dataset) -> None:
     )
     try:
         if new_name.strip() and new_name != ds.name:
-            store.rename(ds.set_id, new_name)
+            store.rename(ds.set_id, new_name, visitor)
             state.use_dataset(state.saved_dataset(ds.set_id))
             st.rerun()
         if project.strip() != current_project:
-            store.set_project(ds.set_id, project.strip() or None)
+            store.set_project(ds.set_id, project.strip() or None, visitor)
     except InputError as err:
         st.error(render.md(str(err)))
     added = st.file_uploader(
@@ -66,7 +76,9 @@ def current_set_panel(ds: state.Dataset) -> None:
         try:
             names = unique_names([f.name for f in added], "system")
             store.add_systems(
-                ds.set_id, {n: decode_lines(f.getvalue(), f.name) for n, f in zip(names, added, strict=True)}
+                ds.set_id,
+                {n: decode_lines(f.getvalue(), f.name) for n, f in zip(names, added, strict=True)},
+                visitor,
             )
         except InputError as err:
             st.error(render.md(str(err)))
@@ -83,12 +95,16 @@ def current_set_panel(ds: state.Dataset) -> None:
         try:
             read_score_files([*ds.scores, *files], ds.corpus)  # every line of every system, no name twice
             for name, data in files:
-                store.add_scores(ds.set_id, name, data)
+                store.add_scores(ds.set_id, name, data, visitor)
         except InputError as err:
             st.error(render.md(str(err)))
         else:
             state.open_set(ds.set_id)
             st.rerun()
+    _bundle_button(ds, bundle)
+
+
+def _bundle_button(ds: state.Dataset, bundle: bytes) -> None:
     st.download_button(
         "Download this set (one file, to import on another machine)",
         bundle,
@@ -99,7 +115,10 @@ def current_set_panel(ds: state.Dataset) -> None:
 
 
 def _project_of(set_id: str) -> str:
-    return next((s.project or "" for s in state.store().list() if s.id == set_id), "")
+    try:
+        return state.store().load(set_id).info.project or ""
+    except InputError:
+        return ""
 
 
 def _file_stem(name: str) -> str:
@@ -109,8 +128,14 @@ def _file_stem(name: str) -> str:
 def saved_sets_panel(ds: state.Dataset) -> None:
     """Every saved set: open, delete; import a bundle."""
     st.subheader("Saved sets")
+    visitor = identity.visitor()
+    if not visitor.admin:
+        st.caption(
+            f"You are {render.md(visitor.label)} (visitor id `{visitor.id}`): this list shows your sets and those of "
+            "the projects you are a member of. Give the id to the server's operator to join a project."
+        )
     try:
-        sets = state.store().list()
+        sets = state.store().list(visitor=visitor)
     except InputError as err:
         st.error(render.md(str(err)))
         return
@@ -118,7 +143,7 @@ def saved_sets_panel(ds: state.Dataset) -> None:
     if bundle is not None and st.session_state.get("ws_imported") != bundle.file_id:
         st.session_state["ws_imported"] = bundle.file_id
         try:
-            new_id = state.store().import_bundle(bundle.getvalue())
+            new_id = import_bundle(state.store(), bundle.getvalue(), owner=identity.owner_id())
         except InputError as err:
             st.error(render.md(str(err)))
         else:
@@ -142,6 +167,8 @@ def saved_sets_panel(ds: state.Dataset) -> None:
     if not rows:
         st.caption("Select a row to open or delete that set.")
         return
+    if rows[0] >= len(sets):  # the list changed under the selection
+        return
     chosen = sets[rows[0]]
     c1, c2, c3 = st.columns([1, 1, 3])
     if c1.button("Open", key="ws_open", disabled=chosen.id == ds.set_id):
@@ -151,10 +178,13 @@ def saved_sets_panel(ds: state.Dataset) -> None:
             st.error(render.md(str(err)))
         else:
             st.rerun()
+    if not state.store().may_change(chosen.id, visitor):
+        c3.caption("Only its owner can delete this set.")
+        return
     sure = c3.checkbox(f"Yes, delete '{render.md(chosen.name)}' and its data", key="ws_delete_sure")
     if c2.button("Delete", key="ws_delete", disabled=not sure):
         try:
-            state.store().delete(chosen.id)
+            state.store().delete(chosen.id, visitor)
         except InputError as err:
             st.error(render.md(str(err)))
         else:
