@@ -12,202 +12,208 @@ from mtlens.highlight import ngram_matches
 from mtlens.metrics import make_metric
 from mtlens.metrics.ter import ter_alignment
 from mtlens.ui import cached, export, render, state
+from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
-st.set_page_config(page_title="mtlens · Sentences", layout="wide")
-st.title("Sentences")
-ds = state.current()
-opts = metric_sidebar()
-dataset_caption(ds)
-c = ds.corpus
-systems = list(c.system_names)
-refs = c.reference_streams()
-ref_names = list(c.reference_names)
+with guard():
+    st.set_page_config(page_title="mtlens · Sentences", layout="wide")
+    st.title("Sentences")
+    ds = state.current()
+    opts = metric_sidebar()
+    dataset_caption(ds)
+    c = ds.corpus
+    systems = list(c.system_names)
+    refs = c.reference_streams()
+    ref_names = list(c.reference_names)
 
-# a shared link can point at one sentence: ?set=...&a=SYSTEM&b=SYSTEM&line=N&metric=M
-state.from_link(
-    {"a": ("sent_a", systems), "b": ("sent_b", systems), "metric": ("sent_metric", cached.metric_names(ds, True))},
-    {"line": ("sent_line", c.n_lines)},
-)
-col1, col2, col3 = st.columns(3)
-sys_a = col1.selectbox("System A", systems, key="sent_a")
-others = ["(none)"] + [s for s in systems if s != sys_a]
-sys_b = col2.selectbox("Compare with system B", others, index=1 if len(others) > 1 else 0, key="sent_b")
-sys_b = None if sys_b == "(none)" else sys_b
-metric = col3.selectbox("Sentence metric", cached.metric_names(ds, sentence=True), key="sent_metric")
-
-result = cached.metric_result(ds, metric, opts)
-score_a = result.sentence_scores(sys_a)
-score_b = result.sentence_scores(sys_b) if sys_b else None
-sorts = sort_options(sys_b is not None)
-f1, f2, f3 = st.columns([2, 2, 1])
-sort = f1.selectbox("Sort", sorts, index=3 if sys_b else 1, key="sent_sort")
-query = f2.text_input("Only lines containing (in A, B or a reference)", key="sent_query")
-page_size = f3.selectbox("Lines per page", [25, 50, 100], key="sent_page_size")
-
-view = sentence_table(c, result, sys_a, sys_b, sort if sort in sorts else sorts[0], query)
-
-n_pages = max(1, -(-len(view) // page_size))
-page = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="sent_page")
-shown = view.iloc[(page - 1) * page_size : page * page_size]
-st.caption(f"{len(view)} of {c.n_lines} lines; click a row to inspect it.")
-event = export.table(
-    name="mtlens-sentences",
-    df=shown,
-    hide_index=True,
-    on_select="rerun",
-    selection_mode="single-row",
-    key="sent_table",
-    column_config={
-        k: st.column_config.NumberColumn(format="%.2f") for k in shown.columns if k not in ("line", "A", "B")
-    },
-)
-rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
-if rows:
-    st.session_state["sent_line"] = int(shown.iloc[rows[0]]["line"])
-if st.toggle(f"Scatter: {metric} against another metric, one point per line of {sys_a}", key="sent_scatter_on"):
-    other_metric = st.selectbox(
-        "Other metric", [m for m in cached.metric_names(ds, sentence=True) if m != metric], key="sent_scatter_metric"
+    # a shared link can point at one sentence: ?set=...&a=SYSTEM&b=SYSTEM&line=N&metric=M
+    state.from_link(
+        {"a": ("sent_a", systems), "b": ("sent_b", systems), "metric": ("sent_metric", cached.metric_names(ds, True))},
+        {"line": ("sent_line", c.n_lines)},
     )
-    other_scores = cached.metric_result(ds, other_metric, opts).sentence_scores(sys_a)
-    scatter = go.Figure(
-        go.Scattergl(
-            x=score_a,
-            y=other_scores,
-            mode="markers",
-            customdata=list(range(1, c.n_lines + 1)),
-            hovertemplate="line %{customdata}: %{x:.3f} / %{y:.3f}<extra></extra>",
-            marker={"opacity": 0.6},
-        )
+    col1, col2, col3 = st.columns(3)
+    sys_a = col1.selectbox("System A", systems, key="sent_a")
+    others = ["(none)"] + [s for s in systems if s != sys_a]
+    sys_b = col2.selectbox("Compare with system B", others, index=1 if len(others) > 1 else 0, key="sent_b")
+    sys_b = None if sys_b == "(none)" else sys_b
+    metric = col3.selectbox("Sentence metric", cached.metric_names(ds, sentence=True), key="sent_metric")
+
+    result = cached.metric_result(ds, metric, opts)
+    score_a = result.sentence_scores(sys_a)
+    score_b = result.sentence_scores(sys_b) if sys_b else None
+    sorts = sort_options(sys_b is not None)
+    f1, f2, f3 = st.columns([2, 2, 1])
+    sort = f1.selectbox("Sort", sorts, index=3 if sys_b else 1, key="sent_sort")
+    query = f2.text_input("Only lines containing (in A, B or a reference)", key="sent_query")
+    page_size = f3.selectbox("Lines per page", [25, 50, 100], key="sent_page_size")
+
+    view = sentence_table(c, result, sys_a, sys_b, sort if sort in sorts else sorts[0], query)
+
+    n_pages = max(1, -(-len(view) // page_size))
+    page = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="sent_page")
+    shown = view.iloc[(page - 1) * page_size : page * page_size]
+    st.caption(f"{len(view)} of {c.n_lines} lines; click a row to inspect it.")
+    event = export.table(
+        name="mtlens-sentences",
+        df=shown,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="sent_table",
+        column_config={
+            k: st.column_config.NumberColumn(format="%.2f") for k in shown.columns if k not in ("line", "A", "B")
+        },
     )
-    scatter.update_layout(xaxis_title=metric, yaxis_title=other_metric, height=420, margin={"t": 20})
-    export.chart(scatter, "sent_scatter", f"mtlens-{metric}-vs-{other_metric}")
-    st.caption(f"Pearson r over the lines: {pearson(score_a, other_scores):.3f}")
-default_line = int(shown.iloc[0]["line"]) if len(shown) else 1
-line_no = st.number_input("Line", 1, c.n_lines, st.session_state.get("sent_line", default_line), key="sent_line_input")
-st.session_state["sent_line"] = int(line_no)
-i = int(line_no) - 1
-state.to_link(a=sys_a, b=sys_b, metric=metric, line=int(line_no))
-
-st.subheader(f"Line {line_no}")
-st.markdown(render.STYLE, unsafe_allow_html=True)
-h1, h2, h3 = st.columns([1, 1, 2])
-order = h1.slider("n-gram order to highlight", 1, 4, 2, key="sent_order")
-unit = h2.radio("Units", ["words (BLEU)", "characters (chrF)"], key="sent_unit")
-char_n = h3.slider("character n-gram order", 1, 6, 3, key="sent_char_order") if unit.startswith("char") else 3
-
-if c.source is not None:
-    st.markdown("**Source**")
-    st.markdown(render.plain(c.source[i]), unsafe_allow_html=True)
-
-seg_refs = [r[i] for r in refs]
-bleu = make_metric("bleu", opts)
-m_a = ngram_matches(c.systems[sys_a][i], seg_refs, bleu, max_order=4)
-m_b = ngram_matches(c.systems[sys_b][i], seg_refs, bleu, max_order=4) if sys_b else None
-
-st.markdown(f"**References** (yellow: n-grams that {render.md(sys_a)} (A) did not produce)")
-for k, name in enumerate(ref_names):
-    st.markdown(f"<span class='mtl-label'>{render.escape(name)}</span>", unsafe_allow_html=True)
-    st.markdown(render.ngram_reference(m_a, order, k), unsafe_allow_html=True)
-
-scores = f"{metric} = {score_a[i]:.2f}"
-if unit.startswith("word"):
-    if sys_b:
-        st.markdown(
-            render.legend(
-                [
-                    ("matched by both (confirmed)", "confirmed"),
-                    ("only B (improving)", "improving"),
-                    ("only A (worsening)", "worsening"),
-                ]
-            ),
-            unsafe_allow_html=True,
+    rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
+    if rows:
+        st.session_state["sent_line"] = int(shown.iloc[rows[0]]["line"])
+    if st.toggle(f"Scatter: {metric} against another metric, one point per line of {sys_a}", key="sent_scatter_on"):
+        other_metric = st.selectbox(
+            "Other metric",
+            [m for m in cached.metric_names(ds, sentence=True) if m != metric],
+            key="sent_scatter_metric",
         )
-        html_a, html_b = render.ngram_pair(m_a, m_b, order)
-        st.markdown(f"**A: {render.md(sys_a)}** ({scores})")
-        st.markdown(html_a, unsafe_allow_html=True)
-        st.markdown(f"**B: {render.md(sys_b)}** ({metric} = {score_b[i]:.2f})")
-        st.markdown(html_b, unsafe_allow_html=True)
+        other_scores = cached.metric_result(ds, other_metric, opts).sentence_scores(sys_a)
+        scatter = go.Figure(
+            go.Scattergl(
+                x=score_a,
+                y=other_scores,
+                mode="markers",
+                customdata=list(range(1, c.n_lines + 1)),
+                hovertemplate="line %{customdata}: %{x:.3f} / %{y:.3f}<extra></extra>",
+                marker={"opacity": 0.6},
+            )
+        )
+        scatter.update_layout(xaxis_title=metric, yaxis_title=other_metric, height=420, margin={"t": 20})
+        export.chart(scatter, "sent_scatter", f"mtlens-{metric}-vs-{other_metric}")
+        st.caption(f"Pearson r over the lines: {pearson(score_a, other_scores):.3f}")
+    default_line = int(shown.iloc[0]["line"]) if len(shown) else 1
+    line_no = st.number_input(
+        "Line", 1, c.n_lines, st.session_state.get("sent_line", default_line), key="sent_line_input"
+    )
+    st.session_state["sent_line"] = int(line_no)
+    i = int(line_no) - 1
+    state.to_link(a=sys_a, b=sys_b, metric=metric, line=int(line_no))
+
+    st.subheader(f"Line {line_no}")
+    st.markdown(render.STYLE, unsafe_allow_html=True)
+    h1, h2, h3 = st.columns([1, 1, 2])
+    order = h1.slider("n-gram order to highlight", 1, 4, 2, key="sent_order")
+    unit = h2.radio("Units", ["words (BLEU)", "characters (chrF)"], key="sent_unit")
+    char_n = h3.slider("character n-gram order", 1, 6, 3, key="sent_char_order") if unit.startswith("char") else 3
+
+    if c.source is not None:
+        st.markdown("**Source**")
+        st.markdown(render.plain(c.source[i]), unsafe_allow_html=True)
+
+    seg_refs = [r[i] for r in refs]
+    bleu = make_metric("bleu", opts)
+    m_a = ngram_matches(c.systems[sys_a][i], seg_refs, bleu, max_order=4)
+    m_b = ngram_matches(c.systems[sys_b][i], seg_refs, bleu, max_order=4) if sys_b else None
+
+    st.markdown(f"**References** (yellow: n-grams that {render.md(sys_a)} (A) did not produce)")
+    for k, name in enumerate(ref_names):
+        st.markdown(f"<span class='mtl-label'>{render.escape(name)}</span>", unsafe_allow_html=True)
+        st.markdown(render.ngram_reference(m_a, order, k), unsafe_allow_html=True)
+
+    scores = f"{metric} = {score_a[i]:.2f}"
+    if unit.startswith("word"):
+        if sys_b:
+            st.markdown(
+                render.legend(
+                    [
+                        ("matched by both (confirmed)", "confirmed"),
+                        ("only B (improving)", "improving"),
+                        ("only A (worsening)", "worsening"),
+                    ]
+                ),
+                unsafe_allow_html=True,
+            )
+            html_a, html_b = render.ngram_pair(m_a, m_b, order)
+            st.markdown(f"**A: {render.md(sys_a)}** ({scores})")
+            st.markdown(html_a, unsafe_allow_html=True)
+            st.markdown(f"**B: {render.md(sys_b)}** ({metric} = {score_b[i]:.2f})")
+            st.markdown(html_b, unsafe_allow_html=True)
+        else:
+            st.markdown(
+                render.legend([("in a matched n-gram", "matched"), ("unmatched", "unmatched")]), unsafe_allow_html=True
+            )
+            st.markdown(f"**{render.md(sys_a)}** ({scores}); hover a word to see which reference matched it")
+            st.markdown(render.ngram_hypothesis(m_a, order, ref_names), unsafe_allow_html=True)
     else:
         st.markdown(
-            render.legend([("in a matched n-gram", "matched"), ("unmatched", "unmatched")]), unsafe_allow_html=True
+            render.legend([("in a matched character n-gram", "matched"), ("unmatched", "unmatched")]),
+            unsafe_allow_html=True,
         )
-        st.markdown(f"**{render.md(sys_a)}** ({scores}); hover a word to see which reference matched it")
-        st.markdown(render.ngram_hypothesis(m_a, order, ref_names), unsafe_allow_html=True)
-else:
-    st.markdown(
-        render.legend([("in a matched character n-gram", "matched"), ("unmatched", "unmatched")]),
-        unsafe_allow_html=True,
-    )
-    for name in [sys_a, sys_b] if sys_b else [sys_a]:
-        st.markdown(f"**{render.md(name)}**")
-        st.markdown(
-            render.char_hypothesis(c.systems[name][i], seg_refs, char_n, opts.lowercase), unsafe_allow_html=True
-        )
-
-for m_name, (imp_scores, _) in cached.imported(ds).items():
-    if not imp_scores.spans:
-        continue
-    st.markdown(f"**{render.md(m_name)} error spans** (minor, major, critical; hover for the confidence)")
-    st.markdown(
-        render.legend([("minor", "err-minor"), ("major", "err-major"), ("critical", "err-critical")]),
-        unsafe_allow_html=True,
-    )
-    for name in [sys_a, sys_b] if sys_b else [sys_a]:
-        line_spans = imp_scores.spans.get(name, [])
-        spans_i = line_spans[i] if i < len(line_spans) else []
-        st.markdown(f"*{render.md(name)}*: {len(spans_i)} error span(s)")
-        st.markdown(render.error_spans(c.systems[name][i], spans_i), unsafe_allow_html=True)
-
-st.markdown("**TER alignment** against the best reference")
-st.markdown(
-    render.legend(
-        [
-            ("shifted (underlined)", "shift"),
-            ("substitution", "substitution"),
-            ("insertion", "insertion"),
-            ("deletion", "deletion"),
-            ("match", "match"),
-        ]
-    ),
-    unsafe_allow_html=True,
-)
-ter = make_metric("ter", opts)
-for name in [sys_a, sys_b] if sys_b else [sys_a]:
-    a = ter_alignment(c.systems[name][i], seg_refs, ter)
-    counts = a.counts
-    st.markdown(
-        f"*{render.md(name)}*: {a.edits} edits ({counts['shift']} shifts, {counts['substitution']} substitutions, "
-        f"{counts['insertion']} insertions, {counts['deletion']} deletions) against "
-        f"{render.md(ref_names[a.reference])}, TER = {a.ter:.2f}"
-    )
-    st.markdown(render.ter_alignment(a), unsafe_allow_html=True)
-
-with st.expander(f"tBLEU corrections (epsilon = {opts.tbleu_epsilon:.2f})"):
-    st.caption(
-        "Each hypothesis word matched to a reference word (minimum-cost matching on the affix distance); "
-        "words within epsilon are replaced by the reference word and weighted 1 - distance."
-    )
-    tb = make_metric("tbleu", opts)
-    for name in [sys_a, sys_b] if sys_b else [sys_a]:
-        per_ref = tb.corrections(c.systems[name][i], seg_refs)
-        rows = [
-            {
-                "reference": ref_names[k],
-                "hypothesis word": x.hyp_word,
-                "reference word": x.ref_word,
-                "affix distance": x.distance,
-                "replaced": x.replaced,
-                "weight": x.weight,
-            }
-            for k, corr in enumerate(per_ref)
-            for x in corr
-            if x.distance < 1
-        ]
-        st.markdown(f"*{render.md(name)}*")
-        if rows:
-            export.table(
-                pd.DataFrame(rows), name=f"mtlens-tbleu-corrections-{name}", hide_index=True, key=f"tb_corr_{name}"
+        for name in [sys_a, sys_b] if sys_b else [sys_a]:
+            st.markdown(f"**{render.md(name)}**")
+            st.markdown(
+                render.char_hypothesis(c.systems[name][i], seg_refs, char_n, opts.lowercase), unsafe_allow_html=True
             )
-        else:
-            st.caption("No word pair shares a substring.")
+
+    for m_name, (imp_scores, _) in cached.imported(ds).items():
+        if not imp_scores.spans:
+            continue
+        st.markdown(f"**{render.md(m_name)} error spans** (minor, major, critical; hover for the confidence)")
+        st.markdown(
+            render.legend([("minor", "err-minor"), ("major", "err-major"), ("critical", "err-critical")]),
+            unsafe_allow_html=True,
+        )
+        for name in [sys_a, sys_b] if sys_b else [sys_a]:
+            line_spans = imp_scores.spans.get(name, [])
+            spans_i = line_spans[i] if i < len(line_spans) else []
+            st.markdown(f"*{render.md(name)}*: {len(spans_i)} error span(s)")
+            st.markdown(render.error_spans(c.systems[name][i], spans_i), unsafe_allow_html=True)
+
+    st.markdown("**TER alignment** against the best reference")
+    st.markdown(
+        render.legend(
+            [
+                ("shifted (underlined)", "shift"),
+                ("substitution", "substitution"),
+                ("insertion", "insertion"),
+                ("deletion", "deletion"),
+                ("match", "match"),
+            ]
+        ),
+        unsafe_allow_html=True,
+    )
+    ter = make_metric("ter", opts)
+    for name in [sys_a, sys_b] if sys_b else [sys_a]:
+        a = ter_alignment(c.systems[name][i], seg_refs, ter)
+        counts = a.counts
+        st.markdown(
+            f"*{render.md(name)}*: {a.edits} edits ({counts['shift']} shifts, {counts['substitution']} substitutions, "
+            f"{counts['insertion']} insertions, {counts['deletion']} deletions) against "
+            f"{render.md(ref_names[a.reference])}, TER = {a.ter:.2f}"
+        )
+        st.markdown(render.ter_alignment(a), unsafe_allow_html=True)
+
+    with st.expander(f"tBLEU corrections (epsilon = {opts.tbleu_epsilon:.2f})"):
+        st.caption(
+            "Each hypothesis word matched to a reference word (minimum-cost matching on the affix distance); "
+            "words within epsilon are replaced by the reference word and weighted 1 - distance."
+        )
+        tb = make_metric("tbleu", opts)
+        for name in [sys_a, sys_b] if sys_b else [sys_a]:
+            per_ref = tb.corrections(c.systems[name][i], seg_refs)
+            rows = [
+                {
+                    "reference": ref_names[k],
+                    "hypothesis word": x.hyp_word,
+                    "reference word": x.ref_word,
+                    "affix distance": x.distance,
+                    "replaced": x.replaced,
+                    "weight": x.weight,
+                }
+                for k, corr in enumerate(per_ref)
+                for x in corr
+                if x.distance < 1
+            ]
+            st.markdown(f"*{render.md(name)}*")
+            if rows:
+                export.table(
+                    pd.DataFrame(rows), name=f"mtlens-tbleu-corrections-{name}", hide_index=True, key=f"tb_corr_{name}"
+                )
+            else:
+                st.caption("No word pair shares a substring.")

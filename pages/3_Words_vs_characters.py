@@ -9,124 +9,128 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from mtlens.ui import cached, export, render, state
+from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
-st.set_page_config(page_title="mtlens · Words vs characters", layout="wide")
-st.title("Words vs characters")
-st.caption(
-    "Sentence BLEU over word n-grams (BLEU_wN) against BLEU over character n-grams (BLEU_cM), without smoothing "
-    "or effective order, as in Denoual & Lepage (2005), who found BLEU_c18 equivalent to word BLEU-4."
-)
-ds = state.current()
-opts = metric_sidebar()
-dataset_caption(ds)
-c = ds.corpus
-
-lang = ds.language
-if lang is not None and lang.target in ("zh", "ja", "ko", "th", "lo", "km", "my"):
-    if lang.tokenizer != "13a" and opts.tokenize == lang.tokenizer:
-        st.info(
-            f"Target language {lang.target}: words here are {opts.tokenize} words (a segmenter). The question "
-            "of Denoual & Lepage (2005) is whether BLEU over M characters, which needs no segmenter, ranks "
-            "systems like word BLEU; the best M for this language is in the table below (for Japanese with "
-            "MeCab it is usually between 6 and 9, not 18: Japanese words are one to three characters long)."
-        )
-    else:
-        st.info(
-            f"Target language {lang.target}, written without spaces between words: word BLEU with tokenizer "
-            f"{opts.tokenize} counts whole phrases as words, while BLEU over characters needs no segmenter, "
-            "which is the point of Denoual & Lepage (2005). Compare the two rankings below."
-        )
-k1, k2, k3 = st.columns(3)
-n = k1.slider("Word order N", 2, 6, 4, key="wvc_n")
-lo, hi = k2.slider("Character orders M studied", 1, 40, (1, 30), key="wvc_range")
-m = k3.slider("M for the scatter and the ranking", 1, 40, min(40, opts.char_order), key="wvc_m")
-with st.spinner("Scoring every sentence at every order…"):
-    res = cached.words_vs_chars(ds, n, tuple(range(lo, hi + 1)), m, opts)
-
-st.subheader("Best M per criterion")
-best = pd.DataFrame(
-    [
-        {
-            "systems": k,
-            "Pearson (max r)": v.pearson,
-            "kappa (max)": v.kappa,
-            "analogical (first M with >= 90%)": v.analogical,
-        }
-        for k, v in res.best.items()
-    ]
-)
-export.table(name="mtlens-best-M", df=best, hide_index=True)
-
-st.subheader("The sweep over M (all systems pooled)")
-pooled = pd.DataFrame([asdict(r) for r in res.pooled])
-fig = go.Figure()
-for col, name in (
-    ("pearson", "Pearson r"),
-    ("kappa", "Cohen's kappa (10 grades)"),
-    ("analogical", f"share BLEU_cM <= BLEU_w{n - 1}"),
-):
-    fig.add_trace(go.Scatter(x=pooled["char_order"], y=pooled[col], mode="lines+markers", name=name))
-    b = getattr(res.best["all"], col)
-    if b is not None:
-        yb = float(pooled.loc[pooled["char_order"] == b, col].iloc[0])
-        fig.add_trace(
-            go.Scatter(
-                x=[b],
-                y=[yb],
-                mode="markers+text",
-                text=[f"best M={b}"],
-                textposition="top center",
-                marker={"size": 14, "symbol": "star"},
-                showlegend=False,
-            )
-        )
-fig.add_hline(y=0.9, line_dash="dot", annotation_text="90%")
-fig.update_layout(xaxis_title="M (characters)", height=420, margin={"t": 20})
-export.chart(fig, "wvc_sweep")
-
-st.subheader(f"BLEU_w{n} against BLEU_c{m}, one point per sentence")
-system = st.selectbox("System", list(c.system_names), key="wvc_system")
-w, ch = res.sentences[system]
-hover = [h[:200] for h in c.systems[system]]  # escaped with the figure (export.chart)
-sc = go.Figure(
-    go.Scattergl(
-        x=ch,
-        y=w,
-        mode="markers",
-        showlegend=False,
-        marker={"size": 6, "opacity": 0.6},
-        text=hover,
-        customdata=list(range(1, c.n_lines + 1)),
-        hovertemplate="line %{customdata}<br>BLEU_c=%{x:.1f} BLEU_w=%{y:.1f}<br>%{text}<extra></extra>",
-    )
-)
-sc.add_trace(go.Scatter(x=[0, 100], y=[0, 100], mode="lines", line={"dash": "dot", "color": "#999"}, showlegend=False))
-sc.update_layout(xaxis_title=f"BLEU_c{m}", yaxis_title=f"BLEU_w{n}", height=480, margin={"t": 20})
-export.chart(sc, "wvc_scatter")
-row = next((r for r in res.rows[system] if r.char_order == m), None)
-if row:
+with guard():
+    st.set_page_config(page_title="mtlens · Words vs characters", layout="wide")
+    st.title("Words vs characters")
     st.caption(
-        f"{render.md(system)}, M = {m}: Pearson r = {row.pearson:.3f}, kappa = {row.kappa:.3f}, "
-        f"analogical share = {row.analogical:.3f}"
+        "Sentence BLEU over word n-grams (BLEU_wN) against BLEU over character n-grams (BLEU_cM), without smoothing "
+        "or effective order, as in Denoual & Lepage (2005), who found BLEU_c18 equivalent to word BLEU-4."
     )
+    ds = state.current()
+    opts = metric_sidebar()
+    dataset_caption(ds)
+    c = ds.corpus
 
-st.subheader(f"System rankings: BLEU_w{n} and BLEU_c{m}, side by side")
-rank = pd.DataFrame([asdict(r) for r in res.ranking]).rename(
-    columns={
-        "bleu_w": f"BLEU_w{n}",
-        "bleu_c": f"BLEU_c{m}",
-        "rank_w": f"rank by BLEU_w{n}",
-        "rank_c": f"rank by BLEU_c{m}",
-    }
-)
-export.table(
-    name="mtlens-rankings-w-c",
-    df=rank,
-    hide_index=True,
-    column_config={
-        f"BLEU_w{n}": st.column_config.NumberColumn(format="%.2f"),
-        f"BLEU_c{m}": st.column_config.NumberColumn(format="%.2f"),
-    },
-)
-st.markdown("The two rankings **agree**." if res.rankings_agree else "The two rankings **differ**.")
+    lang = ds.language
+    if lang is not None and lang.target in ("zh", "ja", "ko", "th", "lo", "km", "my"):
+        if lang.tokenizer != "13a" and opts.tokenize == lang.tokenizer:
+            st.info(
+                f"Target language {lang.target}: words here are {opts.tokenize} words (a segmenter). The question "
+                "of Denoual & Lepage (2005) is whether BLEU over M characters, which needs no segmenter, ranks "
+                "systems like word BLEU; the best M for this language is in the table below (for Japanese with "
+                "MeCab it is usually between 6 and 9, not 18: Japanese words are one to three characters long)."
+            )
+        else:
+            st.info(
+                f"Target language {lang.target}, written without spaces between words: word BLEU with tokenizer "
+                f"{opts.tokenize} counts whole phrases as words, while BLEU over characters needs no segmenter, "
+                "which is the point of Denoual & Lepage (2005). Compare the two rankings below."
+            )
+    k1, k2, k3 = st.columns(3)
+    n = k1.slider("Word order N", 2, 6, 4, key="wvc_n")
+    lo, hi = k2.slider("Character orders M studied", 1, 40, (1, 30), key="wvc_range")
+    m = k3.slider("M for the scatter and the ranking", 1, 40, min(40, opts.char_order), key="wvc_m")
+    with st.spinner("Scoring every sentence at every order…"):
+        res = cached.words_vs_chars(ds, n, tuple(range(lo, hi + 1)), m, opts)
+
+    st.subheader("Best M per criterion")
+    best = pd.DataFrame(
+        [
+            {
+                "systems": k,
+                "Pearson (max r)": v.pearson,
+                "kappa (max)": v.kappa,
+                "analogical (first M with >= 90%)": v.analogical,
+            }
+            for k, v in res.best.items()
+        ]
+    )
+    export.table(name="mtlens-best-M", df=best, hide_index=True)
+
+    st.subheader("The sweep over M (all systems pooled)")
+    pooled = pd.DataFrame([asdict(r) for r in res.pooled])
+    fig = go.Figure()
+    for col, name in (
+        ("pearson", "Pearson r"),
+        ("kappa", "Cohen's kappa (10 grades)"),
+        ("analogical", f"share BLEU_cM <= BLEU_w{n - 1}"),
+    ):
+        fig.add_trace(go.Scatter(x=pooled["char_order"], y=pooled[col], mode="lines+markers", name=name))
+        b = getattr(res.best["all"], col)
+        if b is not None:
+            yb = float(pooled.loc[pooled["char_order"] == b, col].iloc[0])
+            fig.add_trace(
+                go.Scatter(
+                    x=[b],
+                    y=[yb],
+                    mode="markers+text",
+                    text=[f"best M={b}"],
+                    textposition="top center",
+                    marker={"size": 14, "symbol": "star"},
+                    showlegend=False,
+                )
+            )
+    fig.add_hline(y=0.9, line_dash="dot", annotation_text="90%")
+    fig.update_layout(xaxis_title="M (characters)", height=420, margin={"t": 20})
+    export.chart(fig, "wvc_sweep")
+
+    st.subheader(f"BLEU_w{n} against BLEU_c{m}, one point per sentence")
+    system = st.selectbox("System", list(c.system_names), key="wvc_system")
+    w, ch = res.sentences[system]
+    hover = [h[:200] for h in c.systems[system]]  # escaped with the figure (export.chart)
+    sc = go.Figure(
+        go.Scattergl(
+            x=ch,
+            y=w,
+            mode="markers",
+            showlegend=False,
+            marker={"size": 6, "opacity": 0.6},
+            text=hover,
+            customdata=list(range(1, c.n_lines + 1)),
+            hovertemplate="line %{customdata}<br>BLEU_c=%{x:.1f} BLEU_w=%{y:.1f}<br>%{text}<extra></extra>",
+        )
+    )
+    sc.add_trace(
+        go.Scatter(x=[0, 100], y=[0, 100], mode="lines", line={"dash": "dot", "color": "#999"}, showlegend=False)
+    )
+    sc.update_layout(xaxis_title=f"BLEU_c{m}", yaxis_title=f"BLEU_w{n}", height=480, margin={"t": 20})
+    export.chart(sc, "wvc_scatter")
+    row = next((r for r in res.rows[system] if r.char_order == m), None)
+    if row:
+        st.caption(
+            f"{render.md(system)}, M = {m}: Pearson r = {row.pearson:.3f}, kappa = {row.kappa:.3f}, "
+            f"analogical share = {row.analogical:.3f}"
+        )
+
+    st.subheader(f"System rankings: BLEU_w{n} and BLEU_c{m}, side by side")
+    rank = pd.DataFrame([asdict(r) for r in res.ranking]).rename(
+        columns={
+            "bleu_w": f"BLEU_w{n}",
+            "bleu_c": f"BLEU_c{m}",
+            "rank_w": f"rank by BLEU_w{n}",
+            "rank_c": f"rank by BLEU_c{m}",
+        }
+    )
+    export.table(
+        name="mtlens-rankings-w-c",
+        df=rank,
+        hide_index=True,
+        column_config={
+            f"BLEU_w{n}": st.column_config.NumberColumn(format="%.2f"),
+            f"BLEU_c{m}": st.column_config.NumberColumn(format="%.2f"),
+        },
+    )
+    st.markdown("The two rankings **agree**." if res.rankings_agree else "The two rankings **differ**.")

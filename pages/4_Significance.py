@@ -11,138 +11,142 @@ from mtlens import report
 from mtlens.errors import InputError
 from mtlens.significance import DEFAULT_SEED, MAX_SAMPLES
 from mtlens.ui import cached, export, render, state
+from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
-st.set_page_config(page_title="mtlens · Significance", layout="wide")
-st.title("Significance")
-ds = state.current()
-opts = metric_sidebar()
-dataset_caption(ds)
-systems = list(ds.corpus.system_names)
-if len(systems) < 2:
-    st.info("Significance tests need at least two systems.")
-    st.stop()
-if not cached.can_test(ds):
-    st.info(cached.too_few_lines(ds))
-    st.stop()
+with guard():
+    st.set_page_config(page_title="mtlens · Significance", layout="wide")
+    st.title("Significance")
+    ds = state.current()
+    opts = metric_sidebar()
+    dataset_caption(ds)
+    systems = list(ds.corpus.system_names)
+    if len(systems) < 2:
+        st.info("Significance tests need at least two systems.")
+        st.stop()
+    if not cached.can_test(ds):
+        st.info(cached.too_few_lines(ds))
+        st.stop()
 
-c1, c2, c3, c4, c5 = st.columns(5)
-metric = c1.selectbox("Metric", cached.metric_names(ds), key="sig_metric")
-test = c2.selectbox(
-    "Test",
-    ["bootstrap", "ar"],
-    format_func=lambda t: {"bootstrap": "paired bootstrap", "ar": "approximate randomisation"}[t],
-    key="sig_test",
-)
-n = c3.number_input(
-    "Resamples / trials", 10, MAX_SAMPLES, 1000 if test == "bootstrap" else 10000, step=1000, key=f"sig_n_{test}"
-)
-seed = c4.number_input("Seed", 0, 2**31 - 1, DEFAULT_SEED, key="sig_seed")
-alpha = c5.selectbox("alpha", [0.05, 0.01, 0.1], key="sig_alpha")
-baseline = st.selectbox(
-    "Compare",
-    ["all pairs", *systems],
-    format_func=lambda s: s if s == "all pairs" else f"each system with {s}",
-    key="sig_baseline",
-)
-baseline = None if baseline == "all pairs" else baseline
-
-bar = st.progress(0.0, text="Resampling…")
-try:
-    cmp = cached.comparison(
-        ds,
-        metric,
-        opts,
-        test,
-        int(n),
-        int(seed),
-        baseline,
-        float(alpha),
-        progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg),
+    c1, c2, c3, c4, c5 = st.columns(5)
+    metric = c1.selectbox("Metric", cached.metric_names(ds), key="sig_metric")
+    test = c2.selectbox(
+        "Test",
+        ["bootstrap", "ar"],
+        format_func=lambda t: {"bootstrap": "paired bootstrap", "ar": "approximate randomisation"}[t],
+        key="sig_test",
     )
-except InputError as err:  # e.g. too many resamples for a large test set
+    n = c3.number_input(
+        "Resamples / trials", 10, MAX_SAMPLES, 1000 if test == "bootstrap" else 10000, step=1000, key=f"sig_n_{test}"
+    )
+    seed = c4.number_input("Seed", 0, 2**31 - 1, DEFAULT_SEED, key="sig_seed")
+    alpha = c5.selectbox("alpha", [0.05, 0.01, 0.1], key="sig_alpha")
+    baseline = st.selectbox(
+        "Compare",
+        ["all pairs", *systems],
+        format_func=lambda s: s if s == "all pairs" else f"each system with {s}",
+        key="sig_baseline",
+    )
+    baseline = None if baseline == "all pairs" else baseline
+
+    bar = st.progress(0.0, text="Resampling…")
+    try:
+        cmp = cached.comparison(
+            ds,
+            metric,
+            opts,
+            test,
+            int(n),
+            int(seed),
+            baseline,
+            float(alpha),
+            progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg),
+        )
+    except InputError as err:  # e.g. too many resamples for a large test set
+        bar.empty()
+        st.error(str(err))
+        st.stop()
     bar.empty()
-    st.error(str(err))
-    st.stop()
-bar.empty()
-st.caption(f"Signature: {cmp.signature} · {cmp.metric_signature}")
+    st.caption(f"Signature: {cmp.signature} · {cmp.metric_signature}")
 
-names, matrix = cmp.p_matrix(adjusted=True)
-text = [["" if np.isnan(v) else f"{v:.3f}" for v in row] for row in matrix]
-fig = go.Figure(
-    go.Heatmap(
-        z=matrix,
-        x=[render.plot_text(n) for n in names],
-        y=[render.plot_text(n) for n in names],
-        text=text,
-        texttemplate="%{text}",
-        zmin=0,
-        zmax=1,
-        colorscale=[[0, "#1a9850"], [alpha, "#d9ef8b"], [min(1.0, alpha * 2), "#fee08b"], [1, "#f7f7f7"]],
-        colorbar={"title": "Holm p"},
-        hovertemplate="%{y} vs %{x}: p = %{z:.4f}<extra></extra>",
+    names, matrix = cmp.p_matrix(adjusted=True)
+    text = [["" if np.isnan(v) else f"{v:.3f}" for v in row] for row in matrix]
+    fig = go.Figure(
+        go.Heatmap(
+            z=matrix,
+            x=[render.plot_text(n) for n in names],
+            y=[render.plot_text(n) for n in names],
+            text=text,
+            texttemplate="%{text}",
+            zmin=0,
+            zmax=1,
+            colorscale=[[0, "#1a9850"], [alpha, "#d9ef8b"], [min(1.0, alpha * 2), "#fee08b"], [1, "#f7f7f7"]],
+            colorbar={"title": "Holm p"},
+            hovertemplate="%{y} vs %{x}: p = %{z:.4f}<extra></extra>",
+        )
     )
-)
-fig.update_layout(height=120 + 40 * len(names), margin={"t": 20}, yaxis={"autorange": "reversed"})
-st.subheader("Pairwise p-values (Holm-corrected)")
-export.chart(fig, "sig_heatmap")
+    fig.update_layout(height=120 + 40 * len(names), margin={"t": 20}, yaxis={"autorange": "reversed"})
+    st.subheader("Pairwise p-values (Holm-corrected)")
+    export.chart(fig, "sig_heatmap")
 
-if cmp.clusters:
-    st.subheader("Clusters")
-    st.caption(
-        "Systems in score order, split only where every system above is significantly better than every system below."
+    if cmp.clusters:
+        st.subheader("Clusters")
+        st.caption(
+            "Systems in score order, split only where every system above is significantly better than every system below."
+        )
+        for k, cl in enumerate(cmp.clusters, start=1):
+            st.markdown(f"**{k}.** " + render.md(", ".join(cl)))
+
+    st.subheader("Systems")
+    export.table(
+        name="mtlens-intervals",
+        df=pd.DataFrame(
+            {
+                "system": cmp.ranking,
+                "score": [cmp.systems[s].score for s in cmp.ranking],
+                "bootstrap mean": [cmp.systems[s].mean for s in cmp.ranking],
+                "95% CI ±": [cmp.systems[s].ci for s in cmp.ranking],
+            }
+        ),
+        hide_index=True,
+        column_config={
+            k: st.column_config.NumberColumn(format="%.2f") for k in ("score", "bootstrap mean", "95% CI ±")
+        },
     )
-    for k, cl in enumerate(cmp.clusters, start=1):
-        st.markdown(f"**{k}.** " + render.md(", ".join(cl)))
-
-st.subheader("Systems")
-export.table(
-    name="mtlens-intervals",
-    df=pd.DataFrame(
-        {
-            "system": cmp.ranking,
-            "score": [cmp.systems[s].score for s in cmp.ranking],
-            "bootstrap mean": [cmp.systems[s].mean for s in cmp.ranking],
-            "95% CI ±": [cmp.systems[s].ci for s in cmp.ranking],
-        }
-    ),
-    hide_index=True,
-    column_config={k: st.column_config.NumberColumn(format="%.2f") for k in ("score", "bootstrap mean", "95% CI ±")},
-)
-st.subheader("Pairs")
-pairs = pd.DataFrame(
-    [
-        {
-            "a": p.a,
-            "b": p.b,
-            "delta (a - b)": p.delta,
-            "p": p.p_value,
-            "p (Holm)": p.p_holm,
-            "significant": p.significant,
-        }
-        for p in cmp.pairs
-    ]
-)
-export.table(
-    name="mtlens-pairs",
-    df=pairs,
-    hide_index=True,
-    column_config={
-        "delta (a - b)": st.column_config.NumberColumn(format="%.2f"),
-        "p": st.column_config.NumberColumn(format="%.4f"),
-        "p (Holm)": st.column_config.NumberColumn(format="%.4f"),
-    },
-)
-st.download_button(
-    "Download pairs (CSV)",
-    report.comparisons_to_csv({metric: cmp}),
-    file_name="mtlens-significance.csv",
-    mime="text/csv",
-    key="sig_csv",
-)
-st.download_button(
-    "Download table (LaTeX)",
-    report.comparisons_to_latex({metric: cmp}),
-    file_name="mtlens-significance.tex",
-    key="sig_tex",
-)
+    st.subheader("Pairs")
+    pairs = pd.DataFrame(
+        [
+            {
+                "a": p.a,
+                "b": p.b,
+                "delta (a - b)": p.delta,
+                "p": p.p_value,
+                "p (Holm)": p.p_holm,
+                "significant": p.significant,
+            }
+            for p in cmp.pairs
+        ]
+    )
+    export.table(
+        name="mtlens-pairs",
+        df=pairs,
+        hide_index=True,
+        column_config={
+            "delta (a - b)": st.column_config.NumberColumn(format="%.2f"),
+            "p": st.column_config.NumberColumn(format="%.4f"),
+            "p (Holm)": st.column_config.NumberColumn(format="%.4f"),
+        },
+    )
+    st.download_button(
+        "Download pairs (CSV)",
+        report.comparisons_to_csv({metric: cmp}),
+        file_name="mtlens-significance.csv",
+        mime="text/csv",
+        key="sig_csv",
+    )
+    st.download_button(
+        "Download table (LaTeX)",
+        report.comparisons_to_latex({metric: cmp}),
+        file_name="mtlens-significance.tex",
+        key="sig_tex",
+    )
