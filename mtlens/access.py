@@ -117,7 +117,9 @@ def host_allowed(host_header: str | None, address: str | None) -> bool:
         return False
     host = host_header.strip().lower()
     if host.startswith("["):
-        host = host[: host.find("]") + 1] if "]" in host else host
+        if "]" not in host:
+            return False
+        host = host[: host.find("]") + 1]
     elif host.count(":") == 1:
         host = host.split(":", 1)[0]
     if host in _LOCAL_HOSTS:

@@ -205,7 +205,10 @@ class Store:
         except _Missing:
             raise
         except (OSError, sqlite3.Error) as err:
-            raise InputError(f"cannot open {where}: {_why(err)}") from None
+            why = _why(err)
+            if write and "read-only" not in why and self.data_dir.is_dir() and not os.access(self.data_dir, os.W_OK):
+                why += " (the data directory is read-only: choose another with MTLENS_DATA_DIR or --data-dir)"
+            raise InputError(f"cannot open {where}: {why}") from None
         try:
             con.execute("PRAGMA foreign_keys = ON")
             self._check_or_create(con, write)
@@ -215,7 +218,10 @@ class Store:
         except sqlite3.Error as err:
             with contextlib.suppress(sqlite3.Error):
                 con.execute("ROLLBACK")
-            raise InputError(f"{where} could not be {'written' if write else 'read'}: {_why(err)}") from None
+            why = _why(err)
+            if write and "read-only" not in why and not os.access(self.data_dir, os.W_OK):
+                why += " (the data directory is read-only: choose another with MTLENS_DATA_DIR or --data-dir)"
+            raise InputError(f"{where} could not be {'written' if write else 'read'}: {why}") from None
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 con.execute("ROLLBACK")

@@ -1,0 +1,481 @@
+"""Issue 18, tried as a hostile visitor would: hostile bundles and files, damaged stores, access control,
+exports that a spreadsheet or a browser would run. Every case is one sentence, never a traceback, and
+nothing saved is lost. (The server's address, Host check and two browsers: tests/app/test_security_app.py.)"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import resource
+import sqlite3
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import tomllib
+from sacrebleu.metrics import BLEU as SacreBLEU
+
+from mtlens import Corpus
+from mtlens.access import OPERATOR, Visitor, browser_visitor, host_allowed, is_loopback
+from mtlens.errors import InputError
+from mtlens.evaluation import import_bundle, read_bundle
+from mtlens.external import read_score_files, read_scores
+from mtlens.html_report import build_html_report
+from mtlens.report import csv_cell, frame_to_csv, to_csv
+from mtlens.scoring import score
+from mtlens.store import BALLAST_NAME, FILE_NAME, Store, score_saved
+
+from .conftest import ROOT, SAMPLE, pair_files
+
+A = Visitor("browser:" + "a" * 32, "A")
+B = Visitor("browser:" + "b" * 32, "B")
+
+
+@pytest.fixture
+def corpus():
+    return Corpus.build(
+        {"ref": ["a b c", "d e"]}, {"S1": ["a b c", "d x"], "S2": ["a c", "d e"]}, language_pair="en-de"
+    )
+
+
+def _bundle(**doc) -> bytes:
+    base = {
+        "format": "mtlens-set",
+        "version": 1,
+        "name": "n",
+        "references": {"ref": ["a b", "c"]},
+        "systems": {"A": ["a b", "d"]},
+    }
+    base.update(doc)
+    return gzip.compress(json.dumps(base).encode())
+
+
+def _run(*args, env=None):
+    return subprocess.run(
+        [sys.executable, "-m", "mtlens", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300
+    )
+
+
+# --------------------------------------------------------------------------- server configuration
+def test_the_streamlit_config_listens_on_loopback_and_hides_error_details():
+    cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert cfg["server"]["address"] == "127.0.0.1"
+    assert cfg["client"]["showErrorDetails"] == "none"
+
+
+def test_host_check_and_loopback_names():
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("") and not is_loopback("192.0.2.1")
+    for ok in ("localhost:8501", "127.0.0.1:8501", "[::1]:8501", "127.0.0.2", "LOCALHOST"):
+        assert host_allowed(ok, "127.0.0.1"), ok
+    for bad in ("evil.example:8501", "evil.example", "localhost.evil.example:8501", "", None, "[::1"):
+        assert not host_allowed(bad, "127.0.0.1"), bad
+    assert host_allowed("evil.example", "0.0.0.0")  # a server on the network leaves it to its proxy
+
+
+@pytest.mark.parametrize("port", ["-1", "70000", "0", "http"])
+def test_dashboard_port_out_of_range_is_a_sentence(port):
+    r = _run("dashboard", "--port", port)
+    assert r.returncode == 2 and "the port must be a number from 1 to 65535" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("var", "value", "said"),
+    [
+        ("MTLENS_MAX_STORE_MB", "abc", "is not a number"),
+        ("MTLENS_MAX_STORE_MB", "nan", "is not a number"),
+        ("MTLENS_MAX_STORE_MB", "inf", "is not a number"),
+        ("MTLENS_MAX_STORE_MB", "-5", "is not a number"),
+        ("MTLENS_DATA_DIR", "~nouser-mtlens/x", "names a home folder that does not exist"),
+    ],
+)
+def test_bad_settings_are_sentences(var, value, said):
+    r = _run("list", env=dict(os.environ, **{var: value}))
+    assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr and "internal error" not in r.stderr
+
+
+def test_reading_a_device_that_never_ends_stops_at_the_file_limit():
+    r = _run(
+        "score", "--ref", str(SAMPLE / "ref.txt"), "--sys", "/dev/zero", env=dict(os.environ, MTLENS_MAX_FILE_MB="1")
+    )
+    assert r.returncode == 2 and "larger than 1 MB, the limit for one file (MTLENS_MAX_FILE_MB)" in r.stderr
+
+
+# --------------------------------------------------------------------------- bundles
+def test_a_bundle_bomb_is_refused_in_one_sentence_with_bounded_memory(tmp_path):
+    """8 MB of gzip that unpacks to about 8 GB: refused at the limit; the process stays far under 1 GB."""
+    bomb = tmp_path / "bomb.mtlens.json.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as f:
+        f.write(b'{"format": "mtlens-set", "version": 1, "references": {"r": ["')
+        chunk = b" " * 2**24
+        for _ in range(512):
+            f.write(chunk)
+    assert bomb.stat().st_size < 12 * 2**20
+    code = (
+        "import resource, sys\n"
+        "from mtlens.cli import main\n"
+        "rc = main(['import', sys.argv[1], '--data-dir', sys.argv[2]])\n"
+        "print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        "sys.exit(rc)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(bomb), str(tmp_path / "ws")], capture_output=True, text=True, cwd=ROOT
+    )
+    assert r.returncode == 2, r.stderr
+    assert "unpacks to more than" in r.stderr and "MTLENS_MAX_BUNDLE_MB" in r.stderr
+    rss_kb = int(r.stdout.split("RSS")[1])
+    assert rss_kb < 1024 * 1024, f"{rss_kb / 1024:.0f} MB resident while refusing a bomb"
+    assert Store(tmp_path / "ws").list() == []
+
+
+def test_a_valid_bundle_of_spaces_is_refused_not_a_memory_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTLENS_MAX_BUNDLE_MB", "16")
+    data = _bundle(references={"r": [" " * (20 * 2**20)]}, systems={"A": ["x"]})
+    assert len(data) < 3 * 2**20
+    with pytest.raises(InputError, match="unpacks to more than"):
+        import_bundle(Store(tmp_path), data)
+
+
+@pytest.mark.parametrize(
+    ("doc", "said"),
+    [
+        ({"references": {"ref": []}, "systems": {"A": []}}, "has no lines"),
+        ({"references": {"ref": ["\ud800 x"]}, "systems": {"A": ["y"]}}, "lone surrogate"),
+        ({"language_pair": 5}, "language pair is not text"),
+        ({"language_pair": "<b>en</b>-de"}, "is not of the form 'en-zh'"),
+        ({"version": 99}, "written by a newer mtlens"),
+        ({"version": "1"}, "version is missing"),
+        ({"scores": [["comet.json", b"{not json".hex()]]}, "is not valid JSON"),
+        ({"scores": [["s.tsv", b"system\tline\tm\nA\t1\t0.5\n".hex()]]}, "no m score for line"),
+        ({"human": [["h.tsv", b"nonsense".hex()]]}, "h.tsv"),
+        ({"references": {"ref": ["a\nb", "c"]}}, "line breaks"),
+        ({"references": {"ref": ["a", "b"]}, "systems": {"A": ["a"]}}, "has 1 lines"),
+        ({"references": {"ref": ["x" * 100_001, "c"]}}, "mtlens scores lines of up to 100,000"),
+        ({"systems": {"": ["a b", "d"]}}, "name is empty"),
+        ({"human": [["h.tsv", "zz"]]}, "is not hex"),
+        ({"references": "abc"}, "needs references and systems"),
+    ],
+)
+def test_a_bundle_saves_nothing_an_upload_would_refuse(tmp_path, doc, said):
+    st = Store(tmp_path)
+    with pytest.raises(InputError, match=said):
+        import_bundle(st, _bundle(**doc))
+    assert st.list() == []
+
+
+def test_deeply_nested_bundle_is_a_sentence(tmp_path):
+    deep = gzip.compress(b'{"format": "mtlens-set", "version": 1, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    with pytest.raises(InputError, match="nests its JSON more than 32 levels"):
+        read_bundle(deep)
+
+
+def test_bundle_round_trip_keeps_everything(tmp_path):
+    refs, systems = pair_files(SAMPLE)
+    c = Corpus.build({"ref": refs[0]}, systems, language_pair="en-de")
+    st = Store(tmp_path)
+    sid = st.save(c, "x", human=[("human.tsv", (SAMPLE / "human.tsv").read_bytes())], project="P")
+    b = read_bundle(st.export_bundle(sid))
+    assert b.corpus.systems == c.systems and b.corpus.language_pair == "en-de" and b.project == "P"
+    new = import_bundle(st, st.export_bundle(sid), owner=A.id)
+    assert st.load(new).info.owner == A.id and st.load(new).info.project is None  # a visitor's copy joins no project
+
+
+# --------------------------------------------------------------------------- damaged statistics
+def test_a_flipped_byte_in_stored_statistics_is_never_shown_as_a_score(tmp_path):
+    refs, systems = pair_files(SAMPLE)
+    c = Corpus.build({"ref": refs[0]}, systems, language_pair="en-de")
+    st = Store(tmp_path)
+    sid = st.save(c, "x")
+    first = _run("score", "--set", sid, "--metrics", "bleu", "--format", "json", "--data-dir", str(tmp_path))
+    assert first.returncode == 0, first.stderr
+    want = {s: SacreBLEU().corpus_score(systems[s], [refs[0]]).score for s in systems}
+    got = {row["name"]: row["scores"]["bleu"] for row in json.loads(first.stdout)["systems"]}
+    assert all(abs(got[s] - want[s]) < 1e-9 for s in want)
+    con = sqlite3.connect(tmp_path / FILE_NAME)
+    system, blob = con.execute("SELECT system, data FROM stats LIMIT 1").fetchone()
+    blob = bytearray(blob)
+    blob[0:8] = (273482).to_bytes(8, "little")  # what the reviewer wrote
+    con.execute("UPDATE stats SET data = ? WHERE system = ?", (bytes(blob), system))
+    con.commit()
+    con.close()
+    again = _run("score", "--set", sid, "--metrics", "bleu", "--format", "json", "--data-dir", str(tmp_path))
+    assert again.returncode == 0, again.stderr
+    got = {row["name"]: row["scores"]["bleu"] for row in json.loads(again.stdout)["systems"]}
+    assert all(abs(got[s] - want[s]) < 1e-9 for s in want)  # recomputed from the stored text
+    assert f"the stored bleu statistics of '{system}' were damaged" in again.stderr
+    third = _run("score", "--set", sid, "--metrics", "bleu", "--data-dir", str(tmp_path))
+    assert "damaged" not in third.stderr  # reported once: the recomputed statistics replaced the damaged ones
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE stats SET shape = '[3, 2]'",
+        "UPDATE stats SET shape = 'not json'",
+        "UPDATE stats SET data = substr(data, 1, 8)",
+        "UPDATE stats SET dtype = 'object'",
+        "UPDATE stats SET system = 'S2' WHERE system = 'S1'",
+        "UPDATE stats SET checksum = ''",
+    ],
+)
+def test_damaged_statistics_of_any_kind_are_recomputed(tmp_path, corpus, damage):
+    st = Store(tmp_path)
+    sid = st.save(corpus, "x")
+    want = score(corpus, ["bleu"])["bleu"].scores
+    score_saved(st, sid, corpus, "bleu", __import__("mtlens.options", fromlist=["DEFAULTS"]).DEFAULTS)
+    con = sqlite3.connect(tmp_path / FILE_NAME)
+    if "system = 'S2'" in damage:
+        con.execute("DELETE FROM stats WHERE system = 'S2'")
+    con.execute(damage)
+    con.commit()
+    con.close()
+    fresh = Store(tmp_path)
+    got = score_saved(fresh, sid, corpus, "bleu", __import__("mtlens.options", fromlist=["DEFAULTS"]).DEFAULTS).scores
+    assert got == pytest.approx(want, abs=1e-12)
+    assert fresh.notes and "were damaged" in fresh.notes[0]
+
+
+def test_statistics_of_a_version_1_store_are_dropped_on_upgrade(tmp_path, corpus):
+    """Version 1 kept no checksums: its statistics cannot be trusted and are recomputed."""
+    st = Store(tmp_path)
+    sid = st.save(corpus, "x")
+    st.put_stats(sid, "bleu", (), {"S1": np.ones((2, 3), dtype=np.int64)})
+    con = sqlite3.connect(tmp_path / FILE_NAME)
+    con.execute("PRAGMA user_version = 1")
+    con.execute("DROP TABLE members")
+    con.execute("ALTER TABLE sets DROP COLUMN owner")
+    con.execute("ALTER TABLE stats DROP COLUMN checksum")
+    con.commit()
+    con.close()
+    again = Store(tmp_path)
+    assert again.get_stats(sid, "bleu", ()) == {}
+    assert again.load(sid).corpus.systems == corpus.systems and again.load(sid).info.owner is None
+
+
+# --------------------------------------------------------------------------- the store's file system
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a read-only file system needs root (CI runs as root)")
+def test_a_store_on_a_read_only_file_system_can_be_listed_and_opened(tmp_path, corpus):
+    mnt = tmp_path / "ro"
+    mnt.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)], check=True)
+    try:
+        st = Store(mnt)
+        sid = st.save(corpus, "kept")
+        subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
+        ro = Store(mnt)
+        assert [s.id for s in ro.list()] == [sid]
+        assert ro.load(sid).corpus.systems == corpus.systems
+        with pytest.raises(InputError, match="read-only"):
+            ro.save(corpus, "more")
+        r = _run("list", "--data-dir", str(mnt))
+        assert r.returncode == 0 and sid in r.stdout
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def test_size_accounting_survives_a_vanishing_wal_file(tmp_path, corpus, monkeypatch):
+    """A WAL file removed by another process's checkpoint between glob and stat is not an error."""
+    st = Store(tmp_path)
+    st.save(corpus, "x")
+    real_glob = type(tmp_path).glob
+
+    def glob(self, pattern):
+        yield from real_glob(self, pattern)
+        yield self / (FILE_NAME + "-wal-gone")
+
+    monkeypatch.setattr(type(tmp_path), "glob", glob)
+    st.save(corpus, "y")
+    assert len(st.list()) == 2
+
+
+def test_delete_works_on_a_full_disk(tmp_path, corpus):
+    """A tmpfs just large enough: once it is full, a delete still frees space (the ballast file goes first)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small file system needs root (CI runs as root)")
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(mnt)], check=True)
+    try:
+        st = Store(mnt)
+        big = Corpus.build({"r": [f"line {i} " + "x" * 200 for i in range(2000)]}, {"A": ["a"] * 2000})
+        sid = st.save(big, "first")
+        st._keep_ballast()
+        assert (mnt / BALLAST_NAME).exists()
+        with pytest.raises(InputError, match="disk is full|No space"):
+            for k in range(20):
+                st.save(big, f"more {k}")
+        with open(mnt / "filler", "wb") as f:  # whatever room is left, taken
+            try:
+                while True:
+                    f.write(b"\0" * 65536)
+                    f.flush()
+            except OSError:
+                pass
+        st.delete(sid)
+        assert sid not in [s.id for s in st.list()]
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+# --------------------------------------------------------------------------- access control
+def test_owners_change_their_sets_and_a_link_only_reads(tmp_path, corpus):
+    st = Store(tmp_path)
+    a1 = st.save(corpus, "A's first", owner=A.id)
+    a2 = st.save(corpus, "A's second", owner=A.id)
+    b1 = st.save(corpus, "B's", owner=B.id)
+    assert {s.id for s in st.list(visitor=A)} == {a1, a2}
+    assert {s.id for s in st.list(visitor=B)} == {b1}
+    assert {s.id for s in st.list(visitor=OPERATOR)} == {a1, a2, b1} == {s.id for s in st.list()}
+    assert st.load(a1).corpus.systems == corpus.systems  # reading by id (the link) is open
+    for action in (
+        lambda: st.rename(a1, "mine now", B),
+        lambda: st.delete(a1, B),
+        lambda: st.set_project(a1, "P", B),
+        lambda: st.add_systems(a1, {"S3": ["a", "b"]}, B),
+        lambda: st.add_scores(a1, "m.tsv", b"", B),
+    ):
+        with pytest.raises(InputError, match="only the owner of this set can change or delete it"):
+            action()
+    assert st.load(a1).info.name == "A's first" and len(st.list()) == 3
+    st.rename(a1, "renamed by A", A)
+    st.delete(a2, A)
+    st.delete(b1)  # the operator (CLI) administers everything
+    assert [s.name for s in st.list()] == ["renamed by A"]
+
+
+def test_projects_share_sets_with_their_members_only(tmp_path, corpus):
+    st = Store(tmp_path)
+    a1 = st.save(corpus, "A's", owner=A.id)
+    with pytest.raises(InputError, match="you are not a member of project 'WMT'"):
+        st.set_project(a1, "WMT", A)  # a visitor cannot push sets into other people's lists
+    st.grant("WMT", A.id)
+    st.grant("WMT", B.id)
+    st.set_project(a1, "WMT", A)
+    assert [s.id for s in st.list(visitor=B)] == [a1]
+    assert not st.may_change(a1, B)  # members read, owners change
+    st.revoke("WMT", B.id)
+    assert st.list(visitor=B) == []
+    with pytest.raises(InputError, match="not a visitor id"):
+        st.grant("WMT", "someone")
+
+
+def test_access_command(tmp_path):
+    r = _run("access", "grant", "WMT 21", A.id, "--data-dir", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    r = _run("access", "list", "--data-dir", str(tmp_path))
+    assert f"WMT 21\t{A.id}" in r.stdout
+    r = _run("access", "revoke", "WMT 21", B.id, "--data-dir", str(tmp_path))
+    assert r.returncode == 2 and "is not a member" in r.stderr
+
+
+def test_a_visitor_cannot_fill_the_store(tmp_path, corpus, monkeypatch):
+    monkeypatch.setenv("MTLENS_MAX_OWNER_MB", "0.001")
+    st = Store(tmp_path)
+    st.save(corpus, "first", owner=A.id)
+    with pytest.raises(InputError, match="over the limit of 0 MB for one visitor"):
+        st.save(Corpus.build({"r": ["x" * 2000]}, {"S": ["y"]}), "second", owner=A.id)
+    st.save(corpus, "B's own", owner=B.id)  # the limit is per visitor
+    st.save(Corpus.build({"r": ["x" * 2000]}, {"S": ["y"]}), "the operator's")  # and not the operator's
+
+
+def test_browser_keys_are_kept_only_as_digests():
+    key = "0123456789abcdef" * 2
+    v = browser_visitor(key)
+    assert key not in v.id and v.id == browser_visitor(key).id and v.id != browser_visitor("f" * 32).id
+    for bad in ("", "x" * 32, "0" * 31, "<script>"):
+        with pytest.raises(InputError):
+            browser_visitor(bad)
+
+
+# --------------------------------------------------------------------------- imported metric files
+def test_duplicate_rows_and_stems_in_metric_files_are_refused(corpus):
+    tsv = b"system\tline\tm\nS1\t1\t0.1\nS1\t2\t0.2\nS2\t1\t0.3\nS2\t2\t0.4\nS1\t2\t0.9\n"
+    with pytest.raises(InputError, match=r"line 6 of 'x.tsv' scores system 'S1' line 2 a second time"):
+        read_scores(tsv, "x.tsv", corpus)
+    doc = {f"{d}/S1.txt": [{"COMET": 0.1}, {"COMET": 0.2}] for d in ("d1", "d2")} | {
+        "S2.txt": [{"COMET": 0.1}, {"COMET": 0.2}]
+    }
+    with pytest.raises(InputError, match="the paths 'd1/S1.txt' and 'd2/S1.txt' both name system 'S1'"):
+        read_scores(json.dumps(doc).encode(), "c.json", corpus)
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (b'{"S1.txt": [{"COMET": 1' + b"0" * 400 + b'}, {"COMET": 0.2}]}', "not a finite number"),
+        (b'{"S1.txt": [{"COMET": 1e400}, {"COMET": 0.2}]}', "not a finite number"),
+        (b'{"S1.txt": ' + b"[" * 5000 + b"]" * 5000 + b"}", "nests its JSON more than 32 levels"),
+        (b'{"S1.txt": [{"COMET": 0.1, "errors": 5}, {"COMET": 0.2}]}', "'errors' is not a list of spans"),
+        (b"\xff\xfe\x00garbage", "not UTF-8|not valid JSON"),
+    ],
+)
+def test_hostile_comet_json_is_one_sentence(corpus, data, said):
+    with pytest.raises(InputError, match=said):
+        read_scores(data, "c.json", corpus)
+
+
+def test_xcomet_spans_outside_the_text_are_noted_not_kept(corpus):
+    seg = {"COMET": 0.5, "mt": "a b c"}
+    doc = {
+        "S1.txt": [
+            seg
+            | {
+                "errors": [
+                    {"text": "b", "start": 2, "end": 3, "severity": "minor", "confidence": 0.5},
+                    {"text": "zz", "start": -5, "end": -1, "severity": "major", "confidence": 0.5},
+                    {"text": "q", "start": 1e400, "end": 2, "severity": "major", "confidence": 0.5},
+                    {"text": "", "start": 40, "end": 90, "severity": "major", "confidence": 0.5},
+                ]
+            },
+            {"COMET": 0.2},
+        ],
+        "S2.txt": [{"COMET": 0.1}, {"COMET": 0.2}],
+    }
+    (s,) = read_scores(json.dumps(doc).encode(), "x.json", corpus)
+    kept = s.spans["S1"][0]
+    assert [(e.start, e.end, e.text) for e in kept] == [(2, 3, "b")]
+    assert all(0 <= e.start <= e.end <= len(corpus.systems["S1"][0]) for e in kept)
+    assert any("3 xCOMET span(s) could not be placed" in n and "'S1' line 1" in n for n in s.notes)
+
+
+def test_metricx_jsonl_with_deep_nesting_is_a_sentence(corpus):
+    data = b'{"prediction": 1}\n' + b"[" * 50 + b"]" * 50 + b"\n"
+    with pytest.raises(InputError, match="line 2 of 'S1.jsonl' nests its JSON"):
+        read_score_files([("S1.jsonl", data)], corpus)
+
+
+# --------------------------------------------------------------------------- exports
+def test_csv_cells_never_run_as_formulas(corpus):
+    c = Corpus.build(
+        {"ref": ["a b c", "d e"]},
+        {'=HYPERLINK("http://x")': ["a b c", "d x"], "@SUM(A1)": ["a c", "d e"], "-2": ["a", "d"]},
+    )
+    text = to_csv(score(c, ["bleu"]))
+    rows = text.splitlines()
+    assert rows[0] == "system,bleu"
+    firsts = sorted(r.split(",")[0] for r in rows[1:])
+    assert firsts == sorted(['"\'=HYPERLINK(""http://x"")"', "'@SUM(A1)", "-2"])
+    assert csv_cell("\tcmd") == "'\tcmd" and csv_cell("\rcmd") == "'\rcmd" and csv_cell("+1") == "+1"
+    pd = pytest.importorskip("pandas")
+    out = frame_to_csv(pd.DataFrame({"system": ["=1+1", "ok"], "delta": [-0.5, None]}))
+    assert out.splitlines() == ["system,delta", "'=1+1,-0.5", "ok,"]
+
+
+def test_the_html_report_never_makes_a_name_a_live_link():
+    evil = "<a href='https://evil.example'>click</a>"
+    c = Corpus.build({"ref": ["a b c", "d e"]}, {evil: ["a b c", "d x"], "B": ["a c", "d e"]})
+    html = build_html_report(c, score(c, ["bleu"]), {})
+    assert "href='https://evil.example'" not in html and 'href=\\"https://evil.example' not in html
+    assert "&lt;a href=" in html or "\\u0026lt;a href=" in html  # escaped as text in the chart's data too
+
+
+def test_peak_memory_helper_is_real():
+    """The bounded-memory assertions above rely on ru_maxrss being kilobytes on Linux."""
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    block = bytearray(64 * 2**20)
+    block[::4096] = b"\1" * len(block[::4096])
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >= before
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 60 * 1024
