@@ -509,6 +509,11 @@ class Store:
             parsed = [(k, n, json.loads(lines)) for k, n, lines in streams]
         except ValueError:
             raise InputError(f"set '{set_id}' in the workspace is damaged (its text is not readable)") from None
+        if not row[5] or not streams:
+            raise InputError(
+                f"set '{row[1]}' ({set_id}) has no lines (an older mtlens saved it from a bundle); delete it "
+                f"with 'python -m mtlens delete {set_id}'"
+            )
         refs = {n: v for k, n, v in parsed if k == "ref"}
         syss = {n: v for k, n, v in parsed if k == "sys"}
         src = next((v for k, _, v in parsed if k == "src"), None)

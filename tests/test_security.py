@@ -479,3 +479,19 @@ def test_peak_memory_helper_is_real():
     block[::4096] = b"\1" * len(block[::4096])
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >= before
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 60 * 1024
+
+
+def test_a_stored_set_without_lines_is_a_sentence_not_a_crash(tmp_path, corpus):
+    """A set an older mtlens saved from a zero-line bundle: opening it says so (pages show the sentence)."""
+    st = Store(tmp_path)
+    sid = st.save(corpus, "fine")
+    con = sqlite3.connect(tmp_path / FILE_NAME)
+    con.execute("INSERT INTO sets (id, name, created, n_lines) VALUES ('e' || hex(randomblob(15)), 'empty', 'x', 0)")
+    con.commit()
+    (empty,) = [r[0] for r in con.execute("SELECT id FROM sets WHERE name = 'empty'")]
+    con.close()
+    with pytest.raises(InputError, match="has no lines"):
+        st.load(empty)
+    r = _run("score", "--set", empty, "--data-dir", str(tmp_path))
+    assert r.returncode == 2 and "has no lines" in r.stderr
+    assert st.load(sid).corpus.systems == corpus.systems
