@@ -12,14 +12,13 @@ from .corpus import Corpus
 from .errors import InputError
 from .highlight import ngram_matches
 from .io import corpus_from_bytes, load_corpus
-from .metrics import BLEU, CHRF, METRIC_NAMES, CharBLEU, make_metric
+from .metrics import BLEU, CHRF, CharBLEU, make_metric, metric_names
 from .scoring import MetricResult, score
 from .version import __version__
 
 __all__ = [
     "BLEU",
     "CHRF",
-    "METRIC_NAMES",
     "CharBLEU",
     "Corpus",
     "InputError",
@@ -28,6 +27,7 @@ __all__ = [
     "corpus_from_bytes",
     "load_corpus",
     "make_metric",
+    "metric_names",
     "ngram_matches",
     "score",
 ]

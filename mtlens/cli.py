@@ -13,7 +13,7 @@ from . import report
 from .errors import InputError
 from .io import load_corpus, read_bytes
 from .language import language_defaults, with_language
-from .metrics import METRIC_NAMES
+from .metrics import REGISTRY, metric_names
 from .options import DEFAULTS, SPECS, Options
 from .scoring import parse_metric_list, score
 from .significance import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES, compare
@@ -63,7 +63,7 @@ def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
     s.add_argument(
         "--metrics",
         default=None,
-        help=f"comma-separated: {','.join(METRIC_NAMES)} and the names of imported metrics "
+        help=f"comma-separated: {','.join(metric_names())} and the names of imported metrics "
         f"(default {default_metrics} and every --scores metric)",
     )
     s.set_defaults(default_metrics=default_metrics)
@@ -282,11 +282,11 @@ def _chosen_metrics(args, corpus):
         return parse_metric_list(args.default_metrics), imported
     items = [x.strip().lower() for x in args.metrics.split(",") if x.strip()]
     names = {i.name: i for i in imported}
-    unknown = [x for x in items if x not in METRIC_NAMES and x not in names]
+    unknown = [x for x in items if x not in REGISTRY and x not in names]
     if unknown:
-        choices = ", ".join([*METRIC_NAMES, *names])
+        choices = ", ".join([*REGISTRY, *names])
         raise InputError(f"unknown metric '{unknown[0]}'; choose from {choices}")
-    builtin = [x for x in dict.fromkeys(items) if x in METRIC_NAMES]
+    builtin = [x for x in dict.fromkeys(items) if x in REGISTRY]
     return builtin, [names[x] for x in dict.fromkeys(items) if x in names]
 
 
@@ -294,7 +294,7 @@ def _score(args, corpus, metrics, options):
     """Scores; for a saved set, stored statistics are reused and new ones stored."""
     if args.set is None:
         return score(corpus, metrics, options)
-    from .store import score_saved
+    from .scoring import score_saved
 
     store = _store(args)
     out = {m: score_saved(store, args.set, corpus, m, options) for m in metrics}

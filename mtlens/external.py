@@ -32,7 +32,7 @@ from .corpus import Corpus
 from .errors import InputError
 from .io import decode_lines, stem
 from .limits import load_json
-from .metrics import METRIC_NAMES
+from .metrics import REGISTRY
 from .metrics.base import Metric, Signature
 
 
@@ -121,7 +121,7 @@ _NAME = re.compile(r"[^a-z0-9+_-]+")
 def metric_name(text: str) -> str:
     """A file's metric name as ``--metrics`` takes it (lowercase, no spaces)."""
     name = _NAME.sub("-", text.strip().lower()).strip("-") or "imported"
-    if name in METRIC_NAMES:
+    if name in REGISTRY:
         name += "-imported"
     return name
 

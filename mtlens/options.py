@@ -2,19 +2,17 @@
 
 The command line (:mod:`mtlens.cli`) adds one flag per field from :data:`SPECS`;
 the dashboard's sidebar (:mod:`mtlens.ui.widgets`) draws one widget per field
-from the same specs; :meth:`Options.key` is the per-metric subset of the
-options and is the cache key of a metric's results, so an option that does not
-change a metric never invalidates its cache, and one that does always does.
+from the same specs; a metric's cache key is the values of the fields it reads
+(:func:`mtlens.metrics.options_key`), so an option that does not change a metric
+never invalidates its cache, and one that does always does.
 
 Every numeric option is bounded (:data:`SPECS`); a value outside its bounds
 raises :class:`~mtlens.errors.InputError` naming the command-line flag.
 
 Example:
     >>> o = Options(tokenize="zh")
-    >>> o.key("bleu")[:2]
+    >>> o.values(["lowercase", "tokenize"])
     (('tokenize', 'zh'), ('lowercase', False))
-    >>> o.key("chrf")
-    (('lowercase', False), ('chrf_eps_smoothing', False))
     >>> Options(char_order=0)
     Traceback (most recent call last):
     ...
@@ -37,14 +35,14 @@ SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k":
 
 @dataclass(frozen=True)
 class Spec:
-    """How one option is offered: flag, help text, the metrics it changes, its bounds.
+    """How one option is offered: flag, help text, its bounds (the metrics it changes declare it:
+    :attr:`mtlens.metrics.base.Metric.option_fields`).
 
     ``kind`` is ``bool``, ``choice``, ``int`` or ``float``; ``low``/``high`` are inclusive
     bounds of numeric options (``low_open`` excludes ``low`` itself).
     """
 
     help: str
-    metrics: tuple[str, ...]
     kind: str
     label: str
     choices: tuple[str, ...] = ()
@@ -57,76 +55,62 @@ class Spec:
         return "--" + name.replace("_", "-")
 
 
-_BLEUS = ("bleu", "tbleu")
-
 #: field name -> :class:`Spec`, in the order the sidebar and ``--help`` show them
 SPECS: dict[str, Spec] = {
     "tokenize": Spec(
         "word BLEU tokenizer (sacrebleu's): 13a (WMT standard), intl (Unicode punctuation), zh (Chinese), "
         "char, none (spaces only), ja-mecab (Japanese words), ko-mecab (Korean morphemes); also NIST's words",
-        (*_BLEUS, "nist"),
         "choice",
         "BLEU tokenizer",
         choices=TOKENIZERS,
     ),
     "lowercase": Spec(
         "case-insensitive BLEU, character BLEU, tBLEU and chrF",
-        (*_BLEUS, "bleu-c", "chrf", "chrf++"),
         "bool",
         "Lowercase (case-insensitive)",
     ),
     "smooth_method": Spec(
         "BLEU smoothing (sacrebleu's): exp, floor, add-k, none",
-        (*_BLEUS, "bleu-c"),
         "choice",
         "BLEU smoothing",
         choices=tuple(SMOOTH_DEFAULTS),
     ),
     "smooth_value": Spec(
         "value of floor (default 0.1) or add-k (default 1) smoothing",
-        (*_BLEUS, "bleu-c"),
         "float",
         "Smoothing value (floor / add-k)",
         low=0.0,
         high=100.0,
         low_open=True,
     ),
-    "max_ngram_order": Spec("word BLEU's largest n-gram order", (*_BLEUS,), "int", "BLEU n-gram order", low=1, high=10),
+    "max_ngram_order": Spec("word BLEU's largest n-gram order", "int", "BLEU n-gram order", low=1, high=10),
     "char_order": Spec(
         "character BLEU order M (BLEU over character n-grams 1..M; 18 behaves like word BLEU-4, Denoual & Lepage 2005)",
-        ("bleu-c",),
         "int",
         "Character BLEU order M",
         low=1,
         high=100,
     ),
-    "char_keep_spaces": Spec(
-        "character BLEU counts spaces as characters", ("bleu-c",), "bool", "Character BLEU keeps spaces"
-    ),
+    "char_keep_spaces": Spec("character BLEU counts spaces as characters", "bool", "Character BLEU keeps spaces"),
     "chrf_eps_smoothing": Spec(
         "chrF: epsilon smoothing of chrF++.py, NLTK and Moses instead of sacrebleu's effective order "
         "(sacrebleu's --chrf-eps-smoothing)",
-        ("chrf", "chrf++"),
         "bool",
         "chrF epsilon smoothing",
     ),
-    "ter_normalized": Spec("TER: tercom's normalisation", ("ter",), "bool", "normalized"),
-    "ter_no_punct": Spec("TER: remove punctuation", ("ter",), "bool", "no punctuation"),
-    "ter_asian_support": Spec(
-        "TER: CJK handling (acts only with normalized or no-punct)", ("ter",), "bool", "Asian support"
-    ),
-    "ter_case_sensitive": Spec("TER: do not lowercase", ("ter",), "bool", "case sensitive"),
+    "ter_normalized": Spec("TER: tercom's normalisation", "bool", "normalized"),
+    "ter_no_punct": Spec("TER: remove punctuation", "bool", "no punctuation"),
+    "ter_asian_support": Spec("TER: CJK handling (acts only with normalized or no-punct)", "bool", "Asian support"),
+    "ter_case_sensitive": Spec("TER: do not lowercase", "bool", "case sensitive"),
     "ter_single_pass": Spec(
         "TER: tokenize references once, as tercom does (sacrebleu 2.6.0 tokenizes them twice, which "
         "changes a few lines with --ter-normalized; the default keeps sacrebleu's numbers)",
-        ("ter",),
         "bool",
         "references tokenized once (tercom, not sacrebleu)",
     ),
-    "nist_case_sensitive": Spec("NIST: do not lowercase (mteval's -c)", ("nist",), "bool", "NIST case sensitive"),
+    "nist_case_sensitive": Spec("NIST: do not lowercase (mteval's -c)", "bool", "NIST case sensitive"),
     "tbleu_epsilon": Spec(
         "tBLEU affix-distance threshold (a word within it is replaced by its matched reference word)",
-        ("tbleu",),
         "float",
         "tBLEU epsilon",
         low=0.0,
@@ -184,18 +168,19 @@ class Options:
     def resolved_smooth_value(self) -> float | None:
         return SMOOTH_DEFAULTS[self.smooth_method] if self.smooth_value is None else self.smooth_value
 
-    def key(self, metric: str) -> tuple[tuple[str, Any], ...]:
-        """The options that change ``metric``, as a hashable key (its cache key).
+    def values(self, fields) -> tuple[tuple[str, Any], ...]:
+        """The values of ``fields`` in :data:`SPECS` order, as a hashable key (a metric's cache key is
+        the values of the fields it reads: :func:`mtlens.metrics.options_key`).
 
         ``smooth_value`` appears resolved (the method's default when unset), so
         "floor" and "floor with 0.1" share one cache entry.
         """
-        out = []
-        for name, spec in SPECS.items():
-            if metric in spec.metrics:
-                value = self.resolved_smooth_value() if name == "smooth_value" else getattr(self, name)
-                out.append((name, value))
-        return tuple(out)
+        wanted = set(fields)
+        return tuple(
+            (name, self.resolved_smooth_value() if name == "smooth_value" else getattr(self, name))
+            for name in SPECS
+            if name in wanted
+        )
 
 
 def _check(name: str, spec: Spec, value):

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .metrics import REGISTRY
 from .scoring import MetricResult
 from .significance import Comparison
 
@@ -144,8 +145,8 @@ def latex_escape(text: str) -> str:
 
 
 def _label(metric: str) -> str:
-    names = {"bleu": "BLEU", "bleu-c": "BLEU$_c$", "chrf": "chrF", "chrf++": "chrF++", "ter": "TER", "nist": "NIST"}
-    return names.get(metric, latex_escape(metric))
+    cls = REGISTRY.get(metric)
+    return (cls.latex or latex_escape(cls.label or metric)) if cls else latex_escape(metric)
 
 
 def to_latex(results: Mapping[str, MetricResult], digits: int = 2) -> str:
@@ -441,7 +442,7 @@ def result_sheets(corpus, results: Mapping[str, MetricResult], comparisons: Mapp
         rows["system"] += [s] * n
         rows["line"] += list(range(1, n + 1))
         for m, r in results.items():
-            per_metric[m] += r.sentence_scores(s).tolist() if m != "nist" else [float("nan")] * n
+            per_metric[m] += r.sentence_scores(s).tolist() if r.scorer.sentence_level else [float("nan")] * n
         hyps += list(corpus.systems[s])
     sheets["sentences"] = pd.DataFrame({**rows, **per_metric, "hypothesis": hyps})
     if comparisons:

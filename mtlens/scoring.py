@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .corpus import Corpus
+from .engine import statistics_many
 from .errors import InputError
-from .metrics import METRIC_NAMES, Metric, Signature, make_metric
-from .metrics.base import statistics_many
+from .metrics import REGISTRY, Metric, Signature, make_metric, options_key
 from .options import DEFAULTS, Options
 
 
@@ -49,8 +50,8 @@ def parse_metric_list(text: str | Sequence[str]) -> list[str]:
         name = item.strip().lower()
         if not name:
             continue
-        if name not in METRIC_NAMES:
-            raise InputError(f"unknown metric '{item.strip()}'; choose from {', '.join(METRIC_NAMES)}")
+        if name not in REGISTRY:
+            raise InputError(f"unknown metric '{item.strip()}'; choose from {', '.join(REGISTRY)}")
         if name not in names:
             names.append(name)
     if not names:
@@ -65,7 +66,7 @@ def score_metric(corpus: Corpus, metric: Metric) -> MetricResult:
 
 def score_metrics(corpus: Corpus, metrics: Sequence[Metric]) -> list[MetricResult]:
     """Compute several metrics for every system of the corpus, their blocks shared out together
-    (:func:`mtlens.metrics.base.statistics_many`)."""
+    (:func:`mtlens.engine.statistics_many`)."""
     stats = statistics_many(metrics, corpus.reference_streams(), corpus.system_streams())
     return [
         result_from_stats(corpus, m, dict(zip(corpus.system_names, s, strict=True)))
@@ -115,3 +116,20 @@ def score(
     names = parse_metric_list(metrics)
     results = score_metrics(corpus, [make_metric(name, opts) for name in names])
     return dict(zip(names, results, strict=True))
+
+
+def score_saved(store, set_id: str, corpus: Corpus, name: str, options):
+    """One metric's results for a saved set: stored statistics are reused, only systems without
+    them (a system added later, a new option set) are scored, and their statistics are stored.
+    A store that cannot take them (full, read-only) only costs the reuse next time."""
+    metric = make_metric(name, options)
+    key = options_key(name, options)
+    have = store.get_stats(set_id, name, key)
+    missing = [s for s in corpus.system_names if s not in have or have[s].shape[0] != corpus.n_lines]
+    if missing:
+        fresh = statistics_many([metric], corpus.reference_streams(), [corpus.systems[s] for s in missing])[0]
+        new = dict(zip(missing, fresh, strict=True))
+        with contextlib.suppress(InputError):
+            store.put_stats(set_id, name, key, new)
+        have.update(new)
+    return result_from_stats(corpus, metric, {s: have[s] for s in corpus.system_names})

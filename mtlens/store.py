@@ -717,23 +717,3 @@ def _why(err: BaseException) -> str:
     if "not a database" in low or "malformed" in low or "file is encrypted" in low:
         return f"{text} (the file is damaged or not a database: move it away; a new workspace is created then)"
     return text
-
-
-def score_saved(store: Store, set_id: str, corpus: Corpus, name: str, options):
-    """One metric's results for a saved set: stored statistics are reused, only systems without
-    them (a system added later, a new option set) are scored, and their statistics are stored.
-    A store that cannot take them (full, read-only) only costs the reuse next time."""
-    from .metrics import make_metric
-    from .scoring import result_from_stats
-
-    metric = make_metric(name, options)
-    key = options.key(name)
-    have = store.get_stats(set_id, name, key)
-    missing = [s for s in corpus.system_names if s not in have or have[s].shape[0] != corpus.n_lines]
-    if missing:
-        fresh = metric.statistics(corpus.reference_streams(), [corpus.systems[s] for s in missing])
-        new = dict(zip(missing, fresh, strict=True))
-        with contextlib.suppress(InputError):
-            store.put_stats(set_id, name, key, new)
-        have.update(new)
-    return result_from_stats(corpus, metric, {s: have[s] for s in corpus.system_names})

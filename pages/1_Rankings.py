@@ -9,6 +9,7 @@ import streamlit as st
 from mtlens import report
 from mtlens.analysis.ranking import autorank
 from mtlens.html_report import build_html_report
+from mtlens.metrics import REGISTRY, options_key
 from mtlens.ui import cached, export, render, state
 from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
@@ -24,7 +25,7 @@ with guard():
     LARGE = 30_000
     size = ds.corpus.n_lines * len(ds.corpus.systems)
     names = cached.metric_names(ds)
-    fast = [m for m in names if m not in ("ter", "tbleu")]
+    fast = [m for m in names if not (m in REGISTRY and REGISTRY[m].slow)]
     chosen = st.multiselect(
         "Metrics",
         names,
@@ -107,7 +108,7 @@ with guard():
         help="one sheet per table: scores, signatures, the sentence table (one column per metric), intervals",
     )
     # a prepared report belongs to the data, the human files, the options and the metrics it was made from
-    report_key = (ds.fingerprint, ds.human_fingerprint, tuple((m, opts.key(m)) for m in results))
+    report_key = (ds.fingerprint, ds.human_fingerprint, tuple((m, options_key(m, opts)) for m in results))
     if c3.button(
         "Prepare HTML report", key="rank_report_make", help="one file with tables, charts, clusters, signatures"
     ):

@@ -8,7 +8,7 @@ import streamlit as st
 
 from mtlens.errors import InputError
 from mtlens.language import language_defaults
-from mtlens.metrics import METRIC_NAMES
+from mtlens.metrics import metric_names
 from mtlens.report import set_labels
 from mtlens.ui import cached, export, identity, render, state
 from mtlens.ui.guard import guard
@@ -33,7 +33,7 @@ with guard():
     projects = sorted({s.project for s in sets if s.project})
     c1, c2 = st.columns(2)
     project = c1.selectbox("Project", ["(all saved sets)", *projects], key="ov_project")
-    metric = c2.selectbox("Metric", [m for m in METRIC_NAMES if m != "tbleu"], key="ov_metric")
+    metric = c2.selectbox("Metric", list(metric_names()), key="ov_metric")
     chosen = [s for s in sets if project == "(all saved sets)" or s.project == project]
     st.caption(
         "Each set is scored with the options of the sidebar and its own language's tokenizer and TER defaults. "

@@ -23,9 +23,10 @@ from mtlens.errors import InputError
 from mtlens.evaluation import import_bundle, read_bundle
 from mtlens.external import read_score_files, read_scores
 from mtlens.html_report import build_html_report
+from mtlens.options import DEFAULTS
 from mtlens.report import csv_cell, frame_to_csv, to_csv
-from mtlens.scoring import score
-from mtlens.store import BALLAST_NAME, FILE_NAME, Store, score_saved
+from mtlens.scoring import score, score_saved
+from mtlens.store import BALLAST_NAME, FILE_NAME, Store
 
 from .conftest import ROOT, SAMPLE, pair_files
 
@@ -225,7 +226,7 @@ def test_damaged_statistics_of_any_kind_are_recomputed(tmp_path, corpus, damage)
     st = Store(tmp_path)
     sid = st.save(corpus, "x")
     want = score(corpus, ["bleu"])["bleu"].scores
-    score_saved(st, sid, corpus, "bleu", __import__("mtlens.options", fromlist=["DEFAULTS"]).DEFAULTS)
+    score_saved(st, sid, corpus, "bleu", DEFAULTS)
     con = sqlite3.connect(tmp_path / FILE_NAME)
     if "system = 'S2'" in damage:
         con.execute("DELETE FROM stats WHERE system = 'S2'")
@@ -233,7 +234,7 @@ def test_damaged_statistics_of_any_kind_are_recomputed(tmp_path, corpus, damage)
     con.commit()
     con.close()
     fresh = Store(tmp_path)
-    got = score_saved(fresh, sid, corpus, "bleu", __import__("mtlens.options", fromlist=["DEFAULTS"]).DEFAULTS).scores
+    got = score_saved(fresh, sid, corpus, "bleu", DEFAULTS).scores
     assert got == pytest.approx(want, abs=1e-12)
     assert fresh.notes and "were damaged" in fresh.notes[0]
 

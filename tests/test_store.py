@@ -20,8 +20,10 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 from mtlens import Corpus
 from mtlens.errors import InputError
 from mtlens.evaluation import import_bundle
+from mtlens.metrics import options_key
 from mtlens.options import DEFAULTS
-from mtlens.store import FILE_NAME, SCHEMA_VERSION, Store, score_saved
+from mtlens.scoring import score_saved
+from mtlens.store import FILE_NAME, SCHEMA_VERSION, Store
 
 from .conftest import ROOT, SAMPLE, pair_files
 
@@ -48,7 +50,7 @@ def test_round_trip_list_rename_delete(tmp_path, sample_corpus):
     assert rows[sid].systems == list(sample_corpus.system_names) and rows[sid].lines == 200
     st.rename(sid, "renamed")
     assert st.load(sid).info.name == "renamed"
-    st.put_stats(sid, "bleu", DEFAULTS.key("bleu"), {"UEdin": np.ones((200, 10), dtype=np.int64)})
+    st.put_stats(sid, "bleu", options_key("bleu"), {"UEdin": np.ones((200, 10), dtype=np.int64)})
     st.delete(sid)
     with pytest.raises(InputError, match=f"no saved set has the id '{sid}'"):
         st.load(sid)

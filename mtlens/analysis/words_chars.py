@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..corpus import Corpus
+from ..engine import statistics_many
 from ..errors import InputError
 from ..metrics import BLEU, CharBLEU, bleu_from_totals
 from .correlation import cohen_kappa, grades, pearson
@@ -150,8 +151,11 @@ def words_vs_chars(
     max_m = max(max(orders), ranking_char_order)
     refs, hyps = corpus.reference_streams(), corpus.system_streams()
     N = word_order
-    wstats = BLEU(tokenize, lowercase, "none", None, N).statistics(refs, hyps)
-    cstats = CharBLEU(max_m, lowercase=lowercase, smooth_method="none").statistics(refs, hyps)
+    wstats, cstats = statistics_many(
+        [BLEU(tokenize, lowercase, "none", None, N), CharBLEU(max_m, lowercase=lowercase, smooth_method="none")],
+        refs,
+        hyps,
+    )
 
     def sub(st, total_order, k):
         cols = [0, 1, *range(2, 2 + k), *range(2 + total_order, 2 + total_order + k)]

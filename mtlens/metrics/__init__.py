@@ -1,28 +1,92 @@
-"""Metric registry: the names used on the command line, in JSON and in exports."""
+"""The metric registry: every metric class, by the name used on the command line, in JSON and exports.
+
+A metric describes itself (:class:`~mtlens.metrics.base.Metric`: name, label, sentence-level, slow,
+kernel, direction, range, the option fields it reads, how it is built from the options); everything
+else (the command line, the pages, significance, exports, kernels, tests) iterates over
+:data:`REGISTRY`. Adding a metric is one file with its class, :func:`register` below, its test, and the
+README line that lists metrics (docs/architecture.md).
+"""
 
 from __future__ import annotations
 
 from ..errors import InputError
-from ..options import DEFAULTS, Options
+from ..options import DEFAULTS, SPECS, Options
 from .base import Metric, Signature
 from .bleu import BLEU, CharBLEU, bleu_from_totals
-from .chrf import CHRF, chrf_from_totals
+from .chrf import CHRF, CHRFpp, chrf_from_totals
 from .nist import NIST
 from .tbleu import TBLEU
 from .ter import TER
 
-#: metric names in the order they are shown
-METRIC_NAMES: tuple[str, ...] = ("bleu", "bleu-c", "chrf", "chrf++", "ter", "nist", "tbleu")
-#: metrics with a meaningful score per line (NIST's information weights are corpus-wide only)
-SENTENCE_METRICS: tuple[str, ...] = ("bleu", "chrf", "chrf++", "bleu-c", "ter", "tbleu")
+#: metric name -> its class, in the order they are shown
+REGISTRY: dict[str, type[Metric]] = {}
+
+
+def register(cls: type[Metric]) -> type[Metric]:
+    """Add a metric class (usable as a decorator). Its name must be new and its option fields real."""
+    if not cls.name or cls.name in REGISTRY:
+        raise ValueError(f"a metric needs a new name, not {cls.name!r}")
+    unknown = sorted(set(cls.option_fields) - set(SPECS))
+    if unknown:
+        raise ValueError(f"{cls.__name__} reads unknown option fields {unknown}")
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+def unregister(name: str) -> None:
+    """Remove a metric (tests that register a toy one)."""
+    REGISTRY.pop(name, None)
+
+
+for _cls in (BLEU, CharBLEU, CHRF, CHRFpp, TER, NIST, TBLEU):
+    register(_cls)
+
+
+def metric_names() -> tuple[str, ...]:
+    """Every registered metric's name, in display order."""
+    return tuple(REGISTRY)
+
+
+def sentence_metrics() -> tuple[str, ...]:
+    """The metrics with a meaningful score per line."""
+    return tuple(n for n, c in REGISTRY.items() if c.sentence_level)
+
+
+def metric_class(name: str) -> type[Metric]:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise InputError(f"unknown metric {name!r}; choose from {', '.join(REGISTRY)}") from None
+
+
+def label(name: str) -> str:
+    """The display name of a metric (an imported metric's own name)."""
+    cls = REGISTRY.get(name)
+    return (cls.label or cls.name) if cls else name
+
+
+def options_key(name: str, options: Options | None = None) -> tuple:
+    """The cache key of a metric's results: the options it reads (none for an imported metric).
+
+    >>> options_key("chrf")
+    (('lowercase', False), ('chrf_eps_smoothing', False))
+    >>> options_key("comet-imported")
+    ()
+    """
+    cls = REGISTRY.get(name)
+    return (options or DEFAULTS).values(cls.option_fields) if cls else ()
+
+
+def metrics_using(field: str) -> tuple[str, ...]:
+    """The metrics an option changes (the sidebar groups options by them)."""
+    return tuple(n for n, c in REGISTRY.items() if field in c.option_fields)
 
 
 def make_metric(name: str, options: Options | None = None, **changes) -> Metric:
     """Build a metric from its name and the options (:class:`mtlens.options.Options`).
 
     ``changes`` are applied on top of ``options`` (or of the defaults), e.g.
-    ``make_metric("bleu", tokenize="zh")``. Options that do not apply to a metric
-    are ignored by it (see :data:`mtlens.options.SPECS` for which metric each changes).
+    ``make_metric("bleu", tokenize="zh")``. Options a metric does not read are ignored by it.
 
     Raises:
         InputError: unknown name, unknown option, or an option out of its bounds.
@@ -30,41 +94,29 @@ def make_metric(name: str, options: Options | None = None, **changes) -> Metric:
     o = options or DEFAULTS
     if changes:
         o = Options.from_mapping({**o.as_dict(), **changes})
-    metric = _build(name, o)
-    metric.spec = (name, o.as_dict())  # rebuilds it in a helper process (mtlens.parallel)
+    metric = metric_class(name).from_options(o)
+    metric.spec = (name, o.as_dict())  # rebuilds it in a worker process (mtlens.engine)
     return metric
-
-
-def _build(name: str, o: Options) -> Metric:
-    sv = o.smooth_value
-    if name == "bleu":
-        return BLEU(o.tokenize, o.lowercase, o.smooth_method, sv, o.max_ngram_order)
-    if name == "bleu-c":
-        return CharBLEU(o.char_order, o.char_keep_spaces, o.lowercase, o.smooth_method, sv)
-    if name == "chrf":
-        return CHRF(lowercase=o.lowercase, eps_smoothing=o.chrf_eps_smoothing)
-    if name == "chrf++":
-        return CHRF(word_order=2, lowercase=o.lowercase, eps_smoothing=o.chrf_eps_smoothing)
-    if name == "ter":
-        return TER(o.ter_normalized, o.ter_no_punct, o.ter_asian_support, o.ter_case_sensitive, o.ter_single_pass)
-    if name == "nist":
-        return NIST(lowercase=not o.nist_case_sensitive, tokenize=o.tokenize)
-    if name == "tbleu":
-        return TBLEU(o.tbleu_epsilon, o.tokenize, o.lowercase, o.smooth_method, sv, o.max_ngram_order)
-    raise InputError(f"unknown metric {name!r}; choose from {', '.join(METRIC_NAMES)}")
 
 
 __all__ = [
     "BLEU",
     "CHRF",
-    "METRIC_NAMES",
     "NIST",
-    "SENTENCE_METRICS",
+    "REGISTRY",
     "TER",
+    "CHRFpp",
     "CharBLEU",
     "Metric",
     "Signature",
     "bleu_from_totals",
     "chrf_from_totals",
+    "label",
     "make_metric",
+    "metric_class",
+    "metric_names",
+    "metrics_using",
+    "options_key",
+    "register",
+    "sentence_metrics",
 ]

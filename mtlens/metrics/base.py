@@ -50,64 +50,6 @@ def segment_blocks(streams: Sequence[Sequence[str]], max_chars: int, chars: np.n
     return bounds
 
 
-def statistics_many(
-    metrics: Sequence[Metric], references: Sequence[Sequence[str]], hypotheses: Sequence[Sequence[str]]
-) -> list[list[np.ndarray]]:
-    """:meth:`Metric.statistics` of several metrics, every (metric, block) an independent task,
-    shared between processes where that is safe and worthwhile (:mod:`mtlens.parallel`)."""
-    from ..kernels import prepare
-    from ..parallel import map_tasks
-
-    prepare(m.name for m in metrics)  # compiled kernels first: forked scorers then share them
-    streams = [*references, *hypotheses]
-    n = len(streams[0]) if streams else 0
-    if any(len(s) != n for s in streams):
-        raise ValueError("all reference and hypothesis streams must have the same number of lines")
-    per_line = line_chars(streams)
-    blocks = list(itertools.pairwise(segment_blocks(streams, BLOCK_CHARS, per_line)))
-    chars = np.concatenate(([0], np.cumsum(per_line)))
-    tasks = []  # (metric index, first line, end line)
-    for k, metric in enumerate(metrics):
-        tasks += [(k, a, b) for a, b in blocks] if metric.blockwise else [(k, 0, n)]
-    weights = [float(chars[b] - chars[a]) * metrics[k].cost_per_char for k, a, b in tasks]
-
-    def inputs(t: int):
-        k, a, b = tasks[t]
-        if not metrics[k].blockwise:
-            return metrics[k], references, hypotheses
-        return metrics[k], [r[a:b] for r in references], [h[a:b] for h in hypotheses]
-
-    def compute(t: int) -> list[np.ndarray]:
-        metric, refs, hyps = inputs(t)
-        return metric.block_statistics(refs, hyps)
-
-    def describe(t: int) -> dict | None:
-        metric, refs, hyps = inputs(t)
-        if metric.spec is None:
-            return None
-        name, options = metric.spec
-        return {"metric": name, "options": options, "references": refs, "hypotheses": hyps}
-
-    parts = map_tasks(compute, weights, describe)
-    out = []
-    for k in range(len(metrics)):
-        mine = [p for (j, _, _), p in zip(tasks, parts, strict=True) if j == k]
-        out.append(
-            [np.concatenate([p[i] for p in mine]) if len(mine) > 1 else mine[0][i] for i in range(len(hypotheses))]
-        )
-    return out
-
-
-def compute_described(task: dict) -> list[np.ndarray]:
-    """A task :func:`statistics_many` described (JSON: metric name, options, lines), computed here:
-    what a helper process (``python -m mtlens.parallel``) runs."""
-    from ..options import Options
-    from . import make_metric
-
-    metric = make_metric(task["metric"], Options.from_mapping(task["options"]))
-    return metric.block_statistics(task["references"], task["hypotheses"])
-
-
 @dataclass(frozen=True)
 class Signature:
     """A reproducibility signature: ordered ``key:value`` fields joined by ``|``.
@@ -135,9 +77,28 @@ class Metric(ABC):
     and :meth:`details`.
     """
 
+    #: the key used on the command line, in JSON, CSV and the store
     name: str = ""
+    #: the display name in every page and export ("chrF++"); ``latex``: the same for LaTeX tables
+    label: str = ""
+    latex: str = ""
     #: larger is better (False for error rates such as TER)
     higher_is_better: bool = True
+    #: a meaningful score per line (False for NIST, whose information weights are corpus-wide)
+    sentence_level: bool = True
+    #: worth computing after the others in a page (the Rankings page shows the fast columns first)
+    slow: bool = False
+    #: the module of its compiled kernel, prepared before scoring (:mod:`mtlens.engine`)
+    kernel: str | None = None
+    #: the range of its scores (None: unbounded on that side)
+    score_range: tuple[float | None, float | None] = (0.0, 100.0)
+    #: the :class:`~mtlens.options.Options` fields it reads (its cache key: :func:`mtlens.metrics.options_key`)
+    option_fields: tuple[str, ...] = ()
+
+    @classmethod
+    def from_options(cls, options) -> Metric:
+        """Build the metric from :class:`~mtlens.options.Options` (registered metrics define it)."""
+        raise NotImplementedError(f"{cls.__name__} is not built from options")
 
     #: statistics computed block by block (False: the whole corpus at once, e.g. NIST's weights)
     blockwise: bool = True
@@ -153,7 +114,7 @@ class Metric(ABC):
         :data:`BLOCK_CHARS` characters over all streams each), so that memory
         stays bounded however long the corpus is; segments are independent, so
         the result does not depend on the blocking (nor on which process scores
-        which block: :func:`statistics_many`).
+        which block: :func:`mtlens.engine.statistics_many` shares them out).
 
         Args:
             references: reference *streams*: ``references[k][i]`` is line ``i`` of
@@ -163,7 +124,20 @@ class Metric(ABC):
         Returns:
             One array of shape (n_segments, n_stats) per hypothesis stream.
         """
-        return statistics_many([self], references, hypotheses)[0]
+        streams = [*references, *hypotheses]
+        n = len(streams[0]) if streams else 0
+        if any(len(s) != n for s in streams):
+            raise ValueError("all reference and hypothesis streams must have the same number of lines")
+        if not self.blockwise:
+            return self.block_statistics(references, hypotheses)
+        bounds = segment_blocks(streams, BLOCK_CHARS)
+        parts = [
+            self.block_statistics([r[a:b] for r in references], [h[a:b] for h in hypotheses])
+            for a, b in itertools.pairwise(bounds)
+        ]
+        if len(parts) == 1:
+            return parts[0]
+        return [np.concatenate([p[i] for p in parts]) for i in range(len(hypotheses))]
 
     @abstractmethod
     def block_statistics(

@@ -135,6 +135,13 @@ class BLEU(Metric):
     """
 
     name = "bleu"
+    label = latex = "BLEU"
+    option_fields = ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order")
+
+    @classmethod
+    def from_options(cls, o):
+        return cls(o.tokenize, o.lowercase, o.smooth_method, o.smooth_value, o.max_ngram_order)
+
     _tok = None  # the tokenizer, once looked up
 
     def __init__(
@@ -254,6 +261,13 @@ class CharBLEU(BLEU):
     """
 
     name = "bleu-c"
+    label = "BLEU_c"
+    latex = "BLEU$_c$"
+    option_fields = ("lowercase", "smooth_method", "smooth_value", "char_order", "char_keep_spaces")
+
+    @classmethod
+    def from_options(cls, o):
+        return cls(o.char_order, o.char_keep_spaces, o.lowercase, o.smooth_method, o.smooth_value)
 
     def __init__(
         self,

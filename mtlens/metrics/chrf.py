@@ -106,6 +106,14 @@ class CHRF(Metric):
         100.0
     """
 
+    name = "chrf"
+    label = latex = "chrF"
+    option_fields = ("lowercase", "chrf_eps_smoothing")
+
+    @classmethod
+    def from_options(cls, o):
+        return cls(lowercase=o.lowercase, eps_smoothing=o.chrf_eps_smoothing)
+
     def __init__(
         self,
         char_order: int = 6,
@@ -124,6 +132,8 @@ class CHRF(Metric):
         self.whitespace = bool(whitespace)
         self.eps_smoothing = bool(eps_smoothing)
         self.name = "chrf" if self.word_order == 0 else "chrf" + "+" * self.word_order
+        if self.word_order:
+            self.label = self.latex = "chrF" + "+" * self.word_order
 
     def chars(self, line: str) -> str:
         if self.lowercase:
@@ -193,3 +203,17 @@ class CHRF(Metric):
                 ("space", "yes" if self.whitespace else "no"),
             )
         )
+
+
+class CHRFpp(CHRF):
+    """chrF++: chrF with word unigrams and bigrams (Popović 2017), sacrebleu's ``CHRF(word_order=2)``."""
+
+    name = "chrf++"
+    label = latex = "chrF++"
+
+    @classmethod
+    def from_options(cls, o):
+        return cls(lowercase=o.lowercase, eps_smoothing=o.chrf_eps_smoothing)
+
+    def __init__(self, lowercase: bool = False, eps_smoothing: bool = False, word_order: int = 2, **kwargs):
+        super().__init__(word_order=word_order, lowercase=lowercase, eps_smoothing=eps_smoothing, **kwargs)

@@ -66,6 +66,14 @@ class NIST(Metric):
     """
 
     name = "nist"
+    label = latex = "NIST"
+    sentence_level = False
+    score_range = (0.0, None)
+    option_fields = ("tokenize", "nist_case_sensitive")
+
+    @classmethod
+    def from_options(cls, o):
+        return cls(lowercase=not o.nist_case_sensitive, tokenize=o.tokenize)
 
     def __init__(self, lowercase: bool = True, max_order: int = 5, tokenize: str = "13a"):
         self.lowercase = bool(lowercase)

@@ -133,6 +133,15 @@ class TBLEU(Metric):
     """
 
     name = "tbleu"
+    label = "tBLEU"
+    latex = "tBLEU"
+    slow = True
+    kernel = "mtlens.metrics._tbleu_kernel"
+    option_fields = ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order", "tbleu_epsilon")
+
+    @classmethod
+    def from_options(cls, o):
+        return cls(o.tbleu_epsilon, o.tokenize, o.lowercase, o.smooth_method, o.smooth_value, o.max_ngram_order)
 
     def __init__(
         self,

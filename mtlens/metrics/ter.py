@@ -58,7 +58,16 @@ class TER(Metric):
     """
 
     name = "ter"
+    label = latex = "TER"
     higher_is_better = False
+    slow = True
+    kernel = "mtlens.metrics._ter_kernel"
+    score_range = (0.0, None)
+    option_fields = ("ter_normalized", "ter_no_punct", "ter_asian_support", "ter_case_sensitive", "ter_single_pass")
+
+    @classmethod
+    def from_options(cls, o):
+        return cls(o.ter_normalized, o.ter_no_punct, o.ter_asian_support, o.ter_case_sensitive, o.ter_single_pass)
 
     def __init__(
         self,

@@ -16,11 +16,11 @@ from collections import OrderedDict
 import numpy as np
 import streamlit as st
 
-from ..metrics import METRIC_NAMES, make_metric
+from ..metrics import REGISTRY, make_metric, options_key
 from ..options import DEFAULTS, Options
-from ..scoring import MetricResult, score_metric
+from ..scoring import MetricResult, score_metric, score_saved
 from ..significance import DEFAULT_SEED
-from ..store import SAMPLE_ID, score_saved
+from ..store import SAMPLE_ID
 from . import state
 from .state import Dataset
 
@@ -55,17 +55,18 @@ def imported(dataset: Dataset) -> dict:
 
 def metric_names(dataset: Dataset, sentence: bool = False) -> list[str]:
     """The built-in metrics (those with sentence scores when ``sentence``) and the dataset's imported ones."""
-    from ..metrics import SENTENCE_METRICS
+    from ..metrics import metric_names as names
+    from ..metrics import sentence_metrics
 
-    return [*(SENTENCE_METRICS if sentence else METRIC_NAMES), *imported(dataset)]
+    return [*(sentence_metrics() if sentence else names()), *imported(dataset)]
 
 
 def metric_result(dataset: Dataset, name: str, opts: Options) -> MetricResult:
     """One metric's results for the dataset (cached by content fingerprint and that metric's options);
     imported metrics come from their files."""
-    if name not in METRIC_NAMES:
+    if name not in REGISTRY:
         return imported(dataset)[name][1]
-    return _metric_result(dataset.fingerprint, dataset.set_id, name, opts.key(name), dataset)
+    return _metric_result(dataset.fingerprint, dataset.set_id, name, options_key(name, opts), dataset)
 
 
 def all_results(dataset: Dataset, opts: Options, metrics=None) -> dict[str, MetricResult]:
@@ -134,7 +135,7 @@ def comparison(
         dataset.fingerprint,
         dataset.scores_fingerprint,
         name,
-        opts.key(name) if name in METRIC_NAMES else (),
+        options_key(name, opts),
         test,
         int(n),
         int(seed),
@@ -238,7 +239,7 @@ def _buckets(
 def buckets(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Options, frequency=None):
     """Length or frequency buckets; ``frequency`` is ``(lines, file name)`` of a frequency corpus or None."""
     if kind == "length":  # the metric's options, and the BLEU tokenizer the lengths are counted with
-        base = opts.key(metric) if metric in METRIC_NAMES else ()
+        base = options_key(metric, opts)
         key = base if "tokenize" in dict(base) else (*base, ("tokenize", opts.tokenize))
     else:
         key = (("tokenize", opts.tokenize), ("lowercase", opts.lowercase))
@@ -254,7 +255,7 @@ def _human_corr(fingerprint: str, human_fingerprint: str, key: tuple, _results, 
 
 
 def human_corr(dataset: Dataset, opts: Options, results):
-    key = (dataset.scores_fingerprint, *((m, opts.key(m) if m in METRIC_NAMES else ()) for m in results))
+    key = (dataset.scores_fingerprint, *((m, options_key(m, opts)) for m in results))
     return _human_corr(dataset.fingerprint, dataset.human_fingerprint, key, results, human(dataset))
 
 
@@ -317,5 +318,5 @@ def _metric_clusters(fingerprint: str, human_fingerprint: str, key: tuple, level
 
 def metric_clusters(dataset: Dataset, opts: Options, results, level: str):
     """Metrics clustered by PERM-BOTH tests of their correlation with one human score type."""
-    key = (dataset.scores_fingerprint, *((m, opts.key(m) if m in METRIC_NAMES else ()) for m in results))
+    key = (dataset.scores_fingerprint, *((m, options_key(m, opts)) for m in results))
     return _metric_clusters(dataset.fingerprint, dataset.human_fingerprint, key, level, results, human(dataset))

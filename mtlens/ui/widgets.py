@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..errors import InputError
+from ..metrics import metrics_using
 from ..options import SPECS, Options
 from . import render, state
 
@@ -59,7 +60,7 @@ def metric_sidebar() -> Options:
     values = {}
     ter = sb.expander("TER options")
     for name, spec in SPECS.items():
-        values[name] = _widget(ter if spec.metrics == ("ter",) else sb, name, spec)
+        values[name] = _widget(ter if metrics_using(name) == ("ter",) else sb, name, spec)
     try:
         new = Options.from_mapping(values)
     except InputError as err:

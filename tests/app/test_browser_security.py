@@ -6,6 +6,7 @@ Streamlit's own st.login talks to it, nothing of Streamlit is mocked)."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import socket
 import subprocess
@@ -91,7 +92,7 @@ def _own_addresses() -> list[str]:
     found = set()
     with open("/proc/net/fib_trie") as f:
         rows = f.read().splitlines()
-    for prev, row in zip(rows, rows[1:], strict=False):
+    for prev, row in itertools.pairwise(rows):
         if "/32 host LOCAL" in row:
             found.add(prev.split()[-1])
     return sorted(found)

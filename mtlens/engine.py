@@ -1,0 +1,260 @@
+"""The engine: scoring work cut into independent tasks and shared with worker processes.
+
+A metric computes statistics for the lines it is given (:meth:`~mtlens.metrics.base.Metric.block_statistics`);
+the engine decides everything else (docs/decisions.md, "The engine"):
+
+- **Tasks**: one metric on one block of consecutive segments (about
+  :data:`~mtlens.metrics.base.BLOCK_CHARS` characters over all streams; NIST's corpus-wide weights make
+  it one task). Every task is a pure function of its inputs, so results never depend on the sharing.
+- **Kernels** first (:func:`mtlens.kernels.prepare`): workers then load compiled code from the cache.
+- **Workers**, from the standard library's ``concurrent.futures.ProcessPoolExecutor``:
+
+  - in a single-threaded process (the command line, a script) a pool of *forked* workers for the
+    job: they inherit the job's text, so nothing is copied to start them (milliseconds);
+  - in a threaded process (the Streamlit server, where forking can deadlock a child on a lock another
+    thread held) one *persistent* pool per process, started with the ``forkserver`` method (a clean
+    single-threaded server process that mtlens is preloaded into), so its start-up is paid once per
+    server; tasks travel to it pickled (metric name, options, lines). Pickling between a process and
+    the workers it started crosses no trust boundary; nothing from a user or the disk is unpickled.
+
+  Work is shared by weight (largest task first, to the least loaded process); this process takes a
+  share too. Small jobs stay here (:data:`MIN_PARALLEL_WEIGHT`), and a threaded process starts its
+  pool only for a large job (:data:`MIN_SPAWN_WEIGHT`); once it runs, every job above the first bound
+  uses it.
+- **Failures**: a worker's share that fails (an error, a killed worker: ``BrokenProcessPool``) is
+  computed again here, which then raises the error, if any, itself. An error in this process's own
+  share stops the job's forked workers and is raised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+import numpy as np
+
+from . import kernels
+from .metrics import Metric, base, make_metric
+from .metrics.base import line_chars, segment_blocks
+from .options import Options
+from .processes import can_fork, workers
+
+#: below this total weight (about characters of text), everything runs in this process
+MIN_PARALLEL_WEIGHT = 400_000
+#: ... and below this one, a threaded process does not start its worker pool (about 0.5 s)
+MIN_SPAWN_WEIGHT = 4_000_000
+
+#: what the last shared job did: ``{"mode": "here" | "fork" | "pool", "pids": [...]}`` (tests read it)
+LAST_RUN: dict = {"mode": "here", "pids": []}
+
+_pool: ProcessPoolExecutor | None = None
+_pool_size = 0
+_pool_lock = threading.Lock()
+_job: Callable[[int], list[np.ndarray]] | None = None  # inherited by forked workers
+
+
+def share(weights: Sequence[float], n: int) -> list[list[int]]:
+    """Task indices for ``n`` processes: largest first, each to the least loaded one.
+
+    Example:
+        >>> share([5, 1, 4, 2], 2)
+        [[0, 1], [2, 3]]
+    """
+    loads = [0.0] * n
+    shares: list[list[int]] = [[] for _ in range(n)]
+    for i in sorted(range(len(weights)), key=lambda i: -weights[i]):
+        j = loads.index(min(loads))
+        shares[j].append(i)
+        loads[j] += weights[i]
+    return shares
+
+
+# --------------------------------------------------------------------------- in the workers
+def _run_inherited(tasks: list[int]):
+    """A forked worker: the job's tasks from the function it inherited."""
+    return {i: _job(i) for i in tasks}, os.getpid()
+
+
+_built: dict[str, Metric] = {}
+
+
+def compute_described(task: dict) -> list[np.ndarray]:
+    """A task described as metric name, options and lines, computed here (a pool worker's work)."""
+    key = json.dumps([task["metric"], task["options"]], sort_keys=True)
+    metric = _built.get(key)
+    if metric is None:
+        metric = _built[key] = make_metric(task["metric"], Options.from_mapping(task["options"]))
+    return metric.block_statistics(task["references"], task["hypotheses"])
+
+
+def _run_described(described: dict[int, dict]):
+    return {i: compute_described(d) for i, d in described.items()}, os.getpid()
+
+
+# --------------------------------------------------------------------------- in this process
+def _persistent_pool(size: int) -> ProcessPoolExecutor:
+    """This process's worker pool (forkserver), started once; a broken one is replaced."""
+    global _pool, _pool_size
+    with _pool_lock:
+        if _pool is None or _pool_size != size:
+            if _pool is not None:
+                _pool.shutdown(wait=False, cancel_futures=True)
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["mtlens.engine"])
+            _pool, _pool_size = ProcessPoolExecutor(size, mp_context=ctx), size
+        return _pool
+
+
+def _drop_pool(broken: ProcessPoolExecutor) -> None:
+    global _pool
+    with _pool_lock:
+        if _pool is broken:
+            _pool.shutdown(wait=False, cancel_futures=True)
+            _pool = None
+
+
+def pool_running() -> bool:
+    return _pool is not None
+
+
+def _kill(ex: ProcessPoolExecutor) -> None:
+    """Stop a job's forked workers now (Python 3.14 has ``kill_workers``; before, its process table)."""
+    kill = getattr(ex, "kill_workers", None)
+    if kill is not None:
+        kill()
+        return
+    for proc in list((getattr(ex, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):
+            proc.kill()
+
+
+def map_tasks(
+    compute: Callable[[int], list[np.ndarray]],
+    weights: Sequence[float],
+    describe: Callable[[int], dict | None] | None = None,
+) -> list[list[np.ndarray]]:
+    """``[compute(i) for i in range(len(weights))]``, shared with worker processes when worthwhile.
+
+    Args:
+        compute: task index -> list of numeric arrays.
+        weights: the expected cost of each task (characters of text).
+        describe: task index -> a description a pool worker turns into the same arrays
+            (:func:`compute_described`), or None when a task cannot be described; without it, a
+            threaded process keeps every task.
+    """
+    n_proc = min(workers(), len(weights))
+    total = sum(weights)
+    LAST_RUN.update(mode="here", pids=[os.getpid()])
+    if n_proc < 2 or total < MIN_PARALLEL_WEIGHT:
+        return [compute(i) for i in range(len(weights))]
+    shares = share(weights, n_proc)
+    if can_fork():
+        return _forked(compute, shares, len(weights))
+    if describe is not None and (pool_running() or total >= MIN_SPAWN_WEIGHT):
+        described = [{i: describe(i) for i in tasks} for tasks in shares[1:]]
+        if all(d is not None for part in described for d in part.values()):
+            return _pooled(compute, shares, described, len(weights), n_proc - 1)
+    return [compute(i) for i in range(len(weights))]
+
+
+def _forked(compute, shares, n_tasks):
+    global _job
+    _job = compute
+    ex = ProcessPoolExecutor(len(shares) - 1, mp_context=multiprocessing.get_context("fork"))
+    try:
+        futures = [ex.submit(_run_inherited, tasks) for tasks in shares[1:]]
+        try:
+            results = {i: compute(i) for i in shares[0]}
+        except BaseException:
+            _kill(ex)
+            raise
+        return _gather(compute, shares, futures, results, n_tasks, "fork")
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+        _job = None
+
+
+def _pooled(compute, shares, described, n_tasks, size):
+    ex = _persistent_pool(size)
+    try:
+        futures = [ex.submit(_run_described, part) for part in described]
+    except (BrokenProcessPool, RuntimeError):
+        _drop_pool(ex)
+        return [compute(i) for i in range(n_tasks)]
+    results = {i: compute(i) for i in shares[0]}
+    out = _gather(compute, shares, futures, results, n_tasks, "pool")
+    if any(f.exception() is not None and isinstance(f.exception(), BrokenProcessPool) for f in futures):
+        _drop_pool(ex)
+    return out
+
+
+def _gather(compute, shares, futures, results, n_tasks, mode):
+    pids = {os.getpid()}
+    for tasks, fut in zip(shares[1:], futures, strict=True):
+        try:
+            arrays, pid = fut.result()
+            results.update(arrays)
+            pids.add(pid)
+        except Exception:  # a worker that failed or died: its tasks again, here (raising their error)
+            for i in tasks:
+                results[i] = compute(i)
+    LAST_RUN.update(mode=mode, pids=sorted(pids))
+    return [results[i] for i in range(n_tasks)]
+
+
+def statistics_many(
+    metrics: Sequence[Metric], references: Sequence[Sequence[str]], hypotheses: Sequence[Sequence[str]]
+) -> list[list[np.ndarray]]:
+    """Per-segment statistics of several metrics: every (metric, block) an independent task, shared
+    between processes where that is safe and worthwhile. Identical to each metric's own
+    :meth:`~mtlens.metrics.base.Metric.statistics`."""
+    kernels.prepare(m.name for m in metrics)  # compiled kernels first: workers then load them
+    streams = [*references, *hypotheses]
+    n = len(streams[0]) if streams else 0
+    if any(len(s) != n for s in streams):
+        raise ValueError("all reference and hypothesis streams must have the same number of lines")
+    per_line = line_chars(streams)
+    blocks = list(itertools.pairwise(segment_blocks(streams, base.BLOCK_CHARS, per_line)))
+    chars = np.concatenate(([0], np.cumsum(per_line)))
+    tasks = []  # (metric index, first line, end line)
+    for k, metric in enumerate(metrics):
+        tasks += [(k, a, b) for a, b in blocks] if metric.blockwise else [(k, 0, n)]
+    weights = [float(chars[b] - chars[a]) * metrics[k].cost_per_char for k, a, b in tasks]
+
+    def inputs(t: int):
+        k, a, b = tasks[t]
+        if not metrics[k].blockwise:
+            return metrics[k], references, hypotheses
+        return metrics[k], [r[a:b] for r in references], [h[a:b] for h in hypotheses]
+
+    def compute(t: int) -> list[np.ndarray]:
+        metric, refs, hyps = inputs(t)
+        return metric.block_statistics(refs, hyps)
+
+    def describe(t: int) -> dict | None:
+        metric, refs, hyps = inputs(t)
+        if metric.spec is None:
+            return None
+        name, options = metric.spec
+        return {"metric": name, "options": options, "references": refs, "hypotheses": hyps}
+
+    parts = map_tasks(compute, weights, describe)
+    out = []
+    for k in range(len(metrics)):
+        mine = [p for (j, _, _), p in zip(tasks, parts, strict=True) if j == k]
+        out.append(
+            [np.concatenate([p[i] for p in mine]) if len(mine) > 1 else mine[0][i] for i in range(len(hypotheses))]
+        )
+    return out
+
+
+def statistics(metric: Metric, references, hypotheses) -> list[np.ndarray]:
+    """One metric's statistics through the engine (shared with workers when worthwhile)."""
+    return statistics_many([metric], references, hypotheses)[0]

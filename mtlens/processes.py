@@ -1,0 +1,45 @@
+"""How many processes may work, whether this one may fork, and starting a helper interpreter: the
+facts the engine (:mod:`mtlens.engine`) and the kernel preparation (:mod:`mtlens.kernels`) share."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+#: environment variable: how many processes share the work (1 = this process only)
+WORKERS_ENV = "MTLENS_WORKERS"
+
+
+def workers() -> int:
+    """How many processes may share the work: ``MTLENS_WORKERS``, else the usable cores."""
+    value = os.environ.get(WORKERS_ENV, "").strip()
+    if value:
+        try:
+            return max(1, int(value))
+        except ValueError:
+            return 1
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def can_fork() -> bool:
+    """True where forking is safe: a POSIX system and a process with a single thread (forking a
+    threaded process can leave a child blocked on a lock another thread held)."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def start_module(module: str, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, workers: int | None = None):
+    """``python -m <module>`` in a fresh interpreter (this one's), from the folder holding mtlens."""
+    env = {**os.environ, WORKERS_ENV: str(workers)} if workers else None
+    return subprocess.Popen(
+        [sys.executable, "-m", module],
+        stdin=stdin,
+        stdout=stdout,
+        stderr=subprocess.DEVNULL,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        env=env,
+    )

@@ -1,0 +1,212 @@
+"""The engine (mtlens.engine): work shared with standard-library worker processes, the same results as
+one process, failures recovered, threaded processes never fork, and work that really ran elsewhere.
+
+Each check runs in a fresh interpreter (the test runner itself may have threads, and then mtlens never
+forks) and reads the process ids that computed the work.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from mtlens.engine import share
+from mtlens.processes import workers
+
+from .conftest import SAMPLE, TESTDATA, run_python
+
+
+def run_script(body: str, **env) -> dict:
+    head = """
+        import json, os, signal, sys
+        import numpy as np
+        import mtlens.engine as E
+        E.MIN_PARALLEL_WEIGHT = 0
+        PARENT = os.getpid()
+        """
+    return run_python(textwrap.dedent(head) + textwrap.dedent(body), **env)
+
+
+def test_share_puts_the_largest_task_first_on_the_least_loaded_process():
+    # by hand: 0 (5) -> first, 2 (4) -> second, 3 (2) -> second (4 < 5), 1 (1) -> first (5 < 6)
+    assert share([5, 1, 4, 2], 2) == [[0, 1], [2, 3]]
+    assert share([1, 1, 1], 3) == [[0], [1], [2]]
+    assert sorted(i for part in share(list(range(10)), 4) for i in part) == list(range(10))
+
+
+def test_workers_follows_the_environment(monkeypatch):
+    monkeypatch.setenv("MTLENS_WORKERS", "3")
+    assert workers() == 3
+    monkeypatch.setenv("MTLENS_WORKERS", "0")
+    assert workers() == 1
+    monkeypatch.setenv("MTLENS_WORKERS", "two")
+    assert workers() == 1
+
+
+def test_results_in_task_order_from_forked_workers():
+    got = run_script(
+        """
+        res = E.map_tasks(lambda i: [np.arange(i, dtype=np.int64), np.array([os.getpid()]), np.full((2, 3), i / 7)],
+                          [100.0] * 9)
+        ok = all((r[0] == np.arange(i)).all() and (r[2] == i / 7).all() and r[2].shape == (2, 3)
+                 for i, r in enumerate(res))
+        print(json.dumps({"ok": ok, "pids": sorted({int(r[1][0]) for r in res}), "parent": PARENT,
+                          "run": E.LAST_RUN}))
+        """,
+        MTLENS_WORKERS="2",
+    )
+    assert got["ok"]
+    assert len(got["pids"]) == 2 and got["parent"] in got["pids"]  # work really ran in another process
+    assert got["run"]["mode"] == "fork" and sorted(got["run"]["pids"]) == got["pids"]
+
+
+def test_one_worker_never_forks():
+    got = run_script(
+        """
+        res = E.map_tasks(lambda i: [np.array([os.getpid()])], [100.0] * 6)
+        print(json.dumps({"pids": sorted({int(r[0][0]) for r in res}), "parent": PARENT, "run": E.LAST_RUN}))
+        """,
+        MTLENS_WORKERS="1",
+    )
+    assert got["pids"] == [got["parent"]] and got["run"]["mode"] == "here"
+
+
+def test_a_worker_that_fails_or_is_killed_has_its_tasks_computed_again_here():
+    for failure in ("raise RuntimeError('boom')", "os.kill(os.getpid(), signal.SIGKILL)"):
+        got = run_script(
+            f"""
+            def compute(i):
+                if os.getpid() != PARENT:
+                    {failure}
+                return [np.array([i, os.getpid()])]
+            res = E.map_tasks(compute, [100.0] * 8)
+            print(json.dumps({{"tasks": [int(r[0][0]) for r in res], "pids": sorted({{int(r[0][1]) for r in res}}),
+                               "parent": PARENT}}))
+            """,
+            MTLENS_WORKERS="2",
+        )
+        assert got["tasks"] == list(range(8))
+        assert got["pids"] == [got["parent"]]
+
+
+def test_an_error_here_stops_the_workers_and_is_raised(tmp_path):
+    marker = tmp_path / "worker-finished"
+    got = run_script(
+        f"""
+        def compute(i):
+            if os.getpid() == PARENT:
+                raise ValueError("bad line 3")
+            import time
+            time.sleep(3)  # a worker still working when the error happens here...
+            open({str(marker)!r}, "w").write("finished")  # ...which it never gets to write
+            return [np.array([i])]
+        try:
+            E.map_tasks(compute, [100.0] * 4)
+            msg = None
+        except ValueError as err:
+            msg = str(err)
+        import multiprocessing
+        print(json.dumps({{"msg": msg, "children_left": len(multiprocessing.active_children())}}))
+        """,
+        MTLENS_WORKERS="2",
+    )
+    assert got["msg"] == "bad line 3"
+    assert got["children_left"] == 0  # reaped, not left behind
+    import time
+
+    time.sleep(4)  # had the worker been waited for or left running, it would have written by now
+    assert not marker.exists()  # it was killed
+
+
+SCORE_ALL = f"""
+    import glob, mtlens, mtlens.metrics.base as B
+    from mtlens.metrics import metric_names
+    B.BLOCK_CHARS = 2_000
+    E.MIN_SPAWN_WEIGHT = 0
+    if os.environ.get("THREADED"):
+        import threading, time
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+    out, runs = {{}}, []
+    for name in ["sample", "en-cs", "en-zh", "ja-en"]:
+        folder = {str(SAMPLE)!r} if name == "sample" else {str(TESTDATA)!r} + "/" + name
+        refs = sorted(glob.glob(folder + "/ref*.txt"))
+        systems = [p for p in sorted(glob.glob(folder + "/*.txt")) if "/ref" not in p and "/src" not in p]
+        corpus = mtlens.load_corpus(refs, systems)
+        res = mtlens.score(corpus, list(metric_names()))  # every registered metric
+        out[name] = {{m: {{s: r.stats[s].tolist() for s in r.stats}} for m, r in res.items()}}
+        runs.append(dict(E.LAST_RUN))
+    print(json.dumps({{"stats": out, "runs": runs, "parent": PARENT}}))
+"""
+
+
+def test_scores_identical_with_one_and_two_processes():
+    """Every metric on the bundled excerpts: the statistics of each system are bit-identical whether one
+    process or two (forked) computed the blocks (small blocks, many tasks)."""
+    one = run_script(SCORE_ALL, MTLENS_WORKERS="1")
+    two = run_script(SCORE_ALL, MTLENS_WORKERS="2")
+    assert one["stats"] == two["stats"]
+    assert len(one["stats"]["en-cs"]["bleu"]) >= 2
+    assert all(r["mode"] == "here" for r in one["runs"])
+    assert all(r["mode"] == "fork" and len(r["pids"]) == 2 for r in two["runs"])
+
+
+def test_a_threaded_process_shares_with_its_persistent_pool_and_gets_the_same_statistics():
+    one = run_script(SCORE_ALL, MTLENS_WORKERS="1")
+    pooled = run_script(SCORE_ALL, MTLENS_WORKERS="2", THREADED="1")
+    assert one["stats"] == pooled["stats"]
+    assert all(r["mode"] == "pool" for r in pooled["runs"])  # a threaded process never forks
+    workers = {pid for r in pooled["runs"] for pid in r["pids"]} - {pooled["parent"]}
+    assert len(workers) == 1  # one worker, started once and reused by every job (persistent)
+
+
+def test_a_process_with_threads_never_forks():
+    got = run_script(
+        """
+        import threading, time
+        threading.Thread(target=time.sleep, args=(5,), daemon=True).start()
+        res = E.map_tasks(lambda i: [np.array([os.getpid()])], [100.0] * 6)
+        print(json.dumps({"pids": sorted({int(r[0][0]) for r in res}), "parent": PARENT, "may": E.can_fork()}))
+        """,
+        MTLENS_WORKERS="2",
+    )
+    assert got["pids"] == [got["parent"]] and not got["may"]  # no description: nothing leaves this process
+
+
+def test_a_pool_worker_that_cannot_do_its_tasks_leaves_them_to_this_process():
+    got = run_script(
+        """
+        import threading, time
+        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+        E.MIN_SPAWN_WEIGHT = 0
+        # the worker is asked for a metric that does not exist: it fails, this process computes
+        res = E.map_tasks(lambda i: [np.array([i, os.getpid()])], [100.0] * 6,
+                          lambda i: {"metric": "no-such-metric", "options": {}, "references": [], "hypotheses": []})
+        print(json.dumps({"tasks": [int(r[0][0]) for r in res], "pids": sorted({int(r[0][1]) for r in res}),
+                          "parent": PARENT}))
+        """,
+        MTLENS_WORKERS="2",
+    )
+    assert got["tasks"] == list(range(6)) and got["pids"] == [got["parent"]]
+
+
+def test_a_killed_pool_worker_is_recovered_and_the_pool_replaced():
+    got = run_script(
+        """
+        import threading, time
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+        E.MIN_SPAWN_WEIGHT = 0
+        import mtlens
+        c = mtlens.Corpus.build({"ref": ["a b c d"] * 400}, {"A": ["a b x d"] * 400, "B": ["a c"] * 400})
+        import mtlens.metrics.base as B
+        B.BLOCK_CHARS = 500
+        first = mtlens.score(c, "bleu")["bleu"].scores
+        victim = [p for p in E.LAST_RUN["pids"] if p != PARENT][0]
+        os.kill(victim, signal.SIGKILL)
+        time.sleep(0.5)
+        second = mtlens.score(c, "bleu")["bleu"].scores  # the broken pool: its share computed here
+        third = mtlens.score(c, "bleu")["bleu"].scores  # a new pool
+        print(json.dumps({"same": first == second == third, "third": E.LAST_RUN, "victim": victim}))
+        """,
+        MTLENS_WORKERS="2",
+    )
+    assert got["same"]
+    assert got["third"]["mode"] == "pool" and got["victim"] not in got["third"]["pids"]
