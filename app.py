@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-
 import streamlit as st
 
 from mtlens.errors import InputError
-from mtlens.ui import identity, render, state, workspace
+from mtlens.ui import render, state, workspace
 from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption
 
@@ -82,19 +80,8 @@ with guard():
             st.session_state["mtlens_upload_error"] = str(err)
         else:
             st.session_state.pop("mtlens_upload_error", None)
-            pair = new.corpus.language_pair or "no language"
-            name = f"{len(new.corpus.systems)} systems, {pair}, {new.corpus.n_lines} lines"
-            new, not_saved = state.save_upload(new, name)
             files = {f[:3] for f in signature if f[0] != "LANG"}  # kind, name, size: the same file re-uploaded
-            # The same upload grown by another file (references first, then systems) replaces the set it made
-            # a moment ago, so the list does not fill with halves; only while that set is still the one shown,
-            # still has its automatic name, and every one of its files is still in the upload.
-            prev = st.session_state.get("mtlens_upload_set")
-            if prev and new.set_id and prev[0] != new.set_id and prev[0] == ds.set_id and prev[1] <= files:
-                with contextlib.suppress(InputError):
-                    if state.store().load(prev[0]).info.name == prev[2]:
-                        state.store().delete(prev[0], identity.visitor())
-            st.session_state["mtlens_upload_set"] = (new.set_id, files, name)
+            new, not_saved = state.keep_upload(new, files, ds)
             st.session_state["mtlens_not_saved"] = not_saved
             state.use_dataset(new)
             ds = new

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from . import report
 from .errors import InputError
 from .io import load_corpus, read_bytes
-from .language import language_defaults, with_language
 from .metrics import REGISTRY, metric_names
 from .options import DEFAULTS, SPECS, Options
 from .scoring import parse_metric_list, score
@@ -96,12 +95,14 @@ def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
     s.add_argument("--format", default="table", choices=["table", "json", "csv", "latex"])
 
 
-def options_from_args(args, target: str | None = None) -> Options:
-    """The :class:`Options` of a command line: the flags given, over the defaults of the target language
-    (``-l`` or detected; sacrebleu's ``-l`` rule), over Options' defaults. Checked: out-of-bounds values
-    name their flag."""
+def options_from_args(args, language=None) -> Options:
+    """The :class:`Options` of a command line: the flags given, over the defaults of the language
+    (``-l`` or detected; sacrebleu's ``-l`` rule: :func:`mtlens.evaluation.options_for`), over Options'
+    defaults. Checked: out-of-bounds values name their flag."""
+    from .evaluation import options_for
+
     given = {name: getattr(args, name) for name in SPECS if getattr(args, name, None) is not None}
-    return Options(**{**DEFAULTS.as_dict(), **language_defaults(target), **given})
+    return options_for(language, DEFAULTS, given)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -219,14 +220,22 @@ def _port(text: str) -> int:
     return port
 
 
+def _evaluation(args):
+    """The evaluation of the command line's data (files, or a saved set as it was decided)."""
+    from .evaluation import evaluate, open_saved
+
+    if args.set is None:
+        return evaluate(_load(args), args.language_pair)
+    extra = [f for f, v in (("--ref", args.ref), ("--sys", args.sys), ("--src", args.src), ("--data", args.data)) if v]
+    if extra:
+        raise InputError(f"--set names a saved set; leave out {', '.join(extra)}")
+    ev = open_saved(_store(args), args.set)
+    if args.language_pair:
+        ev = evaluate(ev.corpus.with_language(None), args.language_pair)
+    return ev
+
+
 def _load(args):
-    if args.set is not None:
-        extra = [
-            f for f, v in (("--ref", args.ref), ("--sys", args.sys), ("--src", args.src), ("--data", args.data)) if v
-        ]
-        if extra:
-            raise InputError(f"--set names a saved set; leave out {', '.join(extra)}")
-        return _store(args).load(args.set).corpus
     if args.data is not None:
         extra = [f for f, v in (("--ref", args.ref), ("--sys", args.sys), ("--src", args.src)) if v]
         if extra:
@@ -240,12 +249,13 @@ def _load(args):
 
 def _prepare(args):
     """The corpus (with its language pair) and the options, saying on stderr what was detected."""
-    corpus, lang = with_language(_load(args), args.language_pair)
+    ev = _evaluation(args)
+    lang = ev.language
     if lang.how == "detected" and lang.target and args.tokenize is None:
         print(f"mtlens: note: {lang.describe()} (declare the pair with -l SRC-TGT)", file=sys.stderr)
     for w in lang.warnings():
         print(f"mtlens: warning: {w}", file=sys.stderr)
-    return corpus, options_from_args(args, lang.target)
+    return ev.corpus, options_from_args(args, lang)
 
 
 def _load_and_score(args):
@@ -256,7 +266,7 @@ def _load_and_score(args):
 def _load_and_score_corpus(args, corpus, options):
     builtin, imported = _chosen_metrics(args, corpus)
     results = _score(args, corpus, builtin, options) if builtin else {}
-    from .external import result_for
+    from .scoring import result_for
 
     for scores in imported:
         results[scores.name] = result_for(corpus, scores)
@@ -432,7 +442,7 @@ def _run_pair(args, corpus, options) -> str:
     if builtin:
         result = _score(args, corpus, builtin[:1], options)[builtin[0]]
     elif imported:
-        from .external import result_for
+        from .scoring import result_for
 
         result = result_for(corpus, imported[0])
     else:
@@ -463,9 +473,8 @@ def _run_report(args) -> str:
 
 
 def _run_import(args) -> str:
-    from .evaluation import check_side_files, import_bundle
+    from .evaluation import evaluate, import_bundle, save
     from .importers import read_path
-    from .language import with_language
 
     store = _store(args)
     if str(args.path).endswith(".mtlens.json.gz"):
@@ -477,9 +486,9 @@ def _run_import(args) -> str:
     found = read_path(args.path, args.name)
     lines = []
     for item in found:
-        corpus, lang = with_language(item.corpus, args.language_pair)
-        check_side_files(corpus, item.human, item.scores)  # refuse bad side files before saving anything
-        sid = store.save(corpus, item.name, item.human, args.project, scores=item.scores)
+        ev = evaluate(item.corpus, args.language_pair, item.human, item.scores)  # bad side files: nothing saved
+        corpus, lang = ev.corpus, ev.language
+        sid = save(store, ev, item.name, args.project).set_id
         lines.append(sid)
         print(
             f"mtlens: saved '{item.name}' ({len(corpus.systems)} systems, {len(corpus.references)} references, "
@@ -544,10 +553,10 @@ def _run_dashboard(args) -> str:
     if args.ref or args.sys:
         if set_id:
             raise InputError("give either --set ID or --ref/--sys files, not both")
-        from .language import with_language
+        from .evaluation import evaluate, save
 
-        corpus, _ = with_language(load_corpus(args.ref, args.sys, args.src), args.language_pair)
-        set_id = store.save(corpus, args.name or "from the command line")
+        ev = evaluate(load_corpus(args.ref, args.sys, args.src), args.language_pair)
+        set_id = save(store, ev, args.name or "from the command line").set_id
     elif set_id:
         store.load(set_id)  # a wrong id is said now, not in the browser
     from .access import is_loopback

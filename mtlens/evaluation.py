@@ -1,6 +1,9 @@
-"""The evaluation service: what every way into mtlens (upload, command line, bundle) checks before a
-set is used or saved, in one place.
+"""The evaluation service: what every way into mtlens (upload, command line, bundle, a saved set)
+decides and checks before a set is used or saved, in one place.
 
+- :func:`evaluate` / :func:`open_saved` / :func:`save`: the language (and how it was decided), the data
+  notes and the side files of a test set, decided once and kept with the set;
+- :func:`options_for`: the language's defaults under the user's explicit options;
 - :func:`check_side_files`: human score files and imported metric score files read against the corpus;
 - :func:`read_bundle` / :func:`import_bundle`: a set bundle unpacked within limits (decompressed size,
   JSON nesting, counts) and validated line by line by the same code as an uploaded text file, so a
@@ -9,14 +12,16 @@ set is used or saved, in one place.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .corpus import Corpus
 from .errors import InputError
 from .io import decode_lines, with_warnings
-from .language import parse_pair
+from .language import Language, language_defaults, parse_pair, with_language
 from .limits import gunzip, load_json, max_bundle_bytes
+from .options import Options
 
 BUNDLE_FORMAT = "mtlens-set"
 BUNDLE_VERSION = 1
@@ -48,6 +53,7 @@ class Bundle:
     corpus: Corpus
     human: tuple[tuple[str, bytes], ...]
     scores: tuple[tuple[str, bytes], ...]
+    language_how: str | None = None
 
 
 _BAD = "that file is not an mtlens set bundle (export one with 'Download this set')"
@@ -141,12 +147,76 @@ def read_bundle(data: bytes) -> Bundle:
     corpus = with_warnings(Corpus.build(references, systems, source, language_pair=pair))
     human, scores = _files(doc.get("human"), "human"), _files(doc.get("scores"), "scores")
     check_side_files(corpus, human, scores)
-    return Bundle(name, project, corpus, human, scores)
+    how = doc.get("language_how")
+    how = how if how in ("declared", "detected") and pair else ("declared" if pair else None)
+    return Bundle(name, project, corpus, human, scores, how)
 
 
 def import_bundle(store, data: bytes, name: str | None = None, owner: str | None = None) -> str:
     """Validate a bundle and save it as a new set of ``owner``; returns its id."""
     b = read_bundle(data)
+    project = b.project if owner is None else None  # a visitor's copy joins no project
     return store.save(
-        b.corpus, name or b.name, b.human, b.project if owner is None else None, scores=b.scores, owner=owner
+        b.corpus, name or b.name, b.human, project, scores=b.scores, owner=owner, language_how=b.language_how
     )
+
+
+# --------------------------------------------------------------------------- evaluations
+@dataclass(frozen=True)
+class Evaluation:
+    """Everything decided about a test set, once: the corpus (with its language pair and data notes), how
+    its language was decided, and its side files (validated against it). The command line, the pages and
+    the report all start from one.
+
+    Attributes:
+        corpus: the validated corpus; ``corpus.warnings`` are the data notes.
+        language: the declared or detected language (``language.how``).
+        human: ``(name, bytes)`` of each human score file.
+        scores: ``(name, bytes)`` of each imported metric scores file.
+        set_id, name, project, owner: where it is saved (None/"" when it is not).
+    """
+
+    corpus: Corpus
+    language: Language
+    human: tuple[tuple[str, bytes], ...] = ()
+    scores: tuple[tuple[str, bytes], ...] = ()
+    set_id: str | None = None
+    name: str = ""
+    project: str | None = None
+    owner: str | None = None
+
+
+def evaluate(corpus: Corpus, declared_pair: str | None = None, human=(), scores=()) -> Evaluation:
+    """Decide the language (declared, else the corpus' own pair, else detected) and validate the side
+    files: an InputError names what is wrong."""
+    corpus, language = with_language(corpus, declared_pair)
+    human, scores = tuple(human), tuple(scores)
+    check_side_files(corpus, human, scores)
+    return Evaluation(corpus, language, human, scores)
+
+
+def save(store, ev: Evaluation, name: str, project: str | None = None, owner: str | None = None) -> Evaluation:
+    """Save an evaluation as a new set (its language decision and data notes with it)."""
+    set_id = store.save(ev.corpus, name, ev.human, project, scores=ev.scores, owner=owner, language_how=ev.language.how)
+    return dataclasses.replace(ev, set_id=set_id, name=name, project=project, owner=owner)
+
+
+def open_saved(store, set_id: str) -> Evaluation:
+    """A saved set as it was decided: a detected language is detected again (not read back as declared),
+    and the data notes are those found when it was read."""
+    saved = store.load(set_id)
+    corpus = saved.corpus
+    if saved.info.language_how == "detected":
+        corpus, language = with_language(corpus.with_language(None), None)
+    else:
+        corpus, language = with_language(corpus, None)
+    return Evaluation(
+        corpus, language, saved.human, saved.scores, set_id, saved.info.name, saved.info.project, saved.info.owner
+    )
+
+
+def options_for(language: Language | None, base: Options, explicit=None) -> Options:
+    """The options of an evaluation: ``base`` with its language's defaults (tokenizer, TER's CJK handling),
+    then the options the user chose explicitly (a mapping) on top. The one place language defaults apply."""
+    target = language.target if language is not None else None
+    return Options.from_mapping({**base.as_dict(), **language_defaults(target), **dict(explicit or {})})

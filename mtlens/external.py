@@ -106,14 +106,6 @@ class ImportedMetric(Metric):
         return np.column_stack([s, np.ones_like(s)])
 
 
-def result_for(corpus: Corpus, scores: ImportedScores):
-    """The :class:`~mtlens.scoring.MetricResult` of imported scores (every system of the corpus)."""
-    from .scoring import result_from_stats
-
-    metric = ImportedMetric(scores)
-    return result_from_stats(corpus, metric, {s: metric.stats_for(s) for s in corpus.system_names})
-
-
 # --------------------------------------------------------------------------- readers
 _NAME = re.compile(r"[^a-z0-9+_-]+")
 

@@ -143,4 +143,7 @@ def safe_figure(fig):
         for field in _TEXT_FIELDS:
             if field in trace and trace[field] is not None:
                 trace[field] = _escape_any(trace[field])
+    title = fig.layout.title.text
+    if isinstance(title, str):
+        fig.layout.title.text = escape(title, quote=False)
     return fig

@@ -11,6 +11,7 @@ import numpy as np
 from .corpus import Corpus
 from .engine import statistics_many
 from .errors import InputError
+from .external import ImportedMetric, ImportedScores
 from .metrics import REGISTRY, Metric, Signature, make_metric, options_key
 from .options import DEFAULTS, Options
 
@@ -133,3 +134,9 @@ def score_saved(store, set_id: str, corpus: Corpus, name: str, options):
             store.put_stats(set_id, name, key, new)
         have.update(new)
     return result_from_stats(corpus, metric, {s: have[s] for s in corpus.system_names})
+
+
+def result_for(corpus: Corpus, scores: ImportedScores):
+    """The :class:`~mtlens.scoring.MetricResult` of imported scores (every system of the corpus)."""
+    metric = ImportedMetric(scores)
+    return result_from_stats(corpus, metric, {s: metric.stats_for(s) for s in corpus.system_names})

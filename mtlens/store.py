@@ -102,6 +102,10 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         )""",
         "DELETE FROM stats",
         "ALTER TABLE stats ADD COLUMN checksum TEXT NOT NULL DEFAULT ''",
+        # how the language pair was decided (declared or detected) and the data notes found when the set
+        # was read: reopening a set says the same as the upload did (mtlens/evaluation.py)
+        "ALTER TABLE sets ADD COLUMN language_how TEXT",
+        "ALTER TABLE sets ADD COLUMN notes TEXT",
     ),
 }
 
@@ -145,6 +149,7 @@ class SetInfo:
     lines: int
     created: str
     owner: str | None = None
+    language_how: str | None = None
 
 
 @dataclass(frozen=True)
@@ -405,9 +410,11 @@ class Store:
         set_id: str | None = None,
         scores: Sequence[tuple[str, bytes]] = (),
         owner: str | None = None,
+        language_how: str | None = None,
     ) -> str:
-        """Save a corpus (with its human files and imported metric score files) as a new set in one
-        transaction; returns its id. ``owner``: the visitor id that may change it (None: the operator)."""
+        """Save a corpus (with its human files, imported metric score files and data notes) as a new set
+        in one transaction; returns its id. ``owner``: the visitor id that may change it (None: the
+        operator); ``language_how``: ``declared`` or ``detected`` (how the language pair was decided)."""
         name = _clean_name(name)
         set_id = set_id or new_id()
         rows = [("ref", n, k, _dumps_lines(v)) for k, (n, v) in enumerate(corpus.references.items())]
@@ -418,9 +425,19 @@ class Store:
         created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         with self._db(write=True) as con:
             con.execute(
-                "INSERT INTO sets (id, name, language_pair, project, created, n_lines, owner) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (set_id, name, corpus.language_pair, project, created, corpus.n_lines, owner),
+                "INSERT INTO sets (id, name, language_pair, project, created, n_lines, owner, language_how, notes) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    set_id,
+                    name,
+                    corpus.language_pair,
+                    project,
+                    created,
+                    corpus.n_lines,
+                    owner,
+                    language_how,
+                    json.dumps(list(corpus.warnings)),
+                ),
             )
             con.executemany(
                 "INSERT INTO streams (set_id, kind, name, position, lines) VALUES (?, ?, ?, ?, ?)",
@@ -492,7 +509,8 @@ class Store:
         try:
             with self._db() as con:
                 row = con.execute(
-                    "SELECT id, name, language_pair, project, created, n_lines, owner FROM sets WHERE id = ?",
+                    "SELECT id, name, language_pair, project, created, n_lines, owner, language_how, notes "
+                    "FROM sets WHERE id = ?",
                     (set_id,),
                 ).fetchone()
                 streams = con.execute(
@@ -517,8 +535,13 @@ class Store:
         refs = {n: v for k, n, v in parsed if k == "ref"}
         syss = {n: v for k, n, v in parsed if k == "sys"}
         src = next((v for k, _, v in parsed if k == "src"), None)
-        corpus = Corpus.build(refs, syss, src, language_pair=row[2])
-        info = SetInfo(row[0], row[1], row[2], row[3], list(syss), list(refs), row[5], row[4], row[6])
+        try:
+            notes = json.loads(row[8]) if row[8] else []
+            notes = [str(n) for n in notes] if isinstance(notes, list) else []
+        except ValueError:
+            notes = []
+        corpus = Corpus.build(refs, syss, src, notes, language_pair=row[2])
+        info = SetInfo(row[0], row[1], row[2], row[3], list(syss), list(refs), row[5], row[4], row[6], row[7])
         human = tuple((n, bytes(d)) for k, n, d in files if k == "human")
         scores = tuple((n, bytes(d)) for k, n, d in files if k == "scores")
         return SavedSet(info, corpus, human, scores)
@@ -649,6 +672,7 @@ class Store:
             "version": 1,
             "name": s.info.name,
             "language_pair": c.language_pair,
+            "language_how": s.info.language_how,
             "project": s.info.project,
             "references": dict(c.references),
             "systems": dict(c.systems),

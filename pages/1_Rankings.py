@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from mtlens import report
-from mtlens.analysis.ranking import autorank
-from mtlens.html_report import build_html_report
-from mtlens.metrics import REGISTRY, options_key
-from mtlens.ui import cached, export, render, state
+from mtlens.ui import cached, export, render, state, views
 from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
@@ -25,7 +20,7 @@ with guard():
     LARGE = 30_000
     size = ds.corpus.n_lines * len(ds.corpus.systems)
     names = cached.metric_names(ds)
-    fast = [m for m in names if not (m in REGISTRY and REGISTRY[m].slow)]
+    fast = views.fast_metrics(names)
     chosen = st.multiselect(
         "Metrics",
         names,
@@ -38,18 +33,6 @@ with guard():
     shown_metrics = [m for m in names if m in chosen] or ["bleu"]
     sort_by = st.selectbox("Sort by", shown_metrics, key="rank_sort")
 
-    def build_table(results: dict, cmp=None) -> pd.DataFrame:
-        key = sort_by if sort_by in results else next(iter(results))
-        first = results[key]
-        order = sorted(first.scores, key=lambda n: first.scores[n], reverse=first.higher_is_better)
-        table = pd.DataFrame({"system": order, **{m: [r.scores[n] for n in order] for m, r in results.items()}})
-        table.insert(0, "rank", range(1, len(order) + 1))
-        if cmp is not None:
-            cluster_of = {n: i + 1 for i, cl in enumerate(cmp.clusters) for n in cl}
-            table.insert(2, f"cluster ({sort_by})", [cluster_of[n] for n in order])
-            table.insert(3, f"{sort_by} 95% CI ±", [cmp.systems[n].ci for n in order])
-        return table
-
     number_format = {
         m: st.column_config.NumberColumn(m, format="%.2f") for m in [*shown_metrics, f"{sort_by} 95% CI ±"]
     }
@@ -59,14 +42,16 @@ with guard():
     for k, name in enumerate(shown_metrics):  # the table grows as each metric arrives
         bar.progress(k / len(shown_metrics), text=f"Scoring {name}…")
         results[name] = cached.metric_result(ds, name, opts)
-        placeholder.dataframe(build_table(results), hide_index=True, column_config=number_format)
+        placeholder.dataframe(views.ranking_table(results, sort_by), hide_index=True, column_config=number_format)
     metrics = list(results)
     cmp = None
     testable = cached.can_test(ds)
     if testable:
         cmp = cached.comparison(ds, sort_by, opts, progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
     bar.empty()
-    placeholder.dataframe(build_table(results, cmp), hide_index=True, column_config=number_format, key="rank_table")
+    placeholder.dataframe(
+        views.ranking_table(results, sort_by, cmp), hide_index=True, column_config=number_format, key="rank_table"
+    )
     if len(ds.corpus.systems) > 1 and not testable:
         st.info(cached.too_few_lines(ds))
     st.caption(
@@ -76,45 +61,32 @@ with guard():
     for m_name, (imp_scores, _) in cached.imported(ds).items():
         if imp_scores.spans:
             st.markdown(f"**{render.md(m_name)} error spans per system**")
-            counts = pd.DataFrame(
-                [
-                    {
-                        "system": s,
-                        **{
-                            sev: sum(sp.severity == sev for line in imp_scores.spans.get(s, []) for sp in line)
-                            for sev in render.SEVERITIES
-                        },
-                    }
-                    for s in ds.corpus.system_names
-                ]
-            )
+            counts = views.span_counts(ds, imp_scores.spans)
             export.table(counts, name=f"mtlens-{m_name}-spans", hide_index=True, key=f"rank_spans_{m_name}")
     st.markdown("**Signatures**")
     st.code("\n".join(f"{m}: {r.signature}" for m, r in results.items()), language=None)
 
     c1, c2, c3, c4 = st.columns(4)
     stem = "mtlens-scores" + (f"-{ds.corpus.language_pair}" if ds.corpus.language_pair else "")
-    c1.download_button("Download CSV", report.to_csv(results), file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
-    c2.download_button(
-        "Download LaTeX", report.to_latex(results), file_name=f"{stem}.tex", mime="text/x-tex", key="dl_latex"
-    )
+    files = views.exports(ds, results, sort_by, cmp)
+    c1.download_button("Download CSV", files["csv"](), file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
+    c2.download_button("Download LaTeX", files["tex"](), file_name=f"{stem}.tex", mime="text/x-tex", key="dl_latex")
 
     c4.download_button(
         "Download Excel",
-        lambda: report.to_xlsx(report.result_sheets(ds.corpus, results, {sort_by: cmp} if cmp else None)),
+        files["xlsx"],
         file_name=f"{stem}.xlsx",
         mime=export.XLSX_MIME,
         key="dl_xlsx",
         help="one sheet per table: scores, signatures, the sentence table (one column per metric), intervals",
     )
     # a prepared report belongs to the data, the human files, the options and the metrics it was made from
-    report_key = (ds.fingerprint, ds.human_fingerprint, tuple((m, options_key(m, opts)) for m in results))
+    report_key = views.report_key(ds, opts, results)
     if c3.button(
         "Prepare HTML report", key="rank_report_make", help="one file with tables, charts, clusters, signatures"
     ):
         with st.spinner("Bootstrap intervals for every metric…"):
-            comps = {m: cached.comparison(ds, m, opts) for m in results} if testable else {}
-            st.session_state["rank_report"] = (report_key, build_html_report(ds.corpus, results, comps))
+            st.session_state["rank_report"] = (report_key, views.html_report(ds, opts, results, testable))
     prepared = st.session_state.get("rank_report")
     if prepared and prepared[0] == report_key:
         c3.download_button(
@@ -130,8 +102,7 @@ with guard():
         "Metrics to aggregate", metrics, default=[m for m in metrics if m in ("chrf", "ter")], key="rank_auto"
     )
     if picked:
-        agg = autorank({m: results[m].scores for m in picked}, {m: results[m].higher_is_better for m in picked})
-        auto = pd.DataFrame([{"system": s, **v} for s, v in agg.items()]).sort_values("autorank", kind="stable")
+        auto = views.autorank_table(results, picked)
         export.table(auto, name="mtlens-autorank", hide_index=True, key="rank_auto_table")
         st.caption(
             "Each metric's system scores rescaled linearly so that the best system gets 1 and the worst N; the "
@@ -148,7 +119,7 @@ with guard():
         ci = [ccmp.systems[n].ci for n in names]
     fig = go.Figure(
         go.Bar(
-            x=[render.plot_text(n) for n in names],
+            x=list(names),
             y=[r.scores[n] for n in names],
             error_y={"type": "data", "array": ci, "visible": ci is not None},
             marker_color="#4C78A8",

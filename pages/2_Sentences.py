@@ -6,12 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from mtlens.analysis.correlation import pearson
-from mtlens.analysis.sentences import sentence_table, sort_options
-from mtlens.highlight import ngram_matches
-from mtlens.metrics import make_metric
-from mtlens.metrics.ter import ter_alignment
-from mtlens.ui import cached, export, render, state
+from mtlens.ui import cached, export, render, state, views
 from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
@@ -41,13 +36,13 @@ with guard():
     result = cached.metric_result(ds, metric, opts)
     score_a = result.sentence_scores(sys_a)
     score_b = result.sentence_scores(sys_b) if sys_b else None
-    sorts = sort_options(sys_b is not None)
+    sorts = views.sort_options(sys_b is not None)
     f1, f2, f3 = st.columns([2, 2, 1])
     sort = f1.selectbox("Sort", sorts, index=3 if sys_b else 1, key="sent_sort")
     query = f2.text_input("Only lines containing (in A, B or a reference)", key="sent_query")
     page_size = f3.selectbox("Lines per page", [25, 50, 100], key="sent_page_size")
 
-    view = sentence_table(c, result, sys_a, sys_b, sort if sort in sorts else sorts[0], query)
+    view = views.sentence_table(c, result, sys_a, sys_b, sort if sort in sorts else sorts[0], query)
 
     n_pages = max(1, -(-len(view) // page_size))
     page = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="sent_page")
@@ -86,7 +81,7 @@ with guard():
         )
         scatter.update_layout(xaxis_title=metric, yaxis_title=other_metric, height=420, margin={"t": 20})
         export.chart(scatter, "sent_scatter", f"mtlens-{metric}-vs-{other_metric}")
-        st.caption(f"Pearson r over the lines: {pearson(score_a, other_scores):.3f}")
+        st.caption(f"Pearson r over the lines: {views.pearson(score_a, other_scores):.3f}")
     default_line = int(shown.iloc[0]["line"]) if len(shown) else 1
     line_no = st.number_input(
         "Line", 1, c.n_lines, st.session_state.get("sent_line", default_line), key="sent_line_input"
@@ -106,10 +101,10 @@ with guard():
         st.markdown("**Source**")
         st.markdown(render.plain(c.source[i]), unsafe_allow_html=True)
 
-    seg_refs = [r[i] for r in refs]
-    bleu = make_metric("bleu", opts)
-    m_a = ngram_matches(c.systems[sys_a][i], seg_refs, bleu, max_order=4)
-    m_b = ngram_matches(c.systems[sys_b][i], seg_refs, bleu, max_order=4) if sys_b else None
+    evidence = views.line_evidence(ds, opts, [sys_a, sys_b] if sys_b else [sys_a], i)
+    seg_refs = evidence["references"]
+    m_a = evidence["ngrams"][sys_a]
+    m_b = evidence["ngrams"][sys_b] if sys_b else None
 
     st.markdown(f"**References** (yellow: n-grams that {render.md(sys_a)} (A) did not produce)")
     for k, name in enumerate(ref_names):
@@ -178,9 +173,8 @@ with guard():
         ),
         unsafe_allow_html=True,
     )
-    ter = make_metric("ter", opts)
     for name in [sys_a, sys_b] if sys_b else [sys_a]:
-        a = ter_alignment(c.systems[name][i], seg_refs, ter)
+        a = evidence["ter"][name]
         counts = a.counts
         st.markdown(
             f"*{render.md(name)}*: {a.edits} edits ({counts['shift']} shifts, {counts['substitution']} substitutions, "
@@ -194,22 +188,8 @@ with guard():
             "Each hypothesis word matched to a reference word (minimum-cost matching on the affix distance); "
             "words within epsilon are replaced by the reference word and weighted 1 - distance."
         )
-        tb = make_metric("tbleu", opts)
         for name in [sys_a, sys_b] if sys_b else [sys_a]:
-            per_ref = tb.corrections(c.systems[name][i], seg_refs)
-            rows = [
-                {
-                    "reference": ref_names[k],
-                    "hypothesis word": x.hyp_word,
-                    "reference word": x.ref_word,
-                    "affix distance": x.distance,
-                    "replaced": x.replaced,
-                    "weight": x.weight,
-                }
-                for k, corr in enumerate(per_ref)
-                for x in corr
-                if x.distance < 1
-            ]
+            rows = views.tbleu_rows(ds, opts, name, i)
             st.markdown(f"*{render.md(name)}*")
             if rows:
                 export.table(

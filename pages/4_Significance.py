@@ -7,10 +7,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from mtlens import report
 from mtlens.errors import InputError
-from mtlens.significance import DEFAULT_SEED, MAX_SAMPLES
-from mtlens.ui import cached, export, render, state
+from mtlens.ui import cached, export, render, state, views
 from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
@@ -37,9 +35,14 @@ with guard():
         key="sig_test",
     )
     n = c3.number_input(
-        "Resamples / trials", 10, MAX_SAMPLES, 1000 if test == "bootstrap" else 10000, step=1000, key=f"sig_n_{test}"
+        "Resamples / trials",
+        10,
+        views.MAX_SAMPLES,
+        1000 if test == "bootstrap" else 10000,
+        step=1000,
+        key=f"sig_n_{test}",
     )
-    seed = c4.number_input("Seed", 0, 2**31 - 1, DEFAULT_SEED, key="sig_seed")
+    seed = c4.number_input("Seed", 0, 2**31 - 1, views.DEFAULT_SEED, key="sig_seed")
     alpha = c5.selectbox("alpha", [0.05, 0.01, 0.1], key="sig_alpha")
     baseline = st.selectbox(
         "Compare",
@@ -74,8 +77,8 @@ with guard():
     fig = go.Figure(
         go.Heatmap(
             z=matrix,
-            x=[render.plot_text(n) for n in names],
-            y=[render.plot_text(n) for n in names],
+            x=list(names),
+            y=list(names),
             text=text,
             texttemplate="%{text}",
             zmin=0,
@@ -139,14 +142,14 @@ with guard():
     )
     st.download_button(
         "Download pairs (CSV)",
-        report.comparisons_to_csv({metric: cmp}),
+        views.significance_exports(metric, cmp)["csv"],
         file_name="mtlens-significance.csv",
         mime="text/csv",
         key="sig_csv",
     )
     st.download_button(
         "Download table (LaTeX)",
-        report.comparisons_to_latex({metric: cmp}),
+        views.significance_exports(metric, cmp)["tex"],
         file_name="mtlens-significance.tex",
         key="sig_tex",
     )

@@ -8,8 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from mtlens.analysis.human import segment_pairs
-from mtlens.ui import cached, export, render, state
+from mtlens.ui import cached, export, render, state, views
 from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
@@ -96,13 +95,13 @@ with guard():
                 x=[r.scores[s] for s in names],
                 y=[human.system[h][s] for s in names],
                 mode="markers+text",
-                text=[render.plot_text(n) for n in names],
+                text=list(names),
                 textposition="top center",
             )
         )
     else:
-        xs, ys = segment_pairs(r, human.segment[h])
-        labels = [render.plot_text(f"{s} line {line + 1}") for s, lines in human.segment[h].items() for line in lines]
+        xs, ys = views.segment_pairs(r, human.segment[h])
+        labels = [f"{s} line {line + 1}" for s, lines in human.segment[h].items() for line in lines]
         fig = go.Figure(
             go.Scattergl(
                 x=xs,
@@ -127,7 +126,7 @@ with guard():
                     x=sweep.epsilons,
                     y=vals["pearson"],
                     mode="lines+markers",
-                    name=render.plot_text(f"Pearson vs {hname}"),
+                    name=f"Pearson vs {hname}",
                 )
             )
         fig2.update_layout(xaxis_title="epsilon", yaxis_title="correlation", height=380, margin={"t": 20})

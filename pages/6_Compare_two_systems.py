@@ -7,9 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from mtlens.errors import InputError
-from mtlens.io import decode_lines
-from mtlens.significance import MIN_TEST_LINES
-from mtlens.ui import cached, export, render, state
+from mtlens.ui import cached, export, render, state, views
 from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
@@ -84,7 +82,7 @@ with guard():
     frequency = None
     if freq_file is not None:
         try:
-            frequency = (tuple(decode_lines(freq_file.getvalue(), freq_file.name)), freq_file.name)
+            frequency = views.frequency_corpus(freq_file.getvalue(), freq_file.name)
         except InputError as err:
             st.error(str(err))
     for kind in ("length", "frequency"):
@@ -113,11 +111,11 @@ with guard():
             df.insert(2, "reference words", [r.words for r in res.rows])
         fig = go.Figure(
             [
-                go.Bar(name=render.plot_text(f"A: {a}"), x=df["bucket"], y=df["A"]),
-                go.Bar(name=render.plot_text(f"B: {b}"), x=df["bucket"], y=df["B"]),
+                go.Bar(name=f"A: {a}", x=df["bucket"], y=df["A"]),
+                go.Bar(name=f"B: {b}", x=df["bucket"], y=df["B"]),
             ]
         )
-        fig.update_layout(title=render.plot_text(title), barmode="group", height=360, margin={"t": 40})
+        fig.update_layout(title=title, barmode="group", height=360, margin={"t": 40})
         for r in res.rows:
             if r.significant:
                 fig.add_annotation(x=r.bucket, y=max(r.a, r.b), text="*", showarrow=False, yshift=12, font={"size": 18})
@@ -133,7 +131,7 @@ with guard():
         )
     st.caption(
         f"* significant: Holm-corrected p < 0.05 over the tested buckets of the chart. Buckets with fewer than "
-        f"{MIN_TEST_LINES} lines are not tested. p: paired bootstrap, 1000 resamples, two-sided, "
+        f"{views.MIN_TEST_LINES} lines are not tested. p: paired bootstrap, 1000 resamples, two-sided, "
         "(#{resamples with |d - mean(d)| >= |observed d|} + 1) / (1000 + 1)."
     )
 

@@ -14,7 +14,8 @@ from scipy import stats as sps
 from mtlens import Corpus
 from mtlens.cli import main
 from mtlens.errors import InputError
-from mtlens.external import read_score_files, read_scores, result_for
+from mtlens.external import read_score_files, read_scores
+from mtlens.scoring import result_for
 from mtlens.significance import compare
 
 from .conftest import SAMPLE, pair_files

@@ -240,20 +240,27 @@ def test_damaged_statistics_of_any_kind_are_recomputed(tmp_path, corpus, damage)
 
 
 def test_statistics_of_a_version_1_store_are_dropped_on_upgrade(tmp_path, corpus):
-    """Version 1 kept no checksums: its statistics cannot be trusted and are recomputed."""
-    st = Store(tmp_path)
-    sid = st.save(corpus, "x")
-    st.put_stats(sid, "bleu", (), {"S1": np.ones((2, 3), dtype=np.int64)})
+    """A real version-1 file (the schema mtlens 0.1 wrote): its sets open, its statistics (which had no
+    checksum and cannot be trusted) are dropped and recomputed."""
+    from mtlens.store import _APP_ID, MIGRATIONS
+
     con = sqlite3.connect(tmp_path / FILE_NAME)
+    for stmt in MIGRATIONS[1]:
+        con.execute(stmt)
+    con.execute(f"PRAGMA application_id = {_APP_ID}")
     con.execute("PRAGMA user_version = 1")
-    con.execute("DROP TABLE members")
-    con.execute("ALTER TABLE sets DROP COLUMN owner")
-    con.execute("ALTER TABLE stats DROP COLUMN checksum")
+    con.execute("INSERT INTO sets VALUES ('s1', 'old', 'en-de', NULL, '2025-01-01', 2)")
+    for kind, name, lines in (("ref", "ref", corpus.references["ref"]), ("sys", "S1", corpus.systems["S1"])):
+        con.execute("INSERT INTO streams VALUES ('s1', ?, ?, 0, ?)", (kind, name, json.dumps(list(lines))))
+    blob = np.full((2, 10), 7, dtype=np.int64)
+    con.execute("INSERT INTO stats VALUES ('s1', 'bleu', '[]', 'S1', 'int64', '[2, 10]', ?)", (blob.tobytes(),))
     con.commit()
     con.close()
-    again = Store(tmp_path)
-    assert again.get_stats(sid, "bleu", ()) == {}
-    assert again.load(sid).corpus.systems == corpus.systems and again.load(sid).info.owner is None
+    st = Store(tmp_path)
+    assert st.get_stats("s1", "bleu", ()) == {}
+    saved = st.load("s1")
+    assert saved.corpus.systems["S1"] == corpus.systems["S1"] and saved.info.owner is None
+    assert [s.id for s in st.list()] == ["s1"]
 
 
 # --------------------------------------------------------------------------- the store's file system
@@ -496,3 +503,27 @@ def test_a_stored_set_without_lines_is_a_sentence_not_a_crash(tmp_path, corpus):
     r = _run("score", "--set", empty, "--data-dir", str(tmp_path))
     assert r.returncode == 2 and "has no lines" in r.stderr
     assert st.load(sid).corpus.systems == corpus.systems
+
+
+# --------------------------------------------------------------------------- the evaluation service
+def test_a_reopened_set_keeps_its_detected_language_and_its_data_notes(tmp_path):
+    """Two bugs of issue 19: a detected language came back as declared, and data notes were lost."""
+    from mtlens.evaluation import evaluate, open_saved, save
+    from mtlens.io import corpus_from_bytes
+
+    ref = "北京欢迎你。\n我们 &amp; 你们\n今天天气很好。\n".encode()
+    hyp = "北京欢迎您。\n我们和你们\n今天天气好。\n".encode()
+    ev = evaluate(corpus_from_bytes([("ref.txt", ref)], [("A.txt", hyp)]))
+    assert ev.language.how == "detected" and ev.language.target == "zh"
+    assert any("HTML entit" in w for w in ev.corpus.warnings)
+    st = Store(tmp_path)
+    sid = save(st, ev, "zh").set_id
+    back = open_saved(st, sid)
+    assert back.language.how == "detected" and back.language.target == "zh"
+    assert back.corpus.language_pair == ev.corpus.language_pair == "und-zh"
+    assert back.corpus.warnings == ev.corpus.warnings
+    r = _run("score", "--set", sid, "--metrics", "bleu", "--data-dir", str(tmp_path))
+    assert "detected" in r.stderr and "(declared)" not in r.stderr  # the CLI says what the upload said
+    assert "HTML entit" in r.stdout  # and the notes on the data
+    declared = evaluate(corpus_from_bytes([("ref.txt", ref)], [("A.txt", hyp)]), "en-zh")
+    assert open_saved(st, save(st, declared, "zh2").set_id).language.how == "declared"

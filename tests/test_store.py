@@ -95,13 +95,13 @@ def test_reopening_reuses_statistics_and_an_added_system_is_the_only_one_scored(
     )
     sid = st.save(first, "s")
     calls = []
-    real = BLEU.statistics
+    real = BLEU.block_statistics
 
     def spy(self, references, hypotheses):
         calls.append(len(hypotheses))
         return real(self, references, hypotheses)
 
-    monkeypatch.setattr(BLEU, "statistics", spy)
+    monkeypatch.setattr(BLEU, "block_statistics", spy)
     r1 = score_saved(st, sid, st.load(sid).corpus, "bleu", DEFAULTS)
     r2 = score_saved(st, sid, st.load(sid).corpus, "bleu", DEFAULTS)
     assert calls == [2]  # the second opening scored nothing

@@ -39,7 +39,8 @@ def _metric_result(fingerprint: str, set_id: str | None, name: str, key: tuple, 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _imported(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> dict:
-    from ..external import read_score_files, result_for
+    from ..external import read_score_files
+    from ..scoring import result_for
 
     return {
         s.name: (s, result_for(_dataset.corpus, s)) for s in read_score_files(list(_dataset.scores), _dataset.corpus)

@@ -187,12 +187,6 @@ def md(text: str) -> str:
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text)).replace("\n", " ")
 
 
-def plot_text(text: str) -> str:
-    """User text for plotly labels and hovers: plotly understands a few HTML tags, so escape it
-    (plotly displays the entities as the original characters)."""
-    return escape(str(text))
-
-
 SEVERITIES = ("minor", "major", "critical")
 
 

@@ -8,6 +8,7 @@ sessions share a result only if every input of it is identical.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 from dataclasses import dataclass, field
@@ -18,9 +19,9 @@ import streamlit as st
 from .. import kernels
 from ..corpus import Corpus
 from ..errors import InputError
-from ..evaluation import check_side_files
+from ..evaluation import Evaluation, evaluate, open_saved, options_for, save
 from ..io import corpus_from_bytes, corpus_from_single, read_bytes
-from ..language import Language, language_defaults, with_language
+from ..language import Language, language_defaults
 from ..options import DEFAULTS, Options
 from ..store import SAMPLE_ID, Store
 from . import identity
@@ -62,40 +63,26 @@ class Dataset:
     scores_fingerprint: str = ""
 
     @classmethod
-    def make(
-        cls,
-        corpus: Corpus,
-        origin: str,
-        files=(),
-        human=(),
-        language_pair: str | None = None,
-        set_id: str | None = None,
-        name: str = "",
-        scores=(),
-    ) -> Dataset:
+    def of(cls, ev: Evaluation, origin: str, files=()) -> Dataset:
+        """The session's view of an evaluation (:mod:`mtlens.evaluation` decided everything in it)."""
         from ..analysis.human import files_fingerprint
 
-        corpus, lang = with_language(corpus, language_pair)
-        human, scores = tuple(human), tuple(scores)
-        fp = fingerprint(corpus)
         return cls(
-            corpus,
-            fp,
+            ev.corpus,
+            fingerprint(ev.corpus),
             origin,
             tuple(files),
-            human,
-            files_fingerprint(human),
-            lang,
-            set_id,
-            name,
-            scores,
-            files_fingerprint(scores),
+            ev.human,
+            files_fingerprint(ev.human),
+            ev.language,
+            ev.set_id,
+            ev.name,
+            ev.scores,
+            files_fingerprint(ev.scores),
         )
 
-    def with_language(self, language_pair: str | None) -> Dataset:
-        """The same data with another declared language pair (None: detect)."""
-        corpus, lang = with_language(self.corpus.with_language(None), language_pair)
-        return dataclasses.replace(self, corpus=corpus, fingerprint=fingerprint(corpus), language=lang)
+    def evaluation(self) -> Evaluation:
+        return Evaluation(self.corpus, self.language, self.human, self.scores, self.set_id, self.name)
 
 
 def fingerprint(corpus: Corpus) -> str:
@@ -121,7 +108,10 @@ def sample_dataset() -> Dataset:
     corpus = corpus_from_bytes(refs, systems, ("src.txt", read_bytes(SAMPLE_DIR / "src.txt")))
     human = tuple((n, read_bytes(SAMPLE_DIR / n)) for n in ("human.tsv", "human_seg.tsv"))
     files = (*(fn for fn, _ in refs + systems), "src.txt", "human.tsv", "human_seg.tsv")
-    return Dataset.make(corpus, "sample", files, human, "en-de", SAMPLE_ID, "Bundled sample: WMT21 en-de, 200 lines")
+    ev = dataclasses.replace(
+        evaluate(corpus, "en-de", human), set_id=SAMPLE_ID, name="Bundled sample: WMT21 en-de, 200 lines"
+    )
+    return Dataset.of(ev, "sample", files)
 
 
 def store() -> Store:
@@ -133,10 +123,7 @@ def saved_dataset(set_id: str) -> Dataset:
     """A saved set as a dataset (raises InputError for an unknown id or an unreadable store)."""
     if set_id == SAMPLE_ID:
         return sample_dataset()
-    saved = store().load(set_id)
-    return Dataset.make(
-        saved.corpus, "saved", (), saved.human, saved.corpus.language_pair, set_id, saved.info.name, saved.scores
-    )
+    return Dataset.of(open_saved(store(), set_id), "saved")
 
 
 def current() -> Dataset:
@@ -179,10 +166,29 @@ def save_upload(ds: Dataset, name: str) -> tuple[Dataset, str | None]:
     """Save an uploaded dataset as a new set; returns it with its id, and a sentence when it could not
     be saved (the session keeps working with the unsaved data)."""
     try:
-        set_id = store().save(ds.corpus, name, ds.human, scores=ds.scores, owner=identity.owner_id())
+        ev = save(store(), ds.evaluation(), name, owner=identity.owner_id())
     except InputError as err:
         return ds, f"This upload is not saved in the workspace: {err}"
-    return dataclasses.replace(ds, set_id=set_id, name=name, origin="saved"), None
+    return dataclasses.replace(ds, set_id=ev.set_id, name=name, origin="saved"), None
+
+
+def keep_upload(new: Dataset, files: set, shown: Dataset) -> tuple[Dataset, str | None]:
+    """Save an upload under its automatic name; returns it and a sentence when it could not be saved.
+
+    The same upload grown by another file (references first, then systems) replaces the set it made a
+    moment ago, so the list does not fill with halves; only while that set is still the one shown, still
+    has its automatic name, and every one of its files (``(kind, name, size)``) is still in the upload.
+    """
+    pair = new.corpus.language_pair or "no language"
+    name = f"{len(new.corpus.systems)} systems, {pair}, {new.corpus.n_lines} lines"
+    new, not_saved = save_upload(new, name)
+    prev = st.session_state.get("mtlens_upload_set")
+    if prev and new.set_id and prev[0] != new.set_id and prev[0] == shown.set_id and prev[1] <= files:
+        with contextlib.suppress(InputError):
+            if store().load(prev[0]).info.name == prev[2]:
+                store().delete(prev[0], identity.visitor())
+    st.session_state["mtlens_upload_set"] = (new.set_id, files, name)
+    return new, not_saved
 
 
 def dataset_from_uploads(
@@ -207,10 +213,8 @@ def dataset_from_uploads(
             raise InputError("upload at least one system output file")
         corpus = corpus_from_bytes(references, systems, source)
     files = tuple(n for n, _ in [*references, *systems, *([source] if source else [])])
-    human = tuple(human or ())
-    ds = Dataset.make(corpus, "upload", files, human, language_pair or None, scores=tuple(scores or ()))
-    check_side_files(ds.corpus, ds.human, ds.scores)  # validate now, so a bad file is reported on the home page
-    return ds
+    # the language decided and the side files validated now, so a bad file is reported on the home page
+    return Dataset.of(evaluate(corpus, language_pair or None, human or (), scores or ()), "upload", files)
 
 
 def options() -> Options:
@@ -232,10 +236,8 @@ def use_dataset(ds: Dataset) -> None:
     st.session_state[DATA_KEY] = ds
     if ds.set_id:
         st.query_params["set"] = ds.set_id
-    target = ds.language.target if ds.language is not None else None
-    opts = options().replace(**language_defaults(target))
-    set_options(opts)
-    for name in language_defaults(target):  # the sidebar re-reads them from the options
+    set_options(options_for(ds.language, options()))
+    for name in language_defaults(None):  # the sidebar re-reads the language-dependent options
         st.session_state.pop(f"w_{name}", None)
 
 

@@ -1,0 +1,210 @@
+"""View functions: what a page draws, computed from the session's data (docs/architecture.md).
+
+Pages read widgets, call these (and the cached wrappers in :mod:`mtlens.ui.cached`), and draw what they
+return; they import nothing of the core but :mod:`mtlens.errors` (a test keeps it so). The tables here
+are pandas frames ready for ``st.dataframe``; the evidence of one line is typed results of the core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+
+from .. import report
+from ..analysis.correlation import pearson
+from ..analysis.human import segment_pairs
+from ..analysis.ranking import autorank
+from ..analysis.sentences import sentence_table, sort_options
+from ..errors import InputError
+from ..evaluation import options_for
+from ..highlight import ngram_matches
+from ..html_report import build_html_report
+from ..io import decode_lines
+from ..metrics import REGISTRY, make_metric, metric_names, options_key
+from ..metrics.ter import ter_alignment
+from ..options import Options
+from ..significance import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES
+from . import cached, state
+
+__all__ = [
+    "DEFAULT_SEED",
+    "MAX_SAMPLES",
+    "MIN_TEST_LINES",
+    "autorank_table",
+    "exports",
+    "fast_metrics",
+    "frequency_corpus",
+    "html_report",
+    "line_evidence",
+    "overview",
+    "pearson",
+    "ranking_table",
+    "report_key",
+    "segment_pairs",
+    "sentence_table",
+    "significance_exports",
+    "sort_options",
+    "span_counts",
+    "tbleu_rows",
+]
+
+
+# --------------------------------------------------------------------------- Rankings
+def fast_metrics(names: Sequence[str]) -> list[str]:
+    """The metrics a large upload computes by default (those not declared slow; imported ones are free)."""
+    return [m for m in names if not (m in REGISTRY and REGISTRY[m].slow)]
+
+
+def ranking_table(results: dict, sort_by: str, cmp=None) -> pd.DataFrame:
+    """Systems in the order of ``sort_by`` with a rank, every metric, and (with a comparison) the cluster
+    and the bootstrap interval of ``sort_by``."""
+    key = sort_by if sort_by in results else next(iter(results))
+    first = results[key]
+    order = sorted(first.scores, key=lambda n: first.scores[n], reverse=first.higher_is_better)
+    table = pd.DataFrame({"system": order, **{m: [r.scores[n] for n in order] for m, r in results.items()}})
+    table.insert(0, "rank", range(1, len(order) + 1))
+    if cmp is not None:
+        cluster_of = {n: i + 1 for i, cl in enumerate(cmp.clusters) for n in cl}
+        table.insert(2, f"cluster ({sort_by})", [cluster_of[n] for n in order])
+        table.insert(3, f"{sort_by} 95% CI ±", [cmp.systems[n].ci for n in order])
+    return table
+
+
+def span_counts(ds: state.Dataset, spans: dict) -> pd.DataFrame:
+    """Imported error spans per system and severity."""
+    from .render import SEVERITIES
+
+    return pd.DataFrame(
+        [
+            {
+                "system": s,
+                **{sev: sum(sp.severity == sev for line in spans.get(s, []) for sp in line) for sev in SEVERITIES},
+            }
+            for s in ds.corpus.system_names
+        ]
+    )
+
+
+def exports(ds: state.Dataset, results: dict, sort_by: str, cmp=None) -> dict[str, Callable[[], bytes | str]]:
+    """The Rankings downloads (file suffix -> a function making the file): CSV, LaTeX and Excel."""
+    comparisons = {sort_by: cmp} if cmp else None
+    return {
+        "csv": lambda: report.to_csv(results),
+        "tex": lambda: report.to_latex(results),
+        "xlsx": lambda: report.to_xlsx(report.result_sheets(ds.corpus, results, comparisons)),
+    }
+
+
+def report_key(ds: state.Dataset, opts: Options, results: dict) -> tuple:
+    """What a prepared HTML report depends on: the data, the human files, the metrics and their options."""
+    return (ds.fingerprint, ds.human_fingerprint, tuple((m, options_key(m, opts)) for m in results))
+
+
+def html_report(ds: state.Dataset, opts: Options, results: dict, testable: bool) -> str:
+    comps = {m: cached.comparison(ds, m, opts) for m in results} if testable else {}
+    return build_html_report(ds.corpus, results, comps)
+
+
+def autorank_table(results: dict, picked: Sequence[str]) -> pd.DataFrame:
+    agg = autorank({m: results[m].scores for m in picked}, {m: results[m].higher_is_better for m in picked})
+    return pd.DataFrame([{"system": s, **v} for s, v in agg.items()]).sort_values("autorank", kind="stable")
+
+
+# --------------------------------------------------------------------------- Sentences
+def line_evidence(ds: state.Dataset, opts: Options, systems: Sequence[str], i: int) -> dict:
+    """The machine evidence of line ``i`` for each system: word n-gram matches (BLEU's tokenizer and
+    options) and the TER alignment against the best reference."""
+    c = ds.corpus
+    seg_refs = [r[i] for r in c.reference_streams()]
+    bleu, ter = make_metric("bleu", opts), make_metric("ter", opts)
+    return {
+        "references": seg_refs,
+        "ngrams": {s: ngram_matches(c.systems[s][i], seg_refs, bleu, max_order=4) for s in systems},
+        "ter": {s: ter_alignment(c.systems[s][i], seg_refs, ter) for s in systems},
+    }
+
+
+def tbleu_rows(ds: state.Dataset, opts: Options, system: str, i: int) -> list[dict]:
+    """tBLEU's corrections of one line: each hypothesis word within the affix distance of its matched
+    reference word."""
+    c = ds.corpus
+    seg_refs = [r[i] for r in c.reference_streams()]
+    per_ref = make_metric("tbleu", opts).corrections(c.systems[system][i], seg_refs)
+    return [
+        {
+            "reference": c.reference_names[k],
+            "hypothesis word": x.hyp_word,
+            "reference word": x.ref_word,
+            "affix distance": x.distance,
+            "replaced": x.replaced,
+            "weight": x.weight,
+        }
+        for k, corr in enumerate(per_ref)
+        for x in corr
+        if x.distance < 1
+    ]
+
+
+# --------------------------------------------------------------------------- Significance, Compare
+def significance_exports(metric: str, cmp) -> dict[str, str]:
+    return {"csv": report.comparisons_to_csv({metric: cmp}), "tex": report.comparisons_to_latex({metric: cmp})}
+
+
+def frequency_corpus(data: bytes, name: str) -> tuple[tuple[str, ...], str]:
+    """An uploaded frequency corpus: its lines and its name (an InputError for a bad file)."""
+    return tuple(decode_lines(data, name)), name
+
+
+# --------------------------------------------------------------------------- Overview
+def overview_metrics() -> list[str]:
+    return list(metric_names())
+
+
+def overview(sets, metric: str, opts: Options, progress: Callable[[float, str], None], warn: Callable[[str], None]):
+    """Systems by saved set for one metric, each set scored with its own language's defaults, with its
+    significance clusters. Returns ``(long, shown)``: one row per (set, system) with the set's id, and the
+    systems x sets table (columns labelled by name, with the start of the id where names repeat)."""
+    rows = []
+    for k, info in enumerate(sets):
+        progress(k / max(len(sets), 1), f"Scoring {info.name}…")
+        try:
+            sds = state.saved_dataset(info.id)
+        except InputError as err:
+            warn(f"{info.name}: {err}")
+            continue
+        set_opts = options_for(sds.language, opts)
+        result = cached.metric_result(sds, metric, set_opts)
+        cluster = {}
+        if cached.can_test(sds):
+            cmp = cached.comparison(sds, metric, set_opts)
+            cluster = {n: i + 1 for i, group in enumerate(cmp.clusters) for n in group}
+        for system, value in result.scores.items():
+            rows.append(
+                {
+                    "set id": info.id,
+                    "set": info.name,
+                    "language pair": info.language_pair or "",
+                    "system": system,
+                    metric: value,
+                    "cluster": cluster.get(system),
+                }
+            )
+    long = pd.DataFrame(rows)
+    if long.empty:
+        return long, long
+    labels = report.set_labels([(info.id, info.name) for info in sets])
+    wide = long.pivot_table(index="system", columns="set id", values=metric, aggfunc="first")
+    clusters = long.pivot_table(index="system", columns="set id", values="cluster", aggfunc="first", dropna=False)
+    clusters = clusters.reindex(index=wide.index, columns=wide.columns)  # sets without tests have no cluster
+    shown = pd.DataFrame(
+        {
+            col: [
+                "" if pd.isna(v) else f"{v:.2f}" + ("" if pd.isna(k) else f" ({int(k)})")
+                for v, k in zip(wide[col], clusters[col], strict=True)
+            ]
+            for col in wide.columns
+        },
+        index=wide.index,
+    ).rename(columns=labels)
+    return long, shown

@@ -1,0 +1,152 @@
+"""The floors of the house (docs/architecture.md), checked on the real import graph of the package:
+every import, also those inside functions, so a cycle cannot hide behind a late import."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import subprocess
+import sys
+
+from .conftest import ROOT
+
+PKG = ROOT / "mtlens"
+
+#: floor of each part of mtlens; a module imports only modules of its own floor or below
+FLOORS = {
+    0: {"errors", "version", "limits", "access", "processes", "options", "tokenizers", "corpus", "ngrams", "language"},
+    1: {"metrics"},
+    2: {"io", "importers", "external", "store"},
+    3: {"kernels", "engine"},
+    4: {"scoring"},
+    5: {"significance", "analysis", "report", "html_report", "highlight"},
+    6: {"evaluation"},
+    7: {"cli", "__main__", ""},
+    8: {"ui"},
+}
+_FLOOR_OF = {part: floor for floor, parts in FLOORS.items() for part in parts}
+
+
+def _modules() -> dict[str, ast.Module]:
+    out = {}
+    for path in PKG.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = ast.parse(path.read_text(encoding="utf-8"))
+    return out
+
+
+def _imports(name: str, tree: ast.Module, modules) -> set[str]:
+    is_pkg = (PKG / name.replace("mtlens", "", 1).lstrip(".").replace(".", "/") / "__init__.py").exists()
+    package = name if is_pkg else name.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "mtlens"}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                full = ".".join(base + ([node.module] if node.module else []))
+            else:
+                full = node.module or ""
+            if full.split(".")[0] != "mtlens":
+                continue
+            for a in node.names:
+                found.add(f"{full}.{a.name}" if f"{full}.{a.name}" in modules else full)
+    return {m for m in found if m in modules and m != name}
+
+
+def _graph():
+    modules = _modules()
+    return {name: _imports(name, tree, modules) for name, tree in modules.items()}
+
+
+def _floor(module: str) -> int:
+    part = module.split(".")[1] if "." in module else ""
+    return _FLOOR_OF[part]
+
+
+def test_every_module_has_a_floor():
+    for module in _graph():
+        assert _floor(module) is not None, module
+
+
+def test_no_module_imports_a_floor_above_its_own():
+    upward = [(m, d) for m, deps in _graph().items() for d in deps if _floor(d) > _floor(m)]
+    assert upward == []
+
+
+def test_metrics_import_nothing_above_them():
+    graph = _graph()
+    for module, deps in graph.items():
+        if module.startswith("mtlens.metrics"):
+            assert all(_floor(d) <= 1 for d in deps), (module, deps)
+
+
+def test_no_import_cycle():
+    graph = _graph()
+    index, low, stack, on, cycles, counter = {}, {}, [], set(), [], itertools.count()
+
+    def visit(v):
+        index[v] = low[v] = next(counter)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    assert cycles == []
+
+
+def _imported_names(path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_only_the_ui_floor_and_the_pages_import_streamlit():
+    for path in PKG.rglob("*.py"):
+        if "ui" in path.relative_to(PKG).parts:
+            continue
+        assert not any(n.split(".")[0] == "streamlit" for n in _imported_names(path)), path
+
+
+def test_pages_are_thin():
+    """Pages read widgets and draw what mtlens.ui returns: of the core they import only its errors."""
+    for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+        core = {n for n in _imported_names(path) if n.split(".")[0] == "mtlens"}
+        assert {n for n in core if not n.startswith("mtlens.ui")} <= {"mtlens.errors"}, (path.name, core)
+
+
+def test_the_lint_rule_bans_streamlit_outside_the_ui(tmp_path):
+    """ruff's TID251 (pyproject.toml) says the same as the test above while one edits."""
+    probe = PKG / "_streamlit_probe.py"
+    probe.write_text("import streamlit as st\n")
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "ruff", "check", "--no-cache", str(probe)], capture_output=True, text=True, cwd=ROOT
+        )
+    finally:
+        probe.unlink()
+    assert out.returncode == 1 and "TID251" in out.stdout
