@@ -67,6 +67,12 @@ def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
     )
     s.set_defaults(default_metrics=default_metrics)
     s.add_argument(
+        "--mqm-weights",
+        metavar="JSON",
+        help="MQM weights over Google's (major 5, minor 1, minor fluency/punctuation 0.1, non-translation 25), e.g. "
+        '\'{"major": 10, "minor:fluency/punctuation": 0.5}\'',
+    )
+    s.add_argument(
         "--scores",
         action="append",
         default=[],
@@ -169,7 +175,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
     r.add_argument("--title", default="mtlens report", help="the report's title")
     i = sub.add_parser("import", help="save a folder or file as set(s) of the workspace; prints the new id(s)")
-    i.add_argument("path", metavar="PATH", help="a folder (ref*.txt, src.txt, systems, human*.tsv; or mt-metrics-eval)")
+    i.add_argument(
+        "path", nargs="?", metavar="PATH", help="a folder (ref*.txt, src.txt, systems, human*.tsv; or mt-metrics-eval)"
+    )
+    i.add_argument(
+        "--ratings",
+        metavar="FILE",
+        help="an MQM annotation file (Google's TSV: system, doc, doc_id, seg_id, rater, source, target with "
+        "<v> spans, category, severity[, comment]): a set of its hypotheses and sources, with an mqm metric",
+    )
     i.add_argument("--name", help="the set's name (default: the folder or file name; mt-metrics-eval: + the pair)")
     i.add_argument("-l", "--language-pair", metavar="SRC-TGT", help="declare the language pair (default: detect)")
     i.add_argument("--project", help="group the set(s) into this project (e.g. 'WMT21')")
@@ -282,14 +296,21 @@ def _chosen_metrics(args, corpus):
     and every imported metric."""
     imported = []
     files = [(f, read_bytes(f)) for f in getattr(args, "scores", None) or []]
+    annotations = ()
     if getattr(args, "set", None) is not None:
-        files = [*_store(args).load(args.set).scores, *files]  # the set's own imported metrics first
+        saved = _store(args).load(args.set)
+        files = [*saved.scores, *files]  # the set's own imported metrics first
+        annotations = saved.annotations
     if files:
         from .external import read_score_files
 
         imported = read_score_files(files, corpus)
-    if args.metrics is None:
-        return parse_metric_list(args.default_metrics), imported
+    if annotations:
+        from .evaluation import annotation_metrics
+
+        imported += annotation_metrics(corpus, annotations, getattr(args, "mqm_weights", None))
+    if args.metrics is None:  # a set without a reference (from annotations) has only its own metrics
+        return (parse_metric_list(args.default_metrics) if corpus.references else []), imported
     items = [x.strip().lower() for x in args.metrics.split(",") if x.strip()]
     names = {i.name: i for i in imported}
     unknown = [x for x in items if x not in REGISTRY and x not in names]
@@ -477,6 +498,29 @@ def _run_import(args) -> str:
     from .importers import read_path
 
     store = _store(args)
+    if args.ratings:
+        from pathlib import Path
+
+        from .evaluation import evaluate_annotations
+
+        if args.path:
+            raise InputError("give either PATH or --ratings FILE, not both")
+        ev = evaluate_annotations(read_bytes(args.ratings), Path(args.ratings).name, args.language_pair)
+        name = args.name or Path(args.ratings).name
+        sid = save(store, ev, name, args.project).set_id
+        c = ev.corpus
+        print(
+            f"mtlens: saved '{name}' ({len(c.systems)} systems, {c.n_lines} segments, no reference; "
+            f"{ev.language.describe()})",
+            file=sys.stderr,
+        )
+        from .annotations import read_mqm_tsv
+
+        for note in [*c.warnings, *read_mqm_tsv(ev.annotations[0][1], ev.annotations[0][0]).problems]:
+            print(f"mtlens: note: {note}", file=sys.stderr)
+        return sid + "\n"
+    if not args.path:
+        raise InputError("give a PATH to import (or --ratings FILE)")
     if str(args.path).endswith(".mtlens.json.gz"):
         sid = import_bundle(store, read_bytes(args.path), args.name)
         if args.project:

@@ -55,19 +55,21 @@ class Corpus:
         source: Sequence[str] | None = None,
         warnings: Sequence[str] = (),
         language_pair: str | None = None,
+        allow_no_reference: bool = False,
     ) -> Corpus:
-        """Check and freeze the streams (the only constructor that should be used)."""
+        """Check and freeze the streams (the only constructor that should be used). A set made from human
+        annotations alone has no reference (``allow_no_reference``): lexical metrics then say they need one."""
         if isinstance(references, (str, bytes)) or not isinstance(references, Mapping):
             raise InputError("references must be a mapping from a reference name to its list of lines")
         if isinstance(systems, (str, bytes)) or not isinstance(systems, Mapping):
             raise InputError("systems must be a mapping from a system name to its list of lines")
-        if not references:
+        if not references and not allow_no_reference:
             raise InputError("at least one reference is needed")
         if not systems:
             raise InputError("at least one system output is needed")
         refs = {str(k): _freeze(k, v, "reference") for k, v in references.items()}
         syss = {str(k): _freeze(k, v, "system") for k, v in systems.items()}
-        first_name, first = next(iter(refs.items()))
+        first_name, first = next(iter(refs.items())) if refs else next(iter(syss.items()))
         n = len(first)
         for kind, streams in (("reference", refs), ("system", syss)):
             for name, lines in streams.items():
@@ -86,7 +88,7 @@ class Corpus:
 
     @property
     def n_lines(self) -> int:
-        return len(next(iter(self.references.values())))
+        return len(next(iter((self.references or self.systems).values())))
 
     @property
     def reference_names(self) -> tuple[str, ...]:

@@ -32,8 +32,13 @@ MAX_BUNDLE_FILES = 100
 MAX_BUNDLE_LINES = 5_000_000
 
 
-def check_side_files(corpus: Corpus, human: Sequence[tuple[str, bytes]] = (), scores=()) -> None:
-    """Read human score files and metric score files against the corpus; a bad one is an InputError."""
+def check_side_files(corpus: Corpus, human: Sequence[tuple[str, bytes]] = (), scores=(), annotations=()) -> None:
+    """Read human score files, metric score files and annotation files against the corpus; a bad one is
+    an InputError."""
+    for name, data in annotations:
+        from .annotations import check_against, read_mqm_tsv
+
+        check_against(read_mqm_tsv(data, name), corpus)
     if human:
         from .analysis.human import read_human_files
 
@@ -184,20 +189,50 @@ class Evaluation:
     name: str = ""
     project: str | None = None
     owner: str | None = None
+    annotations: tuple[tuple[str, bytes], ...] = ()
 
 
-def evaluate(corpus: Corpus, declared_pair: str | None = None, human=(), scores=()) -> Evaluation:
+def evaluate(corpus: Corpus, declared_pair: str | None = None, human=(), scores=(), annotations=()) -> Evaluation:
     """Decide the language (declared, else the corpus' own pair, else detected) and validate the side
     files: an InputError names what is wrong."""
     corpus, language = with_language(corpus, declared_pair)
-    human, scores = tuple(human), tuple(scores)
-    check_side_files(corpus, human, scores)
-    return Evaluation(corpus, language, human, scores)
+    human, scores, annotations = tuple(human), tuple(scores), tuple(annotations)
+    check_side_files(corpus, human, scores, annotations)
+    return Evaluation(corpus, language, human, scores, annotations=annotations)
+
+
+def evaluate_annotations(data: bytes, name: str, declared_pair: str | None = None) -> Evaluation:
+    """A test set made from an MQM annotation file alone (its hypotheses and sources; no reference)."""
+    from .annotations import corpus_of, read_mqm_tsv
+
+    corpus = with_warnings(corpus_of(read_mqm_tsv(data, name)))
+    return evaluate(corpus, declared_pair, annotations=[(name, data)])
+
+
+def annotation_metrics(corpus: Corpus, annotations, weights=None) -> list:
+    """The MQM metric of each annotation file (``mqm``, then ``mqm-2``...), like imported metrics."""
+    from .annotations import mqm_metric, parse_weights, read_mqm_tsv
+
+    weights = parse_weights(weights)
+    out = []
+    for k, (name, data) in enumerate(annotations):
+        m = mqm_metric(read_mqm_tsv(data, name), corpus, weights)
+        out.append(dataclasses.replace(m, name="mqm" if k == 0 else f"mqm-{k + 1}"))
+    return out
 
 
 def save(store, ev: Evaluation, name: str, project: str | None = None, owner: str | None = None) -> Evaluation:
     """Save an evaluation as a new set (its language decision and data notes with it)."""
-    set_id = store.save(ev.corpus, name, ev.human, project, scores=ev.scores, owner=owner, language_how=ev.language.how)
+    set_id = store.save(
+        ev.corpus,
+        name,
+        ev.human,
+        project,
+        scores=ev.scores,
+        owner=owner,
+        language_how=ev.language.how,
+        annotations=ev.annotations,
+    )
     return dataclasses.replace(ev, set_id=set_id, name=name, project=project, owner=owner)
 
 
@@ -211,7 +246,15 @@ def open_saved(store, set_id: str) -> Evaluation:
     else:
         corpus, language = with_language(corpus, None)
     return Evaluation(
-        corpus, language, saved.human, saved.scores, set_id, saved.info.name, saved.info.project, saved.info.owner
+        corpus,
+        language,
+        saved.human,
+        saved.scores,
+        set_id,
+        saved.info.name,
+        saved.info.project,
+        saved.info.owner,
+        saved.annotations,
     )
 
 

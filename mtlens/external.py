@@ -85,7 +85,9 @@ class ImportedMetric(Metric):
             return np.where(t[..., 1] > 0, t[..., 0] / np.where(t[..., 1] > 0, t[..., 1], 1.0), np.nan)
 
     def sentence_scores(self, stats):
-        return np.asarray(stats, dtype=np.float64)[:, 0].copy()
+        s = np.asarray(stats, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(s[:, 1] > 0, s[:, 0] / np.where(s[:, 1] > 0, s[:, 1], 1.0), np.nan)
 
     def signature(self, n_refs):
         return Signature(
@@ -102,8 +104,11 @@ class ImportedMetric(Metric):
         return {"segments": int(t[1])}
 
     def stats_for(self, system: str) -> np.ndarray:
+        """``[score, 1]`` per line, ``[0, 0]`` where a line has no score (an unrated MQM segment): the corpus
+        score is the mean over the scored lines, and an unscored line's sentence score is NaN."""
         s = self.imported.scores[system]
-        return np.column_stack([s, np.ones_like(s)])
+        scored = np.isfinite(s)
+        return np.column_stack([np.where(scored, s, 0.0), scored.astype(np.float64)])
 
 
 # --------------------------------------------------------------------------- readers

@@ -189,6 +189,7 @@ def language_defaults(target: str | None) -> dict:
 def with_language(corpus, declared: str | None = None):
     """``(corpus with its language pair, Language)``: the declared pair (argument, else the file's own),
     else the detected target as ``und-TGT``; a space-delimited script leaves the pair unset."""
-    lang = resolve(declared or corpus.language_pair, corpus.reference_streams())
+    # a set made from annotations has no reference: its first system's text tells the target language
+    lang = resolve(declared or corpus.language_pair, corpus.reference_streams() or corpus.system_streams()[:1])
     pair = lang.pair or (f"und-{lang.target}" if lang.target else None)
     return corpus.with_language(pair), lang

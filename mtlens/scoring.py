@@ -68,11 +68,20 @@ def score_metric(corpus: Corpus, metric: Metric) -> MetricResult:
 def score_metrics(corpus: Corpus, metrics: Sequence[Metric]) -> list[MetricResult]:
     """Compute several metrics for every system of the corpus, their blocks shared out together
     (:func:`mtlens.engine.statistics_many`)."""
+    _need_references(corpus, metrics)
     stats = statistics_many(metrics, corpus.reference_streams(), corpus.system_streams())
     return [
         result_from_stats(corpus, m, dict(zip(corpus.system_names, s, strict=True)))
         for m, s in zip(metrics, stats, strict=True)
     ]
+
+
+def _need_references(corpus: Corpus, metrics: Sequence[Metric]) -> None:
+    if metrics and not corpus.references:
+        raise InputError(
+            f"{metrics[0].name} needs a reference translation and this set has none (it was made from human "
+            "annotations); add a reference to score BLEU, chrF, TER and the other lexical metrics"
+        )
 
 
 def result_from_stats(corpus: Corpus, metric: Metric, stats: dict[str, np.ndarray]) -> MetricResult:
@@ -124,6 +133,7 @@ def score_saved(store, set_id: str, corpus: Corpus, name: str, options):
     them (a system added later, a new option set) are scored, and their statistics are stored.
     A store that cannot take them (full, read-only) only costs the reuse next time."""
     metric = make_metric(name, options)
+    _need_references(corpus, [metric])
     key = options_key(name, options)
     have = store.get_stats(set_id, name, key)
     missing = [s for s in corpus.system_names if s not in have or have[s].shape[0] != corpus.n_lines]

@@ -160,6 +160,7 @@ class SavedSet:
     corpus: Corpus
     human: tuple[tuple[str, bytes], ...]
     scores: tuple[tuple[str, bytes], ...] = ()
+    annotations: tuple[tuple[str, bytes], ...] = ()
 
 
 def new_id() -> str:
@@ -411,6 +412,7 @@ class Store:
         scores: Sequence[tuple[str, bytes]] = (),
         owner: str | None = None,
         language_how: str | None = None,
+        annotations: Sequence[tuple[str, bytes]] = (),
     ) -> str:
         """Save a corpus (with its human files, imported metric score files and data notes) as a new set
         in one transaction; returns its id. ``owner``: the visitor id that may change it (None: the
@@ -421,7 +423,8 @@ class Store:
         rows += [("sys", n, k, _dumps_lines(v)) for k, (n, v) in enumerate(corpus.systems.items())]
         if corpus.source is not None:
             rows.append(("src", "source", 0, _dumps_lines(corpus.source)))
-        self._check_size(sum(len(r[3]) for r in rows) + sum(len(d) for _, d in [*human, *scores]), owner)
+        side = [*human, *scores, *annotations]
+        self._check_size(sum(len(r[3]) for r in rows) + sum(len(d) for _, d in side), owner)
         created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         with self._db(write=True) as con:
             con.execute(
@@ -446,7 +449,8 @@ class Store:
             con.executemany(
                 "INSERT INTO files (set_id, kind, name, data) VALUES (?, ?, ?, ?)",
                 [(set_id, "human", n, bytes(d)) for n, d in human]
-                + [(set_id, "scores", n, bytes(d)) for n, d in scores],
+                + [(set_id, "scores", n, bytes(d)) for n, d in scores]
+                + [(set_id, "annotations", n, bytes(d)) for n, d in annotations],
             )
         return set_id
 
@@ -527,7 +531,7 @@ class Store:
             parsed = [(k, n, json.loads(lines)) for k, n, lines in streams]
         except ValueError:
             raise InputError(f"set '{set_id}' in the workspace is damaged (its text is not readable)") from None
-        if not row[5] or not streams:
+        if not row[5] or not any(k == "sys" for k, _, _ in streams):
             raise InputError(
                 f"set '{row[1]}' ({set_id}) has no lines (an older mtlens saved it from a bundle); delete it "
                 f"with 'python -m mtlens delete {set_id}'"
@@ -540,11 +544,12 @@ class Store:
             notes = [str(n) for n in notes] if isinstance(notes, list) else []
         except ValueError:
             notes = []
-        corpus = Corpus.build(refs, syss, src, notes, language_pair=row[2])
+        corpus = Corpus.build(refs, syss, src, notes, language_pair=row[2], allow_no_reference=True)
         info = SetInfo(row[0], row[1], row[2], row[3], list(syss), list(refs), row[5], row[4], row[6], row[7])
         human = tuple((n, bytes(d)) for k, n, d in files if k == "human")
         scores = tuple((n, bytes(d)) for k, n, d in files if k == "scores")
-        return SavedSet(info, corpus, human, scores)
+        annotations = tuple((n, bytes(d)) for k, n, d in files if k == "annotations")
+        return SavedSet(info, corpus, human, scores, annotations)
 
     def rename(self, set_id: str, name: str, visitor: Visitor | None = None) -> None:
         self._check_change(set_id, visitor)

@@ -16,7 +16,7 @@ PKG = ROOT / "mtlens"
 FLOORS = {
     0: {"errors", "version", "limits", "access", "processes", "options", "tokenizers", "corpus", "ngrams", "language"},
     1: {"metrics"},
-    2: {"io", "importers", "external", "store"},
+    2: {"io", "importers", "external", "annotations", "store"},
     3: {"kernels", "engine"},
     4: {"scoring"},
     5: {"significance", "analysis", "report", "html_report", "highlight"},

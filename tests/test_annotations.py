@@ -1,0 +1,157 @@
+"""MQM annotations (issue 21): the reader, MQM scores from ratings equal to the publisher's own
+per-segment averages, bad annotations reported by line, and the command-line contract."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from mtlens.annotations import mqm_scores, parse_weights, read_mqm_tsv, segment_score, strip_spans
+from mtlens.errors import InputError
+
+from .conftest import ROOT, SHARED, TESTDATA
+
+#: the averages name the rated human translations ref-A / ref-B where the ratings say ref / refB
+ALIAS = {"ref": "ref-A", "refB": "ref-B"}
+
+
+def _gold(path):
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+        system, value, seg = line.split()
+        out[(system, seg)] = None if value == "None" else float(value)
+    return out
+
+
+def _check_against_publisher(tsv, avg):
+    ann = read_mqm_tsv(tsv.read_bytes(), tsv.name)
+    gold = _gold(avg)
+    checked = 0
+    for system, values in mqm_scores(ann).items():
+        for seg, value in zip(ann.seg_ids, values, strict=True):
+            want = gold[(ALIAS.get(system, system), seg)]
+            assert (value is None) == (want is None), (system, seg)
+            if value is not None:
+                assert value == pytest.approx(want, abs=1e-6), (system, seg)
+                checked += 1
+    return ann, checked
+
+
+@pytest.mark.parametrize("pair", ["ende", "zhen"])
+def test_mqm_equals_the_publishers_averages_on_the_bundled_excerpt(pair):
+    folder = TESTDATA / "mqm"
+    ann, checked = _check_against_publisher(
+        folder / f"mqm_ted_{pair}.excerpt.tsv", folder / f"mqm_ted_{pair}.excerpt.avg_seg_scores.tsv"
+    )
+    assert len(ann.seg_ids) == 12 and checked == 12 * len(ann.systems)
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize(("pair", "systems"), [("ende", 14), ("zhen", 15)])
+def test_mqm_equals_the_publishers_averages_for_every_system_and_segment(pair, systems):
+    folder = SHARED / "mqm-ted"
+    ann, checked = _check_against_publisher(
+        folder / f"mqm_ted_{pair}.tsv", folder / f"mqm_ted_{pair}.avg_seg_scores.tsv"
+    )
+    assert len(ann.systems) == systems and len(ann.seg_ids) == 529 and checked == systems * 529
+
+
+def test_spans_are_character_offsets_into_the_text_without_tags():
+    text, spans, problem = strip_spans("Ich möchte <v>euch</v> alle bitten")
+    assert text == "Ich möchte euch alle bitten" and text[spans[0][0] : spans[0][1]] == "euch" and problem is None
+    text, spans, _ = strip_spans("我们<v>必须</v>考虑")
+    assert text[spans[0][0] : spans[0][1]] == "必须"
+    assert strip_spans("a <v>b")[2] == "a <v> without its </v>"
+    assert strip_spans("a </v>b")[2] == "a </v> without its <v>"
+
+
+HEAD = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\tcomment\n"
+
+
+def _tsv(*rows) -> bytes:
+    return (HEAD + "".join("\t".join(r) + "\n" for r in rows)).encode()
+
+
+def test_scores_by_hand_and_editable_weights():
+    data = _tsv(
+        ("A", "d", "1", "1", "r1", "src", "x <v>y</v> z", "Accuracy/Mistranslation", "Major", ""),
+        ("A", "d", "1", "1", "r1", "src", "x y <v>z</v>", "Fluency/Punctuation", "Minor", ""),
+        ("A", "d", "1", "1", "r2", "src", "x y z", "No-error", "No-error", ""),
+        ("A", "d", "1", "2", "r1", "src2", "<v>q</v>", "Non-translation!", "Major", ""),
+    )
+    ann = read_mqm_tsv(data, "t.tsv")
+    # segment 1: r1 5 + 0.1, r2 0 -> -(5.1 + 0) / 2; segment 2: non-translation 25, one rater
+    assert mqm_scores(ann) == {"A": [pytest.approx(-2.55), -25.0]}
+    heavy = parse_weights('{"major": 10, "minor:fluency/punctuation": 1}')
+    assert segment_score(ann.segments[("A", "1")], heavy) == pytest.approx(-(10 + 1) / 2)
+    for bad in ('{"major": -1}', '{"major": "x"}', "[1]", "{"):
+        with pytest.raises(InputError):
+            parse_weights(bad)
+
+
+def test_bad_annotations_are_reported_by_line_never_dropped():
+    data = _tsv(
+        ("A", "d", "1", "1", "r1", "s", "a <v>b <v>c</v></v>", "Style/Awkward", "Minor", ""),
+        ("A", "d", "1", "1", "r1", "s", "a <v>b c", "Style/Awkward", "Major", ""),
+        ("A", "d", "1", "1", "r2", "s", "a b c", "Accuracy/Omission", "Catastrophic", ""),
+        ("A", "d", "1", "1", "r2", "s", "a b c", "Accuracy/Omission", "Catastrophic", ""),
+        ("A", "d", "1", "1", "r3", "s", "a b C <v>d</v>", "Fluency/Spelling", "Minor", ""),
+    )
+    ann = read_mqm_tsv(data, "bad.tsv")
+    text = "\n".join(ann.problems)
+    assert "line 2: nested <v> tags" in text and "line 3: a <v> without its </v>" in text
+    assert "line 4: unknown severity 'Catastrophic'" in text and "line 5: the same error as an earlier row" in text
+    assert "line 6: rater r3 saw another hypothesis" in text
+    seg = ann.segments[("A", "1")]
+    assert len(seg.errors) == 5 and seg.raters == ("r1", "r2", "r3")  # every row kept
+    assert all(e.start is None for e in seg.errors[:2])  # unreadable tags: no span, still counted
+    with pytest.raises(InputError, match="has 3 fields"):
+        read_mqm_tsv(b"a\tb\tc\n", "x.tsv")
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "mtlens", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_command_line_contract(tmp_path):
+    tsv = TESTDATA / "mqm" / "mqm_ted_zhen.excerpt.tsv"
+    r = _run("import", "--ratings", str(tsv), "--name", "TED zh-en", "--data-dir", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    sid = r.stdout.strip()
+    assert len(sid) == 32 and "no reference" in r.stderr
+    r = _run(
+        "score", "--set", sid, "--metrics", "mqm", "--sentence-level", "--format", "json", "--data-dir", str(tmp_path)
+    )
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    gold = _gold(TESTDATA / "mqm" / "mqm_ted_zhen.excerpt.avg_seg_scores.tsv")
+    ann = read_mqm_tsv(tsv.read_bytes(), tsv.name)
+    for row in doc["systems"]:
+        sentences = row["sentences"]["mqm"]
+        want = [gold[(ALIAS.get(row["name"], row["name"]), seg)] for seg in ann.seg_ids]
+        assert sentences == pytest.approx(want, abs=1e-6)
+        assert row["scores"]["mqm"] == pytest.approx(sum(want) / len(want), abs=1e-9)  # the mean of its segments
+    r = _run("score", "--set", sid, "--metrics", "bleu", "--data-dir", str(tmp_path))
+    assert r.returncode == 2 and "needs a reference translation" in r.stderr
+    r = _run("score", "--set", sid, "--data-dir", str(tmp_path), "--mqm-weights", '{"major": 25}', "--format", "json")
+    assert r.returncode == 0 and "mqm" in json.loads(r.stdout)["signatures"]  # defaults: the set's own metrics
+
+
+def test_unrated_segments_are_null_and_left_out_of_the_mean(tmp_path):
+    data = _tsv(
+        ("A", "d", "1", "1", "r1", "s1", "<v>a</v>", "Style/Awkward", "Minor", ""),
+        ("A", "d", "1", "2", "r1", "s2", "b", "No-error", "No-error", ""),
+        ("B", "d", "1", "1", "r1", "s1", "c", "No-error", "No-error", ""),
+    )
+    f = tmp_path / "r.tsv"
+    f.write_bytes(data)
+    sid = _run("import", "--ratings", str(f), "--data-dir", str(tmp_path)).stdout.strip()
+    r = _run(
+        "score", "--set", sid, "--metrics", "mqm", "--sentence-level", "--format", "json", "--data-dir", str(tmp_path)
+    )
+    rows = {row["name"]: row for row in json.loads(r.stdout)["systems"]}
+    assert rows["A"]["sentences"]["mqm"] == [-1.0, 0.0] and rows["A"]["scores"]["mqm"] == -0.5
+    assert rows["B"]["sentences"]["mqm"] == [0.0, None] and rows["B"]["scores"]["mqm"] == 0.0
