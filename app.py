@@ -55,11 +55,20 @@ with guard():
             accept_multiple_files=True,
             help="Scores of COMET, xCOMET, MetricX... computed elsewhere; each file becomes a metric beside BLEU and chrF.",
         )
+        annotations = st.file_uploader(
+            "Human error annotations (MQM TSV: system, doc, doc_id, seg_id, rater, source, target with <v> spans, "
+            "category, severity[, comment])",
+            key="up_annotations",
+            accept_multiple_files=True,
+            help="Alone, an annotation file makes a set of its hypotheses (no reference: the human views and MQM "
+            "work, lexical metrics need a reference). With references and systems, it annotates their hypotheses.",
+        )
 
     uploads = [("R", f) for f in refs or []] + [("S", f) for f in syss or []]
     uploads += [("SRC", src)] if src else []
     uploads += [("H", f) for f in human or []]
     uploads += [("M", f) for f in metric_scores or []]
+    uploads += [("A", f) for f in annotations or []]
     signature = tuple((kind, f.name, f.size, getattr(f, "file_id", "")) for kind, f in uploads)
     if signature:
         signature += (("LANG", lang_input),)
@@ -75,6 +84,7 @@ with guard():
                 [(f.name, f.getvalue()) for f in human or []],
                 lang_input or None,
                 [(f.name, f.getvalue()) for f in metric_scores or []],
+                [(f.name, f.getvalue()) for f in annotations or []],
             )
         except InputError as err:
             st.session_state["mtlens_upload_error"] = str(err)

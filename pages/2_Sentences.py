@@ -21,9 +21,16 @@ with guard():
     refs = c.reference_streams()
     ref_names = list(c.reference_names)
 
-    # a shared link can point at one sentence: ?set=...&a=SYSTEM&b=SYSTEM&line=N&metric=M
+    anns = cached.annotations(ds)
+    choices = views.annotation_choices(anns) if anns else {}
+    # a shared link can point at one sentence: ?set=...&a=SYSTEM&b=SYSTEM&line=N&metric=M (and the filters)
     state.from_link(
-        {"a": ("sent_a", systems), "b": ("sent_b", systems), "metric": ("sent_metric", cached.metric_names(ds, True))},
+        {
+            "a": ("sent_a", systems),
+            "b": ("sent_b", systems),
+            "metric": ("sent_metric", cached.metric_names(ds, True)),
+            **{k: (f"sent_f_{k}", v) for k, v in choices.items()},
+        },
         {"line": ("sent_line", c.n_lines)},
     )
     col1, col2, col3 = st.columns(3)
@@ -43,6 +50,17 @@ with guard():
     page_size = f3.selectbox("Lines per page", [25, 50, 100], key="sent_page_size")
 
     view = views.sentence_table(c, result, sys_a, sys_b, sort if sort in sorts else sorts[0], query)
+    if anns:
+        st.caption("Only lines whose human annotations (of system A) match:")
+        fcols = st.columns(4)
+        picked = {
+            k: col.selectbox(k.capitalize(), v, key=f"sent_f_{k}")
+            for col, (k, v) in zip(fcols, choices.items(), strict=True)
+        }
+        allowed = views.annotated_lines(anns, sys_a, **picked)
+        if allowed is not None:
+            view = view[view["line"].isin(allowed)]
+        state.to_link(**{k: (None if v == views.ANY else v) for k, v in picked.items()})
 
     n_pages = max(1, -(-len(view) // page_size))
     page = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="sent_page")
@@ -101,50 +119,57 @@ with guard():
         st.markdown("**Source**")
         st.markdown(render.plain(c.source[i]), unsafe_allow_html=True)
 
-    evidence = views.line_evidence(ds, opts, [sys_a, sys_b] if sys_b else [sys_a], i)
-    seg_refs = evidence["references"]
-    m_a = evidence["ngrams"][sys_a]
-    m_b = evidence["ngrams"][sys_b] if sys_b else None
-
-    st.markdown(f"**References** (yellow: n-grams that {render.md(sys_a)} (A) did not produce)")
-    for k, name in enumerate(ref_names):
-        st.markdown(f"<span class='mtl-label'>{render.escape(name)}</span>", unsafe_allow_html=True)
-        st.markdown(render.ngram_reference(m_a, order, k), unsafe_allow_html=True)
-
-    scores = f"{metric} = {score_a[i]:.2f}"
-    if unit.startswith("word"):
-        if sys_b:
-            st.markdown(
-                render.legend(
-                    [
-                        ("matched by both (confirmed)", "confirmed"),
-                        ("only B (improving)", "improving"),
-                        ("only A (worsening)", "worsening"),
-                    ]
-                ),
-                unsafe_allow_html=True,
-            )
-            html_a, html_b = render.ngram_pair(m_a, m_b, order)
-            st.markdown(f"**A: {render.md(sys_a)}** ({scores})")
-            st.markdown(html_a, unsafe_allow_html=True)
-            st.markdown(f"**B: {render.md(sys_b)}** ({metric} = {score_b[i]:.2f})")
-            st.markdown(html_b, unsafe_allow_html=True)
-        else:
-            st.markdown(
-                render.legend([("in a matched n-gram", "matched"), ("unmatched", "unmatched")]), unsafe_allow_html=True
-            )
-            st.markdown(f"**{render.md(sys_a)}** ({scores}); hover a word to see which reference matched it")
-            st.markdown(render.ngram_hypothesis(m_a, order, ref_names), unsafe_allow_html=True)
-    else:
-        st.markdown(
-            render.legend([("in a matched character n-gram", "matched"), ("unmatched", "unmatched")]),
-            unsafe_allow_html=True,
-        )
+    if not c.references:
+        st.info("This set has no reference translation: word and character matches, TER and tBLEU need one.")
         for name in [sys_a, sys_b] if sys_b else [sys_a]:
             st.markdown(f"**{render.md(name)}**")
+            st.markdown(render.plain(c.systems[name][i]), unsafe_allow_html=True)
+    else:
+        evidence = views.line_evidence(ds, opts, [sys_a, sys_b] if sys_b else [sys_a], i)
+        seg_refs = evidence["references"]
+        m_a = evidence["ngrams"][sys_a]
+        m_b = evidence["ngrams"][sys_b] if sys_b else None
+
+        st.markdown(f"**References** (yellow: n-grams that {render.md(sys_a)} (A) did not produce)")
+        for k, name in enumerate(ref_names):
+            st.markdown(f"<span class='mtl-label'>{render.escape(name)}</span>", unsafe_allow_html=True)
+            st.markdown(render.ngram_reference(m_a, order, k), unsafe_allow_html=True)
+
+        scores = f"{metric} = {score_a[i]:.2f}"
+        if unit.startswith("word"):
+            if sys_b:
+                st.markdown(
+                    render.legend(
+                        [
+                            ("matched by both (confirmed)", "confirmed"),
+                            ("only B (improving)", "improving"),
+                            ("only A (worsening)", "worsening"),
+                        ]
+                    ),
+                    unsafe_allow_html=True,
+                )
+                html_a, html_b = render.ngram_pair(m_a, m_b, order)
+                st.markdown(f"**A: {render.md(sys_a)}** ({scores})")
+                st.markdown(html_a, unsafe_allow_html=True)
+                st.markdown(f"**B: {render.md(sys_b)}** ({metric} = {score_b[i]:.2f})")
+                st.markdown(html_b, unsafe_allow_html=True)
+            else:
+                st.markdown(
+                    render.legend([("in a matched n-gram", "matched"), ("unmatched", "unmatched")]),
+                    unsafe_allow_html=True,
+                )
+                st.markdown(f"**{render.md(sys_a)}** ({scores}); hover a word to see which reference matched it")
+                st.markdown(render.ngram_hypothesis(m_a, order, ref_names), unsafe_allow_html=True)
+        else:
             st.markdown(
-                render.char_hypothesis(c.systems[name][i], seg_refs, char_n, opts.lowercase), unsafe_allow_html=True
+                render.legend([("in a matched character n-gram", "matched"), ("unmatched", "unmatched")]),
+                unsafe_allow_html=True,
             )
+            for name in [sys_a, sys_b] if sys_b else [sys_a]:
+                st.markdown(f"**{render.md(name)}**")
+                st.markdown(
+                    render.char_hypothesis(c.systems[name][i], seg_refs, char_n, opts.lowercase), unsafe_allow_html=True
+                )
 
     for m_name, (imp_scores, _) in cached.imported(ds).items():
         if not imp_scores.spans:
@@ -160,6 +185,37 @@ with guard():
             st.markdown(f"*{render.md(name)}*: {len(spans_i)} error span(s)")
             st.markdown(render.error_spans(c.systems[name][i], spans_i), unsafe_allow_html=True)
 
+    if anns:
+        st.markdown("**What human raters marked** (MQM; hover a span for its category, severity, rater and comment)")
+        st.markdown(
+            render.legend([("minor", "err-minor"), ("major", "err-major"), ("critical", "err-critical")]),
+            unsafe_allow_html=True,
+        )
+        for name in [sys_a, sys_b] if sys_b else [sys_a]:
+            for ann in anns:
+                seg = views.annotated_segment(ann, name, i)
+                if seg is None:
+                    st.caption(f"{render.md(name)}: not rated in {render.md(ann.name)}")
+                    continue
+                st.markdown(f"*{render.md(name)}* ({render.md(seg.doc)}, segment {render.md(seg.seg_id)})")
+                for rater in seg.raters:
+                    mine = [e for e in seg.errors if e.rater == rater]
+                    with st.container(
+                        key=f"mqm_{ann.seg_ids.index(seg.seg_id)}_{views.safe_key(name)}_{views.safe_key(rater)}"
+                    ):
+                        st.markdown(
+                            f"<span class='mtl-label'>{render.escape(rater)}: {len(mine)} error(s)</span>"
+                            + render.mqm_line(seg.hypothesis, mine),
+                            unsafe_allow_html=True,
+                        )
+                        unplaced = [e for e in mine if e.start is None]
+                        if unplaced:
+                            st.caption(
+                                "Without a span: "
+                                + "; ".join(render.md(f"{e.severity} {e.category}") for e in unplaced)
+                            )
+    if not c.references:
+        st.stop()
     st.markdown("**TER alignment** against the best reference")
     st.markdown(
         render.legend(

@@ -10,7 +10,7 @@ import streamlit as st
 
 from mtlens.ui import cached, export, render, state
 from mtlens.ui.guard import guard
-from mtlens.ui.widgets import dataset_caption, metric_sidebar
+from mtlens.ui.widgets import dataset_caption, metric_sidebar, require_reference
 
 with guard():
     st.set_page_config(page_title="mtlens · Words vs characters", layout="wide")
@@ -22,6 +22,7 @@ with guard():
     ds = state.current()
     opts = metric_sidebar()
     dataset_caption(ds)
+    require_reference(ds, "This page")
     c = ds.corpus
 
     lang = ds.language

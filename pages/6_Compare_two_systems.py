@@ -9,7 +9,7 @@ import streamlit as st
 from mtlens.errors import InputError
 from mtlens.ui import cached, export, render, state, views
 from mtlens.ui.guard import guard
-from mtlens.ui.widgets import dataset_caption, metric_sidebar
+from mtlens.ui.widgets import dataset_caption, metric_sidebar, require_reference
 
 with guard():
     st.set_page_config(page_title="mtlens · Compare two systems", layout="wide")
@@ -17,6 +17,7 @@ with guard():
     ds = state.current()
     opts = metric_sidebar()
     dataset_caption(ds)
+    require_reference(ds, "This page")
     c = ds.corpus
     systems = list(c.system_names)
     if len(systems) < 2:

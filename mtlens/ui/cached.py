@@ -39,27 +39,44 @@ def _metric_result(fingerprint: str, set_id: str | None, name: str, key: tuple, 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _imported(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> dict:
+    from ..evaluation import annotation_metrics
     from ..external import read_score_files
     from ..scoring import result_for
 
-    return {
-        s.name: (s, result_for(_dataset.corpus, s)) for s in read_score_files(list(_dataset.scores), _dataset.corpus)
-    }
+    metrics = read_score_files(list(_dataset.scores), _dataset.corpus) if _dataset.scores else []
+    metrics += annotation_metrics(_dataset.corpus, _dataset.annotations)
+    return {s.name: (s, result_for(_dataset.corpus, s)) for s in metrics}
 
 
 def imported(dataset: Dataset) -> dict:
-    """Imported metrics of the dataset: name -> (ImportedScores, MetricResult)."""
-    if not dataset.scores:
+    """Metrics read from files (imported scores, the annotations' MQM): name -> (ImportedScores, MetricResult)."""
+    if not dataset.scores and not dataset.annotations:
         return {}
     return _imported(dataset.fingerprint, dataset.scores_fingerprint, dataset)
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _annotations(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> list:
+    from ..annotations import read_mqm_tsv
+
+    return [read_mqm_tsv(data, name) for name, data in _dataset.annotations]
+
+
+def annotations(dataset: Dataset) -> list:
+    """The dataset's human error annotations (:class:`mtlens.annotations.Annotations`, one per file)."""
+    if not dataset.annotations:
+        return []
+    return _annotations(dataset.fingerprint, dataset.scores_fingerprint, dataset)
+
+
 def metric_names(dataset: Dataset, sentence: bool = False) -> list[str]:
-    """The built-in metrics (those with sentence scores when ``sentence``) and the dataset's imported ones."""
+    """The built-in metrics (those with sentence scores when ``sentence``; none without a reference) and
+    the dataset's metrics read from files."""
     from ..metrics import metric_names as names
     from ..metrics import sentence_metrics
 
-    return [*(sentence_metrics() if sentence else names()), *imported(dataset)]
+    builtin = (sentence_metrics() if sentence else names()) if dataset.corpus.references else ()
+    return [*builtin, *imported(dataset)]
 
 
 def metric_result(dataset: Dataset, name: str, opts: Options) -> MetricResult:

@@ -5,6 +5,7 @@ strips scripts and handlers anyway), never to ``components.html``.
 
 from __future__ import annotations
 
+import itertools
 from html import escape
 
 from ..highlight import NgramMatches
@@ -188,6 +189,36 @@ def md(text: str) -> str:
 
 
 SEVERITIES = ("minor", "major", "critical")
+
+
+_MQM_RANK = {"critical": 3, "major": 2, "minor": 1}
+
+
+def mqm_line(text: str, errors) -> str:
+    """A hypothesis with the errors one rater marked (MQM): every run of characters covered by the same
+    errors is one span, coloured by the most severe of them (``mtl-err-major``...), its title naming each
+    error's severity, category, rater and comment. Escaped throughout.
+
+    >>> from mtlens.annotations import MQMError
+    >>> mqm_line("a <b> c", [MQMError("r1", "Fluency/Grammar", "Major", 2, 5, "", 2)])
+    '<div class="mtl-line">a <span class="mtl-tok mtl-mqm mtl-err-major" title="Major Fluency/Grammar (r1)">&lt;b&gt;</span> c</div>'
+    """
+    marks = [e for e in errors if e.start is not None and e.end is not None and 0 <= e.start < e.end <= len(text)]
+    bounds = sorted({0, len(text), *(e.start for e in marks), *(e.end for e in marks)})
+    out = []
+    for a, b in itertools.pairwise(bounds):
+        cover = [e for e in marks if e.start <= a and b <= e.end]
+        piece = escape(text[a:b])
+        if not cover:
+            out.append(piece)
+            continue
+        worst = max(cover, key=lambda e: _MQM_RANK.get(e.severity.lower(), 0)).severity.lower()
+        cls = f"mtl-err-{worst}" if worst in _MQM_RANK else "mtl-err-other"
+        title = "; ".join(
+            f"{e.severity} {e.category} ({e.rater})" + (f": {e.comment}" if e.comment else "") for e in cover
+        )
+        out.append(f'<span class="mtl-tok mtl-mqm {cls}" title="{escape(title, quote=True)}">{piece}</span>')
+    return '<div class="mtl-line">' + "".join(out) + "</div>"
 
 
 def error_spans(text: str, spans) -> str:

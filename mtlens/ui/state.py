@@ -19,7 +19,7 @@ import streamlit as st
 from .. import kernels
 from ..corpus import Corpus
 from ..errors import InputError
-from ..evaluation import Evaluation, evaluate, open_saved, options_for, save
+from ..evaluation import Evaluation, evaluate, evaluate_annotations, open_saved, options_for, save
 from ..io import corpus_from_bytes, corpus_from_single, read_bytes
 from ..language import Language, language_defaults
 from ..options import DEFAULTS, Options
@@ -61,6 +61,7 @@ class Dataset:
     name: str = ""
     scores: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
     scores_fingerprint: str = ""
+    annotations: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
 
     @classmethod
     def of(cls, ev: Evaluation, origin: str, files=()) -> Dataset:
@@ -78,11 +79,15 @@ class Dataset:
             ev.set_id,
             ev.name,
             ev.scores,
-            files_fingerprint(ev.scores),
+            # the key of every metric read from files: imported scores and the annotations' MQM
+            files_fingerprint((*ev.scores, *((f"annotations:{n}", d) for n, d in ev.annotations))),
+            ev.annotations,
         )
 
     def evaluation(self) -> Evaluation:
-        return Evaluation(self.corpus, self.language, self.human, self.scores, self.set_id, self.name)
+        return Evaluation(
+            self.corpus, self.language, self.human, self.scores, self.set_id, self.name, annotations=self.annotations
+        )
 
 
 def fingerprint(corpus: Corpus) -> str:
@@ -192,7 +197,7 @@ def keep_upload(new: Dataset, files: set, shown: Dataset) -> tuple[Dataset, str 
 
 
 def dataset_from_uploads(
-    references, systems, source=None, human=(), language_pair: str | None = None, scores=()
+    references, systems, source=None, human=(), language_pair: str | None = None, scores=(), annotations=()
 ) -> Dataset:
     """Build a dataset from uploaded files (``(name, bytes)`` pairs).
 
@@ -202,6 +207,11 @@ def dataset_from_uploads(
     Raises:
         InputError: with a readable message.
     """
+    if annotations and not references and not systems:  # a set made from annotations alone
+        ev = evaluate_annotations(annotations[0][1], annotations[0][0], language_pair or None)
+        if len(annotations) > 1 or human or scores:
+            ev = evaluate(ev.corpus, language_pair or None, human or (), scores or (), annotations)
+        return Dataset.of(ev, "upload", tuple(n for n, _ in annotations))
     if not references and len(systems) == 1 and systems[0][0].lower().endswith((".tsv", ".xml")):
         corpus = corpus_from_single(systems[0][1], systems[0][0])
         if source is not None:
@@ -214,7 +224,8 @@ def dataset_from_uploads(
         corpus = corpus_from_bytes(references, systems, source)
     files = tuple(n for n, _ in [*references, *systems, *([source] if source else [])])
     # the language decided and the side files validated now, so a bad file is reported on the home page
-    return Dataset.of(evaluate(corpus, language_pair or None, human or (), scores or ()), "upload", files)
+    ev = evaluate(corpus, language_pair or None, human or (), scores or (), annotations or ())
+    return Dataset.of(ev, "upload", files)
 
 
 def options() -> Options:

@@ -208,3 +208,59 @@ def overview(sets, metric: str, opts: Options, progress: Callable[[float, str], 
         index=wide.index,
     ).rename(columns=labels)
     return long, shown
+
+
+# --------------------------------------------------------------------------- human annotations
+ANY = "(any)"
+
+
+def annotation_choices(anns) -> dict[str, list[str]]:
+    """The values the Sentences page filters annotated lines by: category, severity, rater, document."""
+    cats, sevs, raters, docs = set(), set(), set(), set()
+    for ann in anns:
+        for seg in ann.segments.values():
+            docs.add(seg.doc)
+            raters.update(seg.raters)
+            for e in seg.errors:
+                cats.add(e.category)
+                sevs.add(e.severity)
+    return {
+        "category": [ANY, *sorted(cats)],
+        "severity": [ANY, *sorted(sevs)],
+        "rater": [ANY, *sorted(raters)],
+        "document": [ANY, *sorted(docs)],
+    }
+
+
+def annotated_lines(anns, system: str, category=ANY, severity=ANY, rater=ANY, document=ANY) -> set[int] | None:
+    """Line numbers (1-based) of ``system`` whose annotations match the filter (None: no filter set). A line
+    matches when it is in the document and one error matches category, severity and rater together."""
+    if (category, severity, rater, document) == (ANY, ANY, ANY, ANY):
+        return None
+    lines = set()
+    for ann in anns:
+        for k, seg_id in enumerate(ann.seg_ids, start=1):
+            seg = ann.segments.get((system, seg_id))
+            if seg is None or (document != ANY and seg.doc != document):
+                continue
+            if (category, severity, rater) == (ANY, ANY, ANY) or any(
+                (category == ANY or e.category == category)
+                and (severity == ANY or e.severity == severity)
+                and (rater == ANY or e.rater == rater)
+                for e in seg.errors
+            ):
+                lines.add(k)
+    return lines
+
+
+def annotated_segment(ann, system: str, i: int):
+    """The annotated segment of line ``i`` (0-based) of ``system``, or None when it was not rated."""
+    return ann.segments.get((system, ann.seg_ids[i])) if i < len(ann.seg_ids) else None
+
+
+def safe_key(text: str) -> str:
+    """A widget or container key made of letters, digits, ``-`` and ``_`` only (for a CSS class)."""
+    import hashlib
+
+    clean = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_" for ch in text)[:40]
+    return f"{clean}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:6]}"

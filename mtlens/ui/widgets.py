@@ -81,3 +81,13 @@ def dataset_caption(ds: state.Dataset) -> None:
         f"Data: {origin} · {len(c.systems)} systems · {c.n_lines} lines · {len(c.references)} reference(s)"
         + render.md(lang)
     )
+
+
+def require_reference(ds, what: str) -> None:
+    """Stop a page that compares against references, with one sentence, for a set that has none."""
+    if not ds.corpus.references:
+        st.info(
+            f"{what} compares the systems with a reference translation, and this set has none (it was made from "
+            "human annotations). The Rankings, Sentences, Significance and Human correlation pages work without one."
+        )
+        st.stop()

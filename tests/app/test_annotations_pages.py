@@ -1,0 +1,113 @@
+"""Human error annotations in the dashboard (AppTest): a set made from an MQM file alone, its MQM column,
+the spans a rater marked, the filters (carried by the link), and pages that need a reference saying so."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from mtlens.annotations import read_mqm_tsv
+
+from ..conftest import ROOT, TESTDATA
+from .conftest import no_errors
+
+EXCERPT = TESTDATA / "mqm" / "mqm_ted_ende.excerpt.tsv"
+
+
+def _gold():
+    out = {}
+    for line in (TESTDATA / "mqm" / "mqm_ted_ende.excerpt.avg_seg_scores.tsv").read_text().splitlines()[1:]:
+        system, value, seg = line.split()
+        out[({"ref-A": "ref"}.get(system, system), seg)] = float(value)
+    return out
+
+
+@pytest.fixture
+def annotated(app):
+    app.file_uploader(key="up_annotations").set_value([("ted-ende.tsv", EXCERPT.read_bytes(), "text/plain")]).run()
+    no_errors(app)
+    assert app.session_state["mtlens_dataset"].annotations
+    return app
+
+
+def test_an_annotation_file_alone_makes_a_set_with_an_mqm_column(annotated):
+    sid = annotated.query_params["set"]
+    assert len(sid) == 32
+    annotated.switch_page("pages/1_Rankings.py").run()
+    no_errors(annotated)
+    table = annotated.dataframe[0].value.set_index("system")
+    assert "bleu" not in table.columns  # no reference: no lexical metric offered
+    ann = read_mqm_tsv(EXCERPT.read_bytes(), EXCERPT.name)
+    gold = _gold()
+    for system in ("Facebook-AI", "ref", "Online-W"):
+        want = sum(gold[(system, s)] for s in ann.seg_ids) / len(ann.seg_ids)
+        assert table.loc[system, "mqm"] == pytest.approx(want, abs=1e-9)
+
+
+def test_pages_that_need_a_reference_say_so(annotated):
+    for page in ("pages/3_Words_vs_characters.py", "pages/6_Compare_two_systems.py"):
+        annotated.switch_page(page).run()
+        no_errors(annotated)
+        assert any("reference translation, and this set has none" in i.value for i in annotated.info)
+
+
+def _spans(markdown: str) -> list[tuple[str, str]]:
+    """(severity class, text) of each MQM span in the rendered markdown."""
+    return [
+        (m.group(1), unescape(m.group(2)))
+        for m in re.finditer(r'class="mtl-tok mtl-mqm mtl-err-(\w+)"[^>]*>(.*?)</span>', markdown)
+    ]
+
+
+def test_the_sentence_view_draws_what_each_rater_marked(annotated):
+    annotated.switch_page("pages/2_Sentences.py").run()
+    no_errors(annotated)
+    ann = read_mqm_tsv(EXCERPT.read_bytes(), EXCERPT.name)
+    # the first (system, line) of the file with a Major error that has a span
+    system, i, seg, major = next(
+        (s, k, ann.segments[(s, seg_id)], majors)
+        for s in ann.systems
+        for k, seg_id in enumerate(ann.seg_ids)
+        if (majors := [e for e in ann.segments[(s, seg_id)].errors if e.severity == "Major" and e.start is not None])
+    )
+    annotated.selectbox(key="sent_a").set_value(system).run()
+    annotated.number_input(key="sent_line_input").set_value(i + 1).run()
+    no_errors(annotated)
+    html = " ".join(m.value for m in annotated.markdown)
+    drawn = _spans(html)
+    for e in major:
+        assert ("major", seg.hypothesis[e.start : e.end]) in drawn
+    # the span's text is exactly what the <v> tags marked in the file's row
+    row = EXCERPT.read_text(encoding="utf-8").splitlines()[major[0].row - 1]
+    assert re.search(r"<v>(.*?)</v>", row.split("\t")[6]).group(1) == seg.hypothesis[major[0].start : major[0].end]
+
+
+def test_the_category_filter_keeps_matching_lines_and_is_in_the_link(annotated):
+    annotated.switch_page("pages/2_Sentences.py").run()
+    ann = read_mqm_tsv(EXCERPT.read_bytes(), EXCERPT.name)
+    category = "Accuracy/Mistranslation"
+
+    def lines_of(system):
+        return {
+            k
+            for k, seg_id in enumerate(ann.seg_ids, start=1)
+            if any(e.category == category for e in ann.segments[(system, seg_id)].errors)
+        }
+
+    system = max(ann.systems, key=lambda s: len(lines_of(s)))
+    want = lines_of(system)
+    annotated.selectbox(key="sent_a").set_value(system).run()
+    annotated.selectbox(key="sent_f_category").set_value(category).run()
+    no_errors(annotated)
+    lines = set(annotated.dataframe[0].value["line"])
+    assert lines == want and 0 < len(lines) < 12
+    assert annotated.query_params["category"] == category
+    other = AppTest.from_file(str(ROOT / "pages" / "2_Sentences.py"), default_timeout=60)
+    other.query_params.update({"set": annotated.query_params["set"], "category": category, "a": system})
+    other.run()
+    no_errors(other)
+    assert other.selectbox(key="sent_f_category").value == category
+    assert set(other.dataframe[0].value["line"]) == want
