@@ -59,6 +59,7 @@ class Bundle:
     human: tuple[tuple[str, bytes], ...]
     scores: tuple[tuple[str, bytes], ...]
     language_how: str | None = None
+    annotations: tuple[tuple[str, bytes], ...] = ()
 
 
 _BAD = "that file is not an mtlens set bundle (export one with 'Download this set')"
@@ -129,10 +130,13 @@ def read_bundle(data: bytes) -> Bundle:
             f"{BUNDLE_VERSION}); upgrade mtlens"
         )
     refs, syss = doc.get("references"), doc.get("systems")
-    if not isinstance(refs, dict) or not isinstance(syss, dict) or not refs or not syss:
+    if not isinstance(refs, dict) or not isinstance(syss, dict) or not syss or (not refs and not doc.get("annotations")):
         raise InputError(f"{_BAD}: it needs references and systems")
     if len(refs) + len(syss) > MAX_BUNDLE_STREAMS:
         raise InputError(f"the bundle holds more than {MAX_BUNDLE_STREAMS} references and systems")
+    annotations = _files(doc.get("annotations"), "annotations")
+    if not refs and annotations:  # a set made from annotations alone
+        refs = {}
     references = {_name(n, "reference"): _lines(v, f"reference '{n}'") for n, v in refs.items()}
     systems = {_name(n, "system"): _lines(v, f"system '{n}'") for n, v in syss.items()}
     source = None if doc.get("source") is None else _lines(doc.get("source"), "source")
@@ -149,12 +153,14 @@ def read_bundle(data: bytes) -> Bundle:
     project = doc.get("project")
     if project is not None:
         project = _name(project, "project")
-    corpus = with_warnings(Corpus.build(references, systems, source, language_pair=pair))
+    corpus = with_warnings(
+        Corpus.build(references, systems, source, language_pair=pair, allow_no_reference=bool(annotations))
+    )
     human, scores = _files(doc.get("human"), "human"), _files(doc.get("scores"), "scores")
-    check_side_files(corpus, human, scores)
+    check_side_files(corpus, human, scores, annotations)
     how = doc.get("language_how")
     how = how if how in ("declared", "detected") and pair else ("declared" if pair else None)
-    return Bundle(name, project, corpus, human, scores, how)
+    return Bundle(name, project, corpus, human, scores, how, annotations)
 
 
 def import_bundle(store, data: bytes, name: str | None = None, owner: str | None = None) -> str:
@@ -162,7 +168,14 @@ def import_bundle(store, data: bytes, name: str | None = None, owner: str | None
     b = read_bundle(data)
     project = b.project if owner is None else None  # a visitor's copy joins no project
     return store.save(
-        b.corpus, name or b.name, b.human, project, scores=b.scores, owner=owner, language_how=b.language_how
+        b.corpus,
+        name or b.name,
+        b.human,
+        project,
+        scores=b.scores,
+        owner=owner,
+        language_how=b.language_how,
+        annotations=b.annotations,
     )
 
 

@@ -684,6 +684,7 @@ class Store:
             "source": list(c.source) if c.source is not None else None,
             "human": [[n, d.hex()] for n, d in s.human],
             "scores": [[n, d.hex()] for n, d in s.scores],
+            "annotations": [[n, d.hex()] for n, d in s.annotations],
         }
         return gzip.compress(json.dumps(doc, ensure_ascii=True).encode("ascii"), mtime=0)
 

@@ -155,3 +155,16 @@ def test_unrated_segments_are_null_and_left_out_of_the_mean(tmp_path):
     rows = {row["name"]: row for row in json.loads(r.stdout)["systems"]}
     assert rows["A"]["sentences"]["mqm"] == [-1.0, 0.0] and rows["A"]["scores"]["mqm"] == -0.5
     assert rows["B"]["sentences"]["mqm"] == [0.0, None] and rows["B"]["scores"]["mqm"] == 0.0
+
+
+def test_an_annotated_set_survives_a_bundle_round_trip(tmp_path):
+    from mtlens.evaluation import evaluate_annotations, import_bundle, open_saved, save
+    from mtlens.store import Store
+
+    tsv = TESTDATA / "mqm" / "mqm_ted_ende.excerpt.tsv"
+    st = Store(tmp_path)
+    sid = save(st, evaluate_annotations(tsv.read_bytes(), tsv.name), "ted").set_id
+    other = Store(tmp_path / "other")
+    back = open_saved(other, import_bundle(other, st.export_bundle(sid)))
+    assert back.annotations == ((tsv.name, tsv.read_bytes()),) and not back.corpus.references
+    assert back.corpus.systems == open_saved(st, sid).corpus.systems
