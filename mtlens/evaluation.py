@@ -130,7 +130,12 @@ def read_bundle(data: bytes) -> Bundle:
             f"{BUNDLE_VERSION}); upgrade mtlens"
         )
     refs, syss = doc.get("references"), doc.get("systems")
-    if not isinstance(refs, dict) or not isinstance(syss, dict) or not syss or (not refs and not doc.get("annotations")):
+    if (
+        not isinstance(refs, dict)
+        or not isinstance(syss, dict)
+        or not syss
+        or (not refs and not doc.get("annotations"))
+    ):
         raise InputError(f"{_BAD}: it needs references and systems")
     if len(refs) + len(syss) > MAX_BUNDLE_STREAMS:
         raise InputError(f"the bundle holds more than {MAX_BUNDLE_STREAMS} references and systems")

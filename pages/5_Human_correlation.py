@@ -115,7 +115,7 @@ with guard():
     fig.update_layout(xaxis_title=metric, yaxis_title=h, height=440, margin={"t": 20})
     export.chart(fig, "hc_scatter")
 
-    if human.system:
+    if human.system and ds.corpus.references:  # tBLEU compares with a reference
         st.subheader("tBLEU threshold sweep (Libovický & Pecina, Figure 2)")
         with st.spinner("tBLEU for epsilon 0 … 1"):
             sweep = cached.tbleu_sweep(ds, opts)

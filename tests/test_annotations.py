@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from mtlens.annotations import mqm_scores, parse_weights, read_mqm_tsv, segment_score, strip_spans
@@ -168,3 +169,42 @@ def test_an_annotated_set_survives_a_bundle_round_trip(tmp_path):
     back = open_saved(other, import_bundle(other, st.export_bundle(sid)))
     assert back.annotations == ((tsv.name, tsv.read_bytes()),) and not back.corpus.references
     assert back.corpus.systems == open_saved(st, sid).corpus.systems
+
+
+def test_summaries_by_hand():
+    from types import SimpleNamespace
+
+    from mtlens.analysis.annotations import (
+        disagreements,
+        document_scores,
+        error_counts,
+        rater_agreement,
+        span_overlap,
+    )
+
+    data = _tsv(
+        ("A", "d1", "1", "1", "r1", "s", "x <v>yy</v> z", "Accuracy/Mistranslation", "Major", ""),
+        ("A", "d1", "1", "1", "r2", "s", "x <v>yy</v> z", "Accuracy/Mistranslation", "Minor", ""),
+        ("A", "d1", "1", "2", "r1", "s", "q", "No-error", "No-error", ""),
+        ("A", "d1", "1", "2", "r2", "s", "q", "No-error", "No-error", ""),
+        ("A", "d2", "2", "3", "r1", "s", "<v>w</v>", "Fluency/Grammar", "Minor", ""),
+        ("A", "d2", "2", "3", "r2", "s", "<v>w</v>", "Fluency/Grammar", "Minor", ""),
+    )
+    ann = read_mqm_tsv(data, "t.tsv")
+    counts = {(r["category"], r["severity"]): r for r in error_counts(ann)}
+    # 6 ratings of A (3 segments x 2 raters): 1 major mistranslation -> 100 * 1 / 6
+    assert counts[("Accuracy/Mistranslation", "Major")]["per 100 segments"] == pytest.approx(100 / 6)
+    assert counts[("Fluency/Grammar", "Minor")]["errors"] == 2
+    docs = {r["document"]: r for r in document_scores(ann)}
+    # d1: segment 1 -(5 + 1) / 2 = -3, segment 2 0 -> mean -1.5; d2: -(1 + 1) / 2 = -1
+    assert docs["d1"]["mqm"] == pytest.approx(-1.5) and docs["d2"]["mqm"] == pytest.approx(-1.0)
+    (pair,) = rater_agreement(ann)
+    # r1: -5, 0, -1; r2: -1, 0, -1 -> same score on 2 of 3
+    assert pair["shared ratings"] == 3 and pair["same score"] == pytest.approx(2 / 3)
+    assert pair["pearson"] == pytest.approx(np.corrcoef([-5, 0, -1], [-1, 0, -1])[0, 1])
+    worst = disagreements(ann, "A", [3.0, 1.0, 2.0])  # the metric likes line 1 best, MQM likes it least
+    assert worst[0]["line"] == 1 and worst[0]["disagreement"] == pytest.approx(1.0)
+    sp = SimpleNamespace
+    # gold chars: line 1 {2, 3}, line 3 {0}; predicted: line 1 {3, 4}, line 3 {0}: tp 2, fp 1, fn 1
+    got = span_overlap(ann, {"A": [[sp(start=3, end=5)], [], [sp(start=0, end=1)]]})
+    assert (got["precision"], got["recall"], got["f1"]) == pytest.approx((2 / 3, 2 / 3, 2 / 3))

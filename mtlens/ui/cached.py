@@ -186,17 +186,21 @@ def too_few_lines(dataset: Dataset) -> str:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _human(fingerprint: str, human_fingerprint: str, _dataset: Dataset):
-    from ..analysis.human import read_human_files
+def _human(fingerprint: str, human_fingerprint: str, scores_fingerprint: str, _dataset: Dataset):
+    from ..analysis.human import merge, read_human_files
+    from ..annotations import as_human_scores
 
-    return read_human_files(list(_dataset.human), _dataset.corpus)
+    parts = [read_human_files(list(_dataset.human), _dataset.corpus)] if _dataset.human else []
+    if _dataset.annotations:  # MQM from the annotations is a human score like the uploaded ones
+        parts.append(as_human_scores(annotations(_dataset), _dataset.corpus))
+    return merge(parts)
 
 
 def human(dataset: Dataset):
-    """The dataset's human scores (all uploaded files merged), or None."""
-    if not dataset.human:
+    """The dataset's human scores (all uploaded files and the annotations' MQM merged), or None."""
+    if not dataset.human and not dataset.annotations:
         return None
-    return _human(dataset.fingerprint, dataset.human_fingerprint, dataset)
+    return _human(dataset.fingerprint, dataset.human_fingerprint, dataset.scores_fingerprint, dataset)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

@@ -74,7 +74,8 @@ class Dataset:
             origin,
             tuple(files),
             ev.human,
-            files_fingerprint(ev.human),
+            # the human scores are the human files and the annotations' MQM
+            files_fingerprint((*ev.human, *((f"annotations:{n}", d) for n, d in ev.annotations))),
             ev.language,
             ev.set_id,
             ev.name,

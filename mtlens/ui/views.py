@@ -264,3 +264,48 @@ def safe_key(text: str) -> str:
 
     clean = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_" for ch in text)[:40]
     return f"{clean}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:6]}"
+
+
+def annotation_summaries(anns) -> dict[str, pd.DataFrame]:
+    """The Annotations page's tables: error counts (long), per-100 pivot, document scores, rater agreement."""
+    from ..analysis.annotations import document_scores, error_counts, rater_agreement
+
+    counts = pd.DataFrame([{"file": a.name, **r} for a in anns for r in error_counts(a)])
+    docs = pd.DataFrame([{"file": a.name, **r} for a in anns for r in document_scores(a)])
+    agreement = pd.DataFrame([{"file": a.name, **r} for a in anns for r in rater_agreement(a)])
+    per100 = (
+        counts.pivot_table(index=["system", "category"], columns="severity", values="per 100 segments", aggfunc="sum")
+        .fillna(0.0)
+        .reset_index()
+        if not counts.empty
+        else counts
+    )
+    doc_table = (
+        docs.pivot_table(index="system", columns="document", values="mqm", aggfunc="mean").reset_index()
+        if not docs.empty
+        else docs
+    )
+    return {"counts": counts, "per100": per100, "documents": doc_table, "agreement": agreement}
+
+
+def metric_disagreements(ds: state.Dataset, anns, metric: str, system: str, opts: Options) -> pd.DataFrame:
+    """The lines of ``system`` where ``metric`` and MQM disagree most (the first annotation file)."""
+    from ..analysis.annotations import disagreements
+
+    result = cached.metric_result(ds, metric, opts)
+    scores = result.sentence_scores(system)
+    if not result.higher_is_better:
+        scores = -scores
+    rows = disagreements(anns[0], system, scores)
+    return pd.DataFrame(rows)
+
+
+def span_overlaps(ds: state.Dataset, anns) -> pd.DataFrame:
+    """Character-level precision, recall and F1 of every imported metric's error spans against the raters'."""
+    from ..analysis.annotations import span_overlap
+
+    rows = []
+    for name, (imp, _) in cached.imported(ds).items():
+        if imp.spans:
+            rows.append({"metric": name, **span_overlap(anns[0], imp.spans)})
+    return pd.DataFrame(rows)

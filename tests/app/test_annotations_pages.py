@@ -111,3 +111,26 @@ def test_the_category_filter_keeps_matching_lines_and_is_in_the_link(annotated):
     no_errors(other)
     assert other.selectbox(key="sent_f_category").value == category
     assert set(other.dataframe[0].value["line"]) == want
+
+
+def test_mqm_feeds_human_correlation_and_the_wmt_ranking(annotated):
+    """MQM from the ratings is a human score: the mqm metric (the same numbers) correlates 1 with it."""
+    annotated.switch_page("pages/5_Human_correlation.py").run()
+    no_errors(annotated)
+    tables = [d.value for d in annotated.dataframe]
+    rows = next(t for t in tables if "pearson" in t.columns)
+    row = rows[(rows["metric"] == "mqm") & (rows["human"] == "MQM")].iloc[0]
+    assert row["pearson"] == pytest.approx(1.0, abs=1e-9)
+
+
+def test_the_annotations_page_summarises_what_raters_marked(annotated):
+    from mtlens.analysis.annotations import error_counts
+
+    annotated.switch_page("pages/8_Annotations.py").run()
+    no_errors(annotated)
+    per100 = annotated.dataframe[0].value.set_index(["system", "category"])
+    ann = read_mqm_tsv(EXCERPT.read_bytes(), EXCERPT.name)
+    for row in error_counts(ann)[:10]:
+        assert per100.loc[(row["system"], row["category"]), row["severity"]] == pytest.approx(row["per 100 segments"])
+    assert any("cannot be measured" in c.value for c in annotated.caption)  # one rater per segment in TED
+    assert annotated.get("plotly_chart")
