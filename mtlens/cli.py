@@ -184,6 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="an MQM annotation file (Google's TSV: system, doc, doc_id, seg_id, rater, source, target with "
         "<v> spans, category, severity[, comment]): a set of its hypotheses and sources, with an mqm metric",
     )
+    i.add_argument(
+        "--set", metavar="ID", help="with --ratings: annotate this saved set's hypotheses instead of making a set"
+    )
     i.add_argument("--name", help="the set's name (default: the folder or file name; mt-metrics-eval: + the pair)")
     i.add_argument("-l", "--language-pair", metavar="SRC-TGT", help="declare the language pair (default: detect)")
     i.add_argument("--project", help="group the set(s) into this project (e.g. 'WMT21')")
@@ -505,6 +508,13 @@ def _run_import(args) -> str:
 
         if args.path:
             raise InputError("give either PATH or --ratings FILE, not both")
+        if args.set:
+            from .evaluation import add_annotations
+
+            ann = add_annotations(store, args.set, Path(args.ratings).name, read_bytes(args.ratings))
+            for note in ann.problems:
+                print(f"mtlens: note: {note}", file=sys.stderr)
+            return args.set + "\n"
         ev = evaluate_annotations(read_bytes(args.ratings), Path(args.ratings).name, args.language_pair)
         name = args.name or Path(args.ratings).name
         sid = save(store, ev, name, args.project).set_id

@@ -281,3 +281,17 @@ def options_for(language: Language | None, base: Options, explicit=None) -> Opti
     then the options the user chose explicitly (a mapping) on top. The one place language defaults apply."""
     target = language.target if language is not None else None
     return Options.from_mapping({**base.as_dict(), **language_defaults(target), **dict(explicit or {})})
+
+
+def add_annotations(store, set_id: str, name: str, data: bytes, visitor=None):
+    """Annotate a saved set: the file must annotate the set's own hypotheses (a different text is named
+    by line, nothing is saved then). Returns the parsed annotations."""
+    from .annotations import check_against, read_mqm_tsv
+
+    ann = read_mqm_tsv(data, name)
+    ev = open_saved(store, set_id)
+    check_against(ann, ev.corpus)
+    if any(n == name for n, _ in ev.annotations):
+        raise InputError(f"the set already has annotations named '{name}'; rename the file")
+    store.add_annotations(set_id, name, data, visitor)
+    return ann

@@ -463,6 +463,15 @@ class Store:
                 raise InputError(f"no saved set has the id '{set_id}'")
             con.execute("INSERT OR REPLACE INTO files VALUES (?, 'scores', ?, ?)", (set_id, name, bytes(data)))
 
+    def add_annotations(self, set_id: str, name: str, data: bytes, visitor: Visitor | None = None) -> None:
+        """Add an annotation file to a saved set (checked by the caller against its hypotheses)."""
+        self._check_change(set_id, visitor)
+        self._check_size(len(data), None if visitor is None else visitor.id)
+        with self._db(write=True) as con:
+            if con.execute("SELECT 1 FROM sets WHERE id = ?", (set_id,)).fetchone() is None:
+                raise InputError(f"no saved set has the id '{set_id}'")
+            con.execute("INSERT OR REPLACE INTO files VALUES (?, 'annotations', ?, ?)", (set_id, name, bytes(data)))
+
     def add_systems(self, set_id: str, systems: Mapping[str, Sequence[str]], visitor: Visitor | None = None) -> None:
         """Add system outputs to a saved set (same line count; a name already there is refused)."""
         self._check_change(set_id, visitor)

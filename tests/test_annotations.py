@@ -208,3 +208,27 @@ def test_summaries_by_hand():
     # gold chars: line 1 {2, 3}, line 3 {0}; predicted: line 1 {3, 4}, line 3 {0}: tp 2, fp 1, fn 1
     got = span_overlap(ann, {"A": [[sp(start=3, end=5)], [], [sp(start=0, end=1)]]})
     assert (got["precision"], got["recall"], got["f1"]) == pytest.approx((2 / 3, 2 / 3, 2 / 3))
+
+
+def test_annotations_added_to_a_set_must_annotate_its_hypotheses(tmp_path):
+    from mtlens import Corpus
+    from mtlens.evaluation import add_annotations, open_saved
+    from mtlens.store import Store
+
+    tsv = TESTDATA / "mqm" / "mqm_ted_ende.excerpt.tsv"
+    ann = read_mqm_tsv(tsv.read_bytes(), tsv.name)
+    systems = {s: ann.hypotheses(s) for s in ann.systems}
+    refs = {"ref": [f"reference {k}" for k in range(len(ann.seg_ids))]}
+    st = Store(tmp_path)
+    good = st.save(Corpus.build(refs, systems), "with refs")
+    add_annotations(st, good, tsv.name, tsv.read_bytes())
+    ev = open_saved(st, good)
+    assert ev.annotations and ev.corpus.references  # lexical metrics and MQM side by side
+    changed = dict(systems)
+    changed["Nemo"] = [*systems["Nemo"][:3], "something else", *systems["Nemo"][4:]]
+    bad = st.save(Corpus.build(refs, changed), "other text")
+    with pytest.raises(InputError, match="system 'Nemo' has another text than the set on line\\(s\\) 4"):
+        add_annotations(st, bad, tsv.name, tsv.read_bytes())
+    assert not open_saved(st, bad).annotations  # nothing saved
+    r = _run("import", "--ratings", str(tsv), "--set", good, "--data-dir", str(tmp_path))
+    assert r.returncode == 2 and "already has annotations named" in r.stderr

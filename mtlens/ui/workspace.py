@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from ..errors import InputError
-from ..evaluation import import_bundle
+from ..evaluation import add_annotations, import_bundle
 from ..external import read_score_files
 from ..io import decode_lines, unique_names
 from ..store import SAMPLE_ID
@@ -96,6 +96,18 @@ def current_set_panel(ds: state.Dataset) -> None:
             read_score_files([*ds.scores, *files], ds.corpus)  # every line of every system, no name twice
             for name, data in files:
                 store.add_scores(ds.set_id, name, data, visitor)
+        except InputError as err:
+            st.error(render.md(str(err)))
+        else:
+            state.open_set(ds.set_id)
+            st.rerun()
+    marked = st.file_uploader(
+        "Add human error annotations to this set (MQM TSV of these hypotheses)",
+        key=f"ws_ann_{ds.set_id}",
+    )
+    if marked is not None and st.button("Add the annotations", key=f"ws_ann_go_{ds.set_id}"):
+        try:
+            add_annotations(store, ds.set_id, marked.name, marked.getvalue(), visitor)
         except InputError as err:
             st.error(render.md(str(err)))
         else:
