@@ -36,9 +36,9 @@ def check_side_files(corpus: Corpus, human: Sequence[tuple[str, bytes]] = (), sc
     """Read human score files, metric score files and annotation files against the corpus; a bad one is
     an InputError."""
     for name, data in annotations:
-        from .annotations import check_against, read_mqm_tsv
+        from .annotations import check_against, read_annotations
 
-        check_against(read_mqm_tsv(data, name), corpus)
+        check_against(read_annotations(data, name, corpus), corpus)
     if human:
         from .analysis.human import read_human_files
 
@@ -229,12 +229,12 @@ def evaluate_annotations(data: bytes, name: str, declared_pair: str | None = Non
 
 def annotation_metrics(corpus: Corpus, annotations, weights=None) -> list:
     """The MQM metric of each annotation file (``mqm``, then ``mqm-2``...), like imported metrics."""
-    from .annotations import mqm_metric, parse_weights, read_mqm_tsv
+    from .annotations import mqm_metric, parse_weights, read_annotations
 
     weights = parse_weights(weights)
     out = []
     for k, (name, data) in enumerate(annotations):
-        m = mqm_metric(read_mqm_tsv(data, name), corpus, weights)
+        m = mqm_metric(read_annotations(data, name, corpus), corpus, weights)
         out.append(dataclasses.replace(m, name="mqm" if k == 0 else f"mqm-{k + 1}"))
     return out
 
@@ -286,10 +286,10 @@ def options_for(language: Language | None, base: Options, explicit=None) -> Opti
 def add_annotations(store, set_id: str, name: str, data: bytes, visitor=None):
     """Annotate a saved set: the file must annotate the set's own hypotheses (a different text is named
     by line, nothing is saved then). Returns the parsed annotations."""
-    from .annotations import check_against, read_mqm_tsv
+    from .annotations import check_against, read_annotations
 
-    ann = read_mqm_tsv(data, name)
     ev = open_saved(store, set_id)
+    ann = read_annotations(data, name, ev.corpus)
     check_against(ann, ev.corpus)
     if any(n == name for n, _ in ev.annotations):
         raise InputError(f"the set already has annotations named '{name}'; rename the file")

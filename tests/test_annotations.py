@@ -232,3 +232,39 @@ def test_annotations_added_to_a_set_must_annotate_its_hypotheses(tmp_path):
     assert not open_saved(st, bad).annotations  # nothing saved
     r = _run("import", "--ratings", str(tsv), "--set", good, "--data-dir", str(tmp_path))
     assert r.returncode == 2 and "already has annotations named" in r.stderr
+
+
+def test_mt_metrics_eval_seg_rating_files_annotate_a_set(tmp_path):
+    """The format mt-metrics-eval writes (ratings.WriteRatingFile): SYSTEM, the Rating as JSON, RATER."""
+    from mtlens import Corpus
+    from mtlens.evaluation import add_annotations, annotation_metrics, open_saved
+    from mtlens.store import Store
+
+    corpus = Corpus.build({"ref": ["a b c", "d e", "f"]}, {"A": ["a x c", "d e", "g"], "B": ["a b c", "d", "f"]})
+    err = lambda s, e, cat, sev, src=False: {  # noqa: E731
+        "start": s, "end": e, "category": cat, "severity": sev, "score": None, "is_source_error": src
+    }
+    rows = [
+        ("A", {"errors": [err(2, 3, "accuracy/mistranslation", "major")]}, "r1"),
+        ("A", {"errors": []}, "r1"),
+        ("A", {"errors": [err(0, 1, "fluency/punctuation", "minor"), err(0, 3, "accuracy/omission", "major", True)]}, "r2"),
+        ("B", None, None),
+        ("B", {"errors": [err(0, 1, "fluency/grammar", "minor")]}, "r2"),
+        ("B", {"errors": []}, "r2"),
+    ]
+    text = "".join(f"{s}\tNone\n" if r is None else f"{s}\t{json.dumps(r)}\t{who}\n" for s, r, who in rows)
+    st = Store(tmp_path)
+    sid = st.save(corpus, "mtme")
+    ann = add_annotations(st, sid, "en-de.mqm.seg.rating", text.encode())
+    seg = ann.segments[("A", "1")]
+    assert corpus.systems["A"][0][seg.errors[0].start : seg.errors[0].end] == "x"
+    assert ann.segments[("A", "3")].errors[1].start is None  # a source error keeps no span on the hypothesis
+    (mqm,) = annotation_metrics(corpus, open_saved(st, sid).annotations)
+    # by hand: A -5, 0, -(0.1 + 5); B unrated, -1, 0
+    assert list(mqm.scores["A"]) == pytest.approx([-5.0, 0.0, -5.1])
+    assert np.isnan(mqm.scores["B"][0]) and list(mqm.scores["B"][1:]) == [-1.0, 0.0]
+    bad = text.replace('"start": 2, "end": 3', '"start": 2, "end": 30')
+    sid2 = st.save(corpus, "mtme2")
+    assert any("outside the hypothesis" in p for p in add_annotations(st, sid2, "x.seg.rating", bad.encode()).problems)
+    with pytest.raises(InputError, match="rates 2 segments of system 'B'; the set has 3"):
+        add_annotations(st, sid2, "short.seg.rating", text.rsplit("B\t", 1)[0].encode())

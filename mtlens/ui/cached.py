@@ -57,9 +57,9 @@ def imported(dataset: Dataset) -> dict:
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _annotations(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> list:
-    from ..annotations import read_mqm_tsv
+    from ..annotations import read_annotations
 
-    return [read_mqm_tsv(data, name) for name, data in _dataset.annotations]
+    return [read_annotations(data, name, _dataset.corpus) for name, data in _dataset.annotations]
 
 
 def annotations(dataset: Dataset) -> list:
