@@ -73,10 +73,10 @@ def sample():
 
 @pytest.fixture(scope="session")
 def excerpts():
-    """All bundled real excerpts: name -> (refs, systems)."""
+    """All bundled real test-set excerpts (folders with references): name -> (refs, systems)."""
     out = {"sample_en-de": pair_files(SAMPLE)}
     for folder in sorted(TESTDATA.iterdir()):
-        if folder.is_dir():
+        if folder.is_dir() and (folder / "ref.txt").exists():  # mqm/ holds annotations, not a test set
             out[folder.name] = pair_files(folder)
     return out
 

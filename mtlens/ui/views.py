@@ -174,7 +174,11 @@ def overview(sets, metric: str, opts: Options, progress: Callable[[float, str], 
             warn(f"{info.name}: {err}")
             continue
         set_opts = options_for(sds.language, opts)
-        result = cached.metric_result(sds, metric, set_opts)
+        try:
+            result = cached.metric_result(sds, metric, set_opts)
+        except InputError as err:  # e.g. a set made from annotations has no reference for BLEU
+            warn(f"{info.name}: {err}")
+            continue
         cluster = {}
         if cached.can_test(sds):
             cmp = cached.comparison(sds, metric, set_opts)
