@@ -242,12 +242,21 @@ def test_mt_metrics_eval_seg_rating_files_annotate_a_set(tmp_path):
 
     corpus = Corpus.build({"ref": ["a b c", "d e", "f"]}, {"A": ["a x c", "d e", "g"], "B": ["a b c", "d", "f"]})
     err = lambda s, e, cat, sev, src=False: {  # noqa: E731
-        "start": s, "end": e, "category": cat, "severity": sev, "score": None, "is_source_error": src
+        "start": s,
+        "end": e,
+        "category": cat,
+        "severity": sev,
+        "score": None,
+        "is_source_error": src,
     }
     rows = [
         ("A", {"errors": [err(2, 3, "accuracy/mistranslation", "major")]}, "r1"),
         ("A", {"errors": []}, "r1"),
-        ("A", {"errors": [err(0, 1, "fluency/punctuation", "minor"), err(0, 3, "accuracy/omission", "major", True)]}, "r2"),
+        (
+            "A",
+            {"errors": [err(0, 1, "fluency/punctuation", "minor"), err(0, 3, "accuracy/omission", "major", True)]},
+            "r2",
+        ),
         ("B", None, None),
         ("B", {"errors": [err(0, 1, "fluency/grammar", "minor")]}, "r2"),
         ("B", {"errors": []}, "r2"),

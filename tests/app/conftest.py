@@ -43,3 +43,12 @@ def plain(markdown: str) -> str:
 
 def errors(at) -> list[str]:
     return [plain(e.value) for e in at.error]
+
+
+def lines_with(ann, system: str, category: str) -> set[int]:
+    """Lines (1-based) where ``system`` has an annotated error of ``category`` (what the filter must keep)."""
+    return {
+        k
+        for k, seg_id in enumerate(ann.seg_ids, start=1)
+        if any(e.category == category for e in ann.segments[(system, seg_id)].errors)
+    }

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from mtlens.annotations import read_mqm_tsv
 
 from ..conftest import ROOT, TESTDATA
-from .conftest import no_errors
+from .conftest import lines_with, no_errors
 
 EXCERPT = TESTDATA / "mqm" / "mqm_ted_ende.excerpt.tsv"
 
@@ -89,16 +89,8 @@ def test_the_category_filter_keeps_matching_lines_and_is_in_the_link(annotated):
     annotated.switch_page("pages/2_Sentences.py").run()
     ann = read_mqm_tsv(EXCERPT.read_bytes(), EXCERPT.name)
     category = "Accuracy/Mistranslation"
-
-    def lines_of(system):
-        return {
-            k
-            for k, seg_id in enumerate(ann.seg_ids, start=1)
-            if any(e.category == category for e in ann.segments[(system, seg_id)].errors)
-        }
-
-    system = max(ann.systems, key=lambda s: len(lines_of(s)))
-    want = lines_of(system)
+    system = max(ann.systems, key=lambda s: len(lines_with(ann, s, category)))
+    want = lines_with(ann, system, category)
     annotated.selectbox(key="sent_a").set_value(system).run()
     annotated.selectbox(key="sent_f_category").set_value(category).run()
     no_errors(annotated)

@@ -65,27 +65,16 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server(log_dir, env=None):
-    """A Streamlit server for app.py on a free loopback port (stopped on exit); yields its URL."""
-    port = _free_port()
+def running_server(log_dir, env=None, flags=("--server.address", "127.0.0.1"), port=None):
+    """A Streamlit server for app.py on a free port (stopped on exit); yields its URL on 127.0.0.1.
+
+    ``flags``: the command line's own flags (by default the loopback address; ``()`` starts it exactly
+    as the README's command does)."""
+    port = port or _free_port()
     log = log_dir / f"streamlit-{port}.log"
     with open(log, "w") as out:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                str(ROOT / "app.py"),
-                "--server.headless",
-                "true",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--browser.gatherUsageStats",
-                "false",
-            ],
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), *flags],
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -98,9 +87,13 @@ def running_server(log_dir, env=None):
                 if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
                     break
             except OSError:
+                if proc.poll() is not None:
+                    break
                 time.sleep(0.5)
         else:
             raise RuntimeError(f"streamlit did not start: {log.read_text()[-2000:]}")
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit stopped: {log.read_text()[-2000:]}")
         yield url
     finally:
         proc.terminate()

@@ -11,6 +11,7 @@ import pytest
 from mtlens.annotations import read_mqm_tsv
 
 from ..conftest import TESTDATA
+from .conftest import lines_with
 from .test_browser import UPLOADER, _goto, _idle, browser, running_server
 
 __all__ = ["browser"]
@@ -37,6 +38,20 @@ def _majors(ann, limit=3):
     return found
 
 
+def _open_annotated(browser, server, path):
+    """A new browser context on the home page, the annotation file uploaded alone, then the Sentences page."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 2600})
+    page = ctx.new_page()
+    page.goto(server)
+    page.get_by_text("Dataset", exact=True).wait_for(timeout=60_000)
+    page.get_by_text("Optional: source text and human scores").click()
+    page.locator(UPLOADER.format("up_annotations")).set_input_files([str(path)])
+    _idle(page)
+    _goto(page, "Sentences")
+    page.get_by_text("What human raters marked").wait_for(timeout=60_000)
+    return ctx, page
+
+
 def _choose(page, key, value):
     """Pick ``value`` in the selectbox with widget key ``key``: open it, type to search, pick the option."""
     box = page.locator(f'.st-key-{key} input[role="combobox"]')
@@ -51,17 +66,8 @@ def test_major_spans_cover_exactly_the_tagged_characters(browser, server, pair):
     path = TESTDATA / "mqm" / f"mqm_ted_{pair}.excerpt.tsv"
     ann = read_mqm_tsv(path.read_bytes(), path.name)
     rows = path.read_text(encoding="utf-8").splitlines()
-    ctx = browser.new_context(viewport={"width": 1400, "height": 2600})
-    page = ctx.new_page()
+    ctx, page = _open_annotated(browser, server, path)
     try:
-        page.goto(server)
-        page.get_by_text("Dataset", exact=True).wait_for(timeout=60_000)
-        page.get_by_text("Optional: source text and human scores").click()
-        page.locator(UPLOADER.format("up_annotations")).set_input_files([str(path)])
-        _idle(page)
-        page.get_by_text(f"{len(ann.systems)} systems").first.wait_for(timeout=60_000)
-        _goto(page, "Sentences")
-        page.get_by_text("What human raters marked").wait_for(timeout=60_000)
         for system, k, seg, error in _majors(ann):
             tagged = re.search(r"<v>(.*?)</v>", rows[error.row - 1].split("\t")[6]).group(1)
             assert seg.hypothesis[error.start : error.end] == tagged
@@ -85,29 +91,15 @@ def test_the_category_filter_works_in_the_browser(browser, server):
     path = TESTDATA / "mqm" / "mqm_ted_ende.excerpt.tsv"
     ann = read_mqm_tsv(path.read_bytes(), path.name)
     category = "Accuracy/Mistranslation"
-
-    def lines_of(system):
-        return {
-            k
-            for k, seg_id in enumerate(ann.seg_ids, start=1)
-            if any(e.category == category for e in ann.segments[(system, seg_id)].errors)
-        }
-
-    system = max(ann.systems, key=lambda s: len(lines_of(s)))
-    ctx = browser.new_context(viewport={"width": 1400, "height": 2600})
-    page = ctx.new_page()
+    system = max(ann.systems, key=lambda s: len(lines_with(ann, s, category)))
+    ctx, page = _open_annotated(browser, server, path)
     try:
-        page.goto(server)
-        page.get_by_text("Dataset", exact=True).wait_for(timeout=60_000)
-        page.get_by_text("Optional: source text and human scores").click()
-        page.locator(UPLOADER.format("up_annotations")).set_input_files([str(path)])
-        _idle(page)
-        _goto(page, "Sentences")
-        page.get_by_text("What human raters marked").wait_for(timeout=60_000)
         _choose(page, "sent_a", system)
         page.get_by_text(f"{len(ann.seg_ids)} of {len(ann.seg_ids)} lines").wait_for(timeout=60_000)
         _choose(page, "sent_f_category", category)
-        page.get_by_text(f"{len(lines_of(system))} of {len(ann.seg_ids)} lines").wait_for(timeout=60_000)
+        page.get_by_text(f"{len(lines_with(ann, system, category))} of {len(ann.seg_ids)} lines").wait_for(
+            timeout=60_000
+        )
         assert "category=Accuracy%2FMistranslation" in page.url or "category=Accuracy/Mistranslation" in page.url
     finally:
         ctx.close()

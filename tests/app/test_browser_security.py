@@ -5,14 +5,9 @@ Streamlit's own st.login talks to it, nothing of Streamlit is mocked)."""
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 import socket
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
 
@@ -38,46 +33,11 @@ def _listening(port: int) -> list[str]:
 _LOOPBACK = {"0100007F", "00000000000000000000000001000000"}  # 127.0.0.1, ::1
 
 
-def _wait_health(url: str, proc, log) -> None:
-    for _ in range(120):
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                return
-        except OSError:
-            if proc.poll() is not None:
-                break
-            time.sleep(0.5)
-    raise RuntimeError(f"streamlit did not start: {log.read_text()[-2000:]}")
-
-
-@contextlib.contextmanager
-def _streamlit(tmp_path, *extra, env=None):
-    """``streamlit run app.py`` as the README starts it (no address flag), plus ``extra`` flags."""
-    port = _free_port()
-    log = tmp_path / f"st-{port}.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), *extra],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-        )
-    try:
-        _wait_health(f"http://127.0.0.1:{port}", proc, log)
-        yield port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
 def test_the_readme_command_listens_only_on_loopback(tmp_path):
     readme = (ROOT / "README.md").read_text()
     assert ".venv/bin/streamlit run app.py\n" in readme  # the README's first command, no address flag
-    with _streamlit(tmp_path) as port:
+    with running_server(tmp_path, flags=()) as url:  # no flag: exactly the README's command
+        port = int(url.rsplit(":", 1)[1])
         addrs = _listening(port)
         assert addrs and set(addrs) <= _LOOPBACK, addrs
         others = [a for a in _own_addresses() if not a.startswith("127.")]
@@ -104,7 +64,8 @@ def test_a_rebinding_host_name_sees_nothing(tmp_path):
     pytest.importorskip("playwright")
     from playwright.sync_api import sync_playwright
 
-    with _streamlit(tmp_path) as port, sync_playwright() as p:
+    with running_server(tmp_path, flags=()) as url, sync_playwright() as p:
+        port = int(url.rsplit(":", 1)[1])
         b = p.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=[*ARGS, "--host-resolver-rules=MAP evil.example 127.0.0.1"]
         )
@@ -191,28 +152,8 @@ def test_oidc_login_owns_sets_and_a_second_user_only_reads(browser, tmp_path, oi
     )
     env = dict(os.environ, MTLENS_DATA_DIR=str(tmp_path / "ws"))
     env.pop("MTLENS_ACCESS", None)
-    log = tmp_path / "st.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.port",
-                str(port),
-                "--secrets.files",
-                str(secrets),
-            ],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-        )
-    try:
+    with running_server(tmp_path, env, flags=("--secrets.files", str(secrets)), port=port):
         url = f"http://localhost:{port}"
-        _wait_health(url, proc, log)
 
         def sign_in(user):
             ctx = browser.new_context(viewport={"width": 1400, "height": 2200}, accept_downloads=True)
@@ -248,9 +189,3 @@ def test_oidc_login_owns_sets_and_a_second_user_only_reads(browser, tmp_path, oi
         assert page.get_by_text("UEdin").count() == 0  # without signing in, nothing is shown
         anonymous.close()
         ctx_a.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
