@@ -302,26 +302,6 @@ def mqm_metric(ann: Annotations, corpus, weights: Mapping | None = None):
     return ImportedScores("mqm", True, {s: scores[s] for s in corpus.system_names}, ann.name, {}, notes)
 
 
-def as_human_scores(anns, corpus, weights: Mapping | None = None):
-    """MQM as a human score type (``MQM``, then ``MQM-2``...) for everything human scores feed (human
-    correlation, meta-evaluation, WMT-style ranking): segment scores on the rated lines, and the system
-    score as the mean of its rated segments."""
-    from .analysis.human import HumanScores
-
-    system: dict = {}
-    segment: dict = {}
-    for k, ann in enumerate(anns):
-        kind = "MQM" if k == 0 else f"MQM-{k + 1}"
-        scores = mqm_scores(ann, weights)
-        for s in corpus.system_names:
-            values = scores.get(s, [])
-            rated = {i: v for i, v in enumerate(values) if v is not None}
-            if rated:
-                segment.setdefault(kind, {})[s] = rated
-                system.setdefault(kind, {})[s] = sum(rated.values()) / len(rated)
-    return HumanScores(system, segment)
-
-
 def read_mtme_ratings(data: bytes, name: str, corpus) -> Annotations:
     """mt-metrics-eval's ratings (``human-scores/<pair>.<name>.seg.rating``): one line per system and
     segment in segment order, ``SYSTEM<TAB>{"errors": [{"start", "end", "category", "severity", "score",

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 
 import numpy as np
 from scipy.stats import rankdata
 
 from ..annotations import Annotations, error_weight, mqm_scores
+from .human import HumanScores
 
 
 def error_counts(ann: Annotations) -> list[dict]:
@@ -119,3 +121,21 @@ def span_overlap(ann: Annotations, predicted: dict[str, list[list]]) -> dict:
     r = tp / (tp + fn) if tp + fn else math.nan
     f = 2 * p * r / (p + r) if tp else 0.0
     return {"precision": p, "recall": r, "f1": f, "characters": tp + fp + fn}
+
+
+def as_human_scores(anns, corpus, weights: Mapping | None = None):
+    """MQM as a human score type (``MQM``, then ``MQM-2``...) for everything human scores feed (human
+    correlation, meta-evaluation, WMT-style ranking): segment scores on the rated lines, and the system
+    score as the mean of its rated segments."""
+    system: dict = {}
+    segment: dict = {}
+    for k, ann in enumerate(anns):
+        kind = "MQM" if k == 0 else f"MQM-{k + 1}"
+        scores = mqm_scores(ann, weights)
+        for s in corpus.system_names:
+            values = scores.get(s, [])
+            rated = {i: v for i, v in enumerate(values) if v is not None}
+            if rated:
+                segment.setdefault(kind, {})[s] = rated
+                system.setdefault(kind, {})[s] = sum(rated.values()) / len(rated)
+    return HumanScores(system, segment)

@@ -187,8 +187,8 @@ def too_few_lines(dataset: Dataset) -> str:
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _human(fingerprint: str, human_fingerprint: str, scores_fingerprint: str, _dataset: Dataset):
+    from ..analysis.annotations import as_human_scores
     from ..analysis.human import merge, read_human_files
-    from ..annotations import as_human_scores
 
     parts = [read_human_files(list(_dataset.human), _dataset.corpus)] if _dataset.human else []
     if _dataset.annotations:  # MQM from the annotations is a human score like the uploaded ones
