@@ -141,3 +141,4 @@ with guard():
 
     workspace.current_set_panel(ds)
     workspace.saved_sets_panel(ds)
+    workspace.models_panel()

@@ -62,8 +62,8 @@ def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
     s.add_argument(
         "--metrics",
         default=None,
-        help=f"comma-separated: {','.join(metric_names())} and the names of imported metrics "
-        f"(default {default_metrics} and every --scores metric)",
+        help=f"comma-separated: {','.join(metric_names())}, comet:NAME for a registered model (see 'models'), and the "
+        f"names of imported metrics (default {default_metrics}, every --scores metric and a set's computed ones)",
     )
     s.set_defaults(default_metrics=default_metrics)
     s.add_argument(
@@ -224,6 +224,17 @@ def build_parser() -> argparse.ArgumentParser:
         _add_data_dir(a)
     a = ac_sub.add_parser("list", help="every project's members")
     _add_data_dir(a)
+    mo = sub.add_parser("models", help="neural models (COMET, CometKiwi, xCOMET) from local checkpoints")
+    mo_sub = mo.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    a = mo_sub.add_parser("add", help="register a local checkpoint; then score with --metrics comet:NAME")
+    a.add_argument("name", metavar="NAME", help="the name --metrics uses: comet:NAME")
+    a.add_argument("path", metavar="PATH", help="the model folder (hparams.yaml, checkpoints/model.ckpt) or the .ckpt")
+    _add_data_dir(a)
+    a = mo_sub.add_parser("list", help="the registered models")
+    _add_data_dir(a)
+    a = mo_sub.add_parser("remove", help="forget a model (its cached scores stay with its checkpoint digest)")
+    a.add_argument("name", metavar="NAME")
+    _add_data_dir(a)
     return p
 
 
@@ -312,16 +323,52 @@ def _chosen_metrics(args, corpus):
         from .evaluation import annotation_metrics
 
         imported += annotation_metrics(corpus, annotations, getattr(args, "mqm_weights", None))
+    if getattr(args, "set", None) is not None:  # the set's neural scores computed before
+        from .neural import completed
+
+        imported += [m for m in completed(_store(args), corpus) if m.name not in {i.name for i in imported}]
     if args.metrics is None:  # a set without a reference (from annotations) has only its own metrics
         return (parse_metric_list(args.default_metrics) if corpus.references else []), imported
     items = [x.strip().lower() for x in args.metrics.split(",") if x.strip()]
     names = {i.name: i for i in imported}
+    for item in dict.fromkeys(items):
+        if item.startswith("comet:") and item not in names:
+            names[item] = _neural_scores(args, corpus, item)
     unknown = [x for x in items if x not in REGISTRY and x not in names]
     if unknown:
         choices = ", ".join([*REGISTRY, *names])
         raise InputError(f"unknown metric '{unknown[0]}'; choose from {choices}")
     builtin = [x for x in dict.fromkeys(items) if x in REGISTRY]
     return builtin, [names[x] for x in dict.fromkeys(items) if x in names]
+
+
+def _neural_scores(args, corpus, item: str):
+    """A registered model's scores (computing what the cache lacks, with progress on stderr)."""
+    from . import neural
+
+    store = _store(args)
+    model = neural.get_model(store, item)
+    if getattr(args, "set", None) is not None:  # a saved set: a job, as the dashboard would run it
+        from .jobs import run
+
+        if neural.cached_scores(store, model, corpus) is None:
+            print(f"mtlens: {item}: scoring the set's missing segments", file=sys.stderr)
+            if run(store, args.set, model.name) != "done":
+                job = store.job(args.set, model.digest) or {}
+                raise InputError(
+                    f"{item}: {job.get('message') or 'the job was cancelled; run the command again to go on'}"
+                )
+        return neural.scores_for(store, model, corpus)
+    shown = {"last": -1}
+
+    def progress(done: int, total: int) -> None:
+        if total and (sys.stderr.isatty() or done in (0, total)):
+            pct = int(100 * done / total)
+            if pct != shown["last"]:
+                shown["last"] = pct
+                print(f"mtlens: {item}: {done}/{total} new segments scored", file=sys.stderr)
+
+    return neural.scores_for(store, model, corpus, progress)
 
 
 def _score(args, corpus, metrics, options):
@@ -588,6 +635,23 @@ def _run_access(args) -> str:
     return "".join(f"{p}\t{m}\n" for p, m in rows) or "no project has members yet\n"
 
 
+def _run_models(args) -> str:
+    from . import neural
+
+    store = _store(args)
+    if args.action == "add":
+        m = neural.add_model(store, args.name, args.path)
+        return (
+            f"{m.name}: {m.kind} (reads {', '.join(m.inputs)}), checkpoint {m.path}, digest {m.digest[:12]}\n"
+            f"score with: --metrics {m.metric}\n"
+        )
+    if args.action == "remove":
+        store.remove_model(args.name)
+        return f"removed {args.name}\n"
+    rows = [f"{m.metric}\t{m.kind}\t{','.join(m.inputs)}\t{m.digest[:12]}\t{m.path}" for m in neural.models(store)]
+    return "\n".join(rows) + "\n" if rows else "no model is registered (python -m mtlens models add NAME PATH)\n"
+
+
 def _run_delete(args) -> str:
     _store(args).delete(args.id)
     return f"deleted {args.id}\n"
@@ -656,6 +720,7 @@ _COMMANDS = {
     "delete": _run_delete,
     "dashboard": _run_dashboard,
     "access": _run_access,
+    "models": _run_models,
 }
 
 

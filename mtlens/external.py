@@ -58,6 +58,8 @@ class ImportedScores:
         source: the file it came from.
         spans: system -> per line, xCOMET error spans (empty when the file has none).
         notes: what was done with the file (ignored systems, repaired offsets).
+        model: for scores mtlens computed with a registered checkpoint (:mod:`mtlens.neural`), the
+            signature's model fields (name, digest, kind); empty for a file.
     """
 
     name: str
@@ -66,6 +68,7 @@ class ImportedScores:
     source: str
     spans: dict[str, list[list[ErrorSpan]]] = field(default_factory=dict, repr=False)
     notes: tuple[str, ...] = ()
+    model: tuple[tuple[str, str], ...] = ()
 
 
 class ImportedMetric(Metric):
@@ -90,10 +93,11 @@ class ImportedMetric(Metric):
             return np.where(s[:, 1] > 0, s[:, 0] / np.where(s[:, 1] > 0, s[:, 1], 1.0), np.nan)
 
     def signature(self, n_refs):
+        origin = self.imported.model or (("file", Path(self.imported.source).name),)
         return Signature(
             (
                 ("metric", self.name),
-                ("file", Path(self.imported.source).name),
+                *origin,
                 ("mean", "segments"),
                 ("higher", "yes" if self.higher_is_better else "no"),
             )

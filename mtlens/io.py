@@ -452,3 +452,22 @@ def with_warnings(corpus: Corpus) -> Corpus:
     if corpus.source is not None:
         notes += stream_warnings("source", "source", corpus.source)
     return dataclasses.replace(corpus, warnings=tuple(notes))
+
+
+#: the bundled sample (WMT21 en-de, 200 lines; sample_data/README.md)
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLE_SYSTEMS = ("VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin")
+SAMPLE_REFERENCES = ("ref.txt", "ref2.txt")
+
+
+def sample_files() -> tuple[list, list, tuple]:
+    """The bundled sample's ``(references, systems, source)`` as ``(name, bytes)`` pairs."""
+    refs = [(n, read_bytes(SAMPLE_DIR / n)) for n in SAMPLE_REFERENCES]
+    systems = [(f"{n}.txt", read_bytes(SAMPLE_DIR / f"{n}.txt")) for n in SAMPLE_SYSTEMS]
+    return refs, systems, ("src.txt", read_bytes(SAMPLE_DIR / "src.txt"))
+
+
+def sample_corpus() -> Corpus:
+    """The bundled sample's corpus (the dashboard's first set; neural jobs on it read it from here)."""
+    refs, systems, src = sample_files()
+    return corpus_from_bytes(refs, systems, src)

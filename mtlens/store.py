@@ -40,7 +40,7 @@ from .corpus import Corpus
 from .errors import InputError
 from .limits import env_number
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 FILE_NAME = "mtlens.sqlite3"
 #: the id of the bundled sample, a read-only set that is always there
 SAMPLE_ID = "sample"
@@ -106,6 +106,44 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         # was read: reopening a set says the same as the upload did (mtlens/evaluation.py)
         "ALTER TABLE sets ADD COLUMN language_how TEXT",
         "ALTER TABLE sets ADD COLUMN notes TEXT",
+    ),
+    3: (
+        # the neural-model registry (mtlens/neural.py): local checkpoints, by name, with their digest
+        """CREATE TABLE models (
+            name TEXT PRIMARY KEY,
+            path TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            inputs TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime REAL NOT NULL,
+            added TEXT NOT NULL
+        )""",
+        # neural segment scores, keyed by what determines them: the checkpoint's digest and the digest of
+        # the segment's inputs (source, hypothesis, reference); shared by every set and every visitor
+        """CREATE TABLE neural (
+            digest TEXT NOT NULL,
+            segment TEXT NOT NULL,
+            score REAL NOT NULL,
+            spans TEXT,
+            PRIMARY KEY (digest, segment)
+        ) WITHOUT ROWID""",
+        # background scoring jobs, one per (set, checkpoint digest): two visitors share one (no foreign key:
+        # the bundled sample, which is not stored, has jobs too; deleting a set deletes its jobs)
+        """CREATE TABLE jobs (
+            set_id TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            model TEXT NOT NULL,
+            state TEXT NOT NULL,
+            done INTEGER NOT NULL DEFAULT 0,
+            total INTEGER NOT NULL DEFAULT 0,
+            resumed_at INTEGER NOT NULL DEFAULT 0,
+            started REAL NOT NULL,
+            updated REAL NOT NULL,
+            pid INTEGER,
+            message TEXT,
+            PRIMARY KEY (set_id, digest)
+        )""",
     ),
 }
 
@@ -600,6 +638,7 @@ class Store:
         with self._db(write=True) as con:
             if con.execute("DELETE FROM sets WHERE id = ?", (set_id,)).rowcount == 0:
                 raise InputError(f"no saved set has the id '{set_id}'")
+            con.execute("DELETE FROM jobs WHERE set_id = ?", (set_id,))
 
     def _drop_ballast(self) -> bool:
         try:
@@ -676,6 +715,119 @@ class Store:
                 rows,
             )
 
+    # ------------------------------------------------------------------ neural models, scores, jobs
+    def put_model(self, row: Mapping) -> None:
+        """Register (or replace) a neural model: ``name, path, digest, kind, inputs, size, mtime``."""
+        with self._db(write=True) as con:
+            con.execute(
+                "INSERT OR REPLACE INTO models (name, path, digest, kind, inputs, size, mtime, added) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    row["name"],
+                    row["path"],
+                    row["digest"],
+                    row["kind"],
+                    row["inputs"],
+                    row["size"],
+                    row["mtime"],
+                    dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                ),
+            )
+
+    def models(self) -> list[dict]:
+        """The registered neural models, by name."""
+        try:
+            with self._db() as con:
+                cur = con.execute(
+                    "SELECT name, path, digest, kind, inputs, size, mtime, added FROM models ORDER BY name"
+                )
+                return _dicts(cur)
+        except _Missing:
+            return []
+
+    def remove_model(self, name: str) -> None:
+        """Forget a model (its cached scores stay: they belong to the checkpoint's digest)."""
+        with self._db(write=True) as con:
+            if con.execute("DELETE FROM models WHERE name = ?", (name,)).rowcount == 0:
+                raise InputError(f"no model is registered as '{name}'")
+
+    def get_neural(self, digest: str, segments: Sequence[str]) -> dict[str, tuple[float, str | None]]:
+        """Cached neural scores of a checkpoint: segment key -> (score, spans JSON or None)."""
+        out: dict[str, tuple[float, str | None]] = {}
+        try:
+            with self._db() as con:
+                keys = list(dict.fromkeys(segments))
+                for k in range(0, len(keys), 500):
+                    chunk = keys[k : k + 500]
+                    marks = ",".join("?" * len(chunk))
+                    for seg, score, spans in con.execute(
+                        f"SELECT segment, score, spans FROM neural WHERE digest = ? AND segment IN ({marks})",
+                        (digest, *chunk),
+                    ):
+                        out[seg] = (float(score), spans)
+        except _Missing:
+            pass
+        return out
+
+    def put_neural(self, digest: str, rows: Sequence[tuple[str, float, str | None]]) -> None:
+        """Save neural scores ``(segment key, score, spans JSON)`` of a checkpoint, in one transaction."""
+        self._check_size(sum(len(r[0]) + 8 + len(r[2] or "") for r in rows))
+        with self._db(write=True) as con:
+            con.executemany(
+                "INSERT OR REPLACE INTO neural (digest, segment, score, spans) VALUES (?, ?, ?, ?)",
+                [(digest, k, float(v), sp) for k, v, sp in rows],
+            )
+
+    def job(self, set_id: str, digest: str) -> dict | None:
+        try:
+            with self._db() as con:
+                cur = con.execute("SELECT * FROM jobs WHERE set_id = ? AND digest = ?", (set_id, digest))
+                rows = _dicts(cur)
+                return rows[0] if rows else None
+        except _Missing:
+            return None
+
+    def jobs(self, set_id: str) -> list[dict]:
+        try:
+            with self._db() as con:
+                cur = con.execute("SELECT * FROM jobs WHERE set_id = ? ORDER BY model", (set_id,))
+                return _dicts(cur)
+        except _Missing:
+            return []
+
+    def claim_job(self, set_id: str, digest: str, model: str, alive) -> tuple[bool, dict]:
+        """Create the job of (set, checkpoint) or take over a dead one, atomically (under the write lock):
+        ``(True, row)`` when the caller now owns it and must start it, ``(False, row)`` when a live job
+        (``alive(row)``) already runs it. A finished job is claimed again (it computes only what is new)."""
+        now = _now()
+        with self._db(write=True) as con:
+            if set_id != SAMPLE_ID and con.execute("SELECT 1 FROM sets WHERE id = ?", (set_id,)).fetchone() is None:
+                raise InputError(f"no saved set has the id '{set_id}'")
+            cur = con.execute("SELECT * FROM jobs WHERE set_id = ? AND digest = ?", (set_id, digest))
+            for job in _dicts(cur):
+                if job["state"] in ("queued", "running", "cancelling") and alive(job):
+                    return False, job
+            con.execute(
+                "INSERT OR REPLACE INTO jobs (set_id, digest, model, state, done, total, resumed_at, started, updated, "
+                "pid, message) VALUES (?, ?, ?, 'queued', 0, 0, 0, ?, ?, NULL, NULL)",
+                (set_id, digest, model, now, now),
+            )
+            cur = con.execute("SELECT * FROM jobs WHERE set_id = ? AND digest = ?", (set_id, digest))
+            return True, _dicts(cur)[0]
+
+    def update_job(self, set_id: str, digest: str, **fields) -> str | None:
+        """Change a job's fields; returns its state as it is now (None when the job or its set is gone)."""
+        allowed = {"state", "done", "total", "resumed_at", "started", "pid", "message"}
+        fields = {k: v for k, v in fields.items() if k in allowed}
+        with self._db(write=True) as con:
+            sets = ", ".join(f"{k} = ?" for k in fields)
+            con.execute(
+                f"UPDATE jobs SET {sets + ', ' if sets else ''}updated = ? WHERE set_id = ? AND digest = ?",
+                (*fields.values(), _now(), set_id, digest),
+            )
+            row = con.execute("SELECT state FROM jobs WHERE set_id = ? AND digest = ?", (set_id, digest)).fetchone()
+        return row[0] if row else None
+
     # ------------------------------------------------------------------ bundles
     def export_bundle(self, set_id: str) -> bytes:
         """One file holding a set (gzip'd JSON: text, names, human files as hex), to import elsewhere."""
@@ -696,6 +848,15 @@ class Store:
             "annotations": [[n, d.hex()] for n, d in s.annotations],
         }
         return gzip.compress(json.dumps(doc, ensure_ascii=True).encode("ascii"), mtime=0)
+
+
+def _dicts(cur: sqlite3.Cursor) -> list[dict]:
+    cols = [c[0] for c in cur.description]
+    return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+
+def _now() -> float:
+    return dt.datetime.now(dt.timezone.utc).timestamp()
 
 
 class _Missing(Exception):

@@ -7,6 +7,7 @@ import streamlit as st
 
 from mtlens.ui import cached, export, render, state, views
 from mtlens.ui.guard import guard
+from mtlens.ui.neural import panel as neural_panel
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 with guard():
@@ -15,6 +16,7 @@ with guard():
     ds = state.current()
     opts = metric_sidebar()
     dataset_caption(ds)
+    neural_panel(ds)
 
     #: above this many system lines, the slow metrics (TER, tBLEU) are opt-in
     LARGE = 30_000
@@ -25,7 +27,7 @@ with guard():
         "Metrics",
         names,
         default=list(names) if size <= LARGE else fast,
-        key=f"rank_metrics_{size > LARGE}",
+        key=f"rank_metrics_{size > LARGE}_{len(names)}",  # a metric that appears (a finished job) is shown
         help="TER and tBLEU take about a minute per 100,000 system lines; they are opt-in for large uploads.",
     )
     if size > LARGE:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs and run it (the README's test command).
 #   bash scripts/test.sh [extra pytest arguments]
-# Creates .venv (if missing), installs requirements-dev.txt, installs Debian's chromium for the
+# Creates .venv (if missing), installs requirements-dev.txt and the neural extra (.venv-neural, for the
+# COMET tests), installs Debian's chromium for the
 # browser tests when it is missing (needs root/apt), then runs the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -r requirements-dev.txt
+# the neural extra, for the COMET tests: this machine's CPU build of torch (a plain 'torch' would fetch a
+# CUDA build of several GB); set MTLENS_TORCH to choose another
+MTLENS_TORCH=${MTLENS_TORCH:-torch==2.13.0} bash scripts/install-neural.sh
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
     echo "installing Debian's chromium for the browser tests"

@@ -30,6 +30,11 @@ def pytest_addoption(parser):
         action="store_true",
         help="fail (instead of skipping) browser tests when /usr/bin/chromium or playwright is missing",
     )
+    parser.addoption(
+        "--require-neural",
+        action="store_true",
+        help="fail (instead of skipping) the COMET tests when the neural extra (.venv-neural) is missing",
+    )
 
 
 def pytest_configure(config):
@@ -79,6 +84,37 @@ def excerpts():
         if folder.is_dir() and (folder / "ref.txt").exists():  # mqm/ holds annotations, not a test set
             out[folder.name] = pair_files(folder)
     return out
+
+
+@pytest.fixture(scope="session")
+def neural_python(request):
+    """The neural extra's interpreter (scripts/install-neural.sh); the COMET tests skip without it, with
+    a reason, unless ``--require-neural`` (what scripts/test.sh passes) makes that a failure."""
+    from mtlens import neural
+
+    try:
+        return neural.python()
+    except neural.NeuralUnavailable as err:
+        if request.config.getoption("--require-neural"):
+            pytest.fail(f"--require-neural was given but {err}")
+        pytest.skip(str(err))
+
+
+@pytest.fixture(scope="session")
+def tiny_models(neural_python, tmp_path_factory):
+    """Tiny COMET checkpoints built offline (tests/neural/build_tiny_comet.py): name -> model folder."""
+    import subprocess
+
+    out = tmp_path_factory.mktemp("tiny-comet")
+    texts = [str(SAMPLE / n) for n in ("src.txt", "ref.txt", "UEdin.txt")]
+    proc = subprocess.run(
+        [neural_python, "-I", str(ROOT / "tests" / "neural" / "build_tiny_comet.py"), str(out), *texts],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"},
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {name: out / name for name in ("tiny-comet", "tiny-kiwi", "tiny-xcomet")}
 
 
 @pytest.fixture(scope="session")

@@ -16,8 +16,8 @@ PKG = ROOT / "mtlens"
 FLOORS = {
     0: {"errors", "version", "limits", "access", "processes", "options", "tokenizers", "corpus", "ngrams", "language"},
     1: {"metrics"},
-    2: {"io", "importers", "external", "annotations", "store"},
-    3: {"kernels", "engine"},
+    2: {"io", "importers", "external", "annotations", "store", "neural", "_comet_worker"},
+    3: {"kernels", "engine", "jobs"},
     4: {"scoring"},
     5: {"significance", "analysis", "report", "html_report", "highlight"},
     6: {"evaluation"},

@@ -45,12 +45,31 @@ def _imported(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> d
 
     metrics = read_score_files(list(_dataset.scores), _dataset.corpus) if _dataset.scores else []
     metrics += annotation_metrics(_dataset.corpus, _dataset.annotations)
+    metrics += _neural_metrics(_dataset)
     return {s.name: (s, result_for(_dataset.corpus, s)) for s in metrics}
 
 
+def _neural_metrics(dataset: Dataset) -> list:
+    """The scores of the set's finished neural jobs (:mod:`mtlens.neural`), read from the store's cache."""
+    from ..errors import InputError
+    from ..neural import cached_scores, get_model
+
+    out = []
+    for name, digest in dataset.neural:
+        try:
+            model = get_model(state.store(), name)
+            scores = cached_scores(state.store(), model, dataset.corpus) if model.digest == digest else None
+        except InputError:
+            continue
+        if scores is not None:
+            out.append(scores)
+    return out
+
+
 def imported(dataset: Dataset) -> dict:
-    """Metrics read from files (imported scores, the annotations' MQM): name -> (ImportedScores, MetricResult)."""
-    if not dataset.scores and not dataset.annotations:
+    """Metrics read from files (imported scores, the annotations' MQM) and computed by neural jobs:
+    name -> (ImportedScores, MetricResult)."""
+    if not dataset.scores and not dataset.annotations and not dataset.neural:
         return {}
     return _imported(dataset.fingerprint, dataset.scores_fingerprint, dataset)
 

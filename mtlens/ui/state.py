@@ -12,7 +12,6 @@ import contextlib
 import dataclasses
 import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import streamlit as st
 
@@ -20,13 +19,12 @@ from .. import kernels
 from ..corpus import Corpus
 from ..errors import InputError
 from ..evaluation import Evaluation, evaluate, evaluate_annotations, open_saved, options_for, save
-from ..io import corpus_from_bytes, corpus_from_single, read_bytes
+from ..io import SAMPLE_DIR, corpus_from_bytes, corpus_from_single, read_bytes, sample_corpus, sample_files
 from ..language import Language, language_defaults
 from ..options import DEFAULTS, Options
 from ..store import SAMPLE_ID, Store
 from . import identity
 
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 DATA_KEY = "mtlens_dataset"
 OPTIONS_KEY = "mtlens_options"
 UPLOAD_SIG_KEY = "mtlens_upload_signature"
@@ -62,6 +60,8 @@ class Dataset:
     scores: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
     scores_fingerprint: str = ""
     annotations: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
+    #: the neural models whose scores for this set are complete: ``(name, checkpoint digest)`` pairs
+    neural: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of(cls, ev: Evaluation, origin: str, files=()) -> Dataset:
@@ -108,10 +108,8 @@ def fingerprint(corpus: Corpus) -> str:
 @st.cache_resource(show_spinner=False)
 def sample_dataset() -> Dataset:
     """The bundled sample (read once per process)."""
-    refs = [("ref.txt", read_bytes(SAMPLE_DIR / "ref.txt")), ("ref2.txt", read_bytes(SAMPLE_DIR / "ref2.txt"))]
-    names = ["VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin"]
-    systems = [(f"{n}.txt", read_bytes(SAMPLE_DIR / f"{n}.txt")) for n in names]
-    corpus = corpus_from_bytes(refs, systems, ("src.txt", read_bytes(SAMPLE_DIR / "src.txt")))
+    refs, systems, _ = sample_files()
+    corpus = sample_corpus()
     human = tuple((n, read_bytes(SAMPLE_DIR / n)) for n in ("human.tsv", "human_seg.tsv"))
     files = (*(fn for fn, _ in refs + systems), "src.txt", "human.tsv", "human_seg.tsv")
     ev = dataclasses.replace(
@@ -155,7 +153,32 @@ def current() -> Dataset:
         use_dataset(ds)
     if ds.set_id and st.query_params.get("set") != ds.set_id:
         st.query_params["set"] = ds.set_id
+    done = neural_done(ds)
+    if done != ds.neural:  # a neural job finished (or its model changed): the metrics read from it change
+        ds = dataclasses.replace(
+            ds,
+            neural=done,
+            scores_fingerprint=ds.scores_fingerprint.split("|")[0] + "".join(f"|{n}@{d}" for n, d in done),
+        )
+        use_dataset(ds)
     return ds
+
+
+def neural_done(ds: Dataset) -> tuple[tuple[str, str], ...]:
+    """``(model, digest)`` of the set's finished neural jobs whose model is still registered as it was."""
+    if not ds.set_id:
+        return ()
+    from ..jobs import status
+    from ..neural import models
+
+    try:
+        jobs = [p for p in status(store(), ds.set_id) if p.state == "done"]
+        if not jobs:
+            return ()
+        registered = {(m.name, m.digest) for m in models(store())}
+    except InputError:
+        return ()
+    return tuple(sorted((p.model, p.digest) for p in jobs if (p.model, p.digest) in registered))
 
 
 def use_sample() -> None:

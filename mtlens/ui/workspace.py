@@ -203,3 +203,51 @@ def saved_sets_panel(ds: state.Dataset) -> None:
             if chosen.id == ds.set_id:
                 state.use_sample()
             st.rerun()
+
+
+def models_panel() -> None:
+    """The registered neural models; the operator (local mode) registers a checkpoint by its path."""
+    from .. import neural
+
+    st.subheader("Neural models")
+    if not neural.available():
+        st.caption(neural.HOW_TO_ENABLE[0].upper() + neural.HOW_TO_ENABLE[1:] + ".")
+        return
+    store = state.store()
+    try:
+        registered = neural.models(store)
+    except InputError as err:
+        st.error(render.md(str(err)))
+        return
+    if registered:
+        st.dataframe(
+            [
+                {
+                    "metric": m.metric,
+                    "kind": m.kind,
+                    "reads": ", ".join(m.inputs),
+                    "digest": m.digest[:12],
+                    "path": m.path,
+                }
+                for m in registered
+            ],
+            hide_index=True,
+        )
+    else:
+        st.caption("No model is registered yet.")
+    if not identity.visitor().admin:
+        st.caption("The operator registers models (python -m mtlens models add NAME PATH).")
+        return
+    with st.form("model_add", clear_on_submit=False):
+        cols = st.columns([1, 3])
+        name = cols[0].text_input("Name", key="model_name", placeholder="wmt22-comet-da")
+        path = cols[1].text_input(
+            "Checkpoint folder on this machine", key="model_path", placeholder="~/models/wmt22-comet-da"
+        )
+        if st.form_submit_button("Register model"):
+            try:
+                with st.spinner("Reading the checkpoint (its digest)…"):
+                    m = neural.add_model(store, name, path)
+                st.success(f"Registered {m.metric} ({m.kind}).")
+            except InputError as err:
+                st.error(render.md(str(err)))

@@ -1,0 +1,194 @@
+"""Background scoring jobs: a neural model over a saved set, one job per (set, checkpoint digest).
+
+Decisions (docs/decisions.md, "Neural metrics"):
+- A job is an operating-system process (``python -m mtlens.jobs SET_ID MODEL``, its own session) whose
+  state is a row of the store's ``jobs`` table: the process outlives a closed tab, a reload and the
+  dashboard's own restart. No job library fitted: huey, RQ, Celery and Dramatiq need a broker server or
+  pickle their tasks into their store, and nothing read from the store is ever unpickled.
+- Starting is atomic (:meth:`mtlens.store.Store.claim_job` under SQLite's write lock): two visitors asking
+  for the same scores share one job; a job whose process died (no heartbeat for :data:`STALE` s) is taken
+  over, and computes only what the cache lacks (completed batches are saved as they finish).
+- Cancelling sets the state to ``cancelling``; the job stops after the batches it is computing.
+- Progress is read from the row: segments done of the set's total, segments per second since this run
+  started, and the time left at that rate.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+from . import neural
+from .errors import InputError
+
+#: seconds without a heartbeat after which a running job is taken for dead
+STALE = 30.0
+#: seconds between heartbeats of a running job
+HEARTBEAT = 3.0
+ACTIVE = ("queued", "running", "cancelling")
+
+_children: list[subprocess.Popen] = []  # started by this process; reaped so none stays a zombie
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A job as a page shows it."""
+
+    model: str
+    state: str  # queued | running | cancelling | done | cancelled | failed
+    done: int
+    total: int
+    rate: float | None  # segments per second in this run
+    eta: float | None  # seconds left at that rate
+    message: str | None
+    digest: str
+
+    @property
+    def active(self) -> bool:
+        return self.state in ACTIVE
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.done / self.total) if self.total else 0.0
+
+
+def _reap() -> None:
+    with _lock:
+        _children[:] = [p for p in _children if p.poll() is None]
+
+
+def alive(job: dict) -> bool:
+    """A job runs while its heartbeat is recent."""
+    return time.time() - float(job["updated"]) < STALE
+
+
+def progress(job: dict) -> Progress:
+    state = job["state"]
+    if state in ACTIVE and not alive(job):
+        state = "failed"
+        message = job["message"] or "the job stopped (its process ended); start it again to go on"
+    else:
+        message = job["message"]
+    new = job["done"] - job["resumed_at"]
+    elapsed = max(1e-9, float(job["updated"]) - float(job["started"]))
+    rate = new / elapsed if new > 0 else None
+    eta = (job["total"] - job["done"]) / rate if rate and state in ACTIVE else None
+    return Progress(job["model"], state, job["done"], job["total"], rate, eta, message, job["digest"])
+
+
+def status(store, set_id: str) -> list[Progress]:
+    """Every job of the set, as pages show them."""
+    _reap()
+    return [progress(j) for j in store.jobs(set_id)]
+
+
+def start(store, set_id: str, model_name: str) -> Progress:
+    """Start the job of (set, model) in the background, or join the one already running."""
+    model = neural.get_model(store, model_name)
+    ev_corpus = _corpus(store, set_id)
+    neural.check_inputs(model, ev_corpus)
+    neural.python()  # the extra is there (else one sentence on how to install it)
+    claimed, job = store.claim_job(set_id, model.digest, model.name, alive)
+    if claimed:
+        env = {**os.environ, "MTLENS_DATA_DIR": str(store.data_dir)}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mtlens.jobs", set_id, model.name],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=str(neural.ROOT),
+            env=env,
+            start_new_session=True,  # a job outlives the server that started it
+        )
+        with _lock:
+            _children.append(proc)
+        store.update_job(set_id, model.digest, pid=proc.pid)
+        job = store.job(set_id, model.digest) or job
+    return progress(job)
+
+
+def cancel(store, set_id: str, digest: str) -> None:
+    job = store.job(set_id, digest)
+    if job and job["state"] in ("queued", "running"):
+        store.update_job(set_id, digest, state="cancelling")
+
+
+def _corpus(store, set_id: str):
+    from .io import sample_corpus
+    from .store import SAMPLE_ID
+
+    return sample_corpus() if set_id == SAMPLE_ID else store.load(set_id).corpus
+
+
+def run(store, set_id: str, model_name: str, claim: bool = True) -> str:
+    """The job's body (in its own process, or inline from the command line): score what is missing,
+    keep the row's progress and heartbeat current, honour a cancel. Returns the final state.
+
+    ``claim``: take the job first (the command line); a process :func:`start` made has it already."""
+    model = neural.get_model(store, model_name)
+    corpus = _corpus(store, set_id)
+    neural.check_inputs(model, corpus)
+    if claim:
+        claimed, _ = store.claim_job(set_id, model.digest, model.name, alive)
+        if not claimed:
+            raise InputError(
+                f"a job is already scoring this set with '{model.name}' (started in the dashboard); wait for it "
+                "or cancel it there"
+            )
+    store.update_job(set_id, model.digest, state="running", pid=os.getpid(), started=time.time())
+    total = corpus.n_lines * len(corpus.systems)
+    stop = threading.Event()
+    state = {"cancel": False}
+
+    def beat() -> None:
+        while not stop.wait(HEARTBEAT):
+            with contextlib.suppress(InputError):
+                if store.update_job(set_id, model.digest) == "cancelling":
+                    state["cancel"] = True
+
+    def on_progress(done: int, todo: int) -> None:
+        already = total - todo
+        fields = {"done": already + done, "total": total}
+        if done == 0:
+            fields["resumed_at"] = already
+        store.update_job(set_id, model.digest, **fields)
+
+    heart = threading.Thread(target=beat, daemon=True)
+    heart.start()
+    try:
+        finished = neural.compute(store, model, corpus, on_progress, should_stop=lambda: state["cancel"])
+    except InputError as err:
+        store.update_job(set_id, model.digest, state="failed", message=str(err))
+        return "failed"
+    except Exception as err:  # a bug: still a sentence on the page, never a silent stop
+        store.update_job(set_id, model.digest, state="failed", message=f"internal error: {type(err).__name__}: {err}")
+        raise
+    finally:
+        stop.set()
+    final = "done" if finished else "cancelled"
+    store.update_job(set_id, model.digest, state=final, message=None)
+    return final
+
+
+def main(argv: list[str]) -> int:
+    from .store import Store
+
+    if len(argv) != 2:
+        print("usage: python -m mtlens.jobs SET_ID MODEL", file=sys.stderr)
+        return 2
+    store = Store(os.environ.get("MTLENS_DATA_DIR") or None)
+    try:
+        return 0 if run(store, argv[0], argv[1], claim=False) == "done" else 1
+    except InputError as err:
+        print(f"mtlens: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

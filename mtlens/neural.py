@@ -1,0 +1,456 @@
+"""Neural metrics (COMET, CometKiwi, xCOMET) computed from the user's own local checkpoints.
+
+Decisions (docs/decisions.md, "Neural metrics"):
+- COMET runs in the optional extra's own environment (``.venv-neural``, made by
+  ``scripts/install-neural.sh``; ``MTLENS_NEURAL_PYTHON`` names another interpreter). unbabel-comet pins
+  numpy < 2, protobuf < 5 and transformers < 5, which the core does not share; the core install stays
+  as light and as fast as it is. mtlens talks to the worker (``mtlens/_comet_worker.py``) with JSON lines
+  over pipes: nothing is pickled across.
+- A model is a registered local checkpoint (``python -m mtlens models add NAME PATH``): name, path,
+  kind (comet, cometkiwi, xcomet, from its hparams.yaml), inputs, and the BLAKE2b digest of the
+  checkpoint file. Nothing is downloaded, ever (``HF_HUB_OFFLINE=1``); checkpoints are read with torch's
+  weights-only loader.
+- Scores are cached in the store by what determines them: the checkpoint's digest and the digest of
+  the segment's inputs (source, hypothesis, first reference, as the model reads them). Reopening a set,
+  adding a system or scoring the same text in another set computes only segments never scored.
+- Scores are those of ``comet-score`` for the same checkpoint (the worker prepares the model as
+  comet-score does); a set with several references is scored against its first reference, as
+  ``comet-score -r`` takes one file.
+- A computed model becomes a metric named ``comet:NAME`` with segment statistics ``[score, 1]`` (like an
+  imported one): the system score is the mean of the segment scores, and it feeds rankings,
+  significance, sentence views, buckets, human correlation, exports and the report. Its signature names
+  the model, the first 12 characters of the digest and the COMET version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .corpus import Corpus
+from .errors import InputError
+from .limits import env_number
+
+#: how ``--metrics`` names a registered model: ``comet:NAME``
+PREFIX = "comet:"
+#: environment variable naming the Python that has unbabel-comet
+PYTHON_ENV = "MTLENS_NEURAL_PYTHON"
+WORKER = Path(__file__).with_name("_comet_worker.py")
+ROOT = Path(__file__).resolve().parent.parent
+#: one sentence wherever a neural metric is offered without the extra
+HOW_TO_ENABLE = (
+    "neural metrics need the optional extra: run `bash scripts/install-neural.sh` (COMET in .venv-neural), "
+    f"or set {PYTHON_ENV} to a Python with unbabel-comet installed"
+)
+_NAME_OK = set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+
+class NeuralUnavailable(InputError):
+    """The optional extra is not installed (the message says how to install it)."""
+
+
+@dataclass(frozen=True)
+class Model:
+    """A registered checkpoint."""
+
+    name: str
+    path: str
+    digest: str
+    kind: str  # comet | cometkiwi | xcomet
+    inputs: tuple[str, ...]
+    size: int
+    mtime: float
+
+    @property
+    def metric(self) -> str:
+        return PREFIX + self.name
+
+    @property
+    def needs_reference(self) -> bool:
+        return "ref" in self.inputs
+
+    @property
+    def needs_source(self) -> bool:
+        return "src" in self.inputs
+
+
+# --------------------------------------------------------------------------- the environment
+def python() -> str:
+    """The interpreter that runs COMET: ``MTLENS_NEURAL_PYTHON``, else the repository's ``.venv-neural``,
+    else this one when it has COMET. Raises :class:`NeuralUnavailable` with how to install it."""
+    named = os.environ.get(PYTHON_ENV, "").strip()
+    if named:
+        if not Path(named).is_file():
+            raise NeuralUnavailable(f"{PYTHON_ENV} names '{named}', which is not a file; {HOW_TO_ENABLE}")
+        return named
+    venv = ROOT / ".venv-neural" / "bin" / "python"
+    if venv.is_file():
+        return str(venv)
+    import importlib.util
+
+    if importlib.util.find_spec("comet") is not None:
+        return sys.executable
+    raise NeuralUnavailable(HOW_TO_ENABLE)
+
+
+def available() -> bool:
+    try:
+        python()
+        return True
+    except NeuralUnavailable:
+        return False
+
+
+def _worker_env() -> dict:
+    return {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+        "PYTHONWARNINGS": "ignore",
+    }
+
+
+def _command(*args: str) -> list[str]:
+    # -I: the worker's folder (mtlens/, with modules named like tokenizers) is not put on sys.path
+    return [python(), "-I", str(WORKER), *args]
+
+
+def _error_of(output: str, stderr: str, code: int) -> str:
+    for line in output.splitlines():
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(doc, dict) and "error" in doc:
+            return str(doc["error"])
+    if code < 0:
+        return f"the COMET worker was killed (signal {-code}), probably out of memory"
+    tail = [t for t in stderr.strip().splitlines() if t.strip()][-1:] or ["no message"]
+    return f"the COMET worker stopped (exit status {code}): {tail[0][:300]}"
+
+
+# --------------------------------------------------------------------------- the registry
+def checkpoint_file(path: str | Path) -> Path:
+    """A model folder (``hparams.yaml`` + ``checkpoints/model.ckpt``) or the checkpoint file itself."""
+    p = Path(os.path.expanduser(str(path))).resolve()
+    if p.is_dir():
+        p = p / "checkpoints" / "model.ckpt"
+    if not p.is_file():
+        raise InputError(
+            f"'{path}' is not a COMET checkpoint: give the model folder (hparams.yaml and checkpoints/model.ckpt) "
+            "or its checkpoints/model.ckpt"
+        )
+    return p
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.blake2b(digest_size=32)
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def describe(ckpt: Path) -> dict:
+    """The model's kind and inputs, as the worker reads them from hparams.yaml."""
+    proc = subprocess.run(_command("describe", str(ckpt)), capture_output=True, text=True, env=_worker_env())
+    if proc.returncode != 0:
+        raise InputError(_error_of(proc.stdout, proc.stderr, proc.returncode))
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def check_name(name: str) -> str:
+    name = name.strip().lower()
+    if not name or len(name) > 64 or not set(name) <= _NAME_OK:
+        raise InputError(f"'{name[:64]}' is not a model name: use letters, digits, '-', '_' and '.' (up to 64)")
+    return name
+
+
+def add_model(store, name: str, path: str | Path) -> Model:
+    """Register a local checkpoint under a name (replacing an earlier one of that name)."""
+    name = check_name(name)
+    python()  # the extra reads the checkpoint (else one sentence on how to install it)
+    ckpt = checkpoint_file(path)
+    info = describe(ckpt)
+    stat = ckpt.stat()
+    row = {
+        "name": name,
+        "path": str(ckpt),
+        "digest": file_digest(ckpt),
+        "kind": info["kind"],
+        "inputs": ",".join(info["inputs"]),
+        "size": stat.st_size,
+        "mtime": stat.st_mtime,
+    }
+    store.put_model(row)
+    return _model(row)
+
+
+def _model(row: dict) -> Model:
+    return Model(
+        row["name"], row["path"], row["digest"], row["kind"], tuple(row["inputs"].split(",")), row["size"], row["mtime"]
+    )
+
+
+def models(store) -> list[Model]:
+    return [_model(r) for r in store.models()]
+
+
+def get_model(store, name: str) -> Model:
+    """A registered model by name (``comet:`` prefix allowed); a checkpoint changed on disk since it was
+    registered is digested again (its scores are then cached under the new digest)."""
+    name = name[len(PREFIX) :] if name.startswith(PREFIX) else name
+    found = {m.name: m for m in models(store)}
+    if name not in found:
+        known = ", ".join(found) or "none (add one with: python -m mtlens models add NAME PATH)"
+        raise InputError(f"no model is registered as '{name}'; registered: {known}")
+    m = found[name]
+    p = Path(m.path)
+    try:
+        stat = p.stat()
+    except OSError:
+        raise InputError(f"the checkpoint of model '{name}' is gone: '{m.path}' does not exist") from None
+    if stat.st_size != m.size or stat.st_mtime != m.mtime:
+        row = {**m.__dict__, "inputs": ",".join(m.inputs), "digest": file_digest(p), "size": stat.st_size}
+        row["mtime"] = stat.st_mtime
+        store.put_model(row)
+        m = _model(row)
+    return m
+
+
+# --------------------------------------------------------------------------- segments and the cache
+def _reference(corpus: Corpus) -> tuple[str, ...] | None:
+    return next(iter(corpus.references.values())) if corpus.references else None
+
+
+def check_inputs(model: Model, corpus: Corpus) -> None:
+    if model.needs_reference and not corpus.references:
+        raise InputError(f"model '{model.name}' ({model.kind}) needs a reference, and this set has none")
+    if model.needs_source and corpus.source is None:
+        raise InputError(f"model '{model.name}' ({model.kind}) needs the source text, and this set has none")
+
+
+def _segment_key(mt: str, src: str, ref: str) -> str:
+    return hashlib.blake2b("\0".join(("mt", mt, "src", src, "ref", ref)).encode("utf-8"), digest_size=16).hexdigest()
+
+
+def groups(model: Model, corpus: Corpus, size: int | None = None) -> dict[str, tuple[str, list[dict]]]:
+    """system -> (group key, its segments as the model reads them, stripped as comet-score strips them).
+
+    The group key is the digest of the batch size and every segment of the system in order: comet-score
+    scores a system's segments in batches that depend on all of them (sorted by source length), and in half
+    precision a segment's score depends on its batch; so a score is cached under (checkpoint digest, group
+    key, line), which is exactly what determines it."""
+    check_inputs(model, corpus)
+    size = size or batch_size()
+    ref = _reference(corpus) if model.needs_reference else None
+    src = corpus.source if model.needs_source else None
+    out = {}
+    for system, hyp in corpus.systems.items():
+        rows = []
+        for i, mt in enumerate(hyp):
+            row = {"mt": mt.strip()}
+            if src is not None:
+                row["src"] = src[i].strip()
+            if ref is not None:
+                row["ref"] = ref[i].strip()
+            rows.append(row)
+        h = hashlib.blake2b(f"batch={size}\n".encode(), digest_size=16)
+        for r in rows:
+            h.update(_segment_key(r["mt"], r.get("src", ""), r.get("ref", "")).encode())
+        out[system] = (h.hexdigest(), rows)
+    return out
+
+
+def _line_keys(group: str, n: int) -> list[str]:
+    return [f"{group}:{i}" for i in range(n)]
+
+
+def missing(store, model: Model, corpus: Corpus) -> list[dict]:
+    """The systems with segments never scored with this checkpoint: ``{"group", "rows", "todo"}`` each
+    (``todo``: the line indices to score), one per distinct group."""
+    grouped = groups(model, corpus)
+    keys = [k for g, rows in grouped.values() for k in _line_keys(g, len(rows))]
+    have = store.get_neural(model.digest, keys)
+    out: dict[str, dict] = {}
+    for g, rows in grouped.values():
+        todo = [i for i, k in enumerate(_line_keys(g, len(rows))) if k not in have]
+        if todo and g not in out:
+            out[g] = {"group": g, "rows": rows, "todo": todo}
+    return list(out.values())
+
+
+def cached_scores(store, model: Model, corpus: Corpus):
+    """The model's scores for the corpus as a metric (an :class:`~mtlens.external.ImportedScores`), or
+    None while any segment is unscored."""
+    from .external import ErrorSpan, ImportedScores
+
+    grouped = groups(model, corpus)
+    keys = {s: _line_keys(g, len(rows)) for s, (g, rows) in grouped.items()}
+    have = store.get_neural(model.digest, [k for ks in keys.values() for k in ks])
+    scores, spans = {}, {}
+    for system, ks in keys.items():
+        if any(k not in have for k in ks):
+            return None
+        scores[system] = np.array([have[k][0] for k in ks], dtype=np.float64)
+        if model.kind == "xcomet":
+            spans[system] = [[ErrorSpan(**s) for s in json.loads(have[k][1] or "[]")] for k in ks]
+    return ImportedScores(
+        model.metric,
+        True,
+        scores,
+        f"{model.name} ({model.kind}, checkpoint {model.digest[:12]})",
+        spans if any(any(x) for x in spans.values()) else {},
+        (),
+        (("model", model.name), ("digest", model.digest[:12]), ("kind", model.kind)),
+    )
+
+
+def _spans_json(line: str, spans) -> str | None:
+    """xCOMET's spans of one segment in the shape :class:`~mtlens.external.ErrorSpan` takes."""
+    if spans is None:
+        return None
+    out = []
+    for s in spans or []:
+        try:
+            start, end = int(s["start"]), int(s["end"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if 0 <= start < end <= len(line):
+            out.append(
+                {
+                    "start": start,
+                    "end": end,
+                    "text": str(s.get("text", line[start:end])),
+                    "severity": str(s.get("severity", "")),
+                    "confidence": float(s.get("confidence", 0.0)),
+                }
+            )
+    return json.dumps(out, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------- computing
+def batch_size() -> int:
+    return int(env_number("MTLENS_NEURAL_BATCH", 16))
+
+
+def compute(
+    store,
+    model: Model,
+    corpus: Corpus,
+    progress: Callable[[int, int], object] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    on_start: Callable[[subprocess.Popen], object] | None = None,
+) -> bool:
+    """Score every segment not in the cache, saving each call's batches as they finish (a killed run
+    loses at most one call's work). ``progress(done, total)`` after each call; ``should_stop()`` between
+    calls ends the run early (False is returned). Raises InputError with one sentence when the worker
+    fails; what was scored before stays saved."""
+    todo = missing(store, model, corpus)
+    total = sum(len(g["todo"]) for g in todo)
+    if progress:
+        progress(0, total)
+    if not todo:
+        return True
+    size = batch_size()
+    chunk = int(env_number("MTLENS_NEURAL_CHUNK", size * 4))
+    wanted = {g["group"]: set(g["todo"]) for g in todo}
+    texts = {g["group"]: [r["mt"] for r in g["rows"]] for g in todo}
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as err:
+        proc = subprocess.Popen(
+            _command("score", model.path, str(size), str(chunk)),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            encoding="utf-8",
+            env=_worker_env(),
+            start_new_session=True,
+        )
+        if on_start:
+            on_start(proc)
+        feeder = threading.Thread(target=_feed, args=(proc, todo), daemon=True)
+        feeder.start()
+        done, output, finished = 0, [], False
+        try:
+            for line in proc.stdout:
+                output.append(line)
+                msg = _message(line)
+                if "idx" in msg:
+                    g = msg["group"]
+                    spans = msg.get("spans") or [None] * len(msg["idx"])
+                    rows = [
+                        (f"{g}:{i}", float(v), _spans_json(texts[g][i], sp) if model.kind == "xcomet" else None)
+                        for i, v, sp in zip(msg["idx"], msg["scores"], spans, strict=True)
+                    ]
+                    store.put_neural(model.digest, rows)
+                    done += len(wanted[g].intersection(msg["idx"]))
+                    if progress:
+                        progress(done, total)
+                    if should_stop and should_stop():
+                        return False
+                elif msg.get("end"):
+                    finished = True
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            feeder.join(timeout=5)
+        if not finished:
+            err.seek(0)
+            raise InputError(
+                f"{_error_of(''.join(output), err.read(), proc.returncode)}; the {done} segment(s) scored so far "
+                "are saved, run it again to go on"
+            )
+    return True
+
+
+def _message(line: str) -> dict:
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return {}
+    return msg if isinstance(msg, dict) else {}
+
+
+def _feed(proc: subprocess.Popen, todo: Sequence[dict]) -> None:
+    try:
+        for g in todo:
+            proc.stdin.write(json.dumps(g, ensure_ascii=False) + "\n")
+        proc.stdin.close()
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+
+
+def scores_for(store, model: Model, corpus: Corpus, progress=None):
+    """Compute what is missing, then the model's metric for the corpus."""
+    compute(store, model, corpus, progress)
+    result = cached_scores(store, model, corpus)
+    if result is None:  # pragma: no cover - compute() raises or leaves nothing unscored
+        raise InputError(f"model '{model.name}' left segments unscored")
+    return result
+
+
+def completed(store, corpus: Corpus) -> list:
+    """Every registered model whose scores for the whole corpus are cached, as metrics."""
+    out = []
+    for m in models(store):
+        try:
+            scores = cached_scores(store, m, corpus)
+        except InputError:
+            continue
+        if scores is not None:
+            out.append(scores)
+    return out

@@ -1,0 +1,122 @@
+"""The neural-metrics panel: start a COMET / CometKiwi / xCOMET job on the shown set, watch its progress
+(segments per second, time left), cancel it. The job runs in its own process (:mod:`mtlens.jobs`), so
+the page stays usable, and a reload, a closed tab or a restarted server finds it again."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from .. import jobs, neural
+from ..errors import InputError
+from . import identity, render, state
+from .state import Dataset
+
+
+def _may_start(ds: Dataset) -> bool:
+    visitor = identity.visitor()
+    if visitor.admin:
+        return True
+    try:
+        return state.store().may_change(ds.set_id, visitor)
+    except InputError:
+        return False
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def describe(p: jobs.Progress) -> str:
+    """One line about a job: its progress, speed and time left, or how it ended."""
+    metric = neural.PREFIX + p.model
+    if p.state == "done":
+        return f"{metric}: done, {p.total:,} segments scored."
+    if p.state in ("failed", "cancelled"):
+        why = p.message or ("cancelled" if p.state == "cancelled" else "stopped")
+        return f"{metric}: {why} ({p.done:,} of {p.total:,} segments saved; start it again to go on)."
+    if p.state == "queued" or not p.total:
+        return f"{metric}: starting (loading the model)…"
+    speed = f" · {p.rate:.1f} segments/s" if p.rate else ""
+    left = f" · about {_duration(p.eta)} left" if p.eta is not None else ""
+    verb = "cancelling" if p.state == "cancelling" else "scoring"
+    return f"{metric}: {verb} {p.done:,} / {p.total:,} segments{speed}{left}"
+
+
+def panel(ds: Dataset) -> None:
+    """The panel (an expander on the Rankings page)."""
+    with st.expander("Neural metrics (COMET, CometKiwi, xCOMET)", expanded=bool(ds.set_id and _active(ds))):
+        if not neural.available():
+            st.info(neural.HOW_TO_ENABLE[0].upper() + neural.HOW_TO_ENABLE[1:] + ".")
+            return
+        if not ds.set_id:
+            st.info("Neural metrics run on saved sets; this upload could not be saved.")
+            return
+        try:
+            registered = neural.models(state.store())
+        except InputError as err:
+            st.error(render.md(str(err)))
+            return
+        if not registered:
+            st.info(
+                "No model is registered. Register a local checkpoint with "
+                "`python -m mtlens models add NAME PATH` (see the README) or on the Workspace page."
+            )
+        else:
+            _start_form(ds, registered)
+        if _active(ds):
+            _live(ds)
+        else:
+            _show(ds)
+
+
+def _active(ds: Dataset) -> bool:
+    try:
+        return any(p.active for p in jobs.status(state.store(), ds.set_id))
+    except InputError:
+        return False
+
+
+def _start_form(ds: Dataset, registered) -> None:
+    labels = {m.name: f"{m.metric} ({m.kind}, checkpoint {m.digest[:12]})" for m in registered}
+    cols = st.columns([3, 1])
+    name = cols[0].selectbox("Model", list(labels), format_func=labels.get, key="neural_model")
+    allowed = _may_start(ds)
+    if cols[1].button("Score", key="neural_start", disabled=not allowed, use_container_width=True):
+        try:
+            jobs.start(state.store(), ds.set_id, name)
+        except InputError as err:
+            st.error(render.md(str(err)))
+    if not allowed:
+        st.caption("Only the owner of this set can start a neural job on it (upload your own copy to score it).")
+
+
+@st.fragment(run_every=1.0)
+def _live(ds: Dataset) -> None:
+    """Polls the jobs once a second while one runs; when none runs any more, the whole page reruns (the
+    finished job's column appears in the tables)."""
+    if not _show(ds):
+        st.rerun(scope="app")
+
+
+def _show(ds: Dataset) -> bool:
+    """The set's jobs; True while one of them runs."""
+    try:
+        shown = jobs.status(state.store(), ds.set_id)
+    except InputError as err:
+        st.error(render.md(str(err)))
+        return False
+    for p in shown:
+        line = describe(p)  # model names are [a-z0-9._-]; messages are shown as text
+        if p.active:
+            st.progress(p.fraction, text=render.md(line))
+            if st.button("Cancel", key=f"neural_cancel_{p.digest[:16]}"):
+                jobs.cancel(state.store(), ds.set_id, p.digest)
+        elif p.state == "done":
+            st.success(render.md(line))
+        else:
+            st.warning(render.md(line))
+    return any(p.active for p in shown)

@@ -1,0 +1,347 @@
+"""Neural metrics computed in place (mtlens/neural.py, mtlens/jobs.py), against COMET's own command line.
+
+Every golden value comes from ``comet-score --to_json`` run on the same tiny checkpoint (built offline by
+tests/neural/build_tiny_comet.py: random weights, a SentencePiece vocabulary trained on the sample) and
+the same files: mtlens's segment scores must equal comet-score's to 1e-6, system scores their means.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mtlens import jobs, neural
+from mtlens.corpus import Corpus
+from mtlens.errors import InputError
+from mtlens.store import Store
+
+from .conftest import ROOT, SAMPLE
+
+N = 48  # lines of the sample used (keeps comet-score's own runs short)
+SYSTEMS = ("UEdin", "HuaweiTSC")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A 48-line excerpt of the bundled sample as files: src, ref, and three systems."""
+    d = tmp_path_factory.mktemp("neural-files")
+    for name in ("src", "ref", "UEdin", "HuaweiTSC", "Online-W"):
+        lines = (SAMPLE / f"{name}.txt").read_text(encoding="utf-8").split("\n")[:N]
+        (d / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return d
+
+
+def comet_score(python: str, model: Path, files: Path, systems, reference: bool = True) -> dict:
+    """COMET's own scores: system name -> list of segment dicts (``COMET``, ``errors``...)."""
+    out = files / f"comet-{model.name}-{'-'.join(systems)}.json"
+    if not out.exists():
+        cmd = [
+            str(Path(python).with_name("comet-score")),
+            "-s",
+            str(files / "src.txt"),
+            "-t",
+            *[str(files / f"{s}.txt") for s in systems],
+            "--model",
+            str(model / "checkpoints" / "model.ckpt"),
+            "--gpus",
+            "0",
+            "--quiet",
+            "--to_json",
+            str(out),
+        ]
+        if reference:
+            cmd[3:3] = ["-r", str(files / "ref.txt")]
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1", "PYTHONWARNINGS": "ignore"}
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    return {Path(k).stem: v for k, v in doc.items()}
+
+
+def mtlens(*args, data_dir: Path, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mtlens", *args, "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def sentence_scores(csv_text: str, metric: str) -> dict[str, list[float]]:
+    import csv
+    import io
+
+    out: dict[str, list[float]] = {}
+    for row in csv.DictReader(io.StringIO(csv_text)):
+        out.setdefault(row["system"], []).append(float(row[metric]))
+    return out
+
+
+def data_args(files: Path, systems=SYSTEMS) -> list[str]:
+    return [
+        "--ref",
+        str(files / "ref.txt"),
+        "--src",
+        str(files / "src.txt"),
+        "--sys",
+        *[str(files / f"{s}.txt") for s in systems],
+    ]
+
+
+# --------------------------------------------------------------------------- the command line
+def test_score_with_a_registered_comet_model_equals_comet_score(neural_python, tiny_models, files, tmp_path):
+    out = mtlens("models", "add", "tiny", str(tiny_models["tiny-comet"]), data_dir=tmp_path)
+    assert "comet:tiny" in out.stdout and "comet (reads mt, src, ref)" in out.stdout
+    listed = mtlens("models", "list", data_dir=tmp_path).stdout
+    assert listed.startswith("comet:tiny\tcomet\tmt,src,ref\t")
+
+    gold = comet_score(neural_python, tiny_models["tiny-comet"], files, SYSTEMS)
+    seg = mtlens(
+        "score",
+        *data_args(files),
+        "--metrics",
+        "bleu,comet:tiny",
+        "--format",
+        "csv",
+        "--sentence-level",
+        data_dir=tmp_path,
+    ).stdout
+    ours = sentence_scores(seg, "comet:tiny")
+    for s in SYSTEMS:
+        np.testing.assert_allclose(ours[s], [x["COMET"] for x in gold[s]], atol=1e-6, rtol=0)
+
+    doc = json.loads(
+        mtlens("score", *data_args(files), "--metrics", "bleu,comet:tiny", "--format", "json", data_dir=tmp_path).stdout
+    )
+    assert doc["signatures"]["comet:tiny"].startswith("metric:comet:tiny|model:tiny|digest:")
+    digest = doc["signatures"]["comet:tiny"].split("digest:")[1][:12]
+    assert (
+        len(digest) == 12
+        and digest == neural.file_digest(tiny_models["tiny-comet"] / "checkpoints" / "model.ckpt")[:12]
+    )
+    for row in doc["systems"]:
+        system_score = float(np.mean([x["COMET"] for x in gold[row["name"]]]))
+        assert row["scores"]["comet:tiny"] == pytest.approx(system_score, abs=1e-6)
+        assert "bleu" in row["scores"]
+
+
+def test_a_source_only_model_needs_no_reference_and_equals_comet_score(neural_python, tiny_models, files, tmp_path):
+    mtlens("models", "add", "kiwi", str(tiny_models["tiny-kiwi"] / "checkpoints" / "model.ckpt"), data_dir=tmp_path)
+    assert "\tcometkiwi\tmt,src\t" in mtlens("models", "list", data_dir=tmp_path).stdout
+    gold = comet_score(neural_python, tiny_models["tiny-kiwi"], files, SYSTEMS, reference=False)
+    seg = mtlens(
+        "score", *data_args(files), "--metrics", "comet:kiwi", "--format", "csv", "--sentence-level", data_dir=tmp_path
+    ).stdout
+    ours = sentence_scores(seg, "comet:kiwi")
+    for s in SYSTEMS:
+        np.testing.assert_allclose(ours[s], [x["COMET"] for x in gold[s]], atol=1e-6, rtol=0)
+    # the reference does not enter the cache key of a source-only model: another reference, nothing new
+    store = Store(tmp_path)
+    model = neural.get_model(store, "kiwi")
+    src = (files / "src.txt").read_text(encoding="utf-8").split("\n")[:N]
+    hyp = {s: (files / f"{s}.txt").read_text(encoding="utf-8").split("\n")[:N] for s in SYSTEMS}
+    other_ref = Corpus.build({"r": ["x"] * N}, hyp, src)
+    assert neural.missing(store, model, other_ref) == []
+
+
+def test_xcomet_scores_and_spans_equal_comet_score(neural_python, tiny_models, files, tmp_path):
+    mtlens("models", "add", "xc", str(tiny_models["tiny-xcomet"]), data_dir=tmp_path)
+    gold = comet_score(neural_python, tiny_models["tiny-xcomet"], files, SYSTEMS[:1])
+    store = Store(tmp_path)
+    model = neural.get_model(store, "xc")
+    assert model.kind == "xcomet"
+    hyp = (files / "UEdin.txt").read_text(encoding="utf-8").split("\n")[:N]
+    corpus = Corpus.build(
+        {"ref": (files / "ref.txt").read_text(encoding="utf-8").split("\n")[:N]},
+        {"UEdin": hyp},
+        (files / "src.txt").read_text(encoding="utf-8").split("\n")[:N],
+    )
+    result = neural.scores_for(store, model, corpus)
+    np.testing.assert_allclose(result.scores["UEdin"], [x["COMET"] for x in gold["UEdin"]], atol=1e-6, rtol=0)
+    got = [[(e.start, e.end, e.severity) for e in line] for line in (result.spans.get("UEdin") or [[]] * N)]
+    want = [
+        [
+            (int(e["start"]), int(e["end"]), e["severity"])
+            for e in seg.get("errors", [])
+            if 0 <= e["start"] < e["end"] <= len(hyp[i].strip())
+        ]
+        for i, seg in enumerate(gold["UEdin"])
+    ]
+    assert got == want
+
+
+def test_only_new_segments_are_computed(neural_python, tiny_models, files, tmp_path):
+    store = Store(tmp_path)
+    model = neural.add_model(store, "tiny", tiny_models["tiny-comet"])
+    src = (files / "src.txt").read_text(encoding="utf-8").split("\n")[:N]
+    ref = {"ref": (files / "ref.txt").read_text(encoding="utf-8").split("\n")[:N]}
+    hyp = {s: (files / f"{s}.txt").read_text(encoding="utf-8").split("\n")[:N] for s in (*SYSTEMS, "Online-W")}
+    two = Corpus.build(ref, {s: hyp[s] for s in SYSTEMS}, src)
+    seen = []
+    neural.compute(store, model, two, progress=lambda d, t: seen.append((d, t)))
+    assert seen[0] == (0, 2 * N) and seen[-1] == (2 * N, 2 * N)
+    seen.clear()
+    neural.compute(store, model, two, progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(0, 0)]  # reopened: nothing to compute
+    three = Corpus.build(ref, hyp, src)
+    assert [len(g["todo"]) for g in neural.missing(store, model, three)] == [N]  # only the added system
+    # the same text in another set (another name for a system) is not computed again either
+    renamed = Corpus.build(ref, {"A": hyp["UEdin"]}, src)
+    assert neural.missing(store, model, renamed) == []
+
+
+# --------------------------------------------------------------------------- what goes wrong, in one sentence
+def test_missing_or_broken_checkpoints_and_inputs_are_one_sentence(neural_python, tiny_models, tmp_path):
+    store = Store(tmp_path)
+    with pytest.raises(InputError, match="is not a COMET checkpoint"):
+        neural.add_model(store, "x", tmp_path / "nowhere")
+    broken = tmp_path / "broken"
+    (broken / "checkpoints").mkdir(parents=True)
+    (broken / "checkpoints" / "model.ckpt").write_bytes(b"not a checkpoint")
+    with pytest.raises(InputError, match="hparams.yaml"):
+        neural.add_model(store, "x", broken)
+    (broken / "hparams.yaml").write_text("class_identifier: something_else\n", encoding="utf-8")
+    with pytest.raises(InputError, match="names no COMET model"):
+        neural.add_model(store, "x", broken)
+    (broken / "hparams.yaml").write_text(
+        (tiny_models["tiny-comet"] / "hparams.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    model = neural.add_model(store, "broken", broken)  # registering reads hparams only
+    corpus = Corpus.build({"r": ["a"]}, {"A": ["b"]}, ["c"])
+    with pytest.raises(
+        InputError, match="COMET could not load .*: it (is not a torch checkpoint|holds Python objects)"
+    ):
+        neural.compute(store, model, corpus)
+    with pytest.raises(InputError, match="needs the source text"):
+        neural.compute(store, neural.get_model(store, "broken"), Corpus.build({"r": ["a"]}, {"A": ["b"]}))
+    with pytest.raises(InputError, match="no model is registered as 'nope'; registered: broken"):
+        neural.get_model(store, "comet:nope")
+    with pytest.raises(InputError, match="is not a model name"):
+        neural.add_model(store, "Bad Name!", tiny_models["tiny-comet"])
+
+
+def test_a_killed_worker_is_one_sentence_and_keeps_what_was_saved(
+    neural_python, tiny_models, files, tmp_path, monkeypatch
+):
+    store = Store(tmp_path)
+    model = neural.add_model(store, "tiny", tiny_models["tiny-comet"])
+    src = (files / "src.txt").read_text(encoding="utf-8").split("\n")[:N]
+    corpus = Corpus.build(
+        {"ref": (files / "ref.txt").read_text(encoding="utf-8").split("\n")[:N]},
+        {"A": (files / "UEdin.txt").read_text(encoding="utf-8").split("\n")[:N]},
+        src,
+    )
+    monkeypatch.setenv("MTLENS_NEURAL_CHUNK", "16")  # one batch per call
+    procs = []
+
+    def kill_after_first(done, total):
+        if done > 0:
+            os.kill(procs[0].pid, signal.SIGKILL)
+
+    with pytest.raises(InputError, match=r"killed \(signal 9\).*the 16 segment\(s\) scored so far are saved"):
+        neural.compute(store, model, corpus, progress=kill_after_first, on_start=procs.append)
+    assert sum(len(g["todo"]) for g in neural.missing(store, model, corpus)) == N - 16
+    assert neural.compute(store, model, corpus)
+    assert neural.missing(store, model, corpus) == []
+
+
+def test_without_the_extra_every_offer_says_how_to_install_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTLENS_NEURAL_PYTHON", str(tmp_path / "no-python"))
+    assert not neural.available()
+    with pytest.raises(neural.NeuralUnavailable, match=r"scripts/install-neural\.sh"):
+        neural.python()
+    proc = subprocess.run(
+        [sys.executable, "-m", "mtlens", "models", "add", "x", str(tmp_path), "--data-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "MTLENS_NEURAL_PYTHON": str(tmp_path / "no-python")},
+    )
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "install-neural.sh" in proc.stderr
+
+
+# --------------------------------------------------------------------------- jobs
+def _saved_set(store: Store, files: Path, systems=SYSTEMS, n: int = N) -> str:
+    src = (files / "src.txt").read_text(encoding="utf-8").split("\n")[:n]
+    corpus = Corpus.build(
+        {"ref": (files / "ref.txt").read_text(encoding="utf-8").split("\n")[:n]},
+        {s: (files / f"{s}.txt").read_text(encoding="utf-8").split("\n")[:n] for s in systems},
+        src,
+    )
+    return store.save(corpus, "neural test")
+
+
+def _wait(store, set_id, digest, until, timeout=240.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        job = store.job(set_id, digest)
+        if job and until(job):
+            return job
+        time.sleep(0.2)
+    raise AssertionError(f"job did not get there: {store.job(set_id, digest)}")
+
+
+def test_a_background_job_is_shared_resumes_after_a_kill_and_can_be_cancelled(
+    neural_python, tiny_models, files, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("MTLENS_NEURAL_CHUNK", "16")
+    store = Store(tmp_path)
+    model = neural.add_model(store, "tiny", tiny_models["tiny-comet"])
+    set_id = _saved_set(store, files)
+    first = jobs.start(store, set_id, "tiny")
+    second = jobs.start(store, set_id, "comet:tiny")  # a second visitor: the same job, not a new process
+    assert first.digest == second.digest == model.digest
+    pid = store.job(set_id, model.digest)["pid"]
+    job = _wait(store, set_id, model.digest, lambda j: j["state"] == "running" and j["done"] >= 16)
+    assert store.job(set_id, model.digest)["pid"] == pid
+    os.killpg(job["pid"], signal.SIGKILL)  # the server's machine loses the job (its whole process group)
+    saved = N * 2 - sum(len(g["todo"]) for g in neural.missing(store, model, store.load(set_id).corpus))
+    assert saved >= 16
+    # as the killed process left it: "running", its last heartbeat a minute old (taken for dead)
+    with sqlite3.connect(store.path) as con:
+        con.execute("UPDATE jobs SET state = 'running', updated = updated - 60 WHERE set_id = ?", (set_id,))
+    assert jobs.status(store, set_id)[0].state == "failed"  # what a page shows: it stopped
+    again = jobs.start(store, set_id, "tiny")
+    assert again.state in ("queued", "running")
+    done = _wait(store, set_id, model.digest, lambda j: j["state"] == "done")
+    assert done["resumed_at"] >= saved and done["done"] == done["total"] == 2 * N
+    p = jobs.progress(done)
+    assert p.state == "done" and p.rate and p.rate > 0
+    assert neural.cached_scores(store, model, store.load(set_id).corpus) is not None
+
+    other = _saved_set(store, files, systems=("Online-W",))
+    jobs.start(store, other, "tiny")
+    jobs.cancel(store, other, model.digest)
+    end = _wait(store, other, model.digest, lambda j: j["state"] in ("cancelled", "done"))
+    assert end["state"] in ("cancelled", "done")  # a tiny job may finish before it sees the cancel
+    assert [p.model for p in jobs.status(store, other)] == ["tiny"]
+    store.delete(other)
+    assert jobs.status(store, other) == []
+
+
+def test_score_on_a_saved_set_runs_a_job_and_later_commands_find_the_scores(
+    neural_python, tiny_models, files, tmp_path
+):
+    store = Store(tmp_path)
+    neural.add_model(store, "tiny", tiny_models["tiny-comet"])
+    set_id = _saved_set(store, files)
+    first = mtlens("score", "--set", set_id, "--metrics", "comet:tiny", "--format", "json", data_dir=tmp_path)
+    assert "scoring the set's missing segments" in first.stderr
+    later = mtlens("score", "--set", set_id, "--metrics", "bleu", "--format", "json", data_dir=tmp_path)
+    assert later.stderr == ""
+    again = json.loads(mtlens("score", "--set", set_id, "--format", "json", data_dir=tmp_path).stdout)
+    assert "comet:tiny" in again["signatures"]  # a set's computed scores come with it, like imported ones
+    assert store.job(set_id, neural.get_model(store, "tiny").digest)["state"] == "done"
