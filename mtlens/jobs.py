@@ -89,11 +89,15 @@ def status(store, set_id: str) -> list[Progress]:
 
 
 def start(store, set_id: str, model_name: str) -> Progress:
-    """Start the job of (set, model) in the background, or join the one already running."""
+    """Start the job of (set, model) in the background, or join the one already running; a finished job
+    with nothing new to score is returned as it is."""
     model = neural.get_model(store, model_name)
     ev_corpus = _corpus(store, set_id)
     neural.check_inputs(model, ev_corpus)
     neural.python()  # the extra is there (else one sentence on how to install it)
+    job = store.job(set_id, model.digest)
+    if job and job["state"] == "done" and not neural.missing(store, model, ev_corpus):
+        return progress(job)  # nothing new to score: no process at all
     claimed, job = store.claim_job(set_id, model.digest, model.name, alive)
     if claimed:
         env = {**os.environ, "MTLENS_DATA_DIR": str(store.data_dir)}

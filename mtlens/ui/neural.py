@@ -48,7 +48,8 @@ def describe(p: jobs.Progress) -> str:
 
 def panel(ds: Dataset) -> None:
     """The panel (an expander on the Rankings page)."""
-    with st.expander("Neural metrics (COMET, CometKiwi, xCOMET)", expanded=bool(ds.set_id and _active(ds))):
+    # open while the set has jobs (running or finished), so progress and outcome are in view
+    with st.expander("Neural metrics (COMET, CometKiwi, xCOMET)", expanded=bool(ds.set_id and _jobs(ds))):
         if not neural.available():
             st.info(neural.HOW_TO_ENABLE[0].upper() + neural.HOW_TO_ENABLE[1:] + ".")
             return
@@ -73,11 +74,15 @@ def panel(ds: Dataset) -> None:
             _show(ds)
 
 
-def _active(ds: Dataset) -> bool:
+def _jobs(ds: Dataset) -> list[jobs.Progress]:
     try:
-        return any(p.active for p in jobs.status(state.store(), ds.set_id))
+        return jobs.status(state.store(), ds.set_id)
     except InputError:
-        return False
+        return []
+
+
+def _active(ds: Dataset) -> bool:
+    return any(p.active for p in _jobs(ds))
 
 
 def _start_form(ds: Dataset, registered) -> None:
