@@ -305,8 +305,12 @@ def cached_scores(store, model: Model, corpus: Corpus):
         if any(k not in have for k in ks):
             return None
         scores[system] = np.array([have[k][0] for k in ks], dtype=np.float64)
-        if model.kind == "xcomet":
-            spans[system] = [[ErrorSpan(**s) for s in json.loads(have[k][1] or "[]")] for k in ks]
+        if model.kind == "xcomet":  # offsets into the stripped line (comet-score's), placed in the line itself
+            hyp = corpus.systems[system]
+            spans[system] = [
+                [_placed(ErrorSpan, s, len(h) - len(h.lstrip())) for s in json.loads(have[k][1] or "[]")]
+                for h, k in zip(hyp, ks, strict=True)
+            ]
     return ImportedScores(
         model.metric,
         True,
@@ -316,6 +320,10 @@ def cached_scores(store, model: Model, corpus: Corpus):
         (),
         (("model", model.name), ("digest", model.digest[:12]), ("kind", model.kind)),
     )
+
+
+def _placed(cls, span: dict, lead: int):
+    return cls(span["start"] + lead, span["end"] + lead, span["text"], span["severity"], span["confidence"])
 
 
 def _spans_json(line: str, spans) -> str | None:
