@@ -39,18 +39,14 @@ def acc_eq_by_loop(metric: np.ndarray, human: np.ndarray) -> tuple[float, float]
         if pairs:
             items.append(pairs)
     candidates = sorted({0.0} | {abs(m1 - m2) for pairs in items for m1, m2, _, _ in pairs})
+    # every (item, pair) as one row; each item weighs 1 / its number of pairs (numpy only for speed: the
+    # same brute force over every candidate threshold, item and pair)
+    flat = np.array([(m1 - m2, h1 - h2, 1.0 / len(pairs)) for pairs in items for m1, m2, h1, h2 in pairs])
+    dm, dh, weight = flat[:, 0], flat[:, 1], flat[:, 2]
     best = (-1.0, None)
     for eps in candidates:
-        total = 0.0
-        for pairs in items:
-            good = 0
-            for m1, m2, h1, h2 in pairs:
-                if abs(m1 - m2) <= eps:  # a metric tie
-                    good += h1 == h2
-                else:
-                    good += (m1 - m2) * (h1 - h2) > 0
-            total += good / len(pairs)
-        value = total / len(items)
+        good = np.where(np.abs(dm) <= eps, dh == 0, dm * dh > 0)  # a metric tie agrees with a human tie
+        value = float(np.sum(good * weight)) / len(items)
         if value > best[0] + 1e-12:
             best = (value, eps)
     return best
