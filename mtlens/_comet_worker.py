@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -117,13 +118,22 @@ def score(checkpoint: str, batch_size: int, chunk: int) -> None:
     model.half()
     model.set_embedding_cache()
     _say({"ready": len(groups), "device": device, "batch": batch_size})
-    per_call = max(1, chunk // batch_size)  # whole batches per predict call
+    # whole batches per predict call: CHUNK segments when given; else (CHUNK 0) as many as take about
+    # SAVE_SECONDS, measured as it goes (each call's results are saved: a small model makes few calls, a
+    # large one on a CPU still saves every few seconds)
+    adaptive = chunk <= 0
+    per_call = 1 if adaptive else max(1, chunk // batch_size)
+    target = float(os.environ.get("MTLENS_NEURAL_SAVE_SECONDS", "5") or 5)
     for group in groups:
         rows = [{k: str(r.get(k, "")).strip() for k in inputs} for r in group["rows"]]
         todo = set(group["todo"])
         batches = [b for b in plan(rows, batch_size) if todo.intersection(b)]
-        for start in range(0, len(batches), per_call):
-            idx = [i for b in batches[start : start + per_call] for i in b]
+        start = 0
+        while start < len(batches):
+            part = batches[start : start + per_call]
+            start += len(part)
+            idx = [i for b in part for i in b]
+            began = time.perf_counter()
             try:
                 out = model.predict(
                     [rows[i] for i in idx],
@@ -137,6 +147,9 @@ def score(checkpoint: str, batch_size: int, chunk: int) -> None:
                 _fail(f"the GPU ran out of memory with batches of {batch_size}; set MTLENS_NEURAL_BATCH lower")
             except MemoryError:
                 _fail(f"the machine ran out of memory with batches of {batch_size}; set MTLENS_NEURAL_BATCH lower")
+            if adaptive:
+                per_batch = max(1e-3, (time.perf_counter() - began) / len(part))
+                per_call = max(1, min(256, int(target / per_batch)))
             spans = None
             meta = out.get("metadata") if hasattr(out, "get") else None
             if meta is not None and "error_spans" in meta:

@@ -2,8 +2,8 @@
 # Install everything the test suite needs and run it (the README's test command).
 #   bash scripts/test.sh [extra pytest arguments]
 # Creates .venv (if missing), installs requirements-dev.txt and the neural extra (.venv-neural, for the
-# COMET tests), installs Debian's chromium for the
-# browser tests when it is missing (needs root/apt), then runs the whole suite.
+# COMET tests), installs Debian's chromium for the browser tests when it is missing (needs root/apt),
+# then runs the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -11,10 +11,12 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
+# the neural extra, for the COMET tests, in its own environment while the core one installs: this
+# machine's CPU build of torch (a plain 'torch' would fetch a CUDA build of several GB); MTLENS_TORCH
+# chooses another
+MTLENS_TORCH=${MTLENS_TORCH:-torch==2.13.0} bash scripts/install-neural.sh > .venv-neural.log 2>&1 &
+neural=$!
 .venv/bin/python -m pip install --quiet -r requirements-dev.txt
-# the neural extra, for the COMET tests: this machine's CPU build of torch (a plain 'torch' would fetch a
-# CUDA build of several GB); set MTLENS_TORCH to choose another
-MTLENS_TORCH=${MTLENS_TORCH:-torch==2.13.0} bash scripts/install-neural.sh
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
     echo "installing Debian's chromium for the browser tests"
@@ -23,4 +25,9 @@ if [ ! -x /usr/bin/chromium ]; then
     echo "note: /usr/bin/chromium is missing and cannot be installed without root; browser tests will say so" >&2
   fi
 fi
+if ! wait "$neural"; then
+  echo "installing the neural extra failed (the COMET tests will say so):" >&2
+  tail -5 .venv-neural.log >&2
+fi
+tail -1 .venv-neural.log
 exec .venv/bin/python -m pytest "$@"
