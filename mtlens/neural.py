@@ -215,7 +215,8 @@ def get_model(store, name: str) -> Model:
     found = {m.name: m for m in models(store)}
     if name not in found:
         known = ", ".join(found) or "none (add one with: python -m mtlens models add NAME PATH)"
-        raise InputError(f"no model is registered as '{name}'; registered: {known}")
+        hint = "" if available() else f" ({HOW_TO_ENABLE})"
+        raise InputError(f"no model is registered as '{name}'; registered: {known}{hint}")
     m = found[name]
     p = Path(m.path)
     try:
