@@ -25,11 +25,6 @@ import sys
 import time
 from pathlib import Path
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-
 #: COMET's class identifiers -> (mtlens kind, the inputs the model reads when hparams do not say)
 KINDS = {
     "regression_metric": ("comet", ["mt", "src", "ref"]),
@@ -168,6 +163,13 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
+    for name, value in (
+        ("HF_HUB_OFFLINE", "1"),
+        ("TRANSFORMERS_OFFLINE", "1"),
+        ("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1"),
+        ("TOKENIZERS_PARALLELISM", "false"),
+    ):
+        os.environ.setdefault(name, value)
     try:
         main(sys.argv[1:])
     except ImportError as err:
