@@ -42,6 +42,23 @@ def timed(cmd, env=None) -> tuple[float, subprocess.CompletedProcess]:
     return took, proc
 
 
+def score_set(set_id: str, store_dir: Path, *extra: str) -> list[str]:
+    """``python -m mtlens score --set ID --metrics comet:tiny`` on a store."""
+    return [
+        sys.executable,
+        "-m",
+        "mtlens",
+        "score",
+        "--set",
+        set_id,
+        "--metrics",
+        "comet:tiny",
+        *extra,
+        "--data-dir",
+        str(store_dir),
+    ]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--systems", type=int, default=4)
@@ -109,23 +126,7 @@ def main() -> None:
             files["src"].read_text(encoding="utf-8").split("\n")[:-1],
         )
         set_id = store.save(corpus, "bench")
-        took, proc = timed(
-            [
-                sys.executable,
-                "-m",
-                "mtlens",
-                "score",
-                "--set",
-                set_id,
-                "--metrics",
-                "comet:tiny",
-                "--format",
-                "csv",
-                "--sentence-level",
-                "--data-dir",
-                str(store_dir),
-            ]
-        )
+        took, proc = timed(score_set(set_id, store_dir, "--format", "csv", "--sentence-level"))
         t_ours = min(t_ours, took)
     rows = list(csv.DictReader(io.StringIO(proc.stdout.split("\n\n")[-1] if "\n\n" in proc.stdout else proc.stdout)))
     worst = max(abs(float(r["comet:tiny"]) - gold[r["system"]][int(r["line"]) - 1]) for r in rows)
@@ -138,20 +139,7 @@ def main() -> None:
     scores = neural.cached_scores(store, model, store.load(set_id).corpus)
     reopen = time.perf_counter() - t
     assert scores is not None
-    t_cli, _ = timed(
-        [
-            sys.executable,
-            "-m",
-            "mtlens",
-            "score",
-            "--set",
-            set_id,
-            "--metrics",
-            "comet:tiny",
-            "--data-dir",
-            str(store_dir),
-        ]
-    )
+    t_cli, _ = timed(score_set(set_id, store_dir))
 
     overhead = (t_ours - t_comet) / t_comet
     print(f"work: {len(names)} systems x {args.lines} lines = {n_segments} segments, tiny COMET checkpoint, CPU")
