@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .analysis.agreement import human_agreement
 from .metrics import REGISTRY
 from .scoring import MetricResult
 from .significance import Comparison
@@ -228,6 +229,8 @@ def comparisons_to_dict(comparisons: Mapping[str, Comparison]) -> dict:
                 "p_value": p.p_value,
                 "p_holm": p.p_holm,
                 "significant": p.significant,
+                # the estimated accuracy of humans agreeing with this delta (Kocmi et al. 2024); None: no fit
+                "human_agreement": human_agreement(p.metric, p.delta),
             }
             for c in comparisons.values()
             for p in c.pairs

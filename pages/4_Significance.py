@@ -117,19 +117,7 @@ with guard():
         },
     )
     st.subheader("Pairs")
-    pairs = pd.DataFrame(
-        [
-            {
-                "a": p.a,
-                "b": p.b,
-                "delta (a - b)": p.delta,
-                "p": p.p_value,
-                "p (Holm)": p.p_holm,
-                "significant": p.significant,
-            }
-            for p in cmp.pairs
-        ]
-    )
+    pairs = views.pairs_table(cmp)
     export.table(
         name="mtlens-pairs",
         df=pairs,
@@ -138,8 +126,10 @@ with guard():
             "delta (a - b)": st.column_config.NumberColumn(format="%.2f"),
             "p": st.column_config.NumberColumn(format="%.4f"),
             "p (Holm)": st.column_config.NumberColumn(format="%.4f"),
+            "humans agree (est.)": st.column_config.NumberColumn(format="percent", help=views.AGREEMENT_HELP),
         },
     )
+    st.caption(views.AGREEMENT_HELP)
     st.download_button(
         "Download pairs (CSV)",
         views.significance_exports(metric, cmp)["csv"],

@@ -29,6 +29,8 @@ with guard():
     metric = k3.selectbox(
         "Metric for buckets and differences", cached.metric_names(ds, sentence=True), key="cmp_metric"
     )
+    corpus_scores = cached.metric_result(ds, metric, opts).scores
+    st.markdown(render.md(views.agreement_sentence(metric, a, b, corpus_scores[a], corpus_scores[b])))
 
     # --- n-grams
     st.subheader("N-grams one system gets right more often")

@@ -313,3 +313,44 @@ def span_overlaps(ds: state.Dataset, anns) -> pd.DataFrame:
         if imp.spans:
             rows.append({"metric": name, **span_overlap(anns[0], imp.spans)})
     return pd.DataFrame(rows)
+
+
+AGREEMENT_HELP = (
+    "Estimated share of system pairs with a difference of this size on which human judges agree with the "
+    "metric (Kocmi et al. 2024, 'Navigating the Metrics Maze'; their published fits). Empty where the metric "
+    "has no published fit."
+)
+
+
+def pairs_table(cmp) -> pd.DataFrame:
+    """The Significance page's pairs: delta, p-values, and what the delta means to humans."""
+    from ..analysis.agreement import human_agreement
+
+    return pd.DataFrame(
+        [
+            {
+                "a": p.a,
+                "b": p.b,
+                "delta (a - b)": p.delta,
+                "p": p.p_value,
+                "p (Holm)": p.p_holm,
+                "significant": p.significant,
+                "humans agree (est.)": human_agreement(p.metric, p.delta),
+            }
+            for p in cmp.pairs
+        ]
+    )
+
+
+def agreement_sentence(metric: str, a: str, b: str, score_a: float, score_b: float) -> str:
+    """One sentence on a difference of two corpus scores and what it means to humans (plain text)."""
+    from ..analysis.agreement import human_agreement
+
+    delta = score_b - score_a
+    est = human_agreement(metric, delta)
+    where = (
+        f"humans agree with a {metric} difference of this size on about {est:.0%} of system pairs (Kocmi et al. 2024)"
+        if est is not None
+        else f"{metric} has no published fit of how often humans agree with its differences"
+    )
+    return f"{metric}: {b} − {a} = {delta:+.2f}; {where}."
