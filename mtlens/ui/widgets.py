@@ -54,6 +54,14 @@ def metric_sidebar() -> Options:
     expander); returns the session's :class:`Options` (updated; a value out of bounds is
     reported in the sidebar and the previous options are kept)."""
     opts = state.options()
+    if not st.session_state.get("mtlens_options_linked"):  # once per session: the options a link names
+        st.session_state["mtlens_options_linked"] = True
+        linked = state.options_from_link(opts)
+        if linked != opts:
+            opts = linked
+            state.set_options(opts)
+            for name in SPECS:
+                st.session_state[widget_key(name)] = getattr(opts, name)
     _seed_widget_state(opts)
     sb = st.sidebar
     sb.header("Metric options")
@@ -68,6 +76,7 @@ def metric_sidebar() -> Options:
         return opts
     if new != opts:
         state.set_options(new)
+    state.options_to_link(new, state.default_options(st.session_state.get(state.DATA_KEY)))
     return new
 
 

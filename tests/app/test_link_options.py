@@ -1,0 +1,42 @@
+"""The link is the view (AppTest): metric options that differ from the set's defaults go into the address,
+and a link carrying them opens with the same options and the same numbers (sacrebleu's)."""
+
+from __future__ import annotations
+
+import pytest
+from sacrebleu.metrics import BLEU as SacreBLEU
+from streamlit.testing.v1 import AppTest
+
+from ..conftest import ROOT, SAMPLE, read
+from .conftest import TIMEOUT, no_errors
+
+
+def test_changed_options_are_written_into_the_link_and_defaults_are_not(app):
+    app.switch_page("pages/1_Rankings.py").run()
+    assert not [k for k in app.query_params if k.startswith("opt_")]
+    app.checkbox(key="w_lowercase").check()
+    app.selectbox(key="w_tokenize").set_value("intl")
+    app.run()
+    no_errors(app)
+    assert app.query_params["opt_lowercase"] == "1"
+    assert app.query_params["opt_tokenize"] == "intl"
+    app.checkbox(key="w_lowercase").uncheck()
+    app.selectbox(key="w_tokenize").set_value("13a")  # the sample's default again
+    app.run()
+    assert not [k for k in app.query_params if k.startswith("opt_")]
+
+
+def test_a_link_with_options_opens_with_them_and_the_same_numbers():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params.update({"set": "sample", "opt_lowercase": "1", "opt_tokenize": "intl", "opt_max_ngram_order": "x"})
+    at.run()
+    at.switch_page("pages/1_Rankings.py").run()
+    no_errors(at)
+    assert at.checkbox(key="w_lowercase").value is True
+    assert at.selectbox(key="w_tokenize").value == "intl"
+    assert at.slider(key="w_max_ngram_order").value == 4  # a value that does not fit is ignored
+    table = at.dataframe[0].value.set_index("system")
+    refs = [read(SAMPLE / "ref.txt"), read(SAMPLE / "ref2.txt")]
+    want = SacreBLEU(tokenize="intl", lowercase=True).corpus_score(read(SAMPLE / "UEdin.txt"), refs).score
+    assert table.loc["UEdin", "bleu"] == pytest.approx(want, abs=1e-9)
+    assert any("tok:intl" in c.value and "case:lc" in c.value for c in at.code)
