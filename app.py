@@ -105,8 +105,6 @@ with guard():
 
     if st.session_state.get("mtlens_not_saved"):
         st.warning(render.md(st.session_state["mtlens_not_saved"]))
-    if st.session_state.get("mtlens_link_error"):
-        st.error(render.md(st.session_state.pop("mtlens_link_error")))
     if ds.origin != "sample" and st.button("Go back to the bundled sample data", key="go_sample"):
         state.use_sample()
         st.rerun()

@@ -173,7 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
     r.add_argument("--n", type=int, default=1000, help="bootstrap resamples for intervals and clusters (1000)")
     r.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
-    r.add_argument("--title", default="mtlens report", help="the report's title")
+    r.add_argument(
+        "--title", default=None, help="the report's title (default: the saved set's name, else 'mtlens report')"
+    )
     i = sub.add_parser("import", help="save a folder or file as set(s) of the workspace; prints the new id(s)")
     i.add_argument(
         "path", nargs="?", metavar="PATH", help="a folder (ref*.txt, src.txt, systems, human*.tsv; or mt-metrics-eval)"
@@ -535,7 +537,8 @@ def _run_report(args) -> str:
     comparisons = {}
     if len(corpus.systems) > 1 and corpus.n_lines >= MIN_TEST_LINES:
         comparisons = {m: compare(r, "bootstrap", n=args.n, seed=args.seed) for m, r in results.items()}
-    html = build_html_report(corpus, results, comparisons, args.title)
+    title = args.title or (_store(args).load(args.set).info.name if args.set else "mtlens report")
+    html = build_html_report(corpus, results, comparisons, title)
     try:
         Path(args.output).write_text(html, encoding="utf-8")
     except OSError as err:

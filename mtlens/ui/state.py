@@ -145,8 +145,7 @@ def current() -> Dataset:
         try:
             ds = saved_dataset(wanted)
         except InputError as err:
-            st.session_state["mtlens_link_error"] = f"The link's set could not be opened: {err}"
-            ds = ds or sample_dataset()
+            missing_set(err)  # says so, offers the set list; never shows another set's numbers instead
         use_dataset(ds)
     elif ds is None:
         ds = sample_dataset()
@@ -162,6 +161,33 @@ def current() -> Dataset:
         )
         use_dataset(ds)
     return ds
+
+
+def missing_set(err: InputError) -> None:
+    """A link whose set cannot be opened (deleted, mistyped, unreadable store): one sentence, the visitor's
+    saved sets as links, and the bundled sample on request; then the page stops."""
+    from . import render
+
+    st.error(render.md(f"This link's set could not be opened: {err}."))
+    try:
+        sets = store().list(visitor=identity.visitor())
+    except InputError:
+        sets = []
+    if sets:
+        st.markdown("Your saved sets:")
+        st.markdown(
+            "\n".join(
+                f"- [{render.md(s.name)}](?set={s.id}) · {render.md(s.language_pair or 'no language')} · "
+                f"{s.lines:,} lines · {len(s.systems)} systems"
+                for s in sets[:50]
+            )
+        )
+    else:
+        st.caption("You have no saved sets yet.")
+    if st.button("Open the bundled sample (and the uploads on the home page)", key="missing_set_sample"):
+        st.query_params["set"] = SAMPLE_ID
+        st.rerun()
+    st.stop()
 
 
 def neural_done(ds: Dataset) -> tuple[tuple[str, str], ...]:

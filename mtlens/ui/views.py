@@ -103,7 +103,7 @@ def report_key(ds: state.Dataset, opts: Options, results: dict) -> tuple:
 
 def html_report(ds: state.Dataset, opts: Options, results: dict, testable: bool) -> str:
     comps = {m: cached.comparison(ds, m, opts) for m in results} if testable else {}
-    return build_html_report(ds.corpus, results, comps)
+    return build_html_report(ds.corpus, results, comps, ds.name or "mtlens report")
 
 
 def autorank_table(results: dict, picked: Sequence[str]) -> pd.DataFrame:

@@ -81,14 +81,18 @@ def metric_sidebar() -> Options:
 
 
 def dataset_caption(ds: state.Dataset) -> None:
+    """The page's header line: which set it shows (its name), where it came from, its language pair,
+    systems, lines and references."""
     c = ds.corpus
-    origin = "bundled sample (WMT21 en-de, 200 lines)" if ds.origin == "sample" else "your upload"
+    # an upload of this session (saved on arrival) is "your upload"; a set opened by link or list is a saved set
+    origin = "bundled sample" if ds.origin == "sample" else "your upload" if ds.files else "saved set"
     lang = f" · language {c.language_pair}" if c.language_pair else ""
     if ds.language is not None and ds.language.how == "detected" and ds.language.target:
         lang += " (detected)"
+    name = f"Set: {render.md(ds.name)} · " if ds.name else ""
     st.caption(
-        f"Data: {origin} · {len(c.systems)} systems · {c.n_lines} lines · {len(c.references)} reference(s)"
-        + render.md(lang)
+        f"{name}Data: {origin}{render.md(lang)} · {len(c.systems)} systems · {c.n_lines:,} lines · "
+        f"{len(c.references)} reference(s)"
     )
 
 

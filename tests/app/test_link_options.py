@@ -8,7 +8,7 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 from streamlit.testing.v1 import AppTest
 
 from ..conftest import ROOT, SAMPLE, read
-from .conftest import TIMEOUT, no_errors
+from .conftest import TIMEOUT, no_errors, plain
 
 
 def test_changed_options_are_written_into_the_link_and_defaults_are_not(app):
@@ -40,3 +40,21 @@ def test_a_link_with_options_opens_with_them_and_the_same_numbers():
     want = SacreBLEU(tokenize="intl", lowercase=True).corpus_score(read(SAMPLE / "UEdin.txt"), refs).score
     assert table.loc["UEdin", "bleu"] == pytest.approx(want, abs=1e-9)
     assert any("tok:intl" in c.value and "case:lc" in c.value for c in at.code)
+
+
+def test_every_page_names_the_set_it_shows():
+    from mtlens import Corpus
+    from mtlens.ui import state
+
+    sid = state.store().save(
+        Corpus.build({"ref": ["a b c"] * 40}, {"A": ["a b d"] * 40, "B": ["a c"] * 40}), "Q3 <run>"
+    )
+    for page in ("pages/1_Rankings.py", "pages/2_Sentences.py", "pages/4_Significance.py", "pages/7_Overview.py"):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+        at.query_params["set"] = sid
+        at.run()
+        at.switch_page(page).run()
+        no_errors(at)
+        header = plain(at.caption[0].value)
+        assert header.startswith("Set: Q3 <run> · Data: saved set"), (page, header)
+        assert "2 systems · 40 lines · 1 reference(s)" in header

@@ -351,13 +351,25 @@ def test_an_upload_becomes_a_saved_set_with_a_link(app):
     assert other.query_params["set"] == sid
 
 
-def test_a_wrong_link_says_so_and_shows_the_sample(app):
-    other = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    other.query_params["set"] = "0" * 32
-    other.run()
+def test_a_wrong_link_says_so_offers_the_sets_and_never_shows_the_sample(app):
+    from mtlens import Corpus
+    from mtlens.ui import state
+
+    sid = state.store().save(Corpus.build({"ref": ["a b"]}, {"A": ["a c"]}), "mine <b>")
+    for page in ("app.py", "pages/1_Rankings.py"):
+        other = AppTest.from_file(str(ROOT / page), default_timeout=60)
+        other.query_params["set"] = "0" * 32
+        other.run()
+        no_errors(other)
+        (message,) = errors(other)
+        assert message.startswith(f"This link's set could not be opened: no saved set has the id '{'0' * 32}'")
+        assert not other.dataframe  # no numbers of another set
+        assert other.query_params["set"] == "0" * 32  # the address still says what was asked for
+        listed = " ".join(m.value for m in other.markdown)
+        assert f"(?set={sid})" in listed and "<b>" not in listed  # the set list, names escaped
+    other.button(key="missing_set_sample").click().run()
     no_errors(other)
-    assert any(f"no saved set has the id '{'0' * 32}'" in e for e in errors(other))
-    assert other.query_params["set"] == "sample"
+    assert other.query_params["set"] == "sample" and other.dataframe
 
 
 def test_open_add_a_system_and_delete_from_the_home_page(app):
