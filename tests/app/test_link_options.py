@@ -42,8 +42,10 @@ def test_a_link_with_options_opens_with_them_and_the_same_numbers():
     assert any("tok:intl" in c.value and "case:lc" in c.value for c in at.code)
 
 
-def test_every_page_names_the_set_it_shows():
+def test_every_page_names_the_set_it_shows(tmp_path, monkeypatch):
     from mtlens import Corpus
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))  # its own workspace: other tests list theirs
     from mtlens.ui import state
 
     sid = state.store().save(

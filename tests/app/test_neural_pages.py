@@ -37,8 +37,9 @@ def test_without_the_extra_the_panel_says_how_to_enable_it(monkeypatch, tmp_path
     assert not [b for b in at.button if b.key == "neural_start"]
 
 
-def test_the_score_button_starts_one_job_and_its_column_appears(neural_python, tiny_models):
-    store = Store()  # the test process's data directory (tests/conftest.py)
+def test_the_score_button_starts_one_job_and_its_column_appears(neural_python, tiny_models, tmp_path, monkeypatch):
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))  # its own workspace (the job process inherits it)
+    store = Store()
     model = neural.add_model(store, "tiny", tiny_models["tiny-comet"])
     read = {
         n: (SAMPLE / f"{n}.txt").read_text(encoding="utf-8").split("\n")[:N]

@@ -351,10 +351,11 @@ def test_an_upload_becomes_a_saved_set_with_a_link(app):
     assert other.query_params["set"] == sid
 
 
-def test_a_wrong_link_says_so_offers_the_sets_and_never_shows_the_sample(app):
+def test_a_wrong_link_says_so_offers_the_sets_and_never_shows_the_sample(app, tmp_path, monkeypatch):
     from mtlens import Corpus
     from mtlens.ui import state
 
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))  # its own workspace: other tests list theirs
     sid = state.store().save(Corpus.build({"ref": ["a b"]}, {"A": ["a c"]}), "mine <b>")
     for page in ("app.py", "pages/1_Rankings.py"):
         other = AppTest.from_file(str(ROOT / page), default_timeout=60)
