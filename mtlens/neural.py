@@ -52,6 +52,8 @@ HOW_TO_ENABLE = (
     "neural metrics need the optional extra: run `bash scripts/install-neural.sh` (COMET in .venv-neural), "
     f"or set {PYTHON_ENV} to a Python with unbabel-comet installed"
 )
+#: the same, as a sentence on its own (the pages)
+HOW_TO_ENABLE_SENTENCE = HOW_TO_ENABLE[0].upper() + HOW_TO_ENABLE[1:] + "."
 _NAME_OK = set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
 
 

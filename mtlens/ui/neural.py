@@ -51,7 +51,7 @@ def panel(ds: Dataset) -> None:
     # open while the set has jobs (running or finished), so progress and outcome are in view
     with st.expander("Neural metrics (COMET, CometKiwi, xCOMET)", expanded=bool(ds.set_id and _jobs(ds))):
         if not neural.available():
-            st.info(neural.HOW_TO_ENABLE[0].upper() + neural.HOW_TO_ENABLE[1:] + ".")
+            st.info(neural.HOW_TO_ENABLE_SENTENCE)
             return
         if not ds.set_id:
             st.info("Neural metrics run on saved sets; this upload could not be saved.")

@@ -211,7 +211,7 @@ def models_panel() -> None:
 
     st.subheader("Neural models")
     if not neural.available():
-        st.caption(neural.HOW_TO_ENABLE[0].upper() + neural.HOW_TO_ENABLE[1:] + ".")
+        st.caption(neural.HOW_TO_ENABLE_SENTENCE)
         return
     store = state.store()
     try:
