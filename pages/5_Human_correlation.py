@@ -60,9 +60,9 @@ with guard():
     perm_level = st.selectbox("Human score", levels_all, key="hc_perm_level")
     with st.spinner("Permutation tests between metrics…"):
         perm = cached.metric_clusters(ds, opts, results, perm_level)
-    export.table(perm["table"], name="mtlens-metric-clusters", hide_index=True, key="hc_perm_table")
+    export.table(views.metric_clusters_table(perm), name="mtlens-metric-clusters", hide_index=True, key="hc_perm_table")
     st.caption(
-        f"Metrics by Pearson correlation ({perm['level']}); cluster boundaries only where every metric above "
+        f"Metrics by Pearson correlation ({perm.level}); cluster boundaries only where every metric above "
         "correlates significantly better than every metric below. p: PERM-BOTH, 1000 permutations, one-sided "
         "(share of permutations whose correlation difference is at least the observed one), Holm-corrected "
         "over the metric pairs."

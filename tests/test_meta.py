@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats as sps
 
 from mtlens import Corpus, score
-from mtlens.analysis.correlation import pearson
 from mtlens.analysis.human import human_correlation, read_human_files
 from mtlens.analysis.meta import acc_eq, pairwise_accuracy, perm_both, segment_matrix, soft_pairwise_accuracy
 
@@ -91,10 +91,35 @@ def test_perm_both_prefers_the_better_metric():
     h = rng.normal(size=300)
     good = h + rng.normal(scale=0.5, size=300)
     bad = h + rng.normal(scale=3.0, size=300)
-    p, delta = perm_both(h, bad, good, pearson, n=300, seed=3)
+    p, delta = perm_both(h, bad, good, "pearson", n=300, seed=3)
     assert delta > 0 and p < 0.05
-    p_rev, delta_rev = perm_both(h, good, bad, pearson, n=300, seed=3)
+    p_rev, delta_rev = perm_both(h, good, bad, "pearson", n=300, seed=3)
     assert delta_rev == pytest.approx(-delta) and p_rev > 0.9
+
+
+@pytest.mark.parametrize("kind", ["pearson", "spearman"])
+def test_perm_both_equals_a_scipy_loop_over_the_same_permutations(kind):
+    """Deutsch et al.'s PERM-BOTH recomputed plainly: one permutation at a time from the same seeded
+    generator, scipy's coefficient for each, p = share with a difference at least the observed one."""
+    rng = np.random.default_rng(4)
+    h = rng.normal(size=250)
+    h[::17] = np.nan  # unrated items are left out first
+    m1 = h + rng.normal(scale=1.0, size=250)
+    m2 = h + rng.normal(scale=1.1, size=250)
+    p, delta = perm_both(h, m1, m2, kind, n=400, seed=9)
+
+    fn = {"pearson": sps.pearsonr, "spearman": sps.spearmanr}[kind]
+    ok = ~np.isnan(h)
+    g = h[ok]
+    z1, z2 = ((v[ok] - v[ok].mean()) / v[ok].std() for v in (m1, m2))
+    observed = fn(g, z2).statistic - fn(g, z1).statistic
+    gen = np.random.default_rng(9)
+    count = 0
+    for _ in range(400):
+        w = gen.integers(0, 2, size=g.size).astype(bool)
+        count += fn(g, np.where(w, z2, z1)).statistic - fn(g, np.where(w, z1, z2)).statistic >= observed
+    assert delta == pytest.approx(observed, abs=1e-12)
+    assert p == count / 400 and 0 < p < 1
 
 
 def test_human_correlation_rows_carry_the_meta_evaluation():

@@ -73,22 +73,86 @@ def rowwise_kendall_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
+#: Up to this many items, Kendall's tau-b over resamples is computed from resample counts and the pair
+#: sign matrix (``kendall_b_of_counts``; its sums are integers below n**2 < 2**24, exact in float32).
+#: Its cost grows with n**2 per resample, scipy's with n log n: measured on 2 cores, 1000 resamples,
+#: counts 0.27 s vs scipy 0.62 s at 1600 items, 0.93 s vs 0.72 s at 3000.
+KENDALL_COUNTS_MAX_ITEMS = 2000
+
+
+def kendall_b_of_counts(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b of each resample given as item counts ((k, n) array: how often each of the n items
+    was drawn), without materialising the resamples.
+
+    Two draws of the same item are tied in both x and y, so over ordered pairs of draws:
+    concordant - discordant = w S w with S[i, j] = sign(x_i - x_j) sign(y_i - y_j); pairs not tied in x =
+    (sum w)^2 - sum over groups of equal x of (the group's count)^2 (the same for y); tau-b is the first
+    over the square root of the product of the other two (ordered pairs count every pair twice on both
+    sides, which cancels). NaN where a resample is constant on one side.
+    """
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    w = np.asarray(counts, dtype=np.float32)
+    s = (np.sign(x[:, None] - x[None, :]) * np.sign(y[:, None] - y[None, :])).astype(np.float32)
+    num = ((w @ s).astype(np.float64) * w).sum(axis=1)
+    total = w.sum(axis=1, dtype=np.float64) ** 2
+
+    def untied(v):
+        order = np.argsort(v, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(v[order]) != 0])
+        sums = np.add.reduceat(w[:, order].astype(np.float64), starts, axis=1)  # count per group of equal v
+        return total - (sums * sums).sum(axis=1)
+
+    den = np.sqrt(untied(x) * untied(y))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def _count_ranks(v: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based, ties averaged as scipy's ``rankdata``) of the items in each resample given by
+    counts ``w`` ((k, n)): every draw of item i has the rank of i's group of equal values."""
+    order = np.argsort(v, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(v[order]) != 0])
+    group = np.empty(len(v), dtype=np.int64)
+    group[order] = np.cumsum(np.r_[True, np.diff(v[order]) != 0]) - 1
+    sizes = np.add.reduceat(w[:, order], starts, axis=1)  # draws per group of equal values
+    below = np.cumsum(sizes, axis=1) - sizes
+    return (below + (sizes + 1) / 2.0)[:, group]
+
+
+def spearman_of_counts(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Spearman's rho of each resample given as item counts ((k, n)): Pearson's r of the resample's average
+    ranks, each item weighted by how often it was drawn. NaN where a resample is constant on one side."""
+    w = np.asarray(counts, dtype=np.float64)
+    rx, ry = _count_ranks(np.asarray(x, dtype=np.float64), w), _count_ranks(np.asarray(y, dtype=np.float64), w)
+    total = w.sum(axis=1, keepdims=True)
+    dx = rx - (w * rx).sum(axis=1, keepdims=True) / total
+    dy = ry - (w * ry).sum(axis=1, keepdims=True) / total
+    den = np.sqrt((w * dx * dx).sum(axis=1) * (w * dy * dy).sum(axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, (w * dx * dy).sum(axis=1) / np.where(den > 0, den, 1), np.nan)
+
+
 def bootstrap_ci(x, y, kind: str, n_boot: int, rng: np.random.Generator) -> tuple[float, float]:
-    """Percentile 95% interval of a correlation over resamples of the items (vectorised; Kendall's
-    tau-b by pair signs for up to 60 items, scipy per resample above). NaN for fewer than 3 items."""
+    """Percentile 95% interval of a correlation over resamples of the items (vectorised; Spearman's rho
+    from resample counts; Kendall's tau-b by pair signs for up to 60 items, from resample counts up to ``KENDALL_COUNTS_MAX_ITEMS``,
+    scipy per resample above). NaN for fewer than 3 items."""
     n = len(x)
     if n < 3 or n_boot <= 0:
         return (float("nan"), float("nan"))
     idx = rng.integers(0, n, size=(n_boot, n))
-    xs, ys = np.asarray(x, dtype=np.float64)[idx], np.asarray(y, dtype=np.float64)[idx]
-    if kind == "pearson":
-        vals = rowwise_pearson(xs, ys)
-    elif kind == "spearman":
-        vals = rowwise_pearson(sps.rankdata(xs, axis=1), sps.rankdata(ys, axis=1))
-    elif n <= 60:
-        vals = rowwise_kendall_b(xs, ys)
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if (kind == "kendall" and 60 < n <= KENDALL_COUNTS_MAX_ITEMS) or kind == "spearman":
+        rows = np.repeat(np.arange(n_boot) * n, n)
+        counts = np.bincount(rows + idx.ravel(), minlength=n_boot * n).reshape(n_boot, n)
+        vals = (kendall_b_of_counts if kind == "kendall" else spearman_of_counts)(x, y, counts)
     else:
-        vals = np.array([corr("kendall", a, b) for a, b in zip(xs, ys, strict=True)])
+        xs, ys = x[idx], y[idx]
+        if kind == "pearson":
+            vals = rowwise_pearson(xs, ys)
+        elif n <= 60:
+            vals = rowwise_kendall_b(xs, ys)
+        else:
+            vals = np.array([corr("kendall", a, b) for a, b in zip(xs, ys, strict=True)])
     vals = vals[~np.isnan(vals)]
     if len(vals) == 0:
         return (float("nan"), float("nan"))

@@ -24,9 +24,9 @@ from ..corpus import Corpus
 from ..errors import InputError
 from ..io import decode_lines
 from ..scoring import MetricResult
-from ..significance import DEFAULT_SEED
+from ..significance import DEFAULT_SEED, clusters_from_pairs, holm
 from .correlation import KINDS, bootstrap_ci, corr
-from .meta import acc_eq, pairwise_accuracy, segment_matrix, soft_pairwise_accuracy
+from .meta import acc_eq, pairwise_accuracy, perm_both, segment_matrix, soft_pairwise_accuracy
 
 
 @dataclass(frozen=True)
@@ -261,6 +261,70 @@ def _row(metric, level, human, x, y, n_boot, rng, **extra) -> CorrelationRow:
         values[kind] = corr(kind, x, y)
         values[f"{kind}_ci"] = bootstrap_ci(x, y, kind, n_boot, rng)
     return CorrelationRow(metric=metric, level=level, human=human, n=len(x), **values)
+
+
+@dataclass(frozen=True)
+class MetricClusters:
+    """Metrics ordered by their (sign-adjusted) Pearson correlation with one human score type, in clusters.
+
+    Attributes:
+        level: readable description ("system level, DA_z, 4 scores").
+        metrics: best first.
+        pearson: metric -> Pearson's r with the human score, sign-adjusted (an error rate's r negated).
+        cluster: metric -> cluster number (1 = best).
+        p: (better, worse) -> Holm-corrected PERM-BOTH p-value that ``better`` correlates better.
+    """
+
+    level: str
+    metrics: list[str]
+    pearson: dict[str, float]
+    cluster: dict[str, int]
+    p: dict[tuple[str, str], float]
+
+
+def metric_clusters(
+    results: Mapping[str, MetricResult], human: HumanScores, level: str, n: int = 1000, alpha: float = 0.05
+) -> MetricClusters:
+    """Which metric agrees better with the humans (``level`` is ``"system:TYPE"`` or ``"segment:TYPE"``).
+
+    Every pair of metrics is tested with PERM-BOTH (Deutsch et al. 2021; :func:`mtlens.analysis.meta.perm_both`,
+    ``n`` permutations, one-sided: the better-ranked metric correlates better), Holm-corrected over the
+    pairs; cluster boundaries only where every metric above is significantly better than every one below.
+    """
+    kind, h = level.split(":", 1)
+    vectors = {}
+    if kind == "system":
+        systems = [s for s in next(iter(results.values())).scores if s in human.system[h]]
+        gold = np.array([human.system[h][s] for s in systems], dtype=np.float64)
+        for m, r in results.items():
+            vectors[m] = np.array([r.scores[s] for s in systems], dtype=np.float64)
+    else:
+        first = next(iter(results.values()))
+        n_lines = len(next(iter(first.stats.values())))
+        gold = np.empty(0)
+        for m, r in results.items():
+            mat, gold_mat, _ = segment_matrix(r, human.segment[h], n_lines)
+            vectors[m] = mat.ravel()
+            gold = gold_mat.ravel()
+    ok = ~np.isnan(gold)
+    r_of = {m: corr("pearson", gold[ok], v[ok]) for m, v in vectors.items()}
+    sign = {m: (1.0 if results[m].higher_is_better else -1.0) for m in vectors}
+    order = sorted(vectors, key=lambda m: -(sign[m] * r_of[m]))
+    raw = []
+    for i, a in enumerate(order):
+        for b in order[i + 1 :]:  # is a better than b?
+            p, _ = perm_both(gold, sign[b] * vectors[b], sign[a] * vectors[a], "pearson", n=n)
+            raw.append((a, b, p))
+    adjusted = holm([p for _, _, p in raw])
+    p_of = {(a, b): ph for (a, b, _), ph in zip(raw, adjusted, strict=True)}
+    clusters = clusters_from_pairs(order, lambda x, y: p_of.get((x, y), 1.0) < alpha)
+    return MetricClusters(
+        level=f"{kind} level, {h}, {int(ok.sum())} scores",
+        metrics=order,
+        pearson={m: sign[m] * r_of[m] for m in order},
+        cluster={m: k + 1 for k, g in enumerate(clusters) for m in g},
+        p=p_of,
+    )
 
 
 def to_dict(res: HumanCorrelation) -> dict:

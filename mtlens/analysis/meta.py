@@ -20,10 +20,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats as sps
+
+from .correlation import corr, rowwise_pearson
 
 
 def pairwise_accuracy(metric: Mapping[str, float], human: Mapping[str, float]) -> tuple[float, int]:
@@ -125,14 +128,15 @@ def perm_both(
     human: np.ndarray,
     metric1: np.ndarray,
     metric2: np.ndarray,
-    corr: Callable[[np.ndarray, np.ndarray], float],
+    kind: str = "pearson",
     n: int = 1000,
     seed: int = 12345,
 ) -> tuple[float, float]:
     """(p-value that metric 2 correlates better than metric 1, observed difference corr2 - corr1).
 
-    ``corr(human, metric)`` is any correlation of two vectors (e.g. Pearson); NaN human scores are
-    left out first.
+    ``kind`` is the correlation (:data:`mtlens.analysis.correlation.KINDS`); NaN human scores are left
+    out first. The permutations are drawn in one block from the seeded generator (the same draws, in
+    the same order, as one draw per permutation) and scored row-wise.
     """
     ok = ~np.isnan(np.asarray(human, dtype=np.float64))
     g = np.asarray(human, dtype=np.float64)[ok]
@@ -142,15 +146,23 @@ def perm_both(
         sd = x.std()
         return (x - x.mean()) / sd if sd > 0 else x - x.mean()
 
+    def rowwise(m: np.ndarray) -> np.ndarray:
+        if kind == "pearson":
+            return rowwise_pearson(np.broadcast_to(g, m.shape), m)
+        if kind == "spearman":
+            return rowwise_pearson(np.broadcast_to(sps.rankdata(g), m.shape), sps.rankdata(m, axis=1))
+        return np.array([corr(kind, g, row) for row in m])
+
     s1, s2 = z(metric1), z(metric2)
-    delta = corr(g, s2) - corr(g, s1)
+    delta = corr(kind, g, s2) - corr(kind, g, s1)
     rng = np.random.default_rng(seed)
     count = 0
-    for _ in range(n):
-        w = rng.integers(0, 2, size=s1.size).astype(bool)
+    block = max(1, min(n, 2_000_000 // max(1, s1.size)))  # bounded memory: a few 16 MB arrays at a time
+    for start in range(0, n, block):
+        w = rng.integers(0, 2, size=(min(block, n - start), s1.size)).astype(bool)
         m1 = np.where(w, s1, s2)
         m2 = np.where(w, s2, s1)
-        count += corr(g, m2) - corr(g, m1) >= delta
+        count += int(np.sum(rowwise(m2) - rowwise(m1) >= delta))
     return count / n, float(delta)
 
 

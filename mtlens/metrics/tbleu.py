@@ -215,25 +215,41 @@ class TBLEU(Metric):
             hyp_len = np.array([len(x) for x in hyp_tok], dtype=np.int64)
             ref_len = closest_ref_len(hyp_len, ref_lens)
             totals = np.maximum(hyp_len[:, None] - np.arange(N)[None, :], 0)
-            for e_i, eps in enumerate(epsilons):
-                correct = np.zeros((len(hyp_tok), N))
-                for i, hyp in enumerate(hyp_tok):
-                    if not hyp:
-                        continue
-                    corrected_by_ref, weights_by_ref = [], []
-                    for k, ref in enumerate(refs_tok):
-                        rows, cols, dist = matchings[k][i]
-                        corrected, weights = list(hyp), [1.0] * len(hyp)
-                        for a, b, d in zip(rows.tolist(), cols.tolist(), dist.tolist(), strict=True):
-                            if d <= eps:
-                                corrected[a] = ref[i][b]
-                                weights[a] = 1.0 - d
-                        corrected_by_ref.append(corrected)
-                        weights_by_ref.append(weights)
-                    for n in range(1, N + 1):
-                        counts = [ref_counts[k][i][n - 1] for k in range(len(refs_tok))]
-                        correct[i, n - 1] = _weighted_credits(hyp, weights_by_ref, corrected_by_ref, counts, n)
+            correct_by_eps = [np.zeros((len(hyp_tok), N)) for _ in epsilons]
+            for i, hyp in enumerate(hyp_tok):
+                if not hyp:
+                    continue
+                done: dict[tuple[int, ...], np.ndarray] = {}  # the active pairs only change at a few thresholds
+                for e_i, eps in enumerate(epsilons):
+                    active = tuple(int((matchings[k][i][2] <= eps).sum()) for k in range(len(refs_tok)))
+                    if active not in done:
+                        done[active] = self._sentence_credits(hyp, i, eps, matchings, refs_tok, ref_counts)
+                    correct_by_eps[e_i][i] = done[active]
+            for e_i in range(len(epsilons)):
+                correct = correct_by_eps[e_i]
                 out[e_i].append(np.column_stack([hyp_len, ref_len, correct, totals]).astype(np.float64))
+        return out
+
+    def _sentence_credits(self, hyp, i, eps, matchings, refs_tok, ref_counts) -> np.ndarray:
+        """The weighted n-gram credits (orders 1..N) of hypothesis line ``i`` at threshold ``eps``."""
+        corrected_by_ref, weights_by_ref = [], []
+        for k, ref in enumerate(refs_tok):
+            rows, cols, dist = matchings[k][i]
+            corrected, weights = list(hyp), [1.0] * len(hyp)
+            for a, b, d in zip(rows.tolist(), cols.tolist(), dist.tolist(), strict=True):
+                if d <= eps:
+                    corrected[a] = ref[i][b]
+                    weights[a] = 1.0 - d
+            corrected_by_ref.append(corrected)
+            weights_by_ref.append(weights)
+        out = np.zeros(self.max_ngram_order)
+        plain = all(c == hyp for c in corrected_by_ref) and all(w == 1.0 for ws in weights_by_ref for w in ws)
+        for n in range(1, self.max_ngram_order + 1):
+            counts = [ref_counts[k][i][n - 1] for k in range(len(refs_tok))]
+            if plain:  # nothing replaced: every credit is 1, i.e. BLEU's clipped count (max over references)
+                out[n - 1] = sum(min(c, max(rc.get(g, 0) for rc in counts)) for g, c in ngram_counts(hyp, n).items())
+            else:
+                out[n - 1] = _weighted_credits(hyp, weights_by_ref, corrected_by_ref, counts, n)
         return out
 
     def block_statistics(self, references, hypotheses):

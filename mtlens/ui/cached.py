@@ -13,7 +13,6 @@ import hashlib
 import threading
 from collections import OrderedDict
 
-import numpy as np
 import streamlit as st
 
 from ..metrics import REGISTRY, make_metric, options_key
@@ -314,47 +313,9 @@ def human_ranks(dataset: Dataset, kind: str):
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _metric_clusters(fingerprint: str, human_fingerprint: str, key: tuple, level: str, _results, _human):
-    import pandas as pd
+    from ..analysis.human import metric_clusters
 
-    from ..analysis.correlation import pearson
-    from ..analysis.meta import perm_both, segment_matrix
-    from ..significance import clusters_from_pairs, holm
-
-    kind, h = level.split(":", 1)
-    vectors = {}
-    if kind == "system":
-        systems = [s for s in next(iter(_results.values())).scores if s in _human.system[h]]
-        gold = np.array([_human.system[h][s] for s in systems])
-        for m, r in _results.items():
-            vectors[m] = np.array([r.scores[s] for s in systems])
-    else:
-        first = next(iter(_results.values()))
-        n_lines = len(next(iter(first.stats.values())))
-        for m, r in _results.items():
-            mat, gold_mat, _ = segment_matrix(r, _human.segment[h], n_lines)
-            vectors[m] = mat.ravel()
-        gold = gold_mat.ravel()
-    ok = ~np.isnan(gold)
-    corr = {m: pearson(gold[ok], v[ok]) for m, v in vectors.items()}
-    sign = {m: (1 if _results[m].higher_is_better else -1) for m in vectors}
-    order = sorted(vectors, key=lambda m: -(sign[m] * corr[m]))
-    raw = []
-    for i, a in enumerate(order):
-        for b in order[i + 1 :]:  # is a better than b?
-            p, _ = perm_both(gold, sign[b] * vectors[b], sign[a] * vectors[a], pearson, n=1000)
-            raw.append((a, b, p))
-    adjusted = holm([p for _, _, p in raw])
-    better = {(a, b): ph < 0.05 for (a, b, _), ph in zip(raw, adjusted, strict=True)}
-    clusters = clusters_from_pairs(order, lambda x, y: better.get((x, y), False))
-    cluster_of = {m: k + 1 for k, g in enumerate(clusters) for m in g}
-    table = pd.DataFrame(
-        {
-            "metric": order,
-            "pearson (sign-adjusted)": [sign[m] * corr[m] for m in order],
-            "cluster": [cluster_of[m] for m in order],
-        }
-    )
-    return {"table": table, "level": f"{kind} level, {h}, {int(ok.sum())} scores"}
+    return metric_clusters(_results, _human, level)
 
 
 def metric_clusters(dataset: Dataset, opts: Options, results, level: str):

@@ -37,6 +37,7 @@ __all__ = [
     "frequency_corpus",
     "html_report",
     "line_evidence",
+    "metric_clusters_table",
     "overview",
     "pearson",
     "ranking_table",
@@ -320,6 +321,20 @@ AGREEMENT_HELP = (
     "metric (Kocmi et al. 2024, 'Navigating the Metrics Maze'; their published fits). Empty where the metric "
     "has no published fit."
 )
+
+
+def metric_clusters_table(mc) -> pd.DataFrame:
+    """The PERM-BOTH clusters of :func:`mtlens.analysis.human.metric_clusters`, best metric first; p is the
+    Holm-corrected p-value that the metric correlates better than the next one below."""
+    nxt = dict(zip(mc.metrics, mc.metrics[1:], strict=False))
+    return pd.DataFrame(
+        {
+            "metric": mc.metrics,
+            "pearson (sign-adjusted)": [mc.pearson[m] for m in mc.metrics],
+            "cluster": [mc.cluster[m] for m in mc.metrics],
+            "p vs next": [mc.p[(m, nxt[m])] if m in nxt else None for m in mc.metrics],
+        }
+    )
 
 
 def pairs_table(cmp) -> pd.DataFrame:
