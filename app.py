@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from mtlens.errors import InputError
-from mtlens.ui import render, state, workspace
+from mtlens.ui import render, state, views, workspace
 from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption
 
@@ -113,13 +113,13 @@ with guard():
     dataset_caption(ds)
     c = ds.corpus
     st.dataframe(
-        {
-            "kind": ["reference"] * len(c.references) + ["system"] * len(c.systems),
-            "name": list(c.references) + list(c.systems),
-            "lines": [len(v) for v in c.references.values()] + [len(v) for v in c.systems.values()],
-            "words": [sum(len(x.split()) for x in v) for v in [*c.references.values(), *c.systems.values()]],
-        },
+        views.dataset_table(ds),
         hide_index=True,
+        column_config={
+            "words": st.column_config.TextColumn(
+                help="space-separated tokens; - where the target language is written without spaces"
+            )
+        },
     )
     if ds.language is not None:
         st.caption("Language: " + render.md(ds.language.describe()) + ". Change it with the language pair above.")

@@ -91,6 +91,12 @@ class Language:
     def tokenizer(self) -> str:
         return TOKENIZER_BY_TARGET.get(self.target or "", "13a")
 
+    @property
+    def without_spaces(self) -> bool:
+        """Whether the target is written without spaces between words (Chinese, Japanese, Thai, ...): a count
+        of space-separated tokens is then a count of phrases, not of words."""
+        return (self.target or "") in (*CJK_TER, *UNSEGMENTED_NO_TOKENIZER)
+
     def describe(self) -> str:
         """One sentence for a caption or stderr: what was declared or detected, and what it chose."""
         if self.how == "declared":

@@ -116,7 +116,20 @@ def test_system_level_human_correlation_equals_scipy():
     assert r.n == 4
     assert r.pearson == pytest.approx(sps.pearsonr(x, mqm).statistic)
     assert r.kendall == pytest.approx(sps.kendalltau(x, mqm).statistic)
-    assert any("not uploaded were ignored" in n for n in out.notes)
+    # the sample's human file rates the two human references too: they were uploaded, as references
+    assert any(n.startswith("human scores of ref, ref2 were not used: uploaded as reference(s)") for n in out.notes)
+    assert not any("not uploaded" in n for n in out.notes)
+
+
+def test_human_scores_of_unknown_systems_are_named_as_not_uploaded():
+    corpus, _ = _sample_results()
+    data = b"system\tmetric\tscore\nUEdin\tDA\t0.1\nNobody\tDA\t0.2\nref\tDA\t0.3\n"
+    human = read_human(data, "h.tsv", corpus)
+    assert human.notes == (
+        "human scores of ref were not used: uploaded as reference(s), not as systems (upload a reference as a "
+        "system file too to rank it against the systems)",
+        "human scores of 1 system(s) not uploaded were ignored: Nobody",
+    )
 
 
 def test_segment_level_human_correlation_and_missing_systems():

@@ -107,10 +107,15 @@ def read_human(data: bytes, name: str, corpus: Corpus) -> HumanScores:
         if not sys_lvl and not seg_lvl:
             raise InputError(f"'{name}' has no score for any of the systems {', '.join(sorted(systems))}")
         notes = []
-        if ignored:
+        as_refs = sorted(ignored & set(corpus.references))  # WMT rates its human references like systems
+        others = sorted(ignored - set(as_refs))
+        if as_refs:
             notes.append(
-                f"human scores of {len(ignored)} system(s) not uploaded were ignored: {', '.join(sorted(ignored))}"
+                f"human scores of {', '.join(as_refs)} were not used: uploaded as reference(s), not as systems "
+                "(upload a reference as a system file too to rank it against the systems)"
             )
+        if others:
+            notes.append(f"human scores of {len(others)} system(s) not uploaded were ignored: {', '.join(others)}")
         return HumanScores(sys_lvl, seg_lvl, tuple(sorted(ignored)), tuple(notes))
     # a plain column of numbers: one per line of a single-system corpus
     if len(systems) != 1:

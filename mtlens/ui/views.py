@@ -32,6 +32,7 @@ __all__ = [
     "MAX_SAMPLES",
     "MIN_TEST_LINES",
     "autorank_table",
+    "dataset_table",
     "exports",
     "fast_metrics",
     "frequency_corpus",
@@ -321,6 +322,25 @@ AGREEMENT_HELP = (
     "metric (Kocmi et al. 2024, 'Navigating the Metrics Maze'; their published fits). Empty where the metric "
     "has no published fit."
 )
+
+
+def dataset_table(ds: state.Dataset) -> pd.DataFrame:
+    """The home page's list of references and systems: lines, words and characters (spaces not counted).
+
+    Words are space-separated tokens; for a target written without spaces (Chinese, Japanese, Thai...)
+    there is no such count and the column says "-" (the characters column is the size to read there)."""
+    c = ds.corpus
+    streams = [*c.references.values(), *c.systems.values()]
+    unspaced = ds.language is not None and ds.language.without_spaces
+    return pd.DataFrame(
+        {
+            "kind": ["reference"] * len(c.references) + ["system"] * len(c.systems),
+            "name": list(c.references) + list(c.systems),
+            "lines": [len(v) for v in streams],
+            "words": ["-" if unspaced else str(sum(len(x.split()) for x in v)) for v in streams],
+            "characters": [sum(len(x) - x.count(" ") for x in v) for v in streams],
+        }
+    )
 
 
 def metric_clusters_table(mc) -> pd.DataFrame:

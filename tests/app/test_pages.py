@@ -24,6 +24,9 @@ def test_home_shows_the_sample_summary(app):
     df = app.dataframe[0].value
     assert list(df["name"]) == ["ref", "ref2", "VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin"]
     assert set(df["lines"]) == {200}
+    ref = (SAMPLE / "ref.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    assert df["words"][0] == str(sum(len(line.split()) for line in ref))  # German: space-separated words
+    assert df["characters"][0] == sum(len(line) for line in ref) - sum(line.count(" ") for line in ref)
 
 
 def _upload(at, key, *files):
@@ -301,6 +304,10 @@ def test_language_is_detected_shown_and_can_be_overridden(app):
     no_errors(app)
     captions = " ".join(plain(c.value) for c in app.caption)
     assert "target language zh detected (Han script" in captions and "language und-zh (detected)" in captions
+    table = app.dataframe[0].value  # Chinese has no spaces between words: no word count, characters instead
+    ref = (folder / "ref.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    assert list(table["words"]) == ["-", "-"]
+    assert table["characters"][0] == sum(len(line) for line in ref) - sum(line.count(" ") for line in ref)
     opts = app.session_state[state.OPTIONS_KEY]
     assert (opts.tokenize, opts.ter_normalized, opts.ter_asian_support) == ("zh", True, True)
     assert "w_tokenize" not in app.session_state  # the sidebar re-reads it from the options
