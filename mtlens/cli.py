@@ -617,13 +617,24 @@ def _run_list(args) -> str:
         )
     if not sets:
         return "no saved sets (python -m mtlens import PATH)\n"
-    rows = [f"{'id':<32}  {'pair':<8} {'systems':>7} {'lines':>6}  {'created':<25}  {'owner':<16}  name"]
-    rows += [
-        f"{s.id:<32}  {s.language_pair or '-':<8} {len(s.systems):>7} {s.lines:>6}  {s.created:<25}  "
-        f"{(s.owner or 'operator')[:16]:<16}  {s.name}"
+    header = ("id", "pair", "systems", "lines", "created", "owner", "name")
+    table = [
+        (s.id, s.language_pair or "-", str(len(s.systems)), str(s.lines), s.created, s.owner or "operator", s.name)
         for s in sets
     ]
-    return "\n".join(rows) + "\n"
+    return _columns(header, table, right=(2, 3))
+
+
+def _columns(header: tuple[str, ...], rows: list[tuple[str, ...]], right=()) -> str:
+    """A plain text table, every column as wide as its widest cell (nothing is cut); the last column is
+    not padded. Numbers (``right``: column indices) are right-aligned."""
+    widths = [max(len(x) for x in col) for col in zip(header, *rows, strict=True)]
+
+    def line(cells):
+        out = [c.rjust(w) if k in right else c.ljust(w) for k, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return "  ".join([*out[:-1], cells[-1]]).rstrip()
+
+    return "\n".join(line(r) for r in [header, *rows]) + "\n"
 
 
 def _run_access(args) -> str:

@@ -303,3 +303,21 @@ def kill_while_writing(proc, wal, timeout: float = 120) -> None:
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
     assert wal.exists(), "the writer was killed before it wrote anything: the test proved nothing"
+
+
+def test_list_as_text_cuts_nothing_and_keeps_the_columns_aligned(tmp_path, capsys, sample_corpus):
+    from mtlens.cli import main
+
+    st = Store(tmp_path)
+    long_name = "WMT21 news en-de: every system, second reference, re-run after the tokenizer fix"
+    owner = "someone.with.a.long.address@example.org"
+    ids = [st.save(sample_corpus, long_name, owner=owner), st.save(sample_corpus, "short")]
+    assert main(["list", "--data-dir", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["id", "pair", "systems", "lines", "created", "owner", "name"]
+    rows = {line.split()[0]: line for line in lines[1:]}
+    assert set(rows) == set(ids)
+    assert rows[ids[0]].endswith(long_name) and owner in rows[ids[0]].split()
+    assert rows[ids[1]].split()[-2:] == ["operator", "short"]
+    starts = {line.index(word) for line, word in ((lines[0], "name"), (rows[ids[0]], "WMT21"), (rows[ids[1]], "short"))}
+    assert len(starts) == 1  # the name column starts at the same place on every line
