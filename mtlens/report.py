@@ -104,8 +104,16 @@ def frame_to_csv(df) -> str:
     return buf.getvalue()
 
 
-def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False) -> str:
-    """``system`` column plus one full-precision column per metric.
+def ranked(results: Mapping[str, MetricResult], by: str | None = None) -> list[str]:
+    """The systems best first by metric ``by`` (default: the first metric); the order of every ranked
+    export (CSV, LaTeX, Excel, the terminal table) and of the Rankings page."""
+    r = results[by] if by in results else next(iter(results.values()))
+    return sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
+
+
+def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False, by: str | None = None) -> str:
+    """``rank,system`` plus one full-precision column per metric (its key, as in JSON and ``--metrics``),
+    systems best first by ``by`` (default: the first metric); rank is the position in that order.
 
     With ``sentence_level``, one row per system and line (``system,line,<metrics>``).
     """
@@ -120,9 +128,9 @@ def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False) ->
             for i in range(len(cols[0])):
                 w.writerow([name, i + 1, *(repr(float(c[i])) for c in cols)])
     else:
-        w.writerow(["system", *metrics])
-        for name in first.scores:
-            w.writerow([name, *(repr(results[m].scores[name]) for m in metrics)])
+        w.writerow(["rank", "system", *metrics])
+        for k, name in enumerate(ranked(results, by), start=1):
+            w.writerow([k, name, *(repr(results[m].scores[name]) for m in metrics)])
     return buf.getvalue()
 
 
@@ -150,11 +158,11 @@ def _label(metric: str) -> str:
     return (cls.latex or latex_escape(cls.label or metric)) if cls else latex_escape(metric)
 
 
-def to_latex(results: Mapping[str, MetricResult], digits: int = 2) -> str:
-    """A booktabs table, systems sorted by the first metric, best score per column in bold."""
+def to_latex(results: Mapping[str, MetricResult], digits: int = 2, by: str | None = None) -> str:
+    """A booktabs table, systems best first by ``by`` (default: the first metric), best score per column
+    in bold."""
     metrics = list(results)
-    first = results[metrics[0]]
-    order = sorted(first.scores, key=lambda n: first.scores[n], reverse=first.higher_is_better)
+    order = ranked(results, by)
     best = {}
     for m, r in results.items():
         pick = max if r.higher_is_better else min
@@ -181,10 +189,9 @@ def to_latex(results: Mapping[str, MetricResult], digits: int = 2) -> str:
 
 
 def to_table(results: Mapping[str, MetricResult], digits: int = 2) -> str:
-    """A plain-text table for the terminal, followed by the signatures."""
+    """A plain-text table for the terminal (systems best first by the first metric), then the signatures."""
     metrics = list(results)
-    first = results[metrics[0]]
-    order = sorted(first.scores, key=lambda n: first.scores[n], reverse=first.higher_is_better)
+    order = ranked(results)
     header = ["system", *metrics]
     rows = [[n, *(f"{results[m].scores[n]:.{digits}f}" for m in metrics)] for n in order]
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
@@ -425,16 +432,25 @@ def to_xlsx(sheets: Mapping) -> bytes:
     return buf.getvalue()
 
 
-def result_sheets(corpus, results: Mapping[str, MetricResult], comparisons: Mapping | None = None) -> dict:
-    """The tables of a scoring run as DataFrames: scores, signatures, the sentence table (one row per
+def result_sheets(
+    corpus, results: Mapping[str, MetricResult], comparisons: Mapping | None = None, by: str | None = None
+) -> dict:
+    """The tables of a scoring run as DataFrames: scores (ranked as :func:`to_csv`), signatures, the sentence table (one row per
     system and line, one column per metric, with the hypothesis) and, with comparisons, intervals and
     clusters."""
     import pandas as pd
 
     first = next(iter(results.values()))
     systems = list(first.scores)
+    order = ranked(results, by)
     sheets = {
-        "scores": pd.DataFrame({"system": systems, **{m: [r.scores[s] for s in systems] for m, r in results.items()}}),
+        "scores": pd.DataFrame(
+            {
+                "rank": range(1, len(order) + 1),
+                "system": order,
+                **{m: [r.scores[s] for s in order] for m, r in results.items()},
+            }
+        ),
         "signatures": pd.DataFrame({"metric": list(results), "signature": [r.signature for r in results.values()]}),
     }
     rows = {"system": [], "line": []}

@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
@@ -115,8 +116,12 @@ def test_csv_latex_and_table(capsys):
     code, out, _ = run(capsys, "score", *ref_args(), "--sys", *SYSTEMS, "--format", "csv")
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert list(rows[0]) == ["system", "bleu", "chrf"] and len(rows) == 4
+    assert list(rows[0]) == ["rank", "system", "bleu", "chrf"] and len(rows) == 4
     assert len(rows[0]["bleu"]) > 10  # full precision, not rounded
+    refs = [read(SAMPLE / "ref.txt"), read(SAMPLE / "ref2.txt")]
+    sacre = {p.rsplit("/", 1)[1][:-4]: SacreBLEU().corpus_score(read(Path(p)), refs).score for p in SYSTEMS}
+    assert [r["system"] for r in rows] == sorted(sacre, key=lambda s: -sacre[s])  # ranked by the first metric
+    assert [r["rank"] for r in rows] == ["1", "2", "3", "4"]
     code, out, _ = run(capsys, "score", *ref_args(), "--sys", *SYSTEMS, "--format", "latex")
     assert code == 0 and r"\begin{tabular}" in out and r"\textbf{" in out and "nrefs:2" in out
     assert "VolcTrans-GLAT" in out

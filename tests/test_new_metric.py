@@ -85,7 +85,7 @@ def test_the_toy_metric_is_tested_for_significance(toy, capsys):
 
 def test_the_toy_metric_is_in_every_export(toy, capsys, tmp_path):
     csv = _cli(capsys, "score", *FILES, "--metrics", "lenratio", "--format", "csv")
-    assert csv.splitlines()[0] == "system,lenratio"
+    assert csv.splitlines()[0] == "rank,system,lenratio"
     latex = _cli(capsys, "score", *FILES, "--metrics", "lenratio", "--format", "latex")
     assert r"Len$_{r}$" in latex  # the metric's own LaTeX label
     out = tmp_path / "r.html"

@@ -64,8 +64,10 @@ def test_xlsx_workbook_reads_back_with_openpyxl():
     wb = openpyxl.load_workbook(io.BytesIO(to_xlsx(result_sheets(corpus, results, {"bleu": cmp}))))
     assert wb.sheetnames == ["scores", "signatures", "sentences", "intervals"]
     rows = list(wb["scores"].iter_rows(values_only=True))
-    assert rows[0] == ("system", "bleu", "chrf", "nist")
-    got = {r[0]: r[1:] for r in rows[1:]}
+    assert rows[0] == ("rank", "system", "bleu", "chrf", "nist")
+    assert [r[1] for r in rows[1:]] == sorted(systems, key=lambda s: -results["bleu"].scores[s])  # ranked
+    assert [r[0] for r in rows[1:]] == [1, 2, 3, 4]
+    got = {r[1]: r[2:] for r in rows[1:]}
     for s in systems:
         assert got[s] == pytest.approx(tuple(results[m].scores[s] for m in ("bleu", "chrf", "nist")), abs=1e-12)
     sent = wb["sentences"]

@@ -465,8 +465,8 @@ def test_csv_cells_never_run_as_formulas(corpus):
     )
     text = to_csv(score(c, ["bleu"]))
     rows = text.splitlines()
-    assert rows[0] == "system,bleu"
-    firsts = sorted(r.split(",")[0] for r in rows[1:])
+    assert rows[0] == "rank,system,bleu"
+    firsts = sorted(r.split(",", 1)[1].rsplit(",", 1)[0] for r in rows[1:])
     assert firsts == sorted(['"\'=HYPERLINK(""http://x"")"', "'@SUM(A1)", "-2"])
     assert csv_cell("\tcmd") == "'\tcmd" and csv_cell("\rcmd") == "'\rcmd" and csv_cell("+1") == "+1"
     pd = pytest.importorskip("pandas")

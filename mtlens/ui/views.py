@@ -61,9 +61,7 @@ def fast_metrics(names: Sequence[str]) -> list[str]:
 def ranking_table(results: dict, sort_by: str, cmp=None) -> pd.DataFrame:
     """Systems in the order of ``sort_by`` with a rank, every metric, and (with a comparison) the cluster
     and the bootstrap interval of ``sort_by``."""
-    key = sort_by if sort_by in results else next(iter(results))
-    first = results[key]
-    order = sorted(first.scores, key=lambda n: first.scores[n], reverse=first.higher_is_better)
+    order = report.ranked(results, sort_by)
     table = pd.DataFrame({"system": order, **{m: [r.scores[n] for n in order] for m, r in results.items()}})
     table.insert(0, "rank", range(1, len(order) + 1))
     if cmp is not None:
@@ -92,9 +90,9 @@ def exports(ds: state.Dataset, results: dict, sort_by: str, cmp=None) -> dict[st
     """The Rankings downloads (file suffix -> a function making the file): CSV, LaTeX and Excel."""
     comparisons = {sort_by: cmp} if cmp else None
     return {
-        "csv": lambda: report.to_csv(results),
-        "tex": lambda: report.to_latex(results),
-        "xlsx": lambda: report.to_xlsx(report.result_sheets(ds.corpus, results, comparisons)),
+        "csv": lambda: report.to_csv(results, by=sort_by),
+        "tex": lambda: report.to_latex(results, by=sort_by),
+        "xlsx": lambda: report.to_xlsx(report.result_sheets(ds.corpus, results, comparisons, by=sort_by)),
     }
 
 

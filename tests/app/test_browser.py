@@ -174,6 +174,8 @@ def test_upload_rankings_csv_equals_cli_and_screenshots(browser, server, tmp_pat
     dl.value.save_as(path)
     rows = {r["system"]: r for r in csv.DictReader(path.open(encoding="utf-8"))}
     assert set(rows) == set(SYSTEMS)
+    ranked = sorted(rows.values(), key=lambda r: int(r["rank"]))  # the page's order: by BLEU, best first
+    assert [float(r["bleu"]) for r in ranked] == sorted((float(r["bleu"]) for r in ranked), reverse=True)
     cli = subprocess.run(
         [
             sys.executable,
@@ -184,7 +186,7 @@ def test_upload_rankings_csv_equals_cli_and_screenshots(browser, server, tmp_pat
             "--sys",
             *map(str, syss),
             "--metrics",
-            ",".join(k for k in next(iter(rows.values())) if k != "system"),
+            ",".join(k for k in next(iter(rows.values())) if k not in ("rank", "system")),
             "--format",
             "json",
         ],
