@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .analysis.agreement import human_agreement
-from .metrics import REGISTRY
+from .metrics import REGISTRY, decimals
 from .scoring import MetricResult
 from .significance import Comparison
 
@@ -158,15 +158,20 @@ def _label(metric: str) -> str:
     return (cls.latex or latex_escape(cls.label or metric)) if cls else latex_escape(metric)
 
 
-def to_latex(results: Mapping[str, MetricResult], digits: int = 2, by: str | None = None) -> str:
+def _places(results: Mapping[str, MetricResult], digits: int | None) -> dict[str, int]:
+    return {m: digits if digits is not None else decimals(m, r.scores.values()) for m, r in results.items()}
+
+
+def to_latex(results: Mapping[str, MetricResult], digits: int | None = None, by: str | None = None) -> str:
     """A booktabs table, systems best first by ``by`` (default: the first metric), best score per column
-    in bold."""
+    in bold; each metric with its decimals (:func:`mtlens.metrics.decimals`) unless ``digits`` is given."""
     metrics = list(results)
     order = ranked(results, by)
+    places = _places(results, digits)
     best = {}
     for m, r in results.items():
         pick = max if r.higher_is_better else min
-        best[m] = round(pick(r.scores.values()), digits)
+        best[m] = round(pick(r.scores.values()), places[m])
     lines = [
         r"\begin{table}[t]",
         r"\centering",
@@ -178,8 +183,8 @@ def to_latex(results: Mapping[str, MetricResult], digits: int = 2, by: str | Non
     for name in order:
         cells = []
         for m in metrics:
-            v = round(results[m].scores[name], digits)
-            cell = f"{v:.{digits}f}"
+            v = round(results[m].scores[name], places[m])
+            cell = f"{v:.{places[m]}f}"
             cells.append(rf"\textbf{{{cell}}}" if v == best[m] else cell)
         lines.append(latex_escape(name) + " & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
@@ -188,12 +193,14 @@ def to_latex(results: Mapping[str, MetricResult], digits: int = 2, by: str | Non
     return "\n".join(lines) + "\n"
 
 
-def to_table(results: Mapping[str, MetricResult], digits: int = 2) -> str:
-    """A plain-text table for the terminal (systems best first by the first metric), then the signatures."""
+def to_table(results: Mapping[str, MetricResult], digits: int | None = None) -> str:
+    """A plain-text table for the terminal (systems best first by the first metric, each metric with its
+    decimals), then the signatures."""
     metrics = list(results)
     order = ranked(results)
+    places = _places(results, digits)
     header = ["system", *metrics]
-    rows = [[n, *(f"{results[m].scores[n]:.{digits}f}" for m in metrics)] for n in order]
+    rows = [[n, *(f"{results[m].scores[n]:.{places[m]}f}" for m in metrics)] for n in order]
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     fmt = lambda r: "  ".join(  # noqa: E731
         str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
@@ -257,23 +264,26 @@ def comparisons_to_csv(comparisons: Mapping[str, Comparison]) -> str:
     return buf.getvalue()
 
 
-def comparisons_to_table(comparisons: Mapping[str, Comparison], digits: int = 2) -> str:
-    """Plain text: per metric, systems with mean +- CI and cluster, then the pairs."""
+def comparisons_to_table(comparisons: Mapping[str, Comparison], digits: int | None = None) -> str:
+    """Plain text: per metric, systems with mean +- CI and cluster, then the pairs (scores with the
+    metric's decimals, p-values with three: :func:`mtlens.metrics.decimals`)."""
     out = []
+    pd_ = decimals("p")
     for m, c in comparisons.items():
+        d = digits if digits is not None else decimals(m, [s.score for s in c.systems.values()])
         cluster_of = {n: i + 1 for i, cl in enumerate(c.clusters) for n in cl}
         out.append(f"== {m} ({c.test}, n={c.n}) ==")
         width = max(len(n) for n in c.ranking)
         for n in c.ranking:
             s = c.systems[n]
             cl = f"  cluster {cluster_of[n]}" if n in cluster_of else ""
-            out.append(f"{n.ljust(width)}  {s.score:7.{digits}f}  (μ = {s.mean:.{digits}f} ± {s.ci:.{digits}f}){cl}")
+            out.append(f"{n.ljust(width)}  {s.score:7.{d}f}  (μ = {s.mean:.{d}f} ± {s.ci:.{d}f}){cl}")
         out.append("")
         out.append(f"{'a'.ljust(width)}  {'b'.ljust(width)}  {'delta':>7}  {'p':>7}  {'p_holm':>7}")
         for p in c.pairs:
             star = "  *" if p.significant else ""
             out.append(
-                f"{p.a.ljust(width)}  {p.b.ljust(width)}  {p.delta:7.{digits}f}  {p.p_value:7.4f}  {p.p_holm:7.4f}{star}"
+                f"{p.a.ljust(width)}  {p.b.ljust(width)}  {p.delta:7.{d}f}  {p.p_value:7.{pd_}f}  {p.p_holm:7.{pd_}f}{star}"
             )
         out.append(f"signature: {c.metric_signature}")
         out.append("")
@@ -283,10 +293,12 @@ def comparisons_to_table(comparisons: Mapping[str, Comparison], digits: int = 2)
     return "\n".join(out) + "\n"
 
 
-def comparisons_to_latex(comparisons: Mapping[str, Comparison], digits: int = 2) -> str:
-    """One booktabs table per metric: systems in rank order, mean +- CI, a rule between clusters."""
+def comparisons_to_latex(comparisons: Mapping[str, Comparison], digits: int | None = None) -> str:
+    """One booktabs table per metric: systems in rank order, mean +- CI (the metric's decimals), a rule
+    between clusters."""
     parts = []
     for m, c in comparisons.items():
+        d = digits if digits is not None else decimals(m, [s.score for s in c.systems.values()])
         ends = set()
         acc = 0
         for cl in c.clusters[:-1]:
@@ -295,7 +307,7 @@ def comparisons_to_latex(comparisons: Mapping[str, Comparison], digits: int = 2)
         lines = [r"\begin{tabular}{rlr}", r"\toprule", rf"Rank & System & {_label(m)} \\", r"\midrule"]
         for i, n in enumerate(c.ranking, start=1):
             s = c.systems[n]
-            lines.append(rf"{i} & {latex_escape(n)} & {s.score:.{digits}f} $\pm$ {s.ci:.{digits}f} \\")
+            lines.append(rf"{i} & {latex_escape(n)} & {s.score:.{d}f} $\pm$ {s.ci:.{d}f} \\")
             if i in ends:
                 lines.append(r"\midrule")
         lines += [r"\bottomrule", r"\end{tabular}"]
@@ -383,12 +395,21 @@ def pair_to_table(doc: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def table_to_latex(columns: list[str], rows: list[list], digits: int = 2) -> str:
-    """Any table as a booktabs LaTeX tabular (text escaped, floats rounded to ``digits``)."""
+def table_to_latex(columns: list[str], rows: list[list], digits: int | None = None) -> str:
+    """Any table as a booktabs LaTeX tabular (text escaped; floats with the decimals of their column,
+    :func:`mtlens.metrics.decimals`, or ``digits``; "--" where a value is missing)."""
+    places = [
+        digits
+        if digits is not None
+        else decimals(str(c), [r[i] for r in rows if isinstance(r[i], (float, np.floating))])
+        for i, c in enumerate(columns)
+    ]
 
-    def cell(v):
+    def cell(v, d):
+        if v is None:
+            return "--"
         if isinstance(v, (float, np.floating)):
-            return "--" if not math.isfinite(float(v)) else f"{float(v):.{digits}f}"
+            return "--" if not math.isfinite(float(v)) else f"{float(v):.{d}f}"
         if isinstance(v, (list, tuple)):
             v = ", ".join(map(str, v))
         return latex_escape(str(v))
@@ -403,7 +424,7 @@ def table_to_latex(columns: list[str], rows: list[list], digits: int = 2) -> str
         " & ".join(latex_escape(str(c)) for c in columns) + r" \\",
         r"\midrule",
     ]
-    out += [" & ".join(cell(v) for v in r) + r" \\" for r in rows]
+    out += [" & ".join(cell(v, d) for v, d in zip(r, places, strict=True)) + r" \\" for r in rows]
     out += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(out) + "\n"
 

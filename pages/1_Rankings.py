@@ -35,25 +35,20 @@ with guard():
     shown_metrics = [m for m in names if m in chosen] or ["bleu"]
     sort_by = st.selectbox("Sort by", shown_metrics, key="rank_sort")
 
-    number_format = {
-        m: st.column_config.NumberColumn(m, format="%.2f") for m in [*shown_metrics, f"{sort_by} 95% CI ±"]
-    }
     placeholder = st.empty()
     bar = st.progress(0.0, text="Scoring…")
     results = {}
     for k, name in enumerate(shown_metrics):  # the table grows as each metric arrives
         bar.progress(k / len(shown_metrics), text=f"Scoring {name}…")
         results[name] = cached.metric_result(ds, name, opts)
-        placeholder.dataframe(views.ranking_table(results, sort_by), hide_index=True, column_config=number_format)
+        placeholder.dataframe(export.numbers(views.ranking_table(results, sort_by)), hide_index=True)
     metrics = list(results)
     cmp = None
     testable = cached.can_test(ds)
     if testable:
         cmp = cached.comparison(ds, sort_by, opts, progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
     bar.empty()
-    placeholder.dataframe(
-        views.ranking_table(results, sort_by, cmp), hide_index=True, column_config=number_format, key="rank_table"
-    )
+    placeholder.dataframe(export.numbers(views.ranking_table(results, sort_by, cmp)), hide_index=True, key="rank_table")
     if len(ds.corpus.systems) > 1 and not testable:
         st.info(cached.too_few_lines(ds))
     st.caption(

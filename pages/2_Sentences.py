@@ -73,9 +73,7 @@ with guard():
         on_select="rerun",
         selection_mode="single-row",
         key="sent_table",
-        column_config={
-            k: st.column_config.NumberColumn(format="%.2f") for k in shown.columns if k not in ("line", "A", "B")
-        },
+        places={"B - A": views.metric_decimals(metric, score_a)},
     )
     rows = event.selection.rows if event is not None and hasattr(event, "selection") else []
     if rows:

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from mtlens.ui import cached, export, render, state
+from mtlens.ui import cached, export, render, state, views
 from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption, metric_sidebar, require_reference
 
@@ -129,9 +129,6 @@ with guard():
         name="mtlens-rankings-w-c",
         df=rank,
         hide_index=True,
-        column_config={
-            f"BLEU_w{n}": st.column_config.NumberColumn(format="%.2f"),
-            f"BLEU_c{m}": st.column_config.NumberColumn(format="%.2f"),
-        },
+        places={f"BLEU_w{n}": views.metric_decimals("bleu"), f"BLEU_c{m}": views.metric_decimals("bleu-c")},
     )
     st.markdown("The two rankings **agree**." if res.rankings_agree else "The two rankings **differ**.")

@@ -73,7 +73,7 @@ with guard():
     st.caption(f"Signature: {cmp.signature} · {cmp.metric_signature}")
 
     names, matrix = cmp.p_matrix(adjusted=True)
-    text = [["" if np.isnan(v) else f"{v:.3f}" for v in row] for row in matrix]
+    text = [["" if np.isnan(v) else views.p_text(v) for v in row] for row in matrix]
     fig = go.Figure(
         go.Heatmap(
             z=matrix,
@@ -83,9 +83,9 @@ with guard():
             texttemplate="%{text}",
             zmin=0,
             zmax=1,
-            colorscale=[[0, "#1a9850"], [alpha, "#d9ef8b"], [min(1.0, alpha * 2), "#fee08b"], [1, "#f7f7f7"]],
-            colorbar={"title": "Holm p"},
-            hovertemplate="%{y} vs %{x}: p = %{z:.4f}<extra></extra>",
+            colorscale=views.significance_colorscale(alpha),
+            colorbar={"title": "Holm p", "tickvals": [0, alpha, 1], "ticktext": ["0", f"α = {alpha:g}", "1"]},
+            hovertemplate="%{y} vs %{x}: p = %{z:.3f}<extra></extra>",
         )
     )
     fig.update_layout(height=120 + 40 * len(names), margin={"t": 20}, yaxis={"autorange": "reversed"})
@@ -112,34 +112,20 @@ with guard():
             }
         ),
         hide_index=True,
-        column_config={
-            k: st.column_config.NumberColumn(format="%.2f") for k in ("score", "bootstrap mean", "95% CI ±")
-        },
+        places=dict.fromkeys(
+            ("score", "bootstrap mean", "95% CI ±"),
+            views.metric_decimals(metric, [s.score for s in cmp.systems.values()]),
+        ),
     )
     st.subheader("Pairs")
-    pairs = views.pairs_table(cmp)
+    files = views.significance_exports(metric, cmp)
     export.table(
-        name="mtlens-pairs",
-        df=pairs,
+        name="mtlens-significance",
+        df=views.pairs_table(cmp),
         hide_index=True,
-        column_config={
-            "delta (a - b)": st.column_config.NumberColumn(format="%.2f"),
-            "p": st.column_config.NumberColumn(format="%.4f"),
-            "p (Holm)": st.column_config.NumberColumn(format="%.4f"),
-            "humans agree (est.)": st.column_config.NumberColumn(format="percent", help=views.AGREEMENT_HELP),
-        },
+        csv=files["csv"],
+        latex=files["tex"],
+        places={"delta (a - b)": views.metric_decimals(metric, [s.score for s in cmp.systems.values()])},
+        column_config={"humans agree (est.)": st.column_config.Column(help=views.AGREEMENT_HELP)},
     )
     st.caption(views.AGREEMENT_HELP)
-    st.download_button(
-        "Download pairs (CSV)",
-        views.significance_exports(metric, cmp)["csv"],
-        file_name="mtlens-significance.csv",
-        mime="text/csv",
-        key="sig_csv",
-    )
-    st.download_button(
-        "Download table (LaTeX)",
-        views.significance_exports(metric, cmp)["tex"],
-        file_name="mtlens-significance.tex",
-        key="sig_tex",
-    )

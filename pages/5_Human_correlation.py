@@ -38,7 +38,6 @@ with guard():
         name="mtlens-human-correlation",
         df=rows,
         hide_index=True,
-        column_config={k: st.column_config.NumberColumn(format="%.3f") for k in ("pearson", "spearman", "kendall")},
     )
     st.caption(
         "TER is an error rate: a good TER correlates negatively. Intervals: percentile bootstrap over systems "

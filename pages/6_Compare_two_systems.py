@@ -127,10 +127,7 @@ with guard():
             name=f"mtlens-buckets-{kind}",
             df=df,
             hide_index=True,
-            column_config={
-                k: st.column_config.NumberColumn(format="%.3f" if k.startswith("p") else "%.2f")
-                for k in ("A", "B", "B - A", "p", "p (Holm)")
-            },
+            places=dict.fromkeys(("A", "B", "B - A"), views.metric_decimals(metric)),
         )
     st.caption(
         f"* significant: Holm-corrected p < 0.05 over the tested buckets of the chart. Buckets with fewer than "

@@ -64,7 +64,20 @@ def test_report_command(tmp_path, capsys):
 
 def test_table_to_latex_escapes_and_rounds():
     tex = table_to_latex(["system", "bleu"], [["a_b & c", 12.3456], ["x%", float("nan")]])
-    assert r"a\_b \& c & 12.35 \\" in tex and r"x\% & -- \\" in tex and tex.startswith(r"\begin{tabular}{lr}")
+    assert r"a\_b \& c & 12.3 \\" in tex and r"x\% & -- \\" in tex and tex.startswith(r"\begin{tabular}{lr}")
+
+
+def test_every_number_has_its_metrics_decimals_and_missing_values_a_dash():
+    """BLEU/chrF/TER one decimal as sacrebleu prints them, NIST two, p-values and 0-1 statistics three."""
+    from mtlens.metrics import decimals
+
+    assert [decimals(m) for m in ("bleu", "bleu-c", "chrf", "chrf++", "ter", "tbleu", "nist")] == [1] * 6 + [2]
+    assert decimals("p (Holm)") == decimals("p") == 3 and decimals("chrf 95% CI ±") == 1
+    assert decimals("comet:wmt22", [0.8123, 0.7991]) == 3 and decimals("metricx", [3.2, 12.5]) == 2
+    tex = table_to_latex(
+        ["system", "nist", "p", "pearson", "note"], [["A", 7.12345, 0.04567, 0.98765, None], ["B", 6.5, 0.5, -0.1, "x"]]
+    )
+    assert r"A & 7.12 & 0.046 & 0.988 & -- \\" in tex and r"B & 6.50 & 0.500 & -0.100 & x \\" in tex
 
 
 def test_offline_report_never_offers_to_upload_a_chart():

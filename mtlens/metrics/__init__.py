@@ -9,6 +9,8 @@ README line that lists metrics (docs/architecture.md).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..errors import InputError
 from ..options import DEFAULTS, SPECS, Options
 from .base import Metric, Signature
@@ -63,6 +65,35 @@ def label(name: str) -> str:
     """The display name of a metric (an imported metric's own name)."""
     cls = REGISTRY.get(name)
     return (cls.label or cls.name) if cls else name
+
+
+#: decimals of p-values, correlations, accuracies and other statistics between -1 and 1 (COMET's scores too)
+UNIT_DECIMALS = 3
+#: decimals of any other number without a rule (imported scores beyond 0-1, AutoRank, deltas of unknown metrics)
+OTHER_DECIMALS = 2
+
+
+def decimals(name: str, values: Iterable[float] = ()) -> int:
+    """How many decimals a number is shown with, in every page and human-read export (one rule for all).
+
+    ``name`` is a metric key or a column heading: a registered metric's own :attr:`Metric.decimals` (a
+    heading "bleu 95% CI ±" or "delta bleu" counts as BLEU); p-values (a heading "p" or starting with "p "),
+    and numbers that all lie between -1 and 1 (correlations, accuracies, COMET) get
+    :data:`UNIT_DECIMALS`; everything else :data:`OTHER_DECIMALS`.
+
+    >>> decimals("chrf"), decimals("nist"), decimals("p (Holm)"), decimals("comet:wmt22", [0.81, 0.79])
+    (1, 2, 3, 3)
+    """
+    words = name.replace("(", " ").split()
+    for w in words:
+        if w in REGISTRY:
+            return REGISTRY[w].decimals
+    if words and words[0].lower() in ("p", "p-value", "p_value"):
+        return UNIT_DECIMALS
+    finite = [float(v) for v in values if v is not None and v == v and abs(float(v)) != float("inf")]
+    if finite and all(-1.0 <= v <= 1.0 for v in finite):
+        return UNIT_DECIMALS
+    return OTHER_DECIMALS
 
 
 def options_key(name: str, options: Options | None = None) -> tuple:

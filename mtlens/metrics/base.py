@@ -90,6 +90,9 @@ class Metric(ABC):
     slow: bool = False
     #: the module of its compiled kernel, prepared before scoring (:mod:`mtlens.engine`)
     kernel: str | None = None
+    #: decimals shown in pages and human-read exports (sacrebleu prints BLEU, chrF and TER with one);
+    #: CSV and JSON keep full precision (:func:`mtlens.metrics.decimals`)
+    decimals: int = 1
     #: the range of its scores (None: unbounded on that side)
     score_range: tuple[float | None, float | None] = (0.0, 100.0)
     #: the :class:`~mtlens.options.Options` fields it reads (its cache key: :func:`mtlens.metrics.options_key`)

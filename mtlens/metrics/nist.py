@@ -69,6 +69,7 @@ class NIST(Metric):
     label = latex = "NIST"
     sentence_level = False
     score_range = (0.0, None)
+    decimals = 2  # NIST scores are single digits
     option_fields = ("tokenize", "nist_case_sensitive")
 
     @classmethod

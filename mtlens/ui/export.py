@@ -3,14 +3,15 @@ server per process, started on first use), CSV and LaTeX for tables."""
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import warnings
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from ..html_report import PLOTLY_CONFIG, safe_figure
+from ..metrics import decimals
 from ..report import frame_to_csv, table_to_latex, to_xlsx
 
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -33,50 +34,94 @@ def image(fig, fmt: str) -> bytes:
             return fig.to_image(format=fmt, width=1100, height=fig.layout.height or 450, scale=2 if fmt == "png" else 1)
 
 
-def figure_digest(fig) -> str:
-    """A digest of everything a chart shows (its full JSON): the key of its exported images."""
-    return hashlib.sha256(fig.to_json().encode("utf-8")).hexdigest()[:20]
+def available() -> str | None:
+    """None when charts can be exported here, else the reason (kaleido draws with a Chromium browser)."""
+    import shutil
+
+    try:
+        import kaleido  # noqa: F401
+    except ImportError:
+        return "kaleido is not installed"
+    if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome", "chrome")):
+        return "no Chromium browser is installed (apt-get install chromium)"
+    return None
 
 
 def chart(fig, key: str, name: str | None = None) -> None:
-    """Draw a plotly chart with PNG/SVG export buttons under it.
+    """Draw a plotly chart with PNG and SVG download buttons under it.
 
-    A prepared image is kept with the digest of the chart it was made from and offered
-    only while the chart shows exactly that (another system, metric or upload needs a new export).
+    The image is drawn when the button is clicked (a deferred download: nothing is drawn for a chart
+    nobody exports), from the figure the page shows at that moment.
     """
     safe_figure(fig)
     st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG)
     name = name or key
-    digest = figure_digest(fig)
+    missing = available()
+    if missing:
+        st.caption(f"PNG/SVG export is unavailable here: {missing}.")
+        return
     cols = st.columns([1, 1, 6])
     for col, fmt in zip(cols[:2], ("png", "svg"), strict=True):
-        store = f"{key}_{fmt}"
-        if col.button(f"{fmt.upper()}", key=f"{key}_make_{fmt}", help=f"export this chart as {fmt.upper()}"):
-            try:
-                st.session_state[store] = (digest, image(fig, fmt))
-            except Exception as err:  # no browser for kaleido: say so, keep the page
-                st.warning(f"Chart export is unavailable here ({type(err).__name__}: {err}).")
-        prepared = st.session_state.get(store)
-        if prepared and prepared[0] == digest:
-            col.download_button(
-                f"Save {fmt.upper()}",
-                prepared[1],
-                file_name=f"{name}.{fmt}",
-                mime="image/png" if fmt == "png" else "image/svg+xml",
-                key=f"{key}_dl_{fmt}",
-            )
+        col.download_button(
+            fmt.upper(),
+            data=lambda fmt=fmt: image(fig, fmt),
+            file_name=f"{name}.{fmt}",
+            mime="image/png" if fmt == "png" else "image/svg+xml",
+            key=f"{key}_dl_{fmt}",
+            on_click="ignore",
+            help=f"download this chart as {fmt.upper()}",
+        )
 
 
-def table(df: pd.DataFrame | None = None, *args, name: str = "mtlens-table", key: str | None = None, **kwargs):
-    """``st.dataframe`` plus CSV (full precision) and LaTeX downloads of the same table."""
+def numbers(df: pd.DataFrame, places: dict[str, int] | None = None):
+    """The table as people read it: every number with its decimals (:func:`mtlens.metrics.decimals`, one
+    rule for every page) and "-" where a value is missing. A pandas Styler up to :data:`MAX_STYLED_CELLS`
+    cells (values stay numbers: sorting and the CSV keep full precision); above, the frame itself.
+    ``places``: decimals of columns the rule cannot name (e.g. "A" and "B" holding one metric's scores)."""
+    if df is None or df.size > MAX_STYLED_CELLS:
+        return df
+    fmt = {}
+    for c in df.columns:
+        col = df[c]
+        values = [v for v in col if v is not None and not isinstance(v, str)]
+        if values and all(isinstance(v, float | np.floating) for v in values):
+            d = (places or {}).get(c)
+            fmt[c] = f"{{:.{decimals(str(c), values) if d is None else d}f}}"
+    return df.style.format(fmt, na_rep="-")
+
+
+#: above this many cells a table is shown without the Styler (formatting every cell in Python gets slow)
+MAX_STYLED_CELLS = 60_000
+
+
+def table(
+    df: pd.DataFrame | None = None,
+    *args,
+    name: str = "mtlens-table",
+    key: str | None = None,
+    csv=None,
+    latex=None,
+    places: dict[str, int] | None = None,
+    **kwargs,
+):
+    """``st.dataframe`` (numbers as :func:`numbers` shows them) plus CSV (full precision), LaTeX and Excel
+    downloads of the same table; ``csv``/``latex`` replace the generic files by the core's own (e.g. with
+    signatures)."""
     key = key or f"tbl_{name}"
-    event = st.dataframe(df, *args, key=key, **kwargs)
+    event = st.dataframe(numbers(df, places), *args, key=key, **kwargs)
     c1, c2, c3, _ = st.columns([1, 1, 1, 5])
     c1.download_button(
-        "CSV", frame_to_csv(df).encode("utf-8"), file_name=f"{name}.csv", mime="text/csv", key=f"{key}_csv"
+        "CSV",
+        csv if csv is not None else frame_to_csv(df).encode("utf-8"),
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        key=f"{key}_csv",
     )
     c2.download_button(
-        "LaTeX", table_to_latex(list(df.columns), df.values.tolist()), file_name=f"{name}.tex", key=f"{key}_tex"
+        "LaTeX",
+        latex if latex is not None else table_to_latex(list(df.columns), df.values.tolist()),
+        file_name=f"{name}.tex",
+        key=f"{key}_tex",
     )
     c3.download_button(
         "Excel",

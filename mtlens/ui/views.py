@@ -39,12 +39,15 @@ __all__ = [
     "html_report",
     "line_evidence",
     "metric_clusters_table",
+    "metric_decimals",
     "overview",
+    "p_text",
     "pearson",
     "ranking_table",
     "report_key",
     "segment_pairs",
     "sentence_table",
+    "significance_colorscale",
     "significance_exports",
     "sort_options",
     "span_counts",
@@ -315,9 +318,42 @@ def span_overlaps(ds: state.Dataset, anns) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: the significance heatmap's two colours: significant (p < alpha after Holm) and not
+SIGNIFICANT_COLOUR = "#1a7f37"
+NOT_SIGNIFICANT_COLOUR = "#eaeef2"
+
+
+def significance_colorscale(alpha: float) -> list[list]:
+    """A plotly colour scale for p-values in 0..1 with a hard step at ``alpha``: every significant cell one
+    saturated colour (darker the smaller p), every other cell the same pale grey, so p = 0.057 never looks
+    like p = 0.006."""
+    a = min(max(float(alpha), 1e-9), 1.0)
+    return [
+        [0.0, "#0b4f22"],
+        [a * 0.999, SIGNIFICANT_COLOUR],
+        [a, NOT_SIGNIFICANT_COLOUR],
+        [1.0, NOT_SIGNIFICANT_COLOUR],
+    ]
+
+
+def metric_decimals(metric: str, values=()) -> int:
+    """The decimals of a metric's scores in every table (:func:`mtlens.metrics.decimals`)."""
+    from ..metrics import decimals
+
+    return decimals(metric, values)
+
+
+def p_text(p: float) -> str:
+    """A p-value as the tables show it (three decimals; "< 0.001" below)."""
+    from ..metrics import decimals
+
+    d = decimals("p")
+    return f"< {10**-d:.{d}f}" if p < 10**-d else f"{p:.{d}f}"
+
+
 AGREEMENT_HELP = (
     "Estimated share of system pairs with a difference of this size on which human judges agree with the "
-    "metric (Kocmi et al. 2024, 'Navigating the Metrics Maze'; their published fits). Empty where the metric "
+    "metric (Kocmi et al. 2024, 'Navigating the Metrics Maze'; their published fits). '-' where the metric "
     "has no published fit."
 )
 

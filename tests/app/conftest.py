@@ -52,3 +52,13 @@ def lines_with(ann, system: str, category: str) -> set[int]:
         for k, seg_id in enumerate(ann.seg_ids, start=1)
         if any(e.category == category for e in ann.segments[(system, seg_id)].errors)
     }
+
+
+def shown(element):
+    """What a table shows in the browser: the display strings of its pandas Styler (Arrow IPC in the
+    element's proto), as a DataFrame of strings with the table's columns."""
+    import pyarrow as pa
+
+    styler = element.proto.arrow_data.styler
+    assert styler.display_values, "this table has no display values (no Styler)"
+    return pa.ipc.open_stream(styler.display_values).read_pandas()

@@ -198,6 +198,13 @@ def test_upload_rankings_csv_equals_cli_and_screenshots(browser, server, tmp_pat
     for entry in json.loads(cli.stdout)["systems"]:
         for metric, value in entry["scores"].items():
             assert float(rows[entry["name"]][metric]) == value, (entry["name"], metric)
+    # the chart's PNG button downloads the image at once (no second button to find)
+    with page.expect_download(timeout=120_000) as dl:
+        page.locator(".st-key-rank_chart_dl_png button").click()
+    assert dl.value.suggested_filename == "rank_chart.png"
+    png = tmp_path / "chart.png"
+    dl.value.save_as(png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for label, shot in (
         ("Sentences", "sentences"),
         ("Words vs characters", "words_vs_characters"),

@@ -211,18 +211,20 @@ def test_pages_without_human_scores_say_so(app):
 
 
 def test_chart_export_png_and_svg(app):
+    """Each chart has PNG and SVG download buttons that download at once (a deferred download: the image is
+    drawn on click; Chromium clicks one in tests/app/test_browser.py); the image is kaleido's drawing of the
+    chart the page shows."""
+    import plotly.graph_objects as go
+
+    from mtlens.ui import export
+
     app.switch_page("pages/1_Rankings.py").run()
-    app.button(key="rank_chart_make_svg").click().run()
     no_errors(app)
-    _digest, svg = app.session_state["rank_chart_svg"]
-    assert svg.startswith(b"<svg") or b"<svg" in svg[:300]
-    app.button(key="rank_chart_make_png").click().run()
-    assert app.session_state["rank_chart_png"][1][:8] == b"\x89PNG\r\n\x1a\n"
     assert _download_keys(app) >= {"rank_chart_dl_svg", "rank_chart_dl_png"}
-    # another metric in the chart: the prepared images belong to the old chart and are not offered
-    app.selectbox(key="rank_chart_metric").set_value("chrf").run()
-    no_errors(app)
-    assert not _download_keys(app) & {"rank_chart_dl_svg", "rank_chart_dl_png"}
+    assert not [b for b in app.button if b.key and b.key.startswith("rank_chart_make")]  # no second step
+    fig = go.Figure(go.Bar(x=["a", "b"], y=[1, 2]))
+    assert b"<svg" in export.image(fig, "svg")[:300]
+    assert export.image(fig, "png")[:8] == b"\x89PNG\r\n\x1a\n"
     app.button(key="rank_report_make").click().run()
     no_errors(app)
     assert "<!DOCTYPE html>" in app.session_state["rank_report"][1]
@@ -575,3 +577,43 @@ def test_sentence_scatter_of_two_metrics(app):
 
     np.testing.assert_allclose(values(fig["data"][0]["x"]), res["bleu"].sentence_scores(a), atol=1e-9)
     np.testing.assert_allclose(values(fig["data"][0]["y"]), res["chrf"].sentence_scores(a), atol=1e-9)
+
+
+def test_tables_show_each_metrics_decimals_and_a_dash_for_missing_values(app):
+    """Rankings: BLEU with one decimal (as sacrebleu prints it), NIST with two. Significance on NIST (no
+    published human-agreement fit): "-" in that column, never "None"; p-values with three decimals."""
+    import re
+
+    from .conftest import shown
+
+    app.switch_page("pages/1_Rankings.py").run()
+    no_errors(app)
+    table = app.dataframe[0]
+    text = shown(table)
+    for k, value in enumerate(table.value["bleu"]):
+        assert text["bleu"][k] == f"{value:.1f}"
+        assert text["nist"][k] == f"{table.value['nist'][k]:.2f}"
+    app.switch_page("pages/4_Significance.py").run()
+    app.selectbox(key="sig_metric").set_value("nist").run()
+    no_errors(app)
+    pairs = next(d for d in app.dataframe if "humans agree (est.)" in d.value.columns)
+    text = shown(pairs)
+    assert set(text["humans agree (est.)"]) == {"-"} and not any("None" in str(v) for v in text.values.ravel())
+    assert all(re.fullmatch(r"\d\.\d{3}", p) for p in text["p"])
+    assert all(re.fullmatch(r"-?\d+\.\d{2}", d) for d in text["delta (a - b)"])
+
+
+def test_significance_colours_separate_significant_from_not():
+    """The heatmap's colour scale (plotly's own interpolation): p = 0.057 looks like p = 0.9, not like
+    p = 0.006; every p below alpha is a shade of the significant colour."""
+    from plotly.colors import sample_colorscale
+
+    from mtlens.ui import views
+
+    scale = views.significance_colorscale(0.05)
+    colour = dict(zip((0.006, 0.049, 0.051, 0.057, 0.9), sample_colorscale(scale, [0.006, 0.049, 0.051, 0.057, 0.9])))
+    assert colour[0.057] == colour[0.9] == colour[0.051]
+    assert colour[0.006] != colour[0.057] and colour[0.049] != colour[0.051]
+    green = [int(x) for x in colour[0.049].strip("rgb()").split(",")]
+    assert green[1] > green[0] and green[1] > green[2]  # a green, not the pale grey
+    assert views.p_text(0.0004) == "< 0.001" and views.p_text(0.0571) == "0.057"
