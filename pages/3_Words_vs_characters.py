@@ -64,26 +64,25 @@ with guard():
     st.subheader("The sweep over M (all systems pooled)")
     pooled = pd.DataFrame([asdict(r) for r in res.pooled])
     fig = go.Figure()
-    for col, name in (
+    criteria = (
         ("pearson", "Pearson r"),
         ("kappa", "Cohen's kappa (10 grades)"),
         ("analogical", f"share BLEU_cM <= BLEU_w{n - 1}"),
-    ):
+    )
+    for col, name in criteria:
         fig.add_trace(go.Scatter(x=pooled["char_order"], y=pooled[col], mode="lines+markers", name=name))
-        b = getattr(res.best["all"], col)
-        if b is not None:
-            yb = float(pooled.loc[pooled["char_order"] == b, col].iloc[0])
-            fig.add_trace(
-                go.Scatter(
-                    x=[b],
-                    y=[yb],
-                    mode="markers+text",
-                    text=[f"best M={b}"],
-                    textposition="top center",
-                    marker={"size": 14, "symbol": "star"},
-                    showlegend=False,
-                )
+    for mark in views.best_m_marks(res.best["all"], pooled, criteria):
+        fig.add_trace(
+            go.Scatter(
+                x=[mark["x"]],
+                y=[mark["y"]],
+                mode="markers+text",
+                text=[mark["text"]],
+                textposition=mark["textposition"],
+                marker={"size": 14, "symbol": "star"},
+                showlegend=False,
             )
+        )
     fig.add_hline(y=0.9, line_dash="dot", annotation_text="90%")
     fig.update_layout(xaxis_title="M (characters)", height=420, margin={"t": 20})
     export.chart(fig, "wvc_sweep")

@@ -32,6 +32,7 @@ __all__ = [
     "MAX_SAMPLES",
     "MIN_TEST_LINES",
     "autorank_table",
+    "best_m_marks",
     "dataset_table",
     "exports",
     "fast_metrics",
@@ -334,6 +335,32 @@ def significance_colorscale(alpha: float) -> list[list]:
         [a, NOT_SIGNIFICANT_COLOUR],
         [1.0, NOT_SIGNIFICANT_COLOUR],
     ]
+
+
+def best_m_marks(best, pooled: pd.DataFrame, criteria: Sequence[tuple[str, str]]) -> list[dict]:
+    """The labels of the best M on the Words vs characters sweep: one per distinct M (criteria that agree
+    share it, "best M=21: Pearson r, Cohen's kappa"), at the highest of their points; labels of nearby
+    M (within 3) alternate above and below so they never overlap.
+
+    ``criteria``: (column of ``pooled`` and attribute of ``best``, display name)."""
+    groups: dict[int, list[tuple[str, str]]] = {}
+    for col, name in criteria:
+        b = getattr(best, col)
+        if b is not None:
+            groups.setdefault(int(b), []).append((col, name))
+    marks, last = [], None
+    for m in sorted(groups):
+        ys = [float(pooled.loc[pooled["char_order"] == m, col].iloc[0]) for col, _ in groups[m]]
+        below = last is not None and m - last["x"] <= 3 and last["textposition"] == "top center"
+        mark = {
+            "x": m,
+            "y": max(ys),
+            "text": f"best M={m}: " + ", ".join(name for _, name in groups[m]),
+            "textposition": "bottom center" if below else "top center",
+        }
+        marks.append(mark)
+        last = mark
+    return marks
 
 
 def metric_decimals(metric: str, values=()) -> int:

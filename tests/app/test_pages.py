@@ -611,7 +611,8 @@ def test_significance_colours_separate_significant_from_not():
     from mtlens.ui import views
 
     scale = views.significance_colorscale(0.05)
-    colour = dict(zip((0.006, 0.049, 0.051, 0.057, 0.9), sample_colorscale(scale, [0.006, 0.049, 0.051, 0.057, 0.9])))
+    ps = [0.006, 0.049, 0.051, 0.057, 0.9]
+    colour = dict(zip(ps, sample_colorscale(scale, ps), strict=True))
     assert colour[0.057] == colour[0.9] == colour[0.051]
     assert colour[0.006] != colour[0.057] and colour[0.049] != colour[0.051]
     green = [int(x) for x in colour[0.049].strip("rgb()").split(",")]
