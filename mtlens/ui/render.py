@@ -28,13 +28,16 @@ COLORS = {
     "err-critical": "#ff8a8a",
 }
 
+#: every chip has a pale background and dark text (#1b1b1b), in both themes: text on a chip never takes the
+#: theme's text colour (white on pale in dark mode); a test measures every chip's WCAG contrast in Chromium
 STYLE = """
 <style>
 .mtl-line{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;line-height:2.1;font-size:0.95rem}
 .mtl-tok{padding:2px 3px;margin:0 1px;border-radius:4px}
+.mtl-tok[style*="background"],.mtl-legend span,[class*="mtl-err-"]{color:#1b1b1b}
 .mtl-legend span{padding:2px 6px;margin-right:6px;border-radius:4px;font-size:0.85rem}
 .mtl-shift{border-bottom:3px solid #756bb1}
-.mtl-label{color:#666;font-size:0.8rem;margin-right:6px}
+.mtl-label{opacity:0.75;font-size:0.8rem;margin-right:6px}
 .mtl-err-minor{background:#fff3b0}.mtl-err-major{background:#ffc48a}.mtl-err-critical{background:#ff8a8a}
 .mtl-err-other{background:#ddd}
 </style>

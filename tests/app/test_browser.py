@@ -132,6 +132,36 @@ def _idle(page, timeout=180_000):
     page.wait_for_timeout(400)
 
 
+#: WCAG 2.x contrast ratio of every highlight chip, legend chip and label the page shows, text colour against
+#: the first opaque background behind it (text with transparency blended over that background first)
+CONTRAST_JS = """() => {
+  const parse = c => { const m = c.match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
+    const p = m[1].split(',').map(Number); return {r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1}; };
+  const lin = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  const lum = c => 0.2126 * lin(c.r) + 0.7152 * lin(c.g) + 0.0722 * lin(c.b);
+  const behind = el => { for (; el; el = el.parentElement) { const c = parse(getComputedStyle(el).backgroundColor);
+    if (c && c.a > 0.5) return c; } return {r: 255, g: 255, b: 255, a: 1}; };
+  const alpha = el => { let a = 1; for (; el; el = el.parentElement) a *= Number(getComputedStyle(el).opacity); return a; };
+  const out = [];
+  for (const el of document.querySelectorAll('.mtl-tok, .mtl-legend span, .mtl-label, .mtl-mqm')) {
+    if (!el.textContent.trim()) continue;
+    const bg = behind(el), fg = parse(getComputedStyle(el).color), a = fg.a * alpha(el);
+    const mix = k => a * fg[k] + (1 - a) * bg[k];
+    const l1 = lum({r: mix('r'), g: mix('g'), b: mix('b')}), l2 = lum(bg);
+    out.push({text: el.textContent.slice(0, 30), cls: el.className,
+              ratio: (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05)});
+  }
+  const body = parse(getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor);
+  return {chips: out, page_luminance: lum(body)};
+}"""
+
+
+def low_contrast(page, minimum: float = 4.5) -> tuple[list[dict], int, float]:
+    """(chips below ``minimum``, number of chips measured, the page background's luminance)."""
+    res = page.evaluate(CONTRAST_JS)
+    return [c for c in res["chips"] if c["ratio"] < minimum], len(res["chips"]), res["page_luminance"]
+
+
 def _goto(page, label):
     page.locator('[data-testid="stSidebarNav"]').get_by_text(label, exact=True).click()
     _idle(page)
@@ -507,3 +537,25 @@ def test_an_imported_wmt_pair_opens_by_link_with_sacrebleus_bleu(browser, server
     for name, hyp in systems.items():
         assert float(rows[name]["bleu"]) == pytest.approx(SacreBLEU().corpus_score(hyp, refs).score, abs=1e-9)
     ctx.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_highlight_is_readable_in_both_colour_schemes(browser, server, scheme):
+    """WCAG AA (4.5:1) for the text of every chip on the Sentences page (n-gram matches of two systems,
+    references, legends, character matches) with the browser in light and in dark mode."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 2600}, color_scheme=scheme)
+    page = ctx.new_page()
+    try:
+        page.goto(server)
+        page.get_by_text("Dataset", exact=True).wait_for(timeout=60_000)
+        _goto(page, "Sentences")
+        page.locator(".mtl-legend").first.wait_for(timeout=60_000)
+        bad, measured, page_lum = low_contrast(page)
+        assert (page_lum < 0.05) == (scheme == "dark")  # the app really is in that scheme
+        page.get_by_text("characters (chrF)").click()
+        _idle(page)
+        bad2, measured2, _ = low_contrast(page)
+        assert measured > 20 and measured2 > 20
+        assert not bad + bad2, (bad + bad2)[:5]
+    finally:
+        ctx.close()

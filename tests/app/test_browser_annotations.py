@@ -12,7 +12,7 @@ from mtlens.annotations import read_mqm_tsv
 
 from ..conftest import TESTDATA
 from .conftest import lines_with
-from .test_browser import UPLOADER, _goto, _idle, browser, running_server
+from .test_browser import UPLOADER, _goto, _idle, browser, low_contrast, running_server
 
 __all__ = ["browser"]
 
@@ -38,9 +38,9 @@ def _majors(ann, limit=3):
     return found
 
 
-def _open_annotated(browser, server, path):
+def _open_annotated(browser, server, path, color_scheme="light"):
     """A new browser context on the home page, the annotation file uploaded alone, then the Sentences page."""
-    ctx = browser.new_context(viewport={"width": 1400, "height": 2600})
+    ctx = browser.new_context(viewport={"width": 1400, "height": 2600}, color_scheme=color_scheme)
     page = ctx.new_page()
     page.goto(server)
     page.get_by_text("Dataset", exact=True).wait_for(timeout=60_000)
@@ -66,7 +66,7 @@ def test_major_spans_cover_exactly_the_tagged_characters(browser, server, pair):
     path = TESTDATA / "mqm" / f"mqm_ted_{pair}.excerpt.tsv"
     ann = read_mqm_tsv(path.read_bytes(), path.name)
     rows = path.read_text(encoding="utf-8").splitlines()
-    ctx, page = _open_annotated(browser, server, path)
+    ctx, page = _open_annotated(browser, server, path, color_scheme="dark" if pair == "ende" else "light")
     try:
         for system, k, seg, error in _majors(ann):
             tagged = re.search(r"<v>(.*?)</v>", rows[error.row - 1].split("\t")[6]).group(1)
@@ -83,6 +83,8 @@ def test_major_spans_cover_exactly_the_tagged_characters(browser, server, pair):
             assert tagged in texts, (system, k, tagged, texts)
             title = spans.nth(texts.index(tagged)).get_attribute("title")
             assert error.category in title and error.rater in title
+        bad, measured, _ = low_contrast(page)  # the error chips are readable (WCAG AA) in this scheme
+        assert measured >= 3 and not bad, bad[:5]
     finally:
         ctx.close()
 
