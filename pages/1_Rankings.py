@@ -23,17 +23,24 @@ with guard():
     size = ds.corpus.n_lines * len(ds.corpus.systems)
     names = cached.metric_names(ds)
     fast = views.fast_metrics(names)
+    metrics_key = f"rank_metrics_{size > LARGE}_{len(names)}"  # a metric that appears (a finished job) is shown
+    state.from_link({"sort": ("rank_sort", names)}, lists={"metrics": (metrics_key, names)})
+    default_metrics = list(names) if size <= LARGE else fast
     chosen = st.multiselect(
         "Metrics",
         names,
-        default=list(names) if size <= LARGE else fast,
-        key=f"rank_metrics_{size > LARGE}_{len(names)}",  # a metric that appears (a finished job) is shown
+        default=None if metrics_key in st.session_state else default_metrics,
+        key=metrics_key,
         help="TER and tBLEU take about a minute per 100,000 system lines; they are opt-in for large uploads.",
     )
     if size > LARGE:
         st.caption(f"{size:,} system lines: TER and tBLEU are not computed unless you add them above.")
     shown_metrics = [m for m in names if m in chosen] or ["bleu"]
     sort_by = st.selectbox("Sort by", shown_metrics, key="rank_sort")
+    state.to_link(  # the link names what differs from the page's defaults
+        metrics=None if set(shown_metrics) == set(default_metrics) else shown_metrics,
+        sort=None if sort_by == shown_metrics[0] else sort_by,
+    )
 
     placeholder = st.empty()
     bar = st.progress(0.0, text="Scoring…")

@@ -26,6 +26,14 @@ with guard():
         st.info(cached.too_few_lines(ds))
         st.stop()
 
+    state.from_link(
+        {
+            "metric": ("sig_metric", cached.metric_names(ds)),
+            "test": ("sig_test", ["bootstrap", "ar"]),
+            "alpha": ("sig_alpha", [0.05, 0.01, 0.1]),
+            "baseline": ("sig_baseline", systems),
+        }
+    )
     c1, c2, c3, c4, c5 = st.columns(5)
     metric = c1.selectbox("Metric", cached.metric_names(ds), key="sig_metric")
     test = c2.selectbox(
@@ -51,6 +59,7 @@ with guard():
         key="sig_baseline",
     )
     baseline = None if baseline == "all pairs" else baseline
+    state.to_link(metric=metric, test=test, alpha=alpha, baseline=baseline)
 
     bar = st.progress(0.0, text="Resampling…")
     try:

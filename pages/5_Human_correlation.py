@@ -56,7 +56,16 @@ with guard():
 
     st.subheader("Which metric agrees better? (PERM-BOTH, Deutsch et al. 2021)")
     levels_all = [f"system:{h}" for h in human.system] + [f"segment:{h}" for h in human.segment]
+    state.from_link(
+        {
+            "clusters_by": ("hc_perm_level", levels_all),
+            "metric": ("hc_metric", list(results)),
+            "human": ("hc_level", levels_all),
+            "ranked_by": ("hc_rank_kind", list(human.segment)),
+        }
+    )
     perm_level = st.selectbox("Human score", levels_all, key="hc_perm_level")
+    state.to_link(clusters_by=perm_level)
     with st.spinner("Permutation tests between metrics…"):
         perm = cached.metric_clusters(ds, opts, results, perm_level)
     export.table(views.metric_clusters_table(perm), name="mtlens-metric-clusters", hide_index=True, key="hc_perm_table")
@@ -70,6 +79,7 @@ with guard():
     if human.segment:
         st.subheader("Systems ranked by the human scores (as WMT findings tables)")
         seg_kind = st.selectbox("Segment-level human score", list(human.segment), key="hc_rank_kind")
+        state.to_link(ranked_by=seg_kind)
         ranks, pairs = cached.human_ranks(ds, seg_kind)
         export.table(
             pd.DataFrame([asdict(x) for x in ranks]), name="mtlens-human-ranking", hide_index=True, key="hc_rank_table"
@@ -85,6 +95,7 @@ with guard():
     metric = c1.selectbox("Metric", list(results), key="hc_metric")
     levels = [f"system:{h}" for h in human.system] + [f"segment:{h}" for h in human.segment]
     level = c2.selectbox("Human score", levels, key="hc_level")
+    state.to_link(metric=metric, human=level)
     kind, h = level.split(":", 1)
     r = results[metric]
     if kind == "system":

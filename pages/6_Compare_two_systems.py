@@ -23,12 +23,13 @@ with guard():
     if len(systems) < 2:
         st.info("This page needs at least two systems.")
         st.stop()
+    sentence_metrics = cached.metric_names(ds, sentence=True)
+    state.from_link({"a": ("cmp_a", systems), "b": ("cmp_b", systems), "metric": ("cmp_metric", sentence_metrics)})
     k1, k2, k3 = st.columns(3)
     a = k1.selectbox("System A", systems, key="cmp_a")
     b = k2.selectbox("System B", [s for s in systems if s != a], key="cmp_b")
-    metric = k3.selectbox(
-        "Metric for buckets and differences", cached.metric_names(ds, sentence=True), key="cmp_metric"
-    )
+    metric = k3.selectbox("Metric for buckets and differences", sentence_metrics, key="cmp_metric")
+    state.to_link(a=a, b=b, metric=metric)
     corpus_scores = cached.metric_result(ds, metric, opts).scores
     st.markdown(render.md(views.agreement_sentence(metric, a, b, corpus_scores[a], corpus_scores[b])))
 

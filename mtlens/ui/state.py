@@ -343,26 +343,43 @@ def use_dataset(ds: Dataset) -> None:
         st.session_state.pop(f"w_{name}", None)
 
 
-def from_link(choices: dict[str, tuple[str, list]], numbers: dict[str, tuple[str, int]]) -> None:
-    """Set widget keys from the address once per session (a colleague's link), before the widgets are
-    drawn. ``choices``: parameter -> (widget key, allowed values); ``numbers``: parameter -> (key, maximum).
-    Values that do not fit are ignored."""
-    if st.session_state.get("mtlens_link_applied") == st.query_params.get("set"):
+def from_link(
+    choices: dict[str, tuple[str, list]],
+    numbers: dict[str, tuple[str, int]] | None = None,
+    lists: dict[str, tuple[str, list]] | None = None,
+) -> None:
+    """Set widget keys from the address once per session and page (a colleague's link), before the widgets
+    are drawn. ``choices``: parameter -> (widget key, allowed values); ``numbers``: parameter -> (key,
+    maximum); ``lists``: parameter -> (multiselect key, allowed values), comma-separated in the address.
+    Values that do not fit are ignored. The page is named by its parameters' widget keys."""
+    numbers, lists = numbers or {}, lists or {}
+    page = ",".join(sorted(k for k, _ in [*choices.values(), *numbers.values(), *lists.values()]))
+    flag = f"mtlens_link_applied:{page}"
+    if st.session_state.get(flag) == st.query_params.get("set"):
         return
-    st.session_state["mtlens_link_applied"] = st.query_params.get("set")
+    st.session_state[flag] = st.query_params.get("set")
     for param, (key, allowed) in choices.items():
         value = st.query_params.get(param)
-        if value in allowed:
-            st.session_state[key] = value
+        match = next((a for a in allowed if str(a) == value), None)  # numbers in a selectbox: "0.01"
+        if value is not None and match is not None:
+            st.session_state[key] = match
     for param, (key, high) in numbers.items():
         value = st.query_params.get(param)
         if value is not None and value.isascii() and value.isdigit() and 1 <= int(value) <= high:
             st.session_state[key] = int(value)
+    for param, (key, allowed) in lists.items():
+        value = st.query_params.get(param)
+        if value is not None:
+            picked = [v for v in value.split(",") if v in allowed]
+            if picked:
+                st.session_state[key] = list(dict.fromkeys(picked))
 
 
 def to_link(**values) -> None:
-    """Write what the page shows into the address (None removes a parameter)."""
+    """Write what the page shows into the address (None removes a parameter; a list is comma-separated)."""
     for k, v in values.items():
+        if isinstance(v, list | tuple):
+            v = ",".join(map(str, v))
         if v is None:
             st.query_params.pop(k, None)
         elif st.query_params.get(k) != str(v):

@@ -60,3 +60,38 @@ def test_every_page_names_the_set_it_shows(tmp_path, monkeypatch):
         header = plain(at.caption[0].value)
         assert header.startswith("Set: Q3 <run> · Data: saved set"), (page, header)
         assert "2 systems · 40 lines · 1 reference(s)" in header
+
+
+def _page(path: str, **params) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / path), default_timeout=TIMEOUT)
+    at.query_params.update({"set": "sample", **params})
+    return at.run()
+
+
+def test_rankings_link_carries_the_metrics_shown_and_the_sort():
+    at = _page("1_Rankings.py", metrics="chrf,bleu,nonsense", sort="chrf")
+    no_errors(at)
+    table = at.dataframe[0].value
+    assert [c for c in table.columns if c in ("bleu", "chrf", "ter", "nist")] == ["bleu", "chrf"]
+    assert list(table["chrf"]) == sorted(table["chrf"], reverse=True)  # sorted by chrF, as the link says
+    assert at.query_params["metrics"] == "bleu,chrf" and at.query_params["sort"] == "chrf"
+    at.multiselect(key=next(k for k in at.session_state if str(k).startswith("rank_metrics_"))).select("ter").run()
+    assert at.query_params["metrics"] == "bleu,chrf,ter"
+
+
+def test_significance_compare_and_human_links_open_what_they_name():
+    at = _page("4_Significance.py", metric="chrf", test="ar", alpha="0.01", baseline="UEdin")
+    no_errors(at)
+    assert (at.selectbox(key="sig_metric").value, at.selectbox(key="sig_test").value) == ("chrf", "ar")
+    assert at.selectbox(key="sig_alpha").value == 0.01 and at.selectbox(key="sig_baseline").value == "UEdin"
+    pairs = next(d.value for d in at.dataframe if "delta (a - b)" in d.value.columns)
+    assert set(pairs["b"]) | set(pairs["a"]) >= {"UEdin"} and len(pairs) == 3  # each system with UEdin
+    at = _page("6_Compare_two_systems.py", a="UEdin", b="HuaweiTSC", metric="chrf")
+    no_errors(at)
+    assert [at.selectbox(key=k).value for k in ("cmp_a", "cmp_b", "cmp_metric")] == ["UEdin", "HuaweiTSC", "chrf"]
+    at.selectbox(key="cmp_metric").set_value("ter").run()
+    assert at.query_params["metric"] == "ter"
+    at = _page("5_Human_correlation.py", metric="chrf", human="segment:MQM", clusters_by="segment:MQM")
+    no_errors(at)
+    assert at.selectbox(key="hc_metric").value == "chrf" and at.selectbox(key="hc_level").value == "segment:MQM"
+    assert at.selectbox(key="hc_perm_level").value == "segment:MQM"
