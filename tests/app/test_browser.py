@@ -258,7 +258,7 @@ def _wait_for_code(page, text: str, timeout=120_000) -> None:
     _idle(page)
 
 
-def test_changed_options_survive_page_switches(browser, server):
+def test_changed_options_survive_page_switches_and_a_link_shows_them_to_a_colleague(browser, server, tmp_path):
     """Change options away from their defaults in the sidebar, switch pages: the changed values stay,
     in the widgets and in the scores' signatures."""
     dialogs: list[str] = []
@@ -285,6 +285,17 @@ def test_changed_options_survive_page_switches(browser, server):
     signatures = page.locator('[data-testid="stCode"]').first.inner_text()
     assert "bleu: nrefs:2|case:lc|" in signatures, signatures
     assert "bleu-c: nrefs:2|case:lc|eff:no|tok:char|smooth:exp|order:21|" in signatures, signatures
+    # the address is the view: a colleague opening it in a fresh browser sees the same numbers
+    url = page.url
+    assert "opt_lowercase=1" in url and "opt_char_order=21" in url, url
+    csv_here = _rankings_csv(page, tmp_path, "presenter")
+    other = browser.new_context(viewport={"width": 1400, "height": 2200}, accept_downloads=True)
+    colleague = other.new_page()
+    colleague.goto(url)
+    _wait_for_code(colleague, "order:21")
+    assert colleague.locator('[data-testid="stCode"]').first.inner_text() == signatures
+    assert _rankings_csv(colleague, tmp_path, "colleague") == csv_here
+    other.close()
     assert not dialogs
     ctx.close()
 
