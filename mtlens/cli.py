@@ -538,7 +538,8 @@ def _run_report(args) -> str:
     if len(corpus.systems) > 1 and corpus.n_lines >= MIN_TEST_LINES:
         comparisons = {m: compare(r, "bootstrap", n=args.n, seed=args.seed) for m, r in results.items()}
     title = args.title or (_store(args).load(args.set).info.name if args.set else "mtlens report")
-    html = build_html_report(corpus, results, comparisons, title)
+    pins = _store(args).pins(args.set) if args.set else []  # the sentences pinned for the presentation
+    html = build_html_report(corpus, results, comparisons, title, pins)
     try:
         Path(args.output).write_text(html, encoding="utf-8")
     except OSError as err:

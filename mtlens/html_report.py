@@ -26,6 +26,161 @@ th:first-child,td:first-child,td.name{text-align:left}code{font-size:0.85rem}.no
 """
 
 
+#: significant (p < alpha after Holm) and not, in the heatmap, the presentation and the report
+SIGNIFICANT_COLOUR = "#1a7f37"
+NOT_SIGNIFICANT_COLOUR = "#eaeef2"
+
+#: the presentation's look (large type, full width), in the dashboard and in the offline report
+SLIDE_CSS = """
+.mtl-slide{font-size:1.45rem;line-height:1.5;color:inherit}
+.mtl-slide h2{font-size:2.2rem;margin:0 0 .6rem 0}
+.mtl-slide table{border-collapse:collapse;margin:.5rem 0;width:100%}
+.mtl-slide th,.mtl-slide td{padding:.3rem .8rem;text-align:right;border:none}
+.mtl-slide th:nth-child(2),.mtl-slide td:nth-child(2){text-align:left}
+.mtl-slide tr.mtl-cut td{border-top:3px solid currentColor}
+.mtl-slide .mtl-p{text-align:center;color:#1b1b1b}
+.mtl-slide .mtl-sig{background:SIG;color:#fff}.mtl-slide .mtl-ns{background:NOTSIG}
+.mtl-slide .mtl-note{font-style:italic;opacity:.8}
+.mtl-slide .mtl-hyp{margin:.4rem 0}.mtl-slide .mtl-who{font-weight:600}
+""".replace("NOTSIG", NOT_SIGNIFICANT_COLOUR).replace("SIG", SIGNIFICANT_COLOUR)
+
+
+def rank_ranges(cmp: Comparison) -> dict[str, tuple[int, int]]:
+    """WMT findings' rank range of every system: (systems significantly better) + 1 ...
+    N - (systems it is significantly better than), from the comparison's Holm-corrected pairs."""
+    pos = {s: k for k, s in enumerate(cmp.ranking)}
+    beaten_by = dict.fromkeys(cmp.ranking, 0)
+    beats = dict.fromkeys(cmp.ranking, 0)
+    for p in cmp.pairs:
+        if p.significant:
+            win, lose = (p.a, p.b) if pos[p.a] < pos[p.b] else (p.b, p.a)
+            beats[win] += 1
+            beaten_by[lose] += 1
+    n = len(cmp.ranking)
+    return {s: (beaten_by[s] + 1, n - beats[s]) for s in cmp.ranking}
+
+
+def _p(p: float) -> str:
+    return "&lt; 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def presentation_slides(
+    corpus: Corpus, results: Mapping[str, MetricResult], cmp: Comparison | None, pins=()
+) -> list[tuple[str, str]]:
+    """The presentation, as (title, HTML) slides: the ranking as WMT findings tables draw it (rank ranges,
+    clusters separated by rules, each adjacent delta with the share of humans expected to agree, Kocmi et
+    al. 2024), the significance matrix, then each pinned sentence (:class:`mtlens.store.Pin`). User text
+    is escaped. Numbers with their decimals (:func:`mtlens.metrics.decimals`)."""
+    from .analysis.agreement import human_agreement
+    from .metrics import decimals
+    from .metrics import label as metric_label
+
+    slides = []
+    metric = cmp.metric if cmp is not None else next(iter(results))
+    r = results[metric]
+    order = cmp.ranking if cmp is not None else sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
+    d = decimals(metric, r.scores.values())
+    ranges = rank_ranges(cmp) if cmp is not None else {s: (k + 1, k + 1) for k, s in enumerate(order)}
+    cluster_of = {s: k for k, cl in enumerate(cmp.clusters) for s in cl} if cmp is not None and cmp.clusters else {}
+    rows = []
+    for k, s in enumerate(order):
+        lo, hi = ranges[s]
+        rank = f"{lo}" if lo == hi else f"{lo}–{hi}"
+        if k + 1 < len(order):
+            delta = r.scores[s] - r.scores[order[k + 1]]
+            agree = human_agreement(metric, delta)
+            nxt = f"{delta:+.{d}f}", "-" if agree is None else f"{agree:.0%}"
+        else:
+            nxt = "", ""
+        cut = k > 0 and cluster_of and cluster_of.get(s) != cluster_of.get(order[k - 1])
+        tr = "<tr class='mtl-cut'>" if cut else "<tr>"
+        rows.append(
+            f"{tr}<td>{rank}</td><td>{escape(s)}</td>"
+            f"<td>{r.scores[s]:.{d}f}</td><td>{nxt[0]}</td><td>{nxt[1]}</td></tr>"
+        )
+    label = escape(metric_label(metric))
+    slides.append(
+        (
+            f"Ranking by {metric_label(metric)}",
+            f"<div class='mtl-slide'><h2>Ranking by {label}</h2><table><tr><th>rank</th><th>system</th>"
+            f"<th>{label}</th><th>Δ to next</th><th>humans agree (est.)</th></tr>{''.join(rows)}</table>"
+            "<p class='mtl-note'>Rank range: (systems significantly better) + 1 … N − (systems it is significantly "
+            "better than); a rule separates clusters. Humans agree: the share of system pairs with a delta this "
+            "size on which human judges agree with the metric (Kocmi et al. 2024); - where the metric has no "
+            "published fit.</p></div>",
+        )
+    )
+    if cmp is not None:
+        names, matrix = cmp.p_matrix(adjusted=True)
+        head = "".join(f"<th>{escape(n)}</th>" for n in names)
+        body = []
+        for i, a in enumerate(names):
+            cells = []
+            for j in range(len(names)):
+                v = matrix[i][j]
+                if i == j or v != v:
+                    cells.append("<td></td>")
+                else:
+                    cls = "mtl-sig" if v < cmp.alpha else "mtl-ns"
+                    cells.append(f"<td class='mtl-p {cls}'>{_p(float(v))}</td>")
+            body.append(f"<tr><td></td><td>{escape(a)}</td>{''.join(cells)}</tr>")
+        slides.append(
+            (
+                "Significance",
+                f"<div class='mtl-slide'><h2>Which differences are significant ({label})</h2>"
+                f"<table><tr><th></th><th></th>{head}</tr>{''.join(body)}</table><p class='mtl-note'>"
+                f"Holm-corrected p-values of {escape(cmp.test)} ({cmp.n} resamples); coloured: p &lt; {cmp.alpha:g}.</p></div>",
+            )
+        )
+    for pin in pins:
+        i = pin.line
+        if not 0 <= i < corpus.n_lines:
+            continue
+        pr = results.get(pin.metric)
+        parts = [f"<div class='mtl-slide'><h2>Line {i + 1}</h2>"]
+        if pin.note:
+            parts.append(f"<p class='mtl-note'>{escape(pin.note)}</p>")
+        if corpus.source is not None:
+            parts.append(f"<div class='mtl-hyp'><span class='mtl-who'>Source</span>: {escape(corpus.source[i])}</div>")
+        for name, lines in corpus.references.items():
+            parts.append(f"<div class='mtl-hyp'><span class='mtl-who'>{escape(name)}</span>: {escape(lines[i])}</div>")
+        for s in pin.systems:
+            if s not in corpus.systems:
+                continue
+            score = ""
+            if pr is not None and pr.scorer.sentence_level:
+                v = float(pr.sentence_scores(s)[i])
+                score = f" ({escape(metric_label(pin.metric))} {v:.{decimals(pin.metric, [v])}f})"
+            parts.append(
+                f"<div class='mtl-hyp'><span class='mtl-who'>{escape(s)}</span>{score}: {escape(corpus.systems[s][i])}</div>"
+            )
+        parts.append("</div>")
+        slides.append((f"Line {i + 1}", "".join(parts)))
+    return slides
+
+
+#: the report's presentation: one slide at a time, arrow keys (or PageUp/PageDown) move, Esc leaves
+_PRESENT_JS = """
+<script>
+(function(){
+  var slides = Array.prototype.slice.call(document.querySelectorAll('section.mtl-present'));
+  var k = -1;
+  function show(i){ k = Math.max(0, Math.min(slides.length - 1, i));
+    document.body.classList.add('presenting');
+    slides.forEach(function(s, j){ s.style.display = j === k ? 'block' : 'none'; }); }
+  function stop(){ k = -1; document.body.classList.remove('presenting');
+    slides.forEach(function(s){ s.style.display = ''; }); }
+  var b = document.getElementById('mtl-present'); if (b) b.onclick = function(){ show(0); };
+  document.addEventListener('keydown', function(e){
+    if (k < 0) return;
+    if (e.key === 'ArrowRight' || e.key === 'PageDown' || e.key === ' ') { show(k + 1); e.preventDefault(); }
+    else if (e.key === 'ArrowLeft' || e.key === 'PageUp') { show(k - 1); e.preventDefault(); }
+    else if (e.key === 'Escape') { stop(); }
+  });
+})();
+</script>
+"""
+
 #: the charts of an offline report (and of the dashboard) never offer to upload anything
 PLOTLY_CONFIG = {"showSendToCloud": False, "displaylogo": False, "plotlyServerURL": ""}
 
@@ -35,15 +190,19 @@ def build_html_report(
     results: Mapping[str, MetricResult],
     comparisons: Mapping[str, Comparison] | None = None,
     title: str = "mtlens report",
+    pins=(),
 ) -> str:
-    """The report as one HTML string (about 5 MB, most of it plotly.js)."""
+    """The report as one HTML string (about 5 MB, most of it plotly.js); it ends with the presentation
+    (:func:`presentation_slides` for the first metric, with the pinned sentences ``pins``), which the
+    *Present* button shows one slide at a time (arrow keys, Esc)."""
     comparisons = comparisons or {}
     metrics = list(results)
     first = results[metrics[0]]
     order = sorted(first.scores, key=lambda n: first.scores[n], reverse=first.higher_is_better)
     parts = [
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{escape(title)}</title>"
-        f"<style>{_CSS}</style></head><body>",
+        f"<style>{_CSS}{SLIDE_CSS}body.presenting>*:not(section){{display:none}}"
+        "body.presenting{max-width:none;margin:2rem 4rem}</style></head><body>",
         f"<h1>{escape(title)}</h1>",
     ]
     parts.append("<h2>Dataset</h2><ul>")
@@ -111,7 +270,12 @@ def build_html_report(
 
     parts.append("<h2>Signatures</h2><ul>")
     parts += [f"<li><b>{escape(m)}</b>: <code>{escape(r.signature)}</code></li>" for m, r in results.items()]
-    parts.append(f"</ul><p>Made with mtlens {escape(__version__)}.</p></body></html>")
+    parts.append("</ul>")
+    slides = presentation_slides(corpus, results, comparisons.get(metrics[0]), pins)
+    parts.append("<h2>Presentation</h2><p><button id='mtl-present'>Present</button> (arrow keys move, Esc leaves)</p>")
+    parts += [f"<section class='mtl-present'>{html}</section>" for _, html in slides]
+    parts.append(_PRESENT_JS)
+    parts.append(f"<p>Made with mtlens {escape(__version__)}.</p></body></html>")
     return "".join(parts)
 
 

@@ -29,6 +29,7 @@ import os
 import secrets
 import sqlite3
 import sys
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +41,7 @@ from .corpus import Corpus
 from .errors import InputError
 from .limits import env_number
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 FILE_NAME = "mtlens.sqlite3"
 #: the id of the bundled sample, a read-only set that is always there
 SAMPLE_ID = "sample"
@@ -145,7 +146,34 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             PRIMARY KEY (set_id, digest)
         )""",
     ),
+    4: (
+        # sentences pinned for the presentation view and the report, in the order they were pinned
+        """CREATE TABLE pins (
+            set_id TEXT NOT NULL REFERENCES sets(id) ON DELETE CASCADE,
+            line INTEGER NOT NULL,
+            systems TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            note TEXT NOT NULL DEFAULT '',
+            created REAL NOT NULL,
+            PRIMARY KEY (set_id, line, systems)
+        )""",
+    ),
 }
+
+#: at most this many pins per set (a presentation, not a copy of the test set)
+MAX_PINS = 50
+#: a pin's note is cut to this many characters
+MAX_PIN_NOTE = 500
+
+
+@dataclass(frozen=True)
+class Pin:
+    """A sentence pinned for the presentation: line (0-based), the systems shown, the metric, a note."""
+
+    line: int
+    systems: tuple[str, ...]
+    metric: str
+    note: str
 
 
 def _expand(path) -> Path:
@@ -633,6 +661,56 @@ class Store:
             with contextlib.suppress(InputError, sqlite3.Error), self._db(write=True) as con:
                 con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._keep_ballast()
+
+    # ------------------------------------------------------------------ pins
+    def pins(self, set_id: str) -> list[Pin]:
+        """The set's pinned sentences, in the order they were pinned (none for the sample)."""
+        try:
+            with self._db() as con:
+                rows = con.execute(
+                    "SELECT line, systems, metric, note FROM pins WHERE set_id = ? ORDER BY created, rowid", (set_id,)
+                ).fetchall()
+        except _Missing:
+            return []
+        return [Pin(int(r[0]), tuple(json.loads(r[1])), str(r[2]), str(r[3])) for r in rows]
+
+    def pin(self, set_id: str, pin: Pin, visitor: Visitor | None = None) -> None:
+        """Pin a sentence (again: its metric and note are replaced). Only who may change the set may pin."""
+        self._check_change(set_id, visitor)
+        n_lines = self._lines_of(set_id)
+        if not 0 <= pin.line < n_lines:
+            raise InputError(f"line {pin.line + 1} is not in this set (it has {n_lines} lines)")
+        note = " ".join(pin.note.split())[:MAX_PIN_NOTE]
+        key = json.dumps(list(pin.systems))
+        with self._db(write=True) as con:
+            exists = con.execute(
+                "SELECT 1 FROM pins WHERE set_id = ? AND line = ? AND systems = ?", (set_id, pin.line, key)
+            ).fetchone()
+            if (
+                not exists
+                and con.execute("SELECT count(*) FROM pins WHERE set_id = ?", (set_id,)).fetchone()[0] >= MAX_PINS
+            ):
+                raise InputError(f"a set holds at most {MAX_PINS} pinned sentences; unpin one first")
+            con.execute(
+                "INSERT INTO pins (set_id, line, systems, metric, note, created) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (set_id, line, systems) DO UPDATE SET metric = excluded.metric, note = excluded.note",
+                (set_id, pin.line, key, pin.metric, note, time.time()),
+            )
+
+    def unpin(self, set_id: str, line: int, systems: Sequence[str], visitor: Visitor | None = None) -> None:
+        self._check_change(set_id, visitor)
+        with self._db(write=True) as con:
+            con.execute(
+                "DELETE FROM pins WHERE set_id = ? AND line = ? AND systems = ?",
+                (set_id, line, json.dumps(list(systems))),
+            )
+
+    def _lines_of(self, set_id: str) -> int:
+        with self._db() as con:
+            row = con.execute("SELECT n_lines FROM sets WHERE id = ?", (set_id,)).fetchone()
+        if row is None:
+            raise InputError(f"no saved set has the id '{set_id}'")
+        return int(row[0])
 
     def _delete(self, set_id: str) -> None:
         with self._db(write=True) as con:

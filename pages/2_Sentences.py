@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from mtlens.errors import InputError
 from mtlens.ui import cached, export, render, state, views
 from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
@@ -107,6 +108,25 @@ with guard():
     state.to_link(a=sys_a, b=sys_b, metric=metric, line=int(line_no))
 
     st.subheader(f"Line {line_no}")
+    shown_systems = [sys_a, sys_b] if sys_b else [sys_a]
+    why_not = views.may_pin(ds)
+    if why_not is None:
+        is_pinned = any(p.line == i and list(p.systems) == shown_systems for p in views.pins(ds))
+        p1, p2 = st.columns([4, 1])
+        note = p1.text_input("Note for the presentation (optional)", key=f"sent_pin_note_{i}", max_chars=500)
+        try:
+            if is_pinned and p2.button("Unpin", key="sent_unpin", help="remove it from the presentation"):
+                views.unpin(ds, i, shown_systems)
+                st.rerun()
+            if not is_pinned and p2.button("Pin for the presentation", key="sent_pin", icon=":material/push_pin:"):
+                views.pin(ds, i, shown_systems, metric, note)
+                st.rerun()
+        except InputError as err:
+            st.error(str(err))
+        if is_pinned:
+            st.caption("Pinned: this sentence is a slide of the presentation and a section of the HTML report.")
+    else:
+        st.caption(why_not)
     st.markdown(render.STYLE, unsafe_allow_html=True)
     h1, h2, h3 = st.columns([1, 1, 2])
     order = h1.slider("n-gram order to highlight", 1, 4, 2, key="sent_order")

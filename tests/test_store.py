@@ -321,3 +321,34 @@ def test_list_as_text_cuts_nothing_and_keeps_the_columns_aligned(tmp_path, capsy
     assert rows[ids[1]].split()[-2:] == ["operator", "short"]
     starts = {line.index(word) for line, word in ((lines[0], "name"), (rows[ids[0]], "WMT21"), (rows[ids[1]], "short"))}
     assert len(starts) == 1  # the name column starts at the same place on every line
+
+
+def test_pins_are_kept_with_the_set_in_order_bounded_and_only_by_who_may_change_it(tmp_path, sample_corpus):
+    from mtlens.access import Visitor
+    from mtlens.store import MAX_PINS, Pin
+
+    st = Store(tmp_path)
+    owner, other = Visitor("alice", "alice"), Visitor("bob", "bob")
+    sid = st.save(sample_corpus, "pins", owner=owner.id)
+    st.pin(sid, Pin(41, ("UEdin", "HuaweiTSC"), "chrf", "  a  <b>name</b>   mistranslated "), owner)
+    st.pin(sid, Pin(3, ("UEdin",), "bleu", ""), owner)
+    st.pin(sid, Pin(41, ("UEdin", "HuaweiTSC"), "ter", "shift"), owner)  # the same sentence: updated in place
+    assert Store(tmp_path).pins(sid) == [
+        Pin(41, ("UEdin", "HuaweiTSC"), "ter", "shift"),
+        Pin(3, ("UEdin",), "bleu", ""),
+    ]
+    with pytest.raises(InputError, match="line 201 is not in this set"):
+        st.pin(sid, Pin(200, ("UEdin",), "bleu", ""), owner)
+    with pytest.raises(InputError):
+        st.pin(sid, Pin(5, ("UEdin",), "bleu", ""), other)  # a link reader cannot pin
+    with pytest.raises(InputError):
+        st.pin("sample", Pin(5, ("UEdin",), "bleu", ""), None)  # the sample is read-only
+    for k in range(MAX_PINS - 2):
+        st.pin(sid, Pin(100 + k % 100, (f"S{k}",), "bleu", ""), owner)
+    with pytest.raises(InputError, match=f"at most {MAX_PINS}"):
+        st.pin(sid, Pin(7, ("UEdin",), "bleu", ""), owner)
+    st.unpin(sid, 3, ("UEdin",), owner)
+    assert len(st.pins(sid)) == MAX_PINS - 1
+    st.delete(sid, owner)
+    con = sqlite3.connect(tmp_path / FILE_NAME)
+    assert con.execute("SELECT count(*) FROM pins").fetchone()[0] == 0  # deleted with the set

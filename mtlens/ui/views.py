@@ -19,7 +19,13 @@ from ..analysis.sentences import sentence_table, sort_options
 from ..errors import InputError
 from ..evaluation import options_for
 from ..highlight import ngram_matches
-from ..html_report import build_html_report
+from ..html_report import (
+    NOT_SIGNIFICANT_COLOUR,
+    SIGNIFICANT_COLOUR,
+    SLIDE_CSS,
+    build_html_report,
+    presentation_slides,
+)
 from ..io import decode_lines
 from ..metrics import REGISTRY, make_metric, metric_names, options_key
 from ..metrics.ter import ter_alignment
@@ -31,6 +37,7 @@ __all__ = [
     "DEFAULT_SEED",
     "MAX_SAMPLES",
     "MIN_TEST_LINES",
+    "SLIDE_CSS",
     "autorank_table",
     "best_m_marks",
     "dataset_table",
@@ -39,11 +46,15 @@ __all__ = [
     "frequency_corpus",
     "html_report",
     "line_evidence",
+    "may_pin",
     "metric_clusters_table",
     "metric_decimals",
     "overview",
     "p_text",
     "pearson",
+    "pin",
+    "pins",
+    "presentation",
     "ranking_table",
     "report_key",
     "segment_pairs",
@@ -53,6 +64,7 @@ __all__ = [
     "sort_options",
     "span_counts",
     "tbleu_rows",
+    "unpin",
 ]
 
 
@@ -107,7 +119,54 @@ def report_key(ds: state.Dataset, opts: Options, results: dict) -> tuple:
 
 def html_report(ds: state.Dataset, opts: Options, results: dict, testable: bool) -> str:
     comps = {m: cached.comparison(ds, m, opts) for m in results} if testable else {}
-    return build_html_report(ds.corpus, results, comps, ds.name or "mtlens report")
+    return build_html_report(ds.corpus, results, comps, ds.name or "mtlens report", pins(ds))
+
+
+# --------------------------------------------------------------------------- pins and the presentation
+def pins(ds: state.Dataset) -> list:
+    """The set's pinned sentences (:class:`mtlens.store.Pin`); none for the sample or an unsaved upload."""
+    if not ds.set_id or ds.set_id == state.SAMPLE_ID:
+        return []
+    try:
+        return state.store().pins(ds.set_id)
+    except InputError:
+        return []
+
+
+def may_pin(ds: state.Dataset) -> str | None:
+    """None when this visitor may pin sentences of the set, else why not (one sentence)."""
+    from . import identity
+
+    if not ds.set_id or ds.set_id == state.SAMPLE_ID:
+        return "Pins are kept with a saved set: the bundled sample is read-only (upload your files to pin sentences)."
+    try:
+        if state.store().may_change(ds.set_id, identity.visitor()):
+            return None
+    except InputError:
+        pass
+    return "Only the set's owner pins sentences; this link shows the set read-only."
+
+
+def pin(ds: state.Dataset, line: int, systems: Sequence[str], metric: str, note: str) -> None:
+    from ..store import Pin
+    from . import identity
+
+    state.store().pin(ds.set_id, Pin(line, tuple(systems), metric, note), identity.visitor())
+
+
+def unpin(ds: state.Dataset, line: int, systems: Sequence[str]) -> None:
+    from . import identity
+
+    state.store().unpin(ds.set_id, line, systems, identity.visitor())
+
+
+def presentation(ds: state.Dataset, opts: Options, metric: str) -> list[tuple[str, str]]:
+    """The presentation's slides (title, HTML) for ``metric``: ranking, significance matrix, pinned sentences."""
+    wanted = {metric, *(p.metric for p in pins(ds))}
+    results = {m: cached.metric_result(ds, m, opts) for m in cached.metric_names(ds) if m in wanted}
+    results = {metric: results.pop(metric), **results}
+    cmp = cached.comparison(ds, metric, opts) if cached.can_test(ds) else None
+    return presentation_slides(ds.corpus, results, cmp, pins(ds))
 
 
 def autorank_table(results: dict, picked: Sequence[str]) -> pd.DataFrame:
@@ -317,11 +376,6 @@ def span_overlaps(ds: state.Dataset, anns) -> pd.DataFrame:
         if imp.spans:
             rows.append({"metric": name, **span_overlap(anns[0], imp.spans)})
     return pd.DataFrame(rows)
-
-
-#: the significance heatmap's two colours: significant (p < alpha after Holm) and not
-SIGNIFICANT_COLOUR = "#1a7f37"
-NOT_SIGNIFICANT_COLOUR = "#eaeef2"
 
 
 def significance_colorscale(alpha: float) -> list[list]:
