@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import secrets
+from pathlib import Path
 
 import streamlit as st
 
@@ -23,8 +24,33 @@ from . import render
 LOG = logging.getLogger("mtlens.dashboard")
 
 
+#: the dashboard's root (app.py and pages/)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def pages() -> list[tuple[str, str]]:
+    """(path relative to app.py, label) of every page, home first: the sidebar's navigation. A page's
+    label is its file name without the order number ("4_Significance.py" -> "Significance")."""
+    found = sorted(ROOT.glob("pages/*.py"), key=lambda p: (int(p.stem.split("_", 1)[0]), p.stem))
+    return [("app.py", "Home")] + [(f"pages/{p.name}", p.stem.split("_", 1)[1].replace("_", " ")) for p in found]
+
+
+def navigation() -> None:
+    """The sidebar's page links (Streamlit's own list is switched off in .streamlit/config.toml: it would
+    call the home page "app"). Skipped where the script is not app.py's dashboard (a page run alone)."""
+    from streamlit.errors import StreamlitAPIException
+
+    try:
+        with st.sidebar.container(key="mtlens_nav"):
+            for path, label in pages():
+                st.page_link(path, label=label)
+    except StreamlitAPIException:
+        pass
+
+
 @contextlib.contextmanager
 def guard():
+    navigation()
     try:
         yield
     except InputError as err:

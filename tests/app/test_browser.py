@@ -163,7 +163,7 @@ def low_contrast(page, minimum: float = 4.5) -> tuple[list[dict], int, float]:
 
 
 def _goto(page, label):
-    page.locator('[data-testid="stSidebarNav"]').get_by_text(label, exact=True).click()
+    page.locator(".st-key-mtlens_nav").get_by_text(label, exact=True).click()
     _idle(page)
 
 

@@ -76,7 +76,7 @@ def test_ten_sessions_see_only_their_own_data(request, server, tmp_path):  # noq
             await page.locator(UPLOADER.format("up_systems")).set_input_files([str(files[k] / f"session{k}.txt")])
             await page.get_by_text("your upload").first.wait_for(timeout=240_000)
             step = "open Sentences"
-            await page.locator('[data-testid="stSidebarNav"]').get_by_text("Sentences", exact=True).click()
+            await page.locator(".st-key-mtlens_nav").get_by_text("Sentences", exact=True).click()
             await page.get_by_text("TER alignment").first.wait_for(timeout=240_000)
             step = "inspect line 1"
             box = page.get_by_label("Line", exact=True)

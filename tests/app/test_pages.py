@@ -618,3 +618,13 @@ def test_significance_colours_separate_significant_from_not():
     green = [int(x) for x in colour[0.049].strip("rgb()").split(",")]
     assert green[1] > green[0] and green[1] > green[2]  # a green, not the pale grey
     assert views.p_text(0.0004) == "< 0.001" and views.p_text(0.0571) == "0.057"
+
+
+def test_the_sidebar_names_the_home_page_home_and_lists_every_page(app):
+    from pathlib import Path
+
+    links = [(e.proto.label, e.proto.page) for e in app.get("page_link")]
+    assert links[0] == ("Home", "")  # Streamlit's own list called it "app"
+    pages = sorted(Path(ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_")[0]))
+    assert [label for label, _ in links[1:]] == [p.stem.split("_", 1)[1].replace("_", " ") for p in pages]
+    assert "Presentation" in dict(links)
