@@ -44,8 +44,7 @@ with guard():
     n = k1.slider("Word order N", 2, 6, 4, key="wvc_n")
     lo, hi = k2.slider("Character orders M studied", 1, 40, (1, 30), key="wvc_range")
     m = k3.slider("M for the scatter and the ranking", 1, 40, min(40, opts.char_order), key="wvc_m")
-    with st.spinner("Scoring every sentence at every order…"):
-        res = cached.words_vs_chars(ds, n, tuple(range(lo, hi + 1)), m, opts)
+    res = cached.words_vs_chars(ds, n, tuple(range(lo, hi + 1)), m, opts)
 
     st.subheader("Best M per criterion")
     best = pd.DataFrame(

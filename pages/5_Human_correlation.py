@@ -66,8 +66,7 @@ with guard():
     )
     perm_level = st.selectbox("Human score", levels_all, key="hc_perm_level")
     state.to_link(clusters_by=perm_level)
-    with st.spinner("Permutation tests between metrics…"):
-        perm = cached.metric_clusters(ds, opts, results, perm_level)
+    perm = cached.metric_clusters(ds, opts, results, perm_level)
     export.table(views.metric_clusters_table(perm), name="mtlens-metric-clusters", hide_index=True, key="hc_perm_table")
     st.caption(
         f"Metrics by Pearson correlation ({perm.level}); cluster boundaries only where every metric above "
@@ -127,8 +126,7 @@ with guard():
 
     if human.system and ds.corpus.references:  # tBLEU compares with a reference
         st.subheader("tBLEU threshold sweep (Libovický & Pecina, Figure 2)")
-        with st.spinner("tBLEU for epsilon 0 … 1"):
-            sweep = cached.tbleu_sweep(ds, opts)
+        sweep = cached.tbleu_sweep(ds, opts)
         fig2 = go.Figure()
         for hname, vals in sweep.correlation.items():
             fig2.add_trace(

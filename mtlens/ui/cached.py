@@ -1,5 +1,8 @@
 """Cached computations for the pages.
 
+Every computation here that can take a second or more shows a spinner with what it does while it runs
+(``show_spinner``: only on a cache miss); the scoring of several metrics shows a progress bar.
+
 Every cache key holds the fingerprint of everything the result depends on: the
 texts (``Dataset.fingerprint``), the human files (``Dataset.human_fingerprint``)
 where they are used, and the options that change the result (``Options.key``),
@@ -28,7 +31,7 @@ def _options_from_key(key: tuple) -> Options:
     return DEFAULTS.replace(**dict(key))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner="Scoring…")
 def _metric_result(fingerprint: str, set_id: str | None, name: str, key: tuple, _dataset: Dataset) -> MetricResult:
     opts = _options_from_key(key)
     if set_id and set_id != SAMPLE_ID:  # a saved set: stored statistics first, new ones stored
@@ -36,7 +39,7 @@ def _metric_result(fingerprint: str, set_id: str | None, name: str, key: tuple, 
     return score_metric(_dataset.corpus, make_metric(name, opts))
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner="Reading imported scores…")
 def _imported(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> dict:
     from ..evaluation import annotation_metrics
     from ..external import read_score_files
@@ -73,7 +76,7 @@ def imported(dataset: Dataset) -> dict:
     return _imported(dataset.fingerprint, dataset.scores_fingerprint, dataset)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner="Reading the annotations…")
 def _annotations(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> list:
     from ..annotations import read_annotations
 
@@ -203,7 +206,7 @@ def too_few_lines(dataset: Dataset) -> str:
     )
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner="Reading the human scores…")
 def _human(fingerprint: str, human_fingerprint: str, scores_fingerprint: str, _dataset: Dataset):
     from ..analysis.annotations import as_human_scores
     from ..analysis.human import merge, read_human_files
@@ -221,7 +224,7 @@ def human(dataset: Dataset):
     return _human(dataset.fingerprint, dataset.human_fingerprint, dataset.scores_fingerprint, dataset)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner="Scoring every sentence at every order…")
 def _wvc(fingerprint: str, n: int, orders: tuple, m: int, tokenize: str, lowercase: bool, _dataset: Dataset):
     from ..analysis.words_chars import words_vs_chars
 
@@ -232,7 +235,7 @@ def words_vs_chars(dataset: Dataset, n: int, orders: tuple, m: int, opts: Option
     return _wvc(dataset.fingerprint, int(n), tuple(orders), int(m), opts.tokenize, opts.lowercase, dataset)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner="tBLEU for every epsilon…")
 def _sweep(fingerprint: str, human_fingerprint: str, tokenize: str, lowercase: bool, _dataset: Dataset, _human):
     from ..analysis.sweep import tbleu_sweep
 
@@ -245,7 +248,7 @@ def tbleu_sweep(dataset: Dataset, opts: Options):
     )
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner="Counting the n-grams each system gets right…")
 def _ngram_diff(fingerprint: str, a: str, b: str, tokenize: str, lowercase: bool, _dataset: Dataset):
     from ..analysis.pairwise import ngram_differences
 
@@ -263,7 +266,7 @@ def text_fingerprint(lines) -> str:
     return h.hexdigest()[:24]
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner="Buckets and their bootstrap tests…")
 def _buckets(
     fingerprint: str, kind: str, metric: str, key: tuple, a: str, b: str, freq_fp: str, _dataset: Dataset, _freq
 ):
@@ -287,7 +290,7 @@ def buckets(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Opti
     return _buckets(dataset.fingerprint, kind, metric, key, a, b, freq_fp, dataset, frequency)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner="Correlations with 1000-resample intervals…")
 def _human_corr(fingerprint: str, human_fingerprint: str, key: tuple, _results, _human):
     from ..analysis.human import human_correlation
 
@@ -299,7 +302,7 @@ def human_corr(dataset: Dataset, opts: Options, results):
     return _human_corr(dataset.fingerprint, dataset.human_fingerprint, key, results, human(dataset))
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner="Ranking the systems by the human scores…")
 def _human_ranks(fingerprint: str, human_fingerprint: str, kind: str, _human):
     from ..analysis.ranking import human_ranking
 
@@ -311,7 +314,7 @@ def human_ranks(dataset: Dataset, kind: str):
     return _human_ranks(dataset.fingerprint, dataset.human_fingerprint, kind, human(dataset))
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner="Permutation tests between metrics…")
 def _metric_clusters(fingerprint: str, human_fingerprint: str, key: tuple, level: str, _results, _human):
     from ..analysis.human import metric_clusters
 

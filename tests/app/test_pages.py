@@ -628,3 +628,21 @@ def test_the_sidebar_names_the_home_page_home_and_lists_every_page(app):
     pages = sorted(Path(ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_")[0]))
     assert [label for label, _ in links[1:]] == [p.stem.split("_", 1)[1].replace("_", " ") for p in pages]
     assert "Presentation" in dict(links)
+
+
+def test_every_cached_computation_says_what_it_does_while_it_runs():
+    """Each computation the pages cache shows a spinner naming the work on a cache miss (a page never sits
+    blank for seconds): read from the decorators in mtlens/ui/cached.py."""
+    import ast
+
+    tree = ast.parse((ROOT / "mtlens" / "ui" / "cached.py").read_text(encoding="utf-8"))
+    cached_functions = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            for d in node.decorator_list:
+                if isinstance(d, ast.Call) and ast.unparse(d.func) == "st.cache_resource":
+                    kw = {k.arg: k.value for k in d.keywords}
+                    cached_functions[node.name] = kw.get("show_spinner")
+    assert len(cached_functions) >= 10
+    silent = [n for n, v in cached_functions.items() if not (isinstance(v, ast.Constant) and isinstance(v.value, str))]
+    assert not silent, silent
