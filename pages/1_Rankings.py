@@ -71,15 +71,22 @@ with guard():
     st.code("\n".join(f"{m}: {r.signature}" for m, r in results.items()), language=None)
 
     c1, c2, c3, c4 = st.columns(4)
-    stem = "mtlens-scores" + (f"-{ds.corpus.language_pair}" if ds.corpus.language_pair else "")
     files = views.exports(ds, results, sort_by, cmp)
-    c1.download_button("Download CSV", files["csv"](), file_name=f"{stem}.csv", mime="text/csv", key="dl_csv")
-    c2.download_button("Download LaTeX", files["tex"](), file_name=f"{stem}.tex", mime="text/x-tex", key="dl_latex")
+    c1.download_button(
+        "Download CSV", files["csv"](), file_name=state.file_name("mtlens-scores", "csv"), mime="text/csv", key="dl_csv"
+    )
+    c2.download_button(
+        "Download LaTeX",
+        files["tex"](),
+        file_name=state.file_name("mtlens-scores", "tex"),
+        mime="text/x-tex",
+        key="dl_latex",
+    )
 
     c4.download_button(
         "Download Excel",
         files["xlsx"],
-        file_name=f"{stem}.xlsx",
+        file_name=state.file_name("mtlens-scores", "xlsx"),
         mime=export.XLSX_MIME,
         key="dl_xlsx",
         help="one sheet per table: scores, signatures, the sentence table (one column per metric), intervals",
@@ -96,7 +103,7 @@ with guard():
         c3.download_button(
             "Download HTML report",
             prepared[1],
-            file_name="mtlens-report.html",
+            file_name=state.file_name("mtlens-report", "html"),
             mime="text/html",
             key="dl_report",
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import re
 from dataclasses import dataclass, field
 
 import streamlit as st
@@ -215,6 +216,24 @@ def use_sample() -> None:
 def open_set(set_id: str) -> None:
     """Switch the session to a saved set (and the address to its link)."""
     use_dataset(saved_dataset(set_id))
+
+
+def slug(name: str) -> str:
+    """A set's name as a file name part: letters, digits, "-", "_" (runs of anything else one "-")."""
+    out = re.sub(r"-{2,}", "-", "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)).strip("-")
+    return out[:60].rstrip("-")
+
+
+def download_name(kind: str, suffix: str, set_name: str | None) -> str:
+    """A download's file name, naming the set it comes from: ``mtlens-scores-WMT21-en-de.csv``."""
+    part = slug(set_name or "")
+    return f"{kind}-{part}.{suffix}" if part else f"{kind}.{suffix}"
+
+
+def file_name(kind: str, suffix: str) -> str:
+    """:func:`download_name` for the set this session shows."""
+    ds = st.session_state.get(DATA_KEY)
+    return download_name(kind, suffix, ds.name if ds is not None else None)
 
 
 def save_upload(ds: Dataset, name: str) -> tuple[Dataset, str | None]:

@@ -120,7 +120,7 @@ def _bundle_button(ds: state.Dataset, bundle: bytes) -> None:
     st.download_button(
         "Download this set (one file, to import on another machine)",
         bundle,
-        file_name=f"{_file_stem(ds.name)}.mtlens.json.gz",
+        file_name=f"{state.slug(ds.name) or 'mtlens-set'}.mtlens.json.gz",
         mime="application/gzip",
         key=f"ws_bundle_{ds.set_id}",
     )
@@ -131,10 +131,6 @@ def _project_of(set_id: str) -> str:
         return state.store().load(set_id).info.project or ""
     except InputError:
         return ""
-
-
-def _file_stem(name: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)[:60] or "mtlens-set"
 
 
 def saved_sets_panel(ds: state.Dataset) -> None:

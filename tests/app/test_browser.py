@@ -230,8 +230,8 @@ def test_upload_rankings_csv_equals_cli_and_screenshots(browser, server, tmp_pat
             assert float(rows[entry["name"]][metric]) == value, (entry["name"], metric)
     # the chart's PNG button downloads the image at once (no second button to find)
     with page.expect_download(timeout=120_000) as dl:
-        page.locator(".st-key-rank_chart_dl_png button").click()
-    assert dl.value.suggested_filename == "rank_chart.png"
+        page.locator(".st-key-rank_chart_dl_png button").first.click()
+    assert dl.value.suggested_filename == "mtlens-bleu-4-systems-no-language-200-lines.png"  # names the set
     png = tmp_path / "chart.png"
     dl.value.save_as(png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -454,7 +454,7 @@ def test_chinese_upload_gets_the_zh_tokenizer_without_asking(browser, server, tm
     assert "tok:zh" in page.locator('[data-testid="stCode"]').first.inner_text()
     with page.expect_download(timeout=60_000) as dl:
         page.get_by_role("button", name="Download CSV").click()
-    assert dl.value.suggested_filename == "mtlens-scores-und-zh.csv"
+    assert dl.value.suggested_filename == "mtlens-scores-2-systems-und-zh-80-lines.csv"  # the set's name
     path = tmp_path / "zh.csv"
     dl.value.save_as(path)
     rows = {r["system"]: r for r in csv.DictReader(path.open(encoding="utf-8"))}

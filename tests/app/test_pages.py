@@ -646,3 +646,15 @@ def test_every_cached_computation_says_what_it_does_while_it_runs():
     assert len(cached_functions) >= 10
     silent = [n for n, v in cached_functions.items() if not (isinstance(v, ast.Constant) and isinstance(v.value, str))]
     assert not silent, silent
+
+
+def test_download_names_carry_the_sets_name(app):
+    from mtlens.ui import state
+
+    assert state.slug("WMT21 en-de: <b>run</b> ") == "WMT21-en-de-b-run-b"
+    assert state.slug("中文 新闻") == "中文-新闻" and state.slug("...") == ""
+    shown = app.session_state[state.DATA_KEY].name  # the session's set: the bundled sample
+    assert (
+        state.download_name("mtlens-scores", "csv", shown) == "mtlens-scores-Bundled-sample-WMT21-en-de-200-lines.csv"
+    )
+    assert state.download_name("mtlens-report", "html", None) == "mtlens-report.html"
