@@ -28,17 +28,22 @@ with guard():
     for note in human.notes:
         st.caption(render.md(note))
 
-    results = cached.all_results(ds, opts)
-    corr = cached.human_corr(ds, opts, results)
-    rows = pd.DataFrame([asdict(r) for r in corr.rows])
-    for k in ("pearson", "spearman", "kendall"):
-        rows[f"{k} 95% CI"] = [f"[{a:.2f}, {b:.2f}]" if a == a else "n/a" for a, b in rows[f"{k}_ci"]]
-    rows = rows.drop(columns=["pearson_ci", "spearman_ci", "kendall_ci"])
-    export.table(
-        name="mtlens-human-correlation",
-        df=rows,
-        hide_index=True,
-    )
+    # the fast metrics' rows first (a table within seconds), then every metric's (TER and tBLEU take longer);
+    # a row is the same in both (each row has its own seeded resamples)
+    names = cached.metric_names(ds)
+    fast = views.fast_metrics(names)
+    first = st.empty()
+    slow = [m for m in names if m not in fast]
+    parts = []
+    if fast and slow:
+        parts.append(cached.human_corr(ds, opts, cached.all_results(ds, opts, fast)))
+        with first.container(key="hc_first_rows"):
+            st.dataframe(export.numbers(views.correlation_table(parts[0])), hide_index=True)
+    results = cached.all_results(ds, opts, names)
+    parts.append(cached.human_corr(ds, opts, {m: results[m] for m in (slow if parts else names)}))
+    corr = views.merge_correlations(parts, names)
+    with first.container(key="hc_all_rows"):
+        export.table(name="mtlens-human-correlation", df=views.correlation_table(corr), hide_index=True)
     st.caption(
         "TER is an error rate: a good TER correlates negatively. Intervals: percentile bootstrap over systems "
         "(system level) or rated segments (segment level), 1000 resamples."

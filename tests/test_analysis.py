@@ -227,3 +227,16 @@ def test_bootstrap_interval_equals_a_scipy_loop_over_the_same_resamples(kind, n)
     vals = np.array([fn(x[i], y[i]).statistic for i in idx])
     assert (lo, hi) == pytest.approx(tuple(np.percentile(vals, [2.5, 97.5])), abs=1e-12)
     assert lo < hi
+
+
+def test_correlation_rows_do_not_depend_on_the_other_metrics_and_merge_back():
+    """The page shows the fast metrics' rows first: a metric's row (intervals included) is the same alone
+    or with others, and merging the parts gives the one-call table, row for row."""
+    from mtlens.analysis.human import human_correlation, merge_correlations
+
+    corpus, results = _sample_results()
+    human = read_human((SAMPLE / "human.tsv").read_bytes(), "human.tsv", corpus)
+    whole = human_correlation(results, human, n_boot=200)
+    parts = [human_correlation({"ter": results["ter"]}, human, n_boot=200)]
+    parts.append(human_correlation({m: results[m] for m in ("bleu", "chrf")}, human, n_boot=200))
+    assert merge_correlations(parts, list(results)).rows == whole.rows

@@ -15,6 +15,7 @@ import dataclasses
 import hashlib
 import io
 import math
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -224,7 +225,6 @@ def human_correlation(
 
     Error rates (TER) are correlated as they are (expect negative values).
     """
-    rng = np.random.default_rng(seed)
     rows, missing = [], {}
     systems = list(next(iter(results.values())).scores)
     for h_name, by_sys in human.system.items():
@@ -234,7 +234,7 @@ def human_correlation(
         for m, r in results.items():
             x = np.array([r.scores[s] for s in names])
             acc, _ = pairwise_accuracy({s: r.scores[s] for s in names}, by_sys)
-            rows.append(_row(m, "system", h_name, x, y, n_boot, rng, pairwise_accuracy=acc))
+            rows.append(_row(m, "system", h_name, x, y, n_boot, seed, pairwise_accuracy=acc))
     for h_name, by_sys in human.segment.items():
         missing[f"segment:{h_name}"] = [s for s in systems if s not in by_sys]
         for m, r in results.items():
@@ -251,7 +251,7 @@ def human_correlation(
                     x,
                     y,
                     n_boot,
-                    rng,
+                    seed,
                     acc_eq=eq.acc,
                     acc_eq_epsilon=eq.epsilon,
                     soft_pairwise_accuracy=spa,
@@ -260,7 +260,24 @@ def human_correlation(
     return HumanCorrelation(rows, missing, list(human.notes))
 
 
-def _row(metric, level, human, x, y, n_boot, rng, **extra) -> CorrelationRow:
+def merge_correlations(parts: list[HumanCorrelation], metrics: list[str]) -> HumanCorrelation:
+    """One table from tables of different metrics (each row has its own resamples, so this equals
+    :func:`human_correlation` of all the metrics at once), rows in that function's order."""
+    rows = [r for p in parts for r in p.rows]
+    levels = []
+    for r in rows:
+        if (r.level, r.human) not in levels:
+            levels.append((r.level, r.human))
+    levels.sort(key=lambda lh: lh[0] != "system")  # system level first, as human_correlation
+    pos = {m: k for k, m in enumerate(metrics)}
+    rows.sort(key=lambda r: (levels.index((r.level, r.human)), pos.get(r.metric, len(pos))))
+    return HumanCorrelation(rows, dict(parts[0].missing), list(parts[0].notes))
+
+
+def _row(metric, level, human, x, y, n_boot, seed, **extra) -> CorrelationRow:
+    # each row its own generator, seeded by the seed and the row's name: a metric's intervals are the same
+    # whichever other metrics are in the table (the page shows the fast metrics' rows first)
+    rng = np.random.default_rng([seed, zlib.crc32(f"{metric}|{level}|{human}".encode())])
     values = dict(extra)
     for kind in KINDS:
         values[kind] = corr(kind, x, y)

@@ -13,7 +13,7 @@ import pandas as pd
 
 from .. import report
 from ..analysis.correlation import pearson
-from ..analysis.human import segment_pairs
+from ..analysis.human import merge_correlations, segment_pairs
 from ..analysis.ranking import autorank
 from ..analysis.sentences import sentence_table, sort_options
 from ..errors import InputError
@@ -40,6 +40,7 @@ __all__ = [
     "SLIDE_CSS",
     "autorank_table",
     "best_m_marks",
+    "correlation_table",
     "dataset_table",
     "exports",
     "fast_metrics",
@@ -47,6 +48,7 @@ __all__ = [
     "html_report",
     "line_evidence",
     "may_pin",
+    "merge_correlations",
     "metric_clusters_table",
     "metric_decimals",
     "overview",
@@ -456,6 +458,20 @@ def dataset_table(ds: state.Dataset) -> pd.DataFrame:
             "characters": [sum(len(x) - x.count(" ") for x in v) for v in streams],
         }
     )
+
+
+def correlation_table(corr) -> pd.DataFrame:
+    """The Human correlation table: one row per metric, level and human score type, intervals as text
+    ("[lo, hi]" with the correlations' decimals, "-" where undefined)."""
+    from dataclasses import asdict
+
+    from ..metrics import decimals
+
+    rows = pd.DataFrame([asdict(r) for r in corr.rows])
+    d = decimals("pearson", [0.0])
+    for k in ("pearson", "spearman", "kendall"):
+        rows[f"{k} 95% CI"] = [f"[{a:.{d}f}, {b:.{d}f}]" if a == a else "-" for a, b in rows[f"{k}_ci"]]
+    return rows.drop(columns=["pearson_ci", "spearman_ci", "kendall_ci"])
 
 
 def metric_clusters_table(mc) -> pd.DataFrame:
