@@ -215,8 +215,10 @@ def build_html_report(
     if corpus.language_pair:
         parts.append(f"<li>language pair: {escape(corpus.language_pair)}</li>")
     parts.append("</ul>")
-    for w in corpus.warnings:
-        parts.append(f"<p class='note'>{escape(w)}</p>")
+    if corpus.warnings:  # what reading the files found: facts about the data, not alarms
+        parts.append("<details><summary>Notes on the data (scores are computed on the text as it is)</summary><ul>")
+        parts += [f"<li>{escape(w)}</li>" for w in corpus.warnings]
+        parts.append("</ul></details>")
 
     parts.append(f"<h2>Ranking (by {escape(metrics[0])})</h2><table><tr><th>#</th><th>system</th>")
     parts += [f"<th>{escape(m)}</th>" for m in metrics]

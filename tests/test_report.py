@@ -95,3 +95,19 @@ def test_report_on_too_few_lines_says_why_there_are_no_tests():
     corpus = Corpus.build({"ref": refs[0][:10]}, {k: v[:10] for k, v in systems.items()})
     html = build_html_report(corpus, score(corpus, "bleu"), {})
     assert "No significance tests: they need at least 30 lines, this test set has 10" in html
+
+
+def test_report_notes_on_the_data_are_folded_after_the_summary():
+    from mtlens import Corpus, score
+    from mtlens.html_report import build_html_report
+
+    from mtlens.io import with_warnings
+
+    corpus = with_warnings(
+        Corpus.build({"ref": ["a &amp; b", "c d"]}, {"A": ["a &amp; b", "c x"], "B": ["a b", "c d"]})
+    )
+    assert corpus.warnings  # reading found the HTML entity
+    html = build_html_report(corpus, score(corpus, "bleu"))
+    start = html.index("<h2>Dataset</h2>")
+    notes = html.index("<details><summary>Notes on the data")
+    assert start < notes < html.index("<h2>Ranking") and "class='note'" not in html
