@@ -100,7 +100,6 @@ def test_report_on_too_few_lines_says_why_there_are_no_tests():
 def test_report_notes_on_the_data_are_folded_after_the_summary():
     from mtlens import Corpus, score
     from mtlens.html_report import build_html_report
-
     from mtlens.io import with_warnings
 
     corpus = with_warnings(

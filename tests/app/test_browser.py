@@ -295,6 +295,12 @@ def test_changed_options_survive_page_switches_and_a_link_shows_them_to_a_collea
     _wait_for_code(colleague, "order:21")
     assert colleague.locator('[data-testid="stCode"]').first.inner_text() == signatures
     assert _rankings_csv(colleague, tmp_path, "colleague") == csv_here
+    # a mistyped link says so in one sentence and never shows the sample's numbers instead
+    colleague.goto(f"{server}/Rankings?set=0123456789abcdef0123456789abcdef")
+    colleague.get_by_text("This link's set could not be opened").wait_for(timeout=60_000)
+    _idle(colleague)
+    assert colleague.locator('[data-testid="stDataFrame"]').count() == 0
+    assert colleague.get_by_text("Bundled sample").count() == 0
     other.close()
     assert not dialogs
     ctx.close()
