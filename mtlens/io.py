@@ -11,6 +11,7 @@ file, the line and the numbers involved.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
@@ -24,6 +25,14 @@ _BOM = b"\xef\xbb\xbf"
 
 
 # --------------------------------------------------------------------------- bytes -> lines
+def files_fingerprint(files: list[tuple[str, bytes]] | tuple) -> str:
+    """A digest of side files' names and contents (part of every cache key that uses them)."""
+    h = hashlib.sha256()
+    for name, data in files:
+        h.update(name.encode("utf-8", "surrogatepass") + b"\x00" + hashlib.sha256(data).digest())
+    return h.hexdigest()[:24]
+
+
 def decode_lines(data: bytes, name: str) -> list[str]:
     """Decode a UTF-8 text file into its lines.
 

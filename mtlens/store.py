@@ -705,6 +705,17 @@ class Store:
                 (set_id, line, json.dumps(list(systems))),
             )
 
+    def project_of(self, set_id: str) -> str | None:
+        """The set's project (None: none), read without loading the set; InputError if it is not there."""
+        try:
+            with self._db() as con:
+                row = con.execute("SELECT project FROM sets WHERE id = ?", (set_id,)).fetchone()
+        except _Missing:
+            row = None
+        if row is None:
+            raise InputError(f"no saved set has the id '{set_id}'")
+        return row[0]
+
     def _lines_of(self, set_id: str) -> int:
         with self._db() as con:
             row = con.execute("SELECT n_lines FROM sets WHERE id = ?", (set_id,)).fetchone()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import hashlib
 import io
 import math
 import zlib
@@ -23,7 +22,7 @@ import numpy as np
 
 from ..corpus import Corpus
 from ..errors import InputError
-from ..io import decode_lines
+from ..io import decode_lines, files_fingerprint  # noqa: F401  (files_fingerprint: its old home)
 from ..scoring import MetricResult
 from ..significance import DEFAULT_SEED, clusters_from_pairs, holm
 from .correlation import KINDS, bootstrap_ci, corr
@@ -159,14 +158,6 @@ def read_human_files(files: list[tuple[str, bytes]], corpus: Corpus) -> HumanSco
     if not files:
         return None
     return merge([read_human(data, name, corpus) for name, data in files])
-
-
-def files_fingerprint(files: list[tuple[str, bytes]] | tuple) -> str:
-    """A digest of human files' names and contents (part of every cache key that uses them)."""
-    h = hashlib.sha256()
-    for name, data in files:
-        h.update(name.encode("utf-8", "surrogatepass") + b"\x00" + hashlib.sha256(data).digest())
-    return h.hexdigest()[:24]
 
 
 def segment_pairs(result: MetricResult, by_system: Mapping[str, Mapping[int, float]]) -> tuple[np.ndarray, np.ndarray]:

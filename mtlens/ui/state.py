@@ -63,11 +63,13 @@ class Dataset:
     annotations: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
     #: the neural models whose scores for this set are complete: ``(name, checkpoint digest)`` pairs
     neural: tuple[tuple[str, str], ...] = ()
+    #: the project the saved set belongs to (None: none)
+    project: str | None = None
 
     @classmethod
     def of(cls, ev: Evaluation, origin: str, files=()) -> Dataset:
         """The session's view of an evaluation (:mod:`mtlens.evaluation` decided everything in it)."""
-        from ..analysis.human import files_fingerprint
+        from ..io import files_fingerprint  # not from analysis: that imports scipy (2 s on the home page)
 
         return cls(
             ev.corpus,
@@ -84,11 +86,19 @@ class Dataset:
             # the key of every metric read from files: imported scores and the annotations' MQM
             files_fingerprint((*ev.scores, *((f"annotations:{n}", d) for n, d in ev.annotations))),
             ev.annotations,
+            project=ev.project,
         )
 
     def evaluation(self) -> Evaluation:
         return Evaluation(
-            self.corpus, self.language, self.human, self.scores, self.set_id, self.name, annotations=self.annotations
+            self.corpus,
+            self.language,
+            self.human,
+            self.scores,
+            self.set_id,
+            self.name,
+            project=self.project,
+            annotations=self.annotations,
         )
 
 

@@ -81,8 +81,8 @@ def metric_sidebar() -> Options:
 
 
 def dataset_caption(ds: state.Dataset) -> None:
-    """The page's header line: which set it shows (its name), where it came from, its language pair,
-    systems, lines and references."""
+    """The page's header line: which set it shows (its name and project), where it came from, its language
+    pair, systems, lines and references."""
     c = ds.corpus
     # an upload of this session (saved on arrival) is "your upload"; a set opened by link or list is a saved set
     origin = "bundled sample" if ds.origin == "sample" else "your upload" if ds.files else "saved set"
@@ -90,6 +90,8 @@ def dataset_caption(ds: state.Dataset) -> None:
     if ds.language is not None and ds.language.how == "detected" and ds.language.target:
         lang += " (detected)"
     name = f"Set: {render.md(ds.name)} · " if ds.name else ""
+    if ds.project:
+        name += f"Project: {render.md(ds.project)} · "
     st.caption(
         f"{name}Data: {origin}{render.md(lang)} · {len(c.systems)} systems · {c.n_lines:,} lines · "
         f"{len(c.references)} reference(s)"

@@ -38,7 +38,7 @@ def current_set_panel(ds: state.Dataset) -> None:
         return
     store = state.store()
     try:
-        bundle = store.export_bundle(ds.set_id)
+        current_project = store.project_of(ds.set_id) or ""  # also: is the set still there (cheap)
     except InputError as err:  # deleted by another session, or the store became unreadable
         st.warning(render.md(f"This set is no longer in the workspace ({err}); this page still shows its data."))
         return
@@ -48,9 +48,8 @@ def current_set_panel(ds: state.Dataset) -> None:
             "This set was shared with you by its link: you can read it and download it, but only its owner "
             "can rename, re-project, add to or delete it. Upload or import your own copy to change it."
         )
-        _bundle_button(ds, bundle)
+        _bundle_button(ds)
         return
-    current_project = _project_of(ds.set_id)
     c1, c2 = st.columns(2)
     new_name = c1.text_input("Name", value=ds.name, key=f"ws_name_{ds.set_id}")
     project = c2.text_input(
@@ -65,6 +64,8 @@ def current_set_panel(ds: state.Dataset) -> None:
             st.rerun()
         if project.strip() != current_project:
             store.set_project(ds.set_id, project.strip() or None, visitor)
+            state.use_dataset(state.saved_dataset(ds.set_id))  # the header names the new project
+            st.rerun()
     except InputError as err:
         st.error(render.md(str(err)))
     added = st.file_uploader(
@@ -113,24 +114,20 @@ def current_set_panel(ds: state.Dataset) -> None:
         else:
             state.open_set(ds.set_id)
             st.rerun()
-    _bundle_button(ds, bundle)
+    _bundle_button(ds)
 
 
-def _bundle_button(ds: state.Dataset, bundle: bytes) -> None:
+def _bundle_button(ds: state.Dataset) -> None:
+    """The set as one bundle file, made when the button is clicked (a deferred download: gzipping a large
+    set took 7 s of every home page run when it was made in advance)."""
+    set_id = ds.set_id
     st.download_button(
         "Download this set (one file, to import on another machine)",
-        bundle,
+        lambda: state.store().export_bundle(set_id),
         file_name=f"{state.slug(ds.name) or 'mtlens-set'}.mtlens.json.gz",
         mime="application/gzip",
         key=f"ws_bundle_{ds.set_id}",
     )
-
-
-def _project_of(set_id: str) -> str:
-    try:
-        return state.store().load(set_id).info.project or ""
-    except InputError:
-        return ""
 
 
 def saved_sets_panel(ds: state.Dataset) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import gzip
 import json
 import os
 import socket
@@ -497,6 +498,13 @@ def test_a_saved_set_survives_reload_other_browsers_and_a_server_restart(browser
     page.get_by_text("your upload").first.wait_for(timeout=60_000)
     sid = _set_of(page)
     assert len(sid) == 32
+    _idle(page)
+    with page.expect_download(timeout=120_000) as dl:  # the bundle is made when the button is clicked
+        page.get_by_role("button", name="Download this set (one file, to import on another machine)").click()
+    assert dl.value.suggested_filename.endswith(".mtlens.json.gz")
+    bundle = tmp_path / "set.mtlens.json.gz"
+    dl.value.save_as(bundle)
+    assert json.loads(gzip.decompress(bundle.read_bytes()))["name"]  # a readable bundle with the set's name
     _goto(page, "Rankings")
     assert _set_of(page) == sid  # page switches keep the link
     first = _rankings_csv(page, tmp_path, "first")

@@ -49,7 +49,7 @@ def test_every_page_names_the_set_it_shows(tmp_path, monkeypatch):
     from mtlens.ui import state
 
     sid = state.store().save(
-        Corpus.build({"ref": ["a b c"] * 40}, {"A": ["a b d"] * 40, "B": ["a c"] * 40}), "Q3 <run>"
+        Corpus.build({"ref": ["a b c"] * 40}, {"A": ["a b d"] * 40, "B": ["a c"] * 40}), "Q3 <run>", project="news"
     )
     for page in ("pages/1_Rankings.py", "pages/2_Sentences.py", "pages/4_Significance.py", "pages/7_Overview.py"):
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
@@ -58,7 +58,7 @@ def test_every_page_names_the_set_it_shows(tmp_path, monkeypatch):
         at.switch_page(page).run()
         no_errors(at)
         header = plain(at.caption[0].value)
-        assert header.startswith("Set: Q3 <run> · Data: saved set"), (page, header)
+        assert header.startswith("Set: Q3 <run> · Project: news · Data: saved set"), (page, header)
         assert "2 systems · 40 lines · 1 reference(s)" in header
 
 
