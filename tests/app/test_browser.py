@@ -301,7 +301,7 @@ def test_changed_options_survive_page_switches_and_a_link_shows_them_to_a_collea
     colleague.get_by_text("This link's set could not be opened").wait_for(timeout=60_000)
     _idle(colleague)
     assert colleague.locator('[data-testid="stDataFrame"]').count() == 0
-    assert colleague.get_by_text("Bundled sample").count() == 0
+    assert colleague.get_by_text("Set: Bundled sample").count() == 0  # no header of the sample
     other.close()
     assert not dialogs
     ctx.close()
