@@ -46,22 +46,21 @@ SLIDE_CSS = """
 
 
 def rank_ranges(cmp: Comparison) -> dict[str, tuple[int, int]]:
-    """WMT findings' rank range of every system: (systems significantly better) + 1 ...
-    N - (systems it is significantly better than), from the comparison's Holm-corrected pairs."""
+    """WMT findings' rank range of every system (:func:`mtlens.analysis.ranking.rank_ranges`), from the
+    comparison's Holm-corrected pairs; the winner of a significant pair is the one ranked higher."""
+    from .analysis.ranking import rank_ranges as ranges_from_wins
+
     pos = {s: k for k, s in enumerate(cmp.ranking)}
-    beaten_by = dict.fromkeys(cmp.ranking, 0)
-    beats = dict.fromkeys(cmp.ranking, 0)
-    for p in cmp.pairs:
-        if p.significant:
-            win, lose = (p.a, p.b) if pos[p.a] < pos[p.b] else (p.b, p.a)
-            beats[win] += 1
-            beaten_by[lose] += 1
-    n = len(cmp.ranking)
-    return {s: (beaten_by[s] + 1, n - beats[s]) for s in cmp.ranking}
+    beats = {(p.a, p.b) if pos[p.a] < pos[p.b] else (p.b, p.a) for p in cmp.pairs if p.significant}
+    return {s: (lo, hi) for s, (lo, hi, _, _) in ranges_from_wins(cmp.ranking, beats).items()}
 
 
-def _p(p: float) -> str:
-    return "&lt; 0.001" if p < 0.001 else f"{p:.3f}"
+def p_text(p: float) -> str:
+    """A p-value as tables show it (:func:`mtlens.metrics.decimals`: three decimals; "< 0.001" below)."""
+    from .metrics import decimals
+
+    d = decimals("p")
+    return f"< {10**-d:.{d}f}" if p < 10**-d else f"{p:.{d}f}"
 
 
 def presentation_slides(
@@ -122,7 +121,7 @@ def presentation_slides(
                     cells.append("<td></td>")
                 else:
                     cls = "mtl-sig" if v < cmp.alpha else "mtl-ns"
-                    cells.append(f"<td class='mtl-p {cls}'>{_p(float(v))}</td>")
+                    cells.append(f"<td class='mtl-p {cls}'>{escape(p_text(float(v)))}</td>")
             body.append(f"<tr><td></td><td>{escape(a)}</td>{''.join(cells)}</tr>")
         slides.append(
             (

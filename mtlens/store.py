@@ -415,9 +415,15 @@ class Store:
         return self._owner_of(set_id) == visitor.id
 
     def _owner_of(self, set_id: str) -> str | None:
+        return self._set_field(set_id, "owner")
+
+    def _set_field(self, set_id: str, column: str):
+        """One column of the set's row, without loading the set; InputError if there is no such set.
+        ``column`` is always a name written in this file, never user input."""
+        assert column in ("owner", "project", "n_lines"), column
         try:
             with self._db() as con:
-                row = con.execute("SELECT owner FROM sets WHERE id = ?", (set_id,)).fetchone()
+                row = con.execute(f"SELECT {column} FROM sets WHERE id = ?", (set_id,)).fetchone()
         except _Missing:
             row = None
         if row is None:
@@ -677,7 +683,7 @@ class Store:
     def pin(self, set_id: str, pin: Pin, visitor: Visitor | None = None) -> None:
         """Pin a sentence (again: its metric and note are replaced). Only who may change the set may pin."""
         self._check_change(set_id, visitor)
-        n_lines = self._lines_of(set_id)
+        n_lines = int(self._set_field(set_id, "n_lines"))
         if not 0 <= pin.line < n_lines:
             raise InputError(f"line {pin.line + 1} is not in this set (it has {n_lines} lines)")
         note = " ".join(pin.note.split())[:MAX_PIN_NOTE]
@@ -707,21 +713,7 @@ class Store:
 
     def project_of(self, set_id: str) -> str | None:
         """The set's project (None: none), read without loading the set; InputError if it is not there."""
-        try:
-            with self._db() as con:
-                row = con.execute("SELECT project FROM sets WHERE id = ?", (set_id,)).fetchone()
-        except _Missing:
-            row = None
-        if row is None:
-            raise InputError(f"no saved set has the id '{set_id}'")
-        return row[0]
-
-    def _lines_of(self, set_id: str) -> int:
-        with self._db() as con:
-            row = con.execute("SELECT n_lines FROM sets WHERE id = ?", (set_id,)).fetchone()
-        if row is None:
-            raise InputError(f"no saved set has the id '{set_id}'")
-        return int(row[0])
+        return self._set_field(set_id, "project")
 
     def _delete(self, set_id: str) -> None:
         with self._db(write=True) as con:

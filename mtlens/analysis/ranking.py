@@ -44,6 +44,17 @@ class PairTest:
     winner: str | None
 
 
+def rank_ranges(names: list[str], beats: set[tuple[str, str]]) -> dict[str, tuple[int, int, int, int]]:
+    """WMT findings' rank range of every system from its significant wins ``(winner, loser)``:
+    name -> (beaten-by + 1, N - beats, wins, losses)."""
+    out = {}
+    for s in names:
+        losses = sum(1 for _, loser in beats if loser == s)
+        wins = sum(1 for winner, _ in beats if winner == s)
+        out[s] = (losses + 1, len(names) - wins, wins, losses)
+    return out
+
+
 def human_ranking(
     by_system: Mapping[str, Mapping[int, float]], alpha: float = 0.05, min_segments: int = MIN_TEST_LINES
 ) -> tuple[list[HumanRank], list[PairTest]]:
@@ -73,12 +84,11 @@ def human_ranking(
     beats = {(p.winner, p.b if p.winner == p.a else p.a) for p in pairs if p.winner}
     clusters = clusters_from_pairs(names, lambda x, y: (x, y) in beats)
     cluster_of = {s: k + 1 for k, group in enumerate(clusters) for s in group}
-    n_sys = len(names)
+    ranges = rank_ranges(names, beats)
     rows = []
     for s in names:
-        losses = sum(1 for _, loser in beats if loser == s)
-        wins = sum(1 for winner, _ in beats if winner == s)
-        rows.append(HumanRank(s, means[s], len(by_system[s]), losses + 1, n_sys - wins, cluster_of[s], wins, losses))
+        lo, hi, wins, losses = ranges[s]
+        rows.append(HumanRank(s, means[s], len(by_system[s]), lo, hi, cluster_of[s], wins, losses))
     return rows, pairs
 
 

@@ -24,6 +24,7 @@ from ..html_report import (
     SIGNIFICANT_COLOUR,
     SLIDE_CSS,
     build_html_report,
+    p_text,
     presentation_slides,
 )
 from ..io import decode_lines
@@ -424,14 +425,6 @@ def metric_decimals(metric: str, values=()) -> int:
     from ..metrics import decimals
 
     return decimals(metric, values)
-
-
-def p_text(p: float) -> str:
-    """A p-value as the tables show it (three decimals; "< 0.001" below)."""
-    from ..metrics import decimals
-
-    d = decimals("p")
-    return f"< {10**-d:.{d}f}" if p < 10**-d else f"{p:.{d}f}"
 
 
 AGREEMENT_HELP = (
