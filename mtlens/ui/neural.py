@@ -13,13 +13,7 @@ from .state import Dataset
 
 
 def _may_start(ds: Dataset) -> bool:
-    visitor = identity.visitor()
-    if visitor.admin:
-        return True
-    try:
-        return state.store().may_change(ds.set_id, visitor)
-    except InputError:
-        return False
+    return identity.visitor().admin or state.may_change(ds.set_id)
 
 
 def _duration(seconds: float) -> str:

@@ -228,6 +228,16 @@ def open_set(set_id: str) -> None:
     use_dataset(saved_dataset(set_id))
 
 
+def may_change(set_id: str | None) -> bool:
+    """Whether this session's visitor may change the saved set (False for a set that is gone or unreadable)."""
+    if not set_id:
+        return False
+    try:
+        return store().may_change(set_id, identity.visitor())
+    except InputError:
+        return False
+
+
 def slug(name: str) -> str:
     """A set's name as a file name part: letters, digits, "-", "_" (runs of anything else one "-")."""
     out = re.sub(r"-{2,}", "-", "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)).strip("-")
