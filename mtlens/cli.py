@@ -377,10 +377,10 @@ def _score(args, corpus, metrics, options):
     """Scores; for a saved set, stored statistics are reused and new ones stored."""
     if args.set is None:
         return score(corpus, metrics, options)
-    from .scoring import score_saved
+    from .scoring import score_saved_many
 
     store = _store(args)
-    out = {m: score_saved(store, args.set, corpus, m, options) for m in metrics}
+    out = dict(zip(metrics, score_saved_many(store, args.set, corpus, metrics, options), strict=True))
     for note in store.notes:
         print(f"mtlens: warning: {note}", file=sys.stderr)
     return out

@@ -29,10 +29,12 @@ the engine decides everything else (docs/decisions.md, "The engine"):
 from __future__ import annotations
 
 import contextlib
+import importlib
 import itertools
 import json
 import multiprocessing
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -41,9 +43,9 @@ from concurrent.futures.process import BrokenProcessPool
 import numpy as np
 
 from . import kernels
-from .metrics import Metric, base, make_metric
+from .metrics import REGISTRY, Metric, base, make_metric
 from .metrics.base import line_chars, segment_blocks
-from .options import Options
+from .options import DEFAULTS, Options
 from .processes import can_fork, workers
 
 #: below this total weight (about characters of text), everything runs in this process
@@ -53,6 +55,9 @@ MIN_SPAWN_WEIGHT = 4_000_000
 
 #: what the last shared job did: ``{"mode": "here" | "fork" | "pool", "pids": [...]}`` (tests read it)
 LAST_RUN: dict = {"mode": "here", "pids": []}
+
+#: set when :func:`start_pool`'s warming is over (benchmarks and tests wait for it)
+WARMED = threading.Event()
 
 _pool: ProcessPoolExecutor | None = None
 _pool_size = 0
@@ -96,6 +101,51 @@ def compute_described(task: dict) -> list[np.ndarray]:
 
 def _run_described(described: dict[int, dict]):
     return {i: compute_described(d) for i, d in described.items()}, os.getpid()
+
+
+def _warm() -> int:
+    """A pool worker loads what every metric's scoring imports on first use (modules, tokenizers)."""
+    for name, cls in REGISTRY.items():
+        for module in cls.modules:
+            importlib.import_module(module)
+        with contextlib.suppress(Exception):  # e.g. a tokenizer whose library is missing: reported when used
+            make_metric(name, DEFAULTS).block_statistics([["A test."]], [["A test."]])
+    return os.getpid()
+
+
+def loaded(prefixes: tuple[str, ...]) -> list[str]:
+    """The modules this process has loaded whose names start with one of ``prefixes`` (what a pool
+    worker has warmed: tests and diagnostics ask it)."""
+    return sorted(m for m in list(sys.modules) if m.startswith(prefixes))
+
+
+def start_pool() -> None:
+    """Start this process's worker pool ahead of its first job, warmed (the dashboard calls it when its
+    server starts, beside :func:`mtlens.kernels.start_warmup`): the worker imports every metric's
+    modules and tokenizers now, and, once the kernels' warm-up has compiled them, the kernels, as
+    this process does (a thread), so the first page that scores pays for none of it."""
+    size = workers() - 1
+    if size < 1 or pool_running():
+        return
+    ex = _persistent_pool(size)
+    try:
+        for _ in range(size):
+            ex.submit(_warm)
+    except (BrokenProcessPool, RuntimeError):
+        _drop_pool(ex)
+        return
+
+    def kernels_everywhere():
+        try:
+            names = list(kernels.kernel_modules())  # the metrics with a kernel
+            kernels.prepare(names)  # waits for the warm-up, then loads them here
+            with contextlib.suppress(Exception):  # a broken pool: its first job says so, and recovers
+                for fut in [ex.submit(kernels.prepare, names) for _ in range(size)]:
+                    fut.result()
+        finally:
+            WARMED.set()
+
+    threading.Thread(target=kernels_everywhere, name="mtlens-kernels", daemon=True).start()
 
 
 # --------------------------------------------------------------------------- in this process
@@ -215,7 +265,7 @@ def statistics_many(
     """Per-segment statistics of several metrics: every (metric, block) an independent task, shared
     between processes where that is safe and worthwhile. Identical to each metric's own
     :meth:`~mtlens.metrics.base.Metric.statistics`."""
-    kernels.prepare(m.name for m in metrics)  # compiled kernels first: workers then load them
+    kernels.prepare(m.name for m in metrics if m.kernel_always)  # compiled kernels first: workers load them
     streams = [*references, *hypotheses]
     n = len(streams[0]) if streams else 0
     if any(len(s) != n for s in streams):

@@ -129,21 +129,34 @@ def score(
 
 
 def score_saved(store, set_id: str, corpus: Corpus, name: str, options):
-    """One metric's results for a saved set: stored statistics are reused, only systems without
-    them (a system added later, a new option set) are scored, and their statistics are stored.
-    A store that cannot take them (full, read-only) only costs the reuse next time."""
-    metric = make_metric(name, options)
-    _need_references(corpus, [metric])
-    key = options_key(name, options)
-    have = store.get_stats(set_id, name, key)
-    missing = [s for s in corpus.system_names if s not in have or have[s].shape[0] != corpus.n_lines]
-    if missing:
-        fresh = statistics_many([metric], corpus.reference_streams(), [corpus.systems[s] for s in missing])[0]
-        new = dict(zip(missing, fresh, strict=True))
-        with contextlib.suppress(InputError):
-            store.put_stats(set_id, name, key, new)
-        have.update(new)
-    return result_from_stats(corpus, metric, {s: have[s] for s in corpus.system_names})
+    """One metric's results for a saved set (:func:`score_saved_many`)."""
+    return score_saved_many(store, set_id, corpus, [name], options)[0]
+
+
+def score_saved_many(store, set_id: str, corpus: Corpus, names: Sequence[str], options) -> list[MetricResult]:
+    """Several metrics' results for a saved set: stored statistics are reused, only systems without
+    them (a system added later, a new option set) are scored, all metrics in one engine run
+    (:func:`mtlens.engine.statistics_many`), and their statistics are stored. A store that cannot
+    take them (full, read-only) only costs the reuse next time."""
+    metrics = [make_metric(name, options) for name in names]
+    _need_references(corpus, metrics)
+    have = [store.get_stats(set_id, m.name, options_key(m.name, options)) for m in metrics]
+    missing = [[s for s in corpus.system_names if s not in got or got[s].shape[0] != corpus.n_lines] for got in have]
+    todo = [k for k, miss in enumerate(missing) if miss]
+    systems = [s for s in corpus.system_names if any(s in missing[k] for k in todo)]
+    if todo:
+        fresh = statistics_many(
+            [metrics[k] for k in todo], corpus.reference_streams(), [corpus.systems[s] for s in systems]
+        )
+        for k, stats in zip(todo, fresh, strict=True):
+            new = {s: st for s, st in zip(systems, stats, strict=True) if s in missing[k]}
+            with contextlib.suppress(InputError):
+                store.put_stats(set_id, metrics[k].name, options_key(metrics[k].name, options), new)
+            have[k].update(new)
+    return [
+        result_from_stats(corpus, m, {s: got[s] for s in corpus.system_names})
+        for m, got in zip(metrics, have, strict=True)
+    ]
 
 
 def result_for(corpus: Corpus, scores: ImportedScores):

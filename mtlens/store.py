@@ -786,7 +786,7 @@ class Store:
                     _checksum(metric, options_key, system, a.dtype.name, shape, data),
                 )
             )
-        self._check_size(sum(len(r[-1]) for r in rows))
+        self._check_size(sum(len(r[6]) for r in rows))  # the arrays' bytes
         with self._db(write=True) as con:
             if con.execute("SELECT 1 FROM sets WHERE id = ?", (set_id,)).fetchone() is None:
                 return  # deleted meanwhile: nothing to attach the statistics to

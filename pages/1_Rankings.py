@@ -22,7 +22,7 @@ with guard():
     LARGE = 30_000
     size = ds.corpus.n_lines * len(ds.corpus.systems)
     names = cached.metric_names(ds)
-    fast = views.fast_metrics(names)
+    fast = cached.fast_metrics(names)
     metrics_key = f"rank_metrics_{size > LARGE}_{len(names)}"  # a metric that appears (a finished job) is shown
     state.from_link({"sort": ("rank_sort", names)}, lists={"metrics": (metrics_key, names)})
     default_metrics = list(names) if size <= LARGE else fast
@@ -45,9 +45,10 @@ with guard():
     placeholder = st.empty()
     bar = st.progress(0.0, text="Scoring…")
     results = {}
-    for k, name in enumerate(shown_metrics):  # the table grows as each metric arrives
-        bar.progress(k / len(shown_metrics), text=f"Scoring {name}…")
-        results[name] = cached.metric_result(ds, name, opts)
+    for group in cached.metric_groups(shown_metrics):  # the table grows: the fast metrics, then the slow ones
+        bar.progress(len(results) / len(shown_metrics), text=f"Scoring {', '.join(group)}…")
+        results.update(cached.metric_results(ds, group, opts))
+        results = {m: results[m] for m in shown_metrics if m in results}
         placeholder.dataframe(export.numbers(views.ranking_table(results, sort_by)), hide_index=True)
     metrics = list(results)
     cmp = None

@@ -31,7 +31,7 @@ with guard():
     # the fast metrics' rows first (a table within seconds), then every metric's (TER and tBLEU take longer);
     # a row is the same in both (each row has its own seeded resamples)
     names = cached.metric_names(ds)
-    fast = views.fast_metrics(names)
+    fast = cached.fast_metrics(names)
     first = st.empty()
     slow = [m for m in names if m not in fast]
     parts = []

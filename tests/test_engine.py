@@ -210,3 +210,29 @@ def test_a_killed_pool_worker_is_recovered_and_the_pool_replaced():
     )
     assert got["same"]
     assert got["third"]["mode"] == "pool" and got["victim"] not in got["third"]["pids"]
+
+
+def test_the_dashboards_pool_starts_warm(tmp_path):
+    """engine.start_pool (the dashboard's server start): the worker has imported every metric's modules
+    and tokenizers, and, after the kernels' warm-up compiled them, the kernels, as this process has."""
+    got = run_script(
+        """
+        import threading, time
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+        from mtlens import kernels
+        kernels.start_warmup()
+        E.start_pool()
+        E.start_pool()  # once per process
+        assert E.WARMED.wait(300)
+        wanted = ("mtlens.metrics._", "scipy.optimize", "sacrebleu.tokenizers.tokenizer_13a")
+        worker = E._pool.submit(E.loaded, wanted).result()
+        pid = E._pool.submit(os.getpid).result()
+        print(json.dumps({"worker": worker, "here": E.loaded(wanted), "pid": pid, "parent": PARENT}))
+        """,
+        MTLENS_WORKERS="2",
+        NUMBA_CACHE_DIR=str(tmp_path),
+    )
+    kernels = {"mtlens.metrics._ter_kernel", "mtlens.metrics._tbleu_kernel"}
+    assert kernels <= set(got["worker"]) and kernels <= set(got["here"])
+    assert {"scipy.optimize", "sacrebleu.tokenizers.tokenizer_13a"} <= set(got["worker"])
+    assert got["pid"] != got["parent"]

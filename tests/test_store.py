@@ -352,3 +352,40 @@ def test_pins_are_kept_with_the_set_in_order_bounded_and_only_by_who_may_change_
     st.delete(sid, owner)
     con = sqlite3.connect(tmp_path / FILE_NAME)
     assert con.execute("SELECT count(*) FROM pins").fetchone()[0] == 0  # deleted with the set
+
+
+def test_several_metrics_of_a_saved_set_are_scored_in_one_engine_job(tmp_path, sample_corpus, monkeypatch):
+    """score_saved_many: one statistics_many call for every metric with missing statistics, the same
+    results as one metric at a time (whose BLEU equals sacrebleu's), and nothing scored the second time."""
+    import mtlens.scoring as scoring
+    from mtlens.scoring import score_saved_many
+
+    st = Store(tmp_path)
+    sid = st.save(sample_corpus, "s")
+    corpus = st.load(sid).corpus
+    jobs = []
+    real = scoring.statistics_many
+
+    def spy(metrics, references, hypotheses):
+        jobs.append(([m.name for m in metrics], len(hypotheses)))
+        return real(metrics, references, hypotheses)
+
+    monkeypatch.setattr(scoring, "statistics_many", spy)
+    score_saved(st, sid, corpus, "chrf", DEFAULTS)  # chrF stored already: only BLEU and TER are missing
+    jobs.clear()
+    many = score_saved_many(st, sid, corpus, ["bleu", "chrf", "ter"], DEFAULTS)
+    assert jobs == [(["bleu", "ter"], len(corpus.systems))]
+    again = score_saved_many(st, sid, corpus, ["bleu", "chrf", "ter"], DEFAULTS)
+    assert len(jobs) == 1  # all stored now
+    fresh = Store(tmp_path / "other")
+    sid2 = fresh.save(sample_corpus, "s")
+    for name, a, b in zip(["bleu", "chrf", "ter"], many, again, strict=True):
+        one = score_saved(fresh, sid2, fresh.load(sid2).corpus, name, DEFAULTS)
+        assert a.scores == b.scores == one.scores
+        for s in corpus.system_names:
+            np.testing.assert_array_equal(a.stats[s], one.stats[s])
+    refs = [list(corpus.references[r]) for r in corpus.references]
+    for s in corpus.system_names:
+        assert many[0].scores[s] == pytest.approx(
+            SacreBLEU().corpus_score(list(corpus.systems[s]), refs).score, abs=1e-9
+        )

@@ -79,3 +79,90 @@ def test_huge_segments_are_not_matched_and_equal_bleu():
     assert tbleu.MAX_PAIRS < 1200 * 1100
     b = BLEU(tokenize="none").statistics([[ref]], [[hyp]])[0]
     np.testing.assert_array_equal(st, b.astype(float))  # left unmatched: exactly word BLEU
+
+
+# --------------------------------------------------------------------------- only where a word can be replaced
+def _exhaustive(m: TBLEU, refs, hyp_lines, eps: float) -> np.ndarray:
+    """tBLEU statistics with every segment matched against every reference and its credits computed:
+    the definition, without the shortcut (BLEU's rows where no different word is within eps)."""
+    from mtlens.ngrams import ngram_counts
+
+    N = m.max_ngram_order
+    refs_tok = [[m.tokens(x) for x in r] for r in refs]
+    hyp_tok = [m.tokens(x) for x in hyp_lines]
+    matchings = m._matchings(hyp_tok, refs_tok)
+    bleu = BLEU().statistics(refs, [hyp_lines])[0].astype(np.float64)
+    for i, hyp in enumerate(hyp_tok):
+        counts = [[ngram_counts(r[i], n) for n in range(1, N + 1)] for r in refs_tok]
+        bleu[i, 2 : 2 + N] = m._sentence_credits(hyp, i, eps, matchings, refs_tok, counts)
+    return bleu
+
+
+@pytest.mark.parametrize("eps", [0.05, 0.1, 0.2])
+def test_the_shortcut_equals_matching_every_segment_on_real_data(excerpts, eps):
+    m = TBLEU(epsilon=eps)
+    differ = 0
+    for name, (refs, systems) in excerpts.items():
+        hyps = list(systems.values())[:3]
+        fast = m.statistics(refs, hyps)
+        for hyp, st in zip(hyps, fast, strict=True):
+            want = _exhaustive(m, refs, hyp, eps)
+            np.testing.assert_array_equal(st, want, err_msg=f"{name} eps {eps}")
+            differ += int((want != BLEU().statistics(refs, [hyp])[0]).any(axis=1).sum())
+    if eps >= 0.1:
+        assert differ > 0  # the data has segments where tBLEU is not BLEU: the comparison means something
+
+
+def test_a_sweep_equals_one_epsilon_at_a_time(sample):
+    refs, systems = sample
+    hyps = list(systems.values())
+    epsilons = [0.0, 0.05, 0.3, 1.0]
+    swept = TBLEU().sweep_statistics(refs, hyps, epsilons)
+    for e_i, eps in enumerate(epsilons):
+        one = TBLEU(epsilon=eps).statistics(refs, hyps)
+        for a, b in zip(swept[e_i], one, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_only_long_words_of_similar_length_are_candidates():
+    # at epsilon 0.05 a different word needs at least 20 characters (AD >= 1/|S|) and a length difference
+    # of at most 5% of the shorter word: "Zusammenarbeitsvertrag" vs "Zusammenarbeitsverträge"
+    # (22 and 23 characters, S = "Zusammenarbeitsvertr", 20 characters, affixes "ag" / "äge": 2 edits,
+    # AD = 2/20 = 0.1) is a candidate by length but not within 0.05; one letter changed in 21-letter
+    # words is (1/20 = 0.05)
+    m = TBLEU(epsilon=0.05, tokenize="none")
+    refs_tok = [[["Zusammenarbeitsvertrag", "kurz"], ["Donaudampfschifffahrts", "b"]]]
+    hyp_tok = [["Zusammenarbeitsverträge", "kurz"], ["Donaudampfschifffahrtz", "b"]]
+    assert affix_distance("Zusammenarbeitsvertrag", "Zusammenarbeitsverträge") == pytest.approx(0.1)
+    assert affix_distance("Donaudampfschifffahrts", "Donaudampfschifffahrtz") == pytest.approx(1 / 21)
+    assert m._replaceable(hyp_tok, refs_tok, 0.05) == [(0, 1)]
+    assert m._replaceable(hyp_tok, refs_tok, 0.1) == [(0, 0), (0, 1)]
+    assert m._replaceable(hyp_tok, refs_tok, 0.0) == []
+
+
+def test_affix_distances_plain_python_compiled_and_shortcuts_agree_on_real_words(excerpts, monkeypatch):
+    from mtlens.metrics import tbleu
+    from mtlens.metrics._tbleu_kernel import affix_distances as compiled
+
+    words = sorted(
+        {
+            w
+            for refs, systems in excerpts.values()
+            for lines in (*refs, *systems.values())
+            for x in lines[:40]
+            for w in x.split()
+        }
+    )
+    rng = np.random.default_rng(7)
+    pairs = np.vstack(
+        [rng.integers(0, len(words), size=(3000, 2)), np.column_stack([np.arange(200), np.arange(1, 201)])]
+    ).astype(np.int64)
+    chars, lens = tbleu._char_matrix(words)
+    want = compiled(chars, lens, pairs)  # every pair computed, no shortcut
+    assert 0 < (want < 1).sum() < len(want)  # near and far pairs both present
+    monkeypatch.setattr(tbleu, "_plain_work_done", 0)
+    monkeypatch.setattr(tbleu, "PLAIN_WORK", 10**12)  # plain Python
+    monkeypatch.setattr(tbleu, "KERNEL", "not-loaded")
+    np.testing.assert_array_equal(tbleu.affix_distances(words, pairs), want)
+    monkeypatch.setattr(tbleu, "PLAIN_WORK", -1)  # compiled, after the shortcuts
+    np.testing.assert_array_equal(tbleu.affix_distances(words, pairs), want)

@@ -261,6 +261,7 @@ class CharBLEU(BLEU):
     """
 
     name = "bleu-c"
+    cost_per_char = 1.5  # measured against word BLEU (engine shares: docs/decisions.md, "The engine")
     label = "BLEU_c"
     latex = "BLEU$_c$"
     option_fields = ("lowercase", "smooth_method", "smooth_value", "char_order", "char_keep_spaces")

@@ -34,22 +34,72 @@ keep weight 1), where tBLEU equals word BLEU.
 
 from __future__ import annotations
 
+import math
+import sys
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..ngrams import ngram_counts
+from ..ngrams import ngram_counts, word_streams
 from .base import Metric, Signature
-from .bleu import BLEU, bleu_from_totals, closest_ref_len
+from .bleu import BLEU, bleu_from_totals
 
 #: segments with more hypothesis x reference word pairs than this (two 1,000-word lines) are not
 #: matched (the minimum-cost matching is cubic): there tBLEU equals word BLEU
 MAX_PAIRS = 1_000_000
+KERNEL = "mtlens.metrics._tbleu_kernel"
+_UNMATCHED = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
 
 
 # --------------------------------------------------------------------------- affix distance
+#: plain Python computes affix distances until a process has spent this much work on them (the sum
+#: over pairs of the two words' lengths multiplied, roughly half a microsecond each); beyond it, or when
+#: the compiled kernel is loaded anyway, numba computes them: loading numba costs a process about a
+#: second (docs/decisions.md, "tBLEU, only where a word can be replaced")
+PLAIN_WORK = 1_000_000
+_plain_work_done = 0
+
+
+def affix_distances(words: Sequence[str], pairs: np.ndarray) -> np.ndarray:
+    """AD(r, t) for each row ``(t, r)`` of ``pairs`` (indices into ``words``, distinct words).
+
+    Exact shortcuts first: a word and itself are at 0; words without a common character, or whose
+    length difference is at least the shorter length (the affixes' edit distance is at least the
+    length difference, |S| at most the shorter length), are at 1. The rest are computed.
+    """
+    global _plain_work_done
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    lt, lr = lens[pairs[:, 0]], lens[pairs[:, 1]]
+    out = np.where(pairs[:, 0] == pairs[:, 1], 0.0, 1.0)
+    todo = np.flatnonzero((pairs[:, 0] != pairs[:, 1]) & (np.abs(lt - lr) < np.minimum(lt, lr)))
+    if len(todo):
+        sets: dict[int, frozenset] = {}
+        shared = [
+            not (sets.get(a) or sets.setdefault(a, frozenset(words[a]))).isdisjoint(
+                sets.get(b) or sets.setdefault(b, frozenset(words[b]))
+            )
+            for a, b in pairs[todo].tolist()
+        ]
+        todo = todo[np.fromiter(shared, dtype=bool, count=len(todo))]
+    if not len(todo):
+        return out
+    work = int((lt[todo] * lr[todo]).sum())
+    if _plain_work_done + work <= PLAIN_WORK and KERNEL not in sys.modules:
+        from ._affix import affix_distances as plain
+
+        _plain_work_done += work
+        out[todo] = plain([[ord(ch) for ch in w] for w in words], lens.tolist(), pairs[todo].tolist())
+        return out
+    from ._tbleu_kernel import affix_distances as compiled
+
+    chars, lens = _char_matrix(words)
+    out[todo] = compiled(chars, lens, np.ascontiguousarray(pairs[todo]))
+    return out
+
+
 def affix_distance(reference_word: str, hypothesis_word: str) -> float:
     """The affix distance AD(r, t) (docs/decisions.md, "tBLEU").
 
@@ -57,10 +107,7 @@ def affix_distance(reference_word: str, hypothesis_word: str) -> float:
         >>> affix_distance("zapomenout", "vzpomenou") == 3 / 7
         True
     """
-    chars, lens = _char_matrix([hypothesis_word, reference_word])
-    from ._tbleu_kernel import affix_distances
-
-    return float(affix_distances(chars, lens, np.array([[0, 1]], dtype=np.int64))[0])
+    return float(affix_distances([hypothesis_word, reference_word], np.array([[0, 1]]))[0])
 
 
 def _char_matrix(words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -136,7 +183,9 @@ class TBLEU(Metric):
     label = "tBLEU"
     latex = "tBLEU"
     slow = True
-    kernel = "mtlens.metrics._tbleu_kernel"
+    kernel = KERNEL
+    kernel_always = False  # only many affix distances need it (affix_distances)
+    modules = ("scipy.optimize",)  # the matching (linear_sum_assignment)
     option_fields = ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order", "tbleu_epsilon")
 
     @classmethod
@@ -162,94 +211,132 @@ class TBLEU(Metric):
         return self._bleu.tokens(line)
 
     # --- matching (epsilon-independent) ---------------------------------
-    def _matchings(self, hyp_tok, refs_tok):
-        """Per reference: (rows, cols, distances) of the min-cost matching, for each segment."""
-        vocab: dict[str, int] = {}
-        hyp_ids = [[vocab.setdefault(w, len(vocab)) for w in seg] for seg in hyp_tok]
-        ref_ids = [[[vocab.setdefault(w, len(vocab)) for w in seg] for seg in ref] for ref in refs_tok]
-        words = [None] * len(vocab)
-        for w, i in vocab.items():
-            words[i] = w
-        keys = []
-        for ref in ref_ids:
-            for h, r in zip(hyp_ids, ref, strict=True):
-                if h and r and len(h) * len(r) <= MAX_PAIRS:
-                    keys.append((np.asarray(h, dtype=np.int64)[:, None] * len(vocab) + np.asarray(r)[None, :]).ravel())
-        ad_of = {}
-        if keys:
-            uniq, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-            chars, lens = _char_matrix(words)
-            pairs = np.column_stack([uniq // len(vocab), uniq % len(vocab)]).astype(np.int64)
-            from ._tbleu_kernel import affix_distances
+    def _replaceable(self, hyp_tok, refs_tok, eps: float) -> list[tuple[int, int]]:
+        """The (reference k, segment i) where segment i has a word that reference k could replace at
+        threshold ``eps``: a *different* word at affix distance <= eps. Nowhere else can tBLEU's
+        statistics differ from BLEU's (an identical word replaced by itself keeps weight 1).
 
-            ad = affix_distances(chars, lens, pairs)[inverse]
-            ad_of = ad
+        A different word has AD >= min(1, max(1, ||r| - |t||) / min(|r|, |t|)) (the affixes' edit
+        distance is at least 1 and at least the length difference; |S| is at most the shorter word),
+        so at a small epsilon only long words of similar length are candidates, and only those pairs
+        get a distance (docs/decisions.md, "tBLEU, only where a word can be replaced").
+        """
+        if eps <= 0:
+            return []
+        everything = [(k, i) for k in range(len(refs_tok)) for i in range(len(hyp_tok))]
+        shortest = math.ceil(1 / eps - 1e-9)
+        if shortest <= 2:  # nearly every pair is a candidate: no filter is cheaper than matching them all
+            return everything
+        candidates: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
+        for i, hyp in enumerate(hyp_tok):
+            long_h = {w for w in hyp if len(w) >= shortest}
+            if not long_h:
+                continue
+            for k, ref in enumerate(refs_tok):
+                for r in {w for w in ref[i] if len(w) >= shortest}:
+                    for t in long_h:
+                        if t != r and max(1, abs(len(t) - len(r))) <= eps * min(len(t), len(r)) + 1e-9:
+                            candidates[t, r].append((k, i))
+        if not candidates:
+            return []
+        words = list({w: None for pair in candidates for w in pair})
+        index = {w: n for n, w in enumerate(words)}
+        pairs = np.array([[index[t], index[r]] for t, r in candidates], dtype=np.int64)
+        distance = affix_distances(words, pairs)
+        return sorted({ki for d, where in zip(distance, candidates.values(), strict=True) if d <= eps for ki in where})
+
+    def _matchings(self, hyp_tok, refs_tok, wanted=None) -> dict[tuple[int, int], tuple]:
+        """``{(k, i): (rows, cols, distances)}``: the min-cost matching of hypothesis segment i with
+        reference k, for each ``wanted`` (k, i) (default: all). Segments without words or with more
+        than :data:`MAX_PAIRS` word pairs are not matched (absent)."""
+        if wanted is None:
+            wanted = [(k, i) for k in range(len(refs_tok)) for i in range(len(hyp_tok))]
+        wanted = [
+            (k, i)
+            for k, i in wanted
+            if hyp_tok[i] and refs_tok[k][i] and len(hyp_tok[i]) * len(refs_tok[k][i]) <= MAX_PAIRS
+        ]
+        if not wanted:
+            return {}
+        vocab: dict[str, int] = {}
+        ids = [
+            (
+                np.array([vocab.setdefault(w, len(vocab)) for w in hyp_tok[i]], dtype=np.int64),
+                np.array([vocab.setdefault(w, len(vocab)) for w in refs_tok[k][i]], dtype=np.int64),
+            )
+            for k, i in wanted
+        ]
+        V = len(vocab)
+        keys = np.concatenate([(h[:, None] * V + r[None, :]).ravel() for h, r in ids])
+        uniq, inverse = np.unique(keys, return_inverse=True)  # each distinct word pair's distance once
+        ad = affix_distances(list(vocab), np.column_stack([uniq // V, uniq % V]))[inverse.ravel()]
         from scipy.optimize import linear_sum_assignment
 
-        out = []
+        out = {}
         pos = 0
-        for ref in ref_ids:
-            per_seg = []
-            for h, r in zip(hyp_ids, ref, strict=True):
-                if not (h and r) or len(h) * len(r) > MAX_PAIRS:
-                    per_seg.append((np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)))
-                    continue
-                size = len(h) * len(r)
-                cost = ad_of[pos : pos + size].reshape(len(h), len(r))
-                pos += size
-                rows, cols = linear_sum_assignment(cost)
-                per_seg.append((rows, cols, cost[rows, cols]))
-            out.append(per_seg)
+        for (k, i), (h, r) in zip(wanted, ids, strict=True):
+            cost = ad[pos : pos + h.size * r.size].reshape(h.size, r.size)
+            pos += h.size * r.size
+            rows, cols = linear_sum_assignment(cost)
+            out[k, i] = (rows, cols, cost[rows, cols])
         return out
 
     def sweep_statistics(self, references, hypotheses, epsilons: Sequence[float]) -> list[list[np.ndarray]]:
-        """Statistics for several epsilons at once: ``out[e][s]`` for epsilon e and system s."""
+        """Statistics for several epsilons at once: ``out[e][s]`` for epsilon e and system s.
+
+        Word BLEU's statistics (the vectorised engine, the same tokens), then the weighted credits
+        of the segments where some word can be replaced at the largest epsilon (:meth:`_replaceable`).
+        """
         N = self.max_ngram_order
         refs_tok = [[self.tokens(x) for x in r] for r in references]
-        ref_lens = np.array([[len(x) for x in r] for r in refs_tok], dtype=np.int64).reshape(len(refs_tok), -1)
-        ref_counts = [[[ngram_counts(seg, n) for n in range(1, N + 1)] for seg in r] for r in refs_tok]
-        out = [[] for _ in epsilons]
-        for hyp_lines in hypotheses:
-            hyp_tok = [self.tokens(x) for x in hyp_lines]
-            matchings = self._matchings(hyp_tok, refs_tok)
-            hyp_len = np.array([len(x) for x in hyp_tok], dtype=np.int64)
-            ref_len = closest_ref_len(hyp_len, ref_lens)
-            totals = np.maximum(hyp_len[:, None] - np.arange(N)[None, :], 0)
-            correct_by_eps = [np.zeros((len(hyp_tok), N)) for _ in epsilons]
-            for i, hyp in enumerate(hyp_tok):
-                if not hyp:
-                    continue
+        hyps_tok = [[self.tokens(x) for x in h] for h in hypotheses]
+        plain = self._bleu.statistics_from_streams(word_streams([*refs_tok, *hyps_tok]), len(refs_tok))
+        top = max(epsilons, default=0.0)
+        out: list[list[np.ndarray]] = [[] for _ in epsilons]
+        for hyp_tok, bleu_stats in zip(hyps_tok, plain, strict=True):
+            matchings = self._matchings(hyp_tok, refs_tok, self._replaceable(hyp_tok, refs_tok, top))
+            stats = [bleu_stats.astype(np.float64) for _ in epsilons]
+            for i in sorted({i for _, i in matchings}):
+                counts = None
                 done: dict[tuple[int, ...], np.ndarray] = {}  # the active pairs only change at a few thresholds
                 for e_i, eps in enumerate(epsilons):
-                    active = tuple(int((matchings[k][i][2] <= eps).sum()) for k in range(len(refs_tok)))
+                    active = tuple(
+                        int((matchings[k, i][2] <= eps).sum()) if (k, i) in matchings else 0
+                        for k in range(len(refs_tok))
+                    )
+                    if not any(active):
+                        continue  # nothing replaced: BLEU's row
                     if active not in done:
-                        done[active] = self._sentence_credits(hyp, i, eps, matchings, refs_tok, ref_counts)
-                    correct_by_eps[e_i][i] = done[active]
-            for e_i in range(len(epsilons)):
-                correct = correct_by_eps[e_i]
-                out[e_i].append(np.column_stack([hyp_len, ref_len, correct, totals]).astype(np.float64))
+                        if counts is None:
+                            counts = [[ngram_counts(r[i], n) for n in range(1, N + 1)] for r in refs_tok]
+                        done[active] = self._sentence_credits(hyp_tok[i], i, eps, matchings, refs_tok, counts)
+                    stats[e_i][i, 2 : 2 + N] = done[active]
+            for e_i, st in enumerate(stats):
+                out[e_i].append(st)
         return out
 
-    def _sentence_credits(self, hyp, i, eps, matchings, refs_tok, ref_counts) -> np.ndarray:
-        """The weighted n-gram credits (orders 1..N) of hypothesis line ``i`` at threshold ``eps``."""
+    def _sentence_credits(self, hyp, i, eps, matchings, refs_tok, counts) -> np.ndarray:
+        """The weighted n-gram credits (orders 1..N) of hypothesis line ``i`` at threshold ``eps``
+        (``counts[k][n - 1]``: reference k's n-gram counts for this line)."""
         corrected_by_ref, weights_by_ref = [], []
         for k, ref in enumerate(refs_tok):
-            rows, cols, dist = matchings[k][i]
             corrected, weights = list(hyp), [1.0] * len(hyp)
-            for a, b, d in zip(rows.tolist(), cols.tolist(), dist.tolist(), strict=True):
-                if d <= eps:
-                    corrected[a] = ref[i][b]
-                    weights[a] = 1.0 - d
+            if (k, i) in matchings:
+                rows, cols, dist = matchings[k, i]
+                for a, b, d in zip(rows.tolist(), cols.tolist(), dist.tolist(), strict=True):
+                    if d <= eps:
+                        corrected[a] = ref[i][b]
+                        weights[a] = 1.0 - d
             corrected_by_ref.append(corrected)
             weights_by_ref.append(weights)
         out = np.zeros(self.max_ngram_order)
         plain = all(c == hyp for c in corrected_by_ref) and all(w == 1.0 for ws in weights_by_ref for w in ws)
         for n in range(1, self.max_ngram_order + 1):
-            counts = [ref_counts[k][i][n - 1] for k in range(len(refs_tok))]
+            by_ref = [c[n - 1] for c in counts]
             if plain:  # nothing replaced: every credit is 1, i.e. BLEU's clipped count (max over references)
-                out[n - 1] = sum(min(c, max(rc.get(g, 0) for rc in counts)) for g, c in ngram_counts(hyp, n).items())
+                out[n - 1] = sum(min(c, max(rc.get(g, 0) for rc in by_ref)) for g, c in ngram_counts(hyp, n).items())
             else:
-                out[n - 1] = _weighted_credits(hyp, weights_by_ref, corrected_by_ref, counts, n)
+                out[n - 1] = _weighted_credits(hyp, weights_by_ref, corrected_by_ref, by_ref, n)
         return out
 
     def block_statistics(self, references, hypotheses):
@@ -281,7 +368,7 @@ class TBLEU(Metric):
         matchings = self._matchings([hyp], [[r] for r in refs])
         out = []
         for k, ref in enumerate(refs):
-            rows, cols, dist = matchings[k][0]
+            rows, cols, dist = matchings.get((k, 0), _UNMATCHED)
             out.append(
                 [
                     Correction(

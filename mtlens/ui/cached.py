@@ -20,7 +20,7 @@ import streamlit as st
 
 from ..metrics import REGISTRY, make_metric, options_key
 from ..options import DEFAULTS, Options
-from ..scoring import MetricResult, score_metric, score_saved
+from ..scoring import MetricResult, score_metrics, score_saved_many
 from ..significance import DEFAULT_SEED
 from ..store import SAMPLE_ID
 from . import state
@@ -33,10 +33,23 @@ def _options_from_key(key: tuple) -> Options:
 
 @st.cache_resource(max_entries=64, show_spinner="Scoring…")
 def _metric_result(fingerprint: str, set_id: str | None, name: str, key: tuple, _dataset: Dataset) -> MetricResult:
-    opts = _options_from_key(key)
+    done = _TOGETHER.pop((fingerprint, set_id, name, key), None)  # scored with others (metric_results)
+    if done is None:
+        done = _score(_dataset, [name], _options_from_key(key))[0]
+    _KNOWN.add((fingerprint, set_id, name, key))
+    return done
+
+
+#: keys of _metric_result computed in this process; results scored together, waiting for _metric_result
+_KNOWN: set[tuple] = set()
+_TOGETHER: dict[tuple, MetricResult] = {}
+
+
+def _score(dataset: Dataset, names: list[str], opts: Options) -> list[MetricResult]:
+    set_id = dataset.set_id
     if set_id and set_id != SAMPLE_ID:  # a saved set: stored statistics first, new ones stored
-        return score_saved(state.store(), set_id, _dataset.corpus, name, opts)
-    return score_metric(_dataset.corpus, make_metric(name, opts))
+        return score_saved_many(state.store(), set_id, dataset.corpus, names, opts)
+    return score_metrics(dataset.corpus, [make_metric(name, opts) for name in names])
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading imported scores…")
@@ -108,20 +121,49 @@ def metric_result(dataset: Dataset, name: str, opts: Options) -> MetricResult:
     return _metric_result(dataset.fingerprint, dataset.set_id, name, options_key(name, opts), dataset)
 
 
+#: how many metrics a page computes first, together (the Rankings table's first columns)
+FIRST_COLUMNS = 3
+
+
+def fast_metrics(names) -> list[str]:
+    """The metrics a large upload computes by default (those not declared slow; imported ones are free)."""
+    return [m for m in names if not (m in REGISTRY and REGISTRY[m].slow)]
+
+
+def metric_groups(names) -> list[list[str]]:
+    """The metrics in the order a page computes them: the first :data:`FIRST_COLUMNS` fast ones
+    together, then all the others together (both cores busy on one job)."""
+    first = fast_metrics(names)[:FIRST_COLUMNS]
+    return [g for g in (first, [n for n in names if n not in first]) if g]
+
+
+def metric_results(dataset: Dataset, names, opts: Options) -> dict[str, MetricResult]:
+    """Several metrics' results (imported ones too): those this process has not scored yet are scored
+    together, in one engine run (both cores busy, one set of worker processes), then each is kept in
+    :func:`metric_result`'s cache."""
+    keys = {n: (dataset.fingerprint, dataset.set_id, n, options_key(n, opts)) for n in names if n in REGISTRY}
+    todo = [n for n, k in keys.items() if k not in _KNOWN]
+    if len(todo) > 1:
+        with st.spinner(f"Scoring {', '.join(todo)}…"):
+            for n, result in zip(todo, _score(dataset, todo, opts), strict=True):
+                _TOGETHER[keys[n]] = result
+    return {n: metric_result(dataset, n, opts) for n in names}
+
+
 def all_results(dataset: Dataset, opts: Options, metrics=None) -> dict[str, MetricResult]:
     """Every metric (the imported ones too), with a progress bar while anything is computed."""
     metrics = metric_names(dataset) if metrics is None else metrics
     out = {}
     bar = None
-    for i, name in enumerate(metrics):
+    for group in metric_groups(metrics):
         if bar is None and len(metrics) > 1:
             bar = st.progress(0.0, text="Scoring…")
         if bar is not None:
-            bar.progress(i / len(metrics), text=f"Scoring {name}…")
-        out[name] = metric_result(dataset, name, opts)
+            bar.progress(len(out) / len(metrics), text=f"Scoring {', '.join(group)}…")
+        out.update(metric_results(dataset, group, opts))
     if bar is not None:
         bar.empty()
-    return out
+    return {m: out[m] for m in metrics}
 
 
 class _BoundedCache:
@@ -154,6 +196,15 @@ class _BoundedCache:
 
 
 COMPARISONS = _BoundedCache(64)
+
+
+def clear() -> None:
+    """Forget every cached result of this process (tests and benchmarks start from nothing)."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    COMPARISONS.clear()
+    _KNOWN.clear()
+    _TOGETHER.clear()
 
 
 def comparison(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from .. import kernels
+from .. import engine, kernels
 from ..corpus import Corpus
 from ..errors import InputError
 from ..evaluation import Evaluation, evaluate, evaluate_annotations, open_saved, options_for, save
@@ -147,9 +147,11 @@ def current() -> Dataset:
     another browser or a colleague with the link sees the same data.
 
     The first call in a server process also starts compiling the TER and tBLEU kernels in the
-    background (:func:`mtlens.kernels.start_warmup`), while the user is still uploading."""
+    background (:func:`mtlens.kernels.start_warmup`) and the scoring worker, which loads what scoring
+    needs (:func:`mtlens.engine.start_pool`), while the user is still uploading."""
     identity.gate()
     kernels.start_warmup()
+    engine.start_pool()
     ds = st.session_state.get(DATA_KEY)
     wanted = st.query_params.get("set")
     if wanted and (ds is None or ds.set_id != wanted):

@@ -28,7 +28,7 @@ from ..html_report import (
     presentation_slides,
 )
 from ..io import decode_lines
-from ..metrics import REGISTRY, make_metric, metric_names, options_key
+from ..metrics import make_metric, metric_names, options_key
 from ..metrics.ter import ter_alignment
 from ..options import Options
 from ..significance import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES
@@ -44,7 +44,6 @@ __all__ = [
     "correlation_table",
     "dataset_table",
     "exports",
-    "fast_metrics",
     "frequency_corpus",
     "html_report",
     "line_evidence",
@@ -72,11 +71,6 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- Rankings
-def fast_metrics(names: Sequence[str]) -> list[str]:
-    """The metrics a large upload computes by default (those not declared slow; imported ones are free)."""
-    return [m for m in names if not (m in REGISTRY and REGISTRY[m].slow)]
-
-
 def ranking_table(results: dict, sort_by: str, cmp=None) -> pd.DataFrame:
     """Systems in the order of ``sort_by`` with a rank, every metric, and (with a comparison) the cluster
     and the bootstrap interval of ``sort_by``."""
@@ -161,7 +155,7 @@ def unpin(ds: state.Dataset, line: int, systems: Sequence[str]) -> None:
 def presentation(ds: state.Dataset, opts: Options, metric: str) -> list[tuple[str, str]]:
     """The presentation's slides (title, HTML) for ``metric``: ranking, significance matrix, pinned sentences."""
     wanted = {metric, *(p.metric for p in pins(ds))}
-    results = {m: cached.metric_result(ds, m, opts) for m in cached.metric_names(ds) if m in wanted}
+    results = cached.metric_results(ds, [m for m in cached.metric_names(ds) if m in wanted], opts)
     results = {metric: results.pop(metric), **results}
     cmp = cached.comparison(ds, metric, opts) if cached.can_test(ds) else None
     return presentation_slides(ds.corpus, results, cmp, pins(ds))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from ..conftest import ROOT
@@ -15,9 +14,7 @@ TIMEOUT = 60
 def _clear_caches():
     from mtlens.ui import cached
 
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    cached.COMPARISONS.clear()
+    cached.clear()
     yield
 
 

@@ -1,0 +1,148 @@
+"""A million lines (issue 23, goal 4): BLEU + chrF for 1,000,000 lines x 2 systems x 1 reference.
+
+The corpus is made of real lines: the references and first two systems of every pair of
+../shared/data/wmt, cycled to the wanted length (written to a temporary folder). Every tool runs as a
+whole process (interpreter start-up, reading the files, scoring), one after the other:
+
+- mtlens: ``python -m mtlens score --metrics bleu,chrf`` (and ``--metrics bleu`` alone);
+- bleuscore 0.2 (Rust, PyPI): corpus BLEU of both systems (its own 13a tokenizer; not sacrebleu's
+  numbers: 57.94 against 58.06 on en-de);
+- fastchrf 0.2 (Rust, PyPI): sentence-level chrF of every line (``aggregate_chrf``; it has no corpus
+  chrF), both systems;
+- sacrebleu 2.6.0 (``sacrebleu REF -i A B -m bleu chrf``): its time grows linearly with the lines, so
+  it runs on the first 100,000 lines and its time is multiplied by ten (a million lines take it about
+  half an hour); the scale is checked against a run on 50,000 lines.
+
+Peak memory: the sum of the resident sets of the process and its children (sampled every 10 ms).
+Goals: at least 20x sacrebleu's speed, at least as fast as bleuscore (+ fastchrf for chrF), peak under
+2 GB.
+
+    pip install bleuscore fastchrf   # the peers (requirements-bench.txt)
+    python benchmarks/bench_million.py [--lines 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from itertools import cycle, islice
+from pathlib import Path
+
+from bench_memory import tree_memory
+from common import ROOT, SHARED, read
+
+PEER = textwrap.dedent(
+    """
+    import sys
+    ref = open(sys.argv[2], encoding="utf-8").read().split("\\n")[:-1]
+    systems = [open(p, encoding="utf-8").read().split("\\n")[:-1] for p in sys.argv[3:]]
+    if sys.argv[1] == "bleuscore":
+        import bleuscore
+        refs = [[r] for r in ref]
+        for hyp in systems:
+            print(bleuscore.compute(references=refs, predictions=hyp, max_order=4, smooth=False)["bleu"])
+    else:
+        import fastchrf
+        refs = [[r] for r in ref]
+        for hyp in systems:
+            scores = fastchrf.aggregate_chrf([[h] for h in hyp], refs)
+            print(sum(s[0] for s in scores) / len(scores))
+    """
+)
+
+
+def run(cmd) -> tuple[float, float]:
+    """(wall seconds, peak MB of the process tree) of a whole process."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, tree_memory(proc.pid)[0])
+        time.sleep(0.01)
+    wall = time.perf_counter() - t
+    if proc.returncode:
+        raise SystemExit(f"{cmd[:4]} failed: {proc.stderr.read().decode()[-2000:]}")
+    return wall, peak / 1024
+
+
+def write(folder: Path, streams: dict, n: int) -> dict:
+    paths = {}
+    for key, lines in streams.items():
+        paths[key] = folder / f"{key}.{n}.txt"
+        paths[key].write_text("\n".join(islice(cycle(lines), n)) + "\n", encoding="utf-8")
+    return paths
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lines", type=int, default=1_000_000)
+    ap.add_argument("--sacrebleu-lines", type=int, default=100_000)
+    args = ap.parse_args()
+    streams = {"ref": [], "A": [], "B": []}
+    for folder in sorted((SHARED / "wmt").iterdir()):
+        systems = [p for p in sorted(folder.glob("*.txt")) if not p.stem.startswith(("ref", "src"))]
+        streams["ref"] += read(folder / "ref.txt")
+        for key, path in zip("AB", systems, strict=False):
+            streams[key] += read(path)
+    py = sys.executable
+    rows = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        big = write(Path(tmp), streams, args.lines)
+        files = [str(big["ref"]), str(big["A"]), str(big["B"])]
+        mt = [py, "-m", "mtlens", "score", "--ref", files[0], "--sys", *files[1:], "--format", "json"]
+        rows["mtlens BLEU + chrF"] = run([*mt, "--metrics", "bleu,chrf"])
+        rows["mtlens BLEU"] = run([*mt, "--metrics", "bleu"])
+        rows["bleuscore BLEU"] = run([py, "-c", PEER, "bleuscore", *files])
+        rows["fastchrf sentence chrF"] = run([py, "-c", PEER, "fastchrf", *files])
+        sacre = {}
+        for n in (args.sacrebleu_lines // 2, args.sacrebleu_lines):
+            small = write(Path(tmp), streams, n)
+            cmd = [
+                py,
+                "-m",
+                "sacrebleu",
+                str(small["ref"]),
+                "-i",
+                str(small["A"]),
+                str(small["B"]),
+                "-m",
+                "bleu",
+                "chrf",
+            ]
+            sacre[n] = run(cmd)
+    n_sacre = args.sacrebleu_lines
+    scale = args.lines / n_sacre
+    sacre_full = sacre[n_sacre][0] * scale
+    print(f"{args.lines:,} lines x 2 systems x 1 reference (real WMT lines cycled), whole processes")
+    print("| tool | s | peak MB |")
+    print("|---|---:|---:|")
+    for name, (wall, peak) in rows.items():
+        print(f"| {name} | {wall:.1f} | {peak:.0f} |")
+    for n, (wall, peak) in sacre.items():
+        print(f"| sacrebleu 2.6.0 BLEU + chrF, {n:,} lines | {wall:.1f} | {peak:.0f} |")
+    print(f"| sacrebleu 2.6.0 BLEU + chrF, {args.lines:,} lines (x{scale:g}) | {sacre_full:.0f} | |")
+    mine, peak = rows["mtlens BLEU + chrF"]
+    peers = rows["bleuscore BLEU"][0] + rows["fastchrf sentence chrF"][0]
+    print(
+        f"sacrebleu's time grows linearly: {n_sacre // 2:,} lines {sacre[n_sacre // 2][0]:.1f} s, "
+        f"{n_sacre:,} lines {sacre[n_sacre][0]:.1f} s"
+    )
+    ratio = sacre_full / mine
+    print(f"mtlens BLEU + chrF vs sacrebleu: {ratio:.1f}x faster (goal 20x: {'met' if ratio >= 20 else 'not met'})")
+    print(
+        f"mtlens BLEU + chrF vs bleuscore + fastchrf: {peers / mine:.2f}x "
+        f"(goal at least 1x: {'met' if mine <= peers else 'not met'})"
+    )
+    b = rows["bleuscore BLEU"][0] / rows["mtlens BLEU"][0]
+    print(f"mtlens BLEU vs bleuscore BLEU: {b:.2f}x (goal at least 1x: {'met' if b >= 1 else 'not met'})")
+    print(
+        f"peak memory of mtlens' process tree: {peak:.0f} MB (goal under 2048 MB: {'met' if peak < 2048 else 'not met'})"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""The pages' cache (mtlens.ui.cached): several metrics scored in one engine job, then served one by one."""
+
+from __future__ import annotations
+
+import pytest
+from sacrebleu.metrics import BLEU as SacreBLEU
+from sacrebleu.metrics import CHRF as SacreCHRF
+
+from mtlens.options import DEFAULTS
+from mtlens.ui import cached, state
+
+
+def test_metrics_scored_together_are_then_served_from_the_cache(monkeypatch):
+    ds = state.sample_dataset()
+    calls = []
+    real = cached._score
+
+    def spy(dataset, names, opts):
+        calls.append(list(names))
+        return real(dataset, names, opts)
+
+    monkeypatch.setattr(cached, "_score", spy)
+    got = cached.metric_results(ds, ["bleu", "chrf", "ter"], DEFAULTS)
+    assert calls == [["bleu", "chrf", "ter"]]  # one job
+    assert cached.metric_result(ds, "chrf", DEFAULTS) is got["chrf"]
+    assert cached.metric_results(ds, ["bleu", "ter"], DEFAULTS) == {"bleu": got["bleu"], "ter": got["ter"]}
+    assert len(calls) == 1  # nothing scored again
+    cached.metric_results(ds, ["bleu", "chrf++"], DEFAULTS)
+    assert calls[1:] == [["chrf++"]]  # only what is missing, alone
+    refs = [list(r) for r in ds.corpus.references.values()]
+    for name, lines in ds.corpus.systems.items():
+        assert got["bleu"].scores[name] == pytest.approx(SacreBLEU().corpus_score(list(lines), refs).score, abs=1e-9)
+        assert got["chrf"].scores[name] == pytest.approx(SacreCHRF().corpus_score(list(lines), refs).score, abs=1e-9)
+
+
+def test_pages_score_the_first_columns_first_then_the_rest_together():
+    assert cached.metric_groups(["bleu", "bleu-c", "chrf", "chrf++", "ter", "nist", "tbleu"]) == [
+        ["bleu", "bleu-c", "chrf"],
+        ["chrf++", "ter", "nist", "tbleu"],
+    ]
+    assert cached.metric_groups(["ter", "tbleu"]) == [["ter", "tbleu"]]  # slow ones never come first
+    assert cached.metric_groups([]) == []
