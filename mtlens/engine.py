@@ -265,9 +265,10 @@ def statistics_many(
     """Per-segment statistics of several metrics: every (metric, block) an independent task, shared
     between processes where that is safe and worthwhile. Identical to each metric's own
     :meth:`~mtlens.metrics.base.Metric.statistics`."""
-    kernels.prepare(m.name for m in metrics if m.kernel_always)  # compiled kernels first: workers load them
     streams = [*references, *hypotheses]
     n = len(streams[0]) if streams else 0
+    pairs = n * len(references) * len(hypotheses)
+    kernels.prepare(m.name for m in metrics if m.kernel_needed(pairs))  # compiled kernels first: workers load them
     if any(len(s) != n for s in streams):
         raise ValueError("all reference and hypothesis streams must have the same number of lines")
     per_line = line_chars(streams)

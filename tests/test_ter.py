@@ -36,8 +36,12 @@ OPTIONS = [
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(o) or "default")
-def test_parity_with_sacrebleu_on_bundled_real_data(excerpts, options):
-    # sacrebleu's TER is slow in pure Python: the first 40 lines of each excerpt, two systems
+def test_parity_with_sacrebleu_on_bundled_real_data(excerpts, options, monkeypatch):
+    # sacrebleu's TER is slow in pure Python: the first 40 lines of each excerpt, two systems; the compiled
+    # kernel computes them (small jobs would otherwise use sacrebleu's own code: the next test)
+    import mtlens.metrics.ter as ter_module
+
+    monkeypatch.setattr(ter_module, "PLAIN_PAIRS", -1)
     for name, (all_refs, systems) in excerpts.items():
         refs = [r[:40] for r in all_refs]
         m = TER(**options)
@@ -51,6 +55,35 @@ def test_parity_with_sacrebleu_on_bundled_real_data(excerpts, options):
             # sacrebleu's own aggregation of its statistics (what corpus_score does after extracting them)
             want_score = sb._aggregate_and_compute(raw).score
             assert m.corpus_score(st) == pytest.approx(want_score, abs=1e-9)
+
+
+def test_small_jobs_use_sacrebleus_own_ter_and_get_the_kernels_statistics(excerpts, monkeypatch):
+    """Up to PLAIN_PAIRS pairs, in a process without the kernel, TER's edits come from sacrebleu's
+    lib_ter (no compiler to load): the same statistics as the kernel, block by block."""
+    import sys
+
+    import sacrebleu.metrics.lib_ter as lib_ter
+
+    import mtlens.metrics.ter as ter_module
+
+    calls = []
+    real = lib_ter.translation_edit_rate
+    monkeypatch.setattr(lib_ter, "translation_edit_rate", lambda h, r: calls.append(1) or real(h, r))
+    for name, (all_refs, systems) in excerpts.items():
+        refs = [r[:40] for r in all_refs]
+        hyps = [h[:40] for h in list(systems.values())[:2]]
+        m = TER(normalized=True)
+        monkeypatch.setattr(ter_module, "PLAIN_PAIRS", -1)
+        compiled = m.block_statistics(refs, hyps)
+        monkeypatch.setattr(ter_module, "PLAIN_PAIRS", 10**9)
+        monkeypatch.delitem(sys.modules, ter_module.KERNEL, raising=False)  # as in a process that never loaded it
+        calls.clear()
+        plain = m.block_statistics(refs, hyps)
+        assert len(calls) == 40 * 2 * len(refs), name
+        assert ter_module.KERNEL not in sys.modules
+        for a, b in zip(compiled, plain, strict=True):
+            np.testing.assert_array_equal(a, b, err_msg=name)
+    assert TER().kernel_needed(ter_module.PLAIN_PAIRS + 1) and not TER().kernel_needed(ter_module.PLAIN_PAIRS)
 
 
 def test_signature_equals_sacrebleus_apart_from_version(sample):

@@ -90,9 +90,6 @@ class Metric(ABC):
     slow: bool = False
     #: the module of its compiled kernel (compiled by the dashboard's warm-up, :mod:`mtlens.kernels`)
     kernel: str | None = None
-    #: whether scoring always needs that kernel, so it is prepared before scoring (:mod:`mtlens.engine`);
-    #: False: the metric loads it itself, only when the data needs it
-    kernel_always: bool = True
     #: modules its scoring imports on first use, loaded ahead by the dashboard's worker (:func:`mtlens.engine.start_pool`)
     modules: tuple[str, ...] = ()
     #: decimals shown in pages and human-read exports (sacrebleu prints BLEU, chrF and TER with one);
@@ -102,6 +99,12 @@ class Metric(ABC):
     score_range: tuple[float | None, float | None] = (0.0, 100.0)
     #: the :class:`~mtlens.options.Options` fields it reads (its cache key: :func:`mtlens.metrics.options_key`)
     option_fields: tuple[str, ...] = ()
+
+    def kernel_needed(self, pairs: int) -> bool:
+        """Whether a job of ``pairs`` (hypothesis line, reference line) pairs needs the compiled kernel,
+        which is then prepared before scoring (:mod:`mtlens.engine`); otherwise the metric loads it
+        itself if the data turns out to need it."""
+        return self.kernel is not None
 
     @classmethod
     def from_options(cls, options) -> Metric:

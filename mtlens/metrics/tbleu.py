@@ -184,7 +184,6 @@ class TBLEU(Metric):
     latex = "tBLEU"
     slow = True
     kernel = KERNEL
-    kernel_always = False  # only many affix distances need it (affix_distances)
     modules = ("scipy.optimize",)  # the matching (linear_sum_assignment)
     option_fields = ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order", "tbleu_epsilon")
 
@@ -206,6 +205,9 @@ class TBLEU(Metric):
         self.epsilon = float(epsilon)
         self._bleu = BLEU(tokenize, lowercase, smooth_method, smooth_value, max_ngram_order)
         self.max_ngram_order = self._bleu.max_ngram_order
+
+    def kernel_needed(self, pairs: int) -> bool:
+        return False  # only many affix distances need it: affix_distances loads it then
 
     def tokens(self, line: str) -> list[str]:
         return self._bleu.tokens(line)

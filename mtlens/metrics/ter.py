@@ -14,6 +14,7 @@ still scored exactly, but its alignment matrix is not kept for display.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +23,15 @@ from .base import Metric, Signature
 
 #: word pairs above which the per-sentence alignment is not produced
 MAX_CELLS = 25_000_000
+#: the compiled kernel's module
+KERNEL = "mtlens.metrics._ter_kernel"
+#: up to this many (hypothesis, reference) pairs, sacrebleu's own TER (Python, about 3 ms a pair on WMT
+#: news) is used: quicker than loading the compiled kernel (about 1 s even from numba's disk cache,
+#: 12 s to compile it after installation); docs/decisions.md, "Small jobs need no compiler"
+PLAIN_PAIRS = 300
+#: ... and as long as the lines are short: at most this many hypothesis x reference words over all pairs
+#: (sacrebleu's shift search grows with the square of a line's length)
+PLAIN_CELLS = 300 * 40 * 40
 
 
 def _tercom_tokenizer(normalized, no_punct, asian_support, case_sensitive):
@@ -62,7 +72,7 @@ class TER(Metric):
     label = latex = "TER"
     higher_is_better = False
     slow = True
-    kernel = "mtlens.metrics._ter_kernel"
+    kernel = KERNEL
     score_range = (0.0, None)
     option_fields = ("ter_normalized", "ter_no_punct", "ter_asian_support", "ter_case_sensitive", "ter_single_pass")
 
@@ -84,6 +94,9 @@ class TER(Metric):
         self.asian_support = bool(asian_support)
         self.case_sensitive = bool(case_sensitive)
         self._tok = _tercom_tokenizer(self.normalized, self.no_punct, self.asian_support, self.case_sensitive)
+
+    def kernel_needed(self, pairs: int) -> bool:
+        return pairs > PLAIN_PAIRS
 
     def words(self, line: str) -> list[str]:
         """The words TER aligns for one hypothesis line (tokenized once)."""
@@ -114,6 +127,15 @@ class TER(Metric):
 
         refs = [ids(r, self.ref_words) for r in references]  # refs[k][i]
         hyps = [ids(h, self.words) for h in hypotheses]
+        cells = sum(len(h[i]) * len(refs[k][i]) for h in hyps for i in range(n) for k in range(R))
+        if KERNEL not in sys.modules and H * n * R <= PLAIN_PAIRS and cells <= PLAIN_CELLS:  # sacrebleu's TER
+            from sacrebleu.metrics.lib_ter import translation_edit_rate
+
+            edits = np.array(
+                [[[translation_edit_rate(h[i], refs[k][i])[0] for k in range(R)] for i in range(n)] for h in hyps],
+                dtype=np.int64,
+            ).reshape(H, n, R)
+            return self._statistics(edits, refs, n, R)
         ref_seqs = [refs[k][i] for i in range(n) for k in range(R)]  # segment-major
         hyp_seqs = [h[i] for h in hyps for i in range(n)]  # system-major
         ref_flat, ref_off = _flatten(ref_seqs)
@@ -124,10 +146,14 @@ class TER(Metric):
         from . import _ter_kernel as K
 
         edits = K.ter_many(hyp_flat, hyp_off, ref_flat, ref_off, pairs).reshape(H, n, R)
-        ref_lens = np.diff(ref_off).reshape(n, R)
+        return self._statistics(edits, refs, n, R)
+
+    def _statistics(self, edits: np.ndarray, refs, n: int, R: int) -> list[np.ndarray]:
+        """Per system: the fewest edits over the references, the references' average length."""
+        ref_lens = np.array([[len(refs[k][i]) for k in range(R)] for i in range(n)], dtype=np.int64).reshape(n, R)
         avg_len = ref_lens.sum(axis=1) / R
         out = []
-        for s in range(H):
+        for s in range(edits.shape[0]):
             best = edits[s].min(axis=1) if R else np.zeros(n, dtype=np.int64)
             out.append(np.column_stack([best.astype(np.float64), avg_len]))
         return out
