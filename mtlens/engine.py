@@ -59,6 +59,8 @@ LAST_RUN: dict = {"mode": "here", "pids": []}
 #: set when :func:`start_pool`'s warming is over (benchmarks and tests wait for it)
 WARMED = threading.Event()
 
+_warming = False  # start_pool began warming the pool
+_start_lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
 _pool_size = 0
 _pool_lock = threading.Lock()
@@ -124,9 +126,12 @@ def start_pool() -> None:
     server starts, beside :func:`mtlens.kernels.start_warmup`): the worker imports every metric's
     modules and tokenizers now, and, once the kernels' warm-up has compiled them, the kernels, as
     this process does (a thread), so the first page that scores pays for none of it."""
+    global _warming
     size = workers() - 1
-    if size < 1 or pool_running():
-        return
+    with _start_lock:
+        if size < 1 or _warming or pool_running():
+            return
+        _warming = True
     ex = _persistent_pool(size)
     try:
         for _ in range(size):
@@ -170,6 +175,11 @@ def _drop_pool(broken: ProcessPoolExecutor) -> None:
             _pool = None
 
 
+def pool_ready() -> bool:
+    """The pool runs and is not warming up (start_pool): a small job is worth sending to it."""
+    return pool_running() and (WARMED.is_set() or not _warming)
+
+
 def pool_running() -> bool:
     return _pool is not None
 
@@ -207,7 +217,7 @@ def map_tasks(
     shares = share(weights, n_proc)
     if can_fork():
         return _forked(compute, shares, len(weights))
-    if describe is not None and (pool_running() or total >= MIN_SPAWN_WEIGHT):
+    if describe is not None and (pool_ready() or total >= MIN_SPAWN_WEIGHT):
         described = [{i: describe(i) for i in tasks} for tasks in shares[1:]]
         if all(d is not None for part in described for d in part.values()):
             return _pooled(compute, shares, described, len(weights), n_proc - 1)
