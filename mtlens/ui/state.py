@@ -147,11 +147,9 @@ def current() -> Dataset:
     another browser or a colleague with the link sees the same data.
 
     The first call in a server process also starts compiling the TER and tBLEU kernels in the
-    background (:func:`mtlens.kernels.start_warmup`) and the scoring worker, which loads what scoring
-    needs (:func:`mtlens.engine.start_pool`), while the user is still uploading."""
+    background (:func:`mtlens.kernels.start_warmup`), while the user is still uploading."""
     identity.gate()
     kernels.start_warmup()
-    engine.start_pool()
     ds = st.session_state.get(DATA_KEY)
     wanted = st.query_params.get("set")
     if wanted and (ds is None or ds.set_id != wanted):
@@ -377,6 +375,8 @@ def use_dataset(ds: Dataset) -> None:
     """Make ``ds`` the session's dataset and apply its language's defaults to the options (and to the
     sidebar's widgets, which are not drawn on the page that calls this)."""
     st.session_state[DATA_KEY] = ds
+    if ds.set_id != SAMPLE_ID:  # an upload or a saved set: the scoring worker starts, warm, if not running
+        engine.start_pool()  # (the bundled sample is scored here: starting a worker would only slow it)
     if ds.set_id:
         st.query_params["set"] = ds.set_id
     set_options(options_for(ds.language, options()))
