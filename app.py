@@ -93,7 +93,7 @@ with guard():
             files = {f[:3] for f in signature if f[0] != "LANG"}  # kind, name, size: the same file re-uploaded
             new, not_saved = state.keep_upload(new, files, ds)
             st.session_state["mtlens_not_saved"] = not_saved
-            state.use_dataset(new)
+            state.use_dataset(new, uploaded=True)
             ds = new
         st.session_state[state.UPLOAD_SIG_KEY] = signature
     elif not signature:

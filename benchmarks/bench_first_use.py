@@ -81,8 +81,8 @@ def main():
         again, _ = run(cmd, clone, env)
         rows.append(("`mtlens score --metrics ter,tbleu`, 50 lines x 2 systems x 2 references", first, again))
         peer, _ = run(
-            [sys.executable, "-m", "sacrebleu", str(small / "ref.txt"), str(small / "ref2.txt"), "-i"]
-            + [str(small / "UEdin.txt"), str(small / "Online-W.txt"), "-m", "ter"],
+            [sys.executable, "-m", "sacrebleu", *(str(small / n) for n in names[:2]), "-i"]
+            + [*(str(small / n) for n in names[2:]), "-m", "ter"],
             clone,
             env,
         )

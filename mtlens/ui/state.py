@@ -371,12 +371,14 @@ def default_options(ds: Dataset | None) -> Options:
     return options_for(ds.language, DEFAULTS) if ds is not None else DEFAULTS
 
 
-def use_dataset(ds: Dataset) -> None:
+def use_dataset(ds: Dataset, uploaded: bool = False) -> None:
     """Make ``ds`` the session's dataset and apply its language's defaults to the options (and to the
-    sidebar's widgets, which are not drawn on the page that calls this)."""
+    sidebar's widgets, which are not drawn on the page that calls this). For an upload, the scoring
+    worker starts, warm, if it is not running (:func:`mtlens.engine.start_pool`): new text is scored
+    next (the sample and reopened sets, whose statistics are stored, are not slowed by its start)."""
     st.session_state[DATA_KEY] = ds
-    if ds.set_id != SAMPLE_ID:  # an upload or a saved set: the scoring worker starts, warm, if not running
-        engine.start_pool()  # (the bundled sample is scored here: starting a worker would only slow it)
+    if uploaded:
+        engine.start_pool()
     if ds.set_id:
         st.query_params["set"] = ds.set_id
     set_options(options_for(ds.language, options()))

@@ -1,0 +1,100 @@
+"""Reopening a saved set in a new browser session (issue 23, goal 5: the first table under 1 s, the whole
+Rankings from stored statistics under 2 s), in real Chromium.
+
+A fresh workspace gets ../shared/data/wmt/en-de (8 systems x 1002 lines x 3 references) by
+``python -m mtlens import``, and its seven default metrics are scored once and stored
+(``python -m mtlens score --set ID``). Then, on a Streamlit server:
+
+- "server running": someone used the server before (its home page was opened and finished); a new
+  browser context opens the set's Rankings link (``/Rankings?set=ID``);
+- "new server": the same link opened on a server process started just before (nothing imported or
+  cached in it).
+
+Times from the navigation: until the first Rankings table is drawn; until the final table (clusters,
+bootstrap intervals) is drawn; until the page has finished (no spinner, the run over). Chromium shares the
+machine's two cores with the server. Peer in the same run: sacrebleu 2.6.0 computing only BLEU and chrF
+of the set (references prepared once), what a user without a workspace would wait for.
+
+    python benchmarks/bench_reopen.py
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import ROOT, SHARED
+
+sys.path.insert(0, str(ROOT))
+
+GOAL_FIRST, GOAL_WHOLE = 1.0, 2.0
+METRICS = "bleu,bleu-c,chrf,chrf++,ter,nist,tbleu"
+
+
+def _open(browser, url: str) -> tuple[float, float, float]:
+    page = browser.new_context(viewport={"width": 1400, "height": 2200}).new_page()
+    t = time.perf_counter()
+    page.goto(url)
+    page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
+    first = time.perf_counter() - t
+    page.get_by_text("Clusters: systems in score order").wait_for(timeout=120_000)  # drawn after the final table
+    table = time.perf_counter() - t
+    page.wait_for_function(
+        """() => {
+            const w = document.querySelector('[data-testid="stStatusWidget"]');
+            return !(w && /Running|Stop/.test(w.innerText)) && !document.querySelector('[data-testid="stSpinner"]');
+        }""",
+        timeout=120_000,
+        polling=50,
+    )
+    whole = time.perf_counter() - t
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.context.close()
+    return first, table, whole
+
+
+def main():
+    from bench_dashboard import sacrebleu_bleu_chrf
+    from playwright.sync_api import sync_playwright
+
+    from tests.app.test_browser import ARGS, CHROMIUM, _idle, running_server
+
+    env = dict(os.environ, MTLENS_DATA_DIR=tempfile.mkdtemp(prefix="mtlens-bench-"))
+    run = lambda *a: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "mtlens", *a], capture_output=True, text=True, cwd=ROOT, env=env, check=True
+    )
+    sid = run("import", str(SHARED / "wmt" / "en-de")).stdout.strip()
+    run("score", "--set", sid, "--metrics", METRICS)
+    figures = {}
+    os.environ["MTLENS_DATA_DIR"] = env["MTLENS_DATA_DIR"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        with running_server(Path(tempfile.mkdtemp())) as url:
+            page = browser.new_context().new_page()
+            page.goto(url)
+            page.get_by_text("Dataset", exact=True).wait_for(timeout=60_000)
+            _idle(page)
+            page.context.close()
+            time.sleep(3)  # the server's start-up work (kernels) over, as on a server in use
+            figures["server running, new browser session"] = _open(browser, f"{url}/Rankings?set={sid}")
+        with running_server(Path(tempfile.mkdtemp())) as url:
+            figures["new server, new browser session"] = _open(browser, f"{url}/Rankings?set={sid}")
+        browser.close()
+    peer = sacrebleu_bleu_chrf()
+    print("| reopening en-de's Rankings by its link | first table, s | final table, s | page finished, s |")
+    print("|---|---:|---:|---:|")
+    for what, (first, table, whole) in figures.items():
+        print(f"| {what} | {first:.2f} | {table:.2f} | {whole:.2f} |")
+    print(f"| peer: sacrebleu 2.6.0, BLEU and chrF only (references prepared once) | | {peer:.2f} | |")
+    first, table, whole = figures["server running, new browser session"]
+    print(f"first table {first:.2f} s: goal {GOAL_FIRST:g} s {'met' if first < GOAL_FIRST else 'not met'}")
+    print(f"whole Rankings {whole:.2f} s: goal {GOAL_WHOLE:g} s {'met' if whole < GOAL_WHOLE else 'not met'}")
+    print(f"whole Rankings (7 metrics) / sacrebleu's BLEU + chrF: {whole / peer:.2f}x the time")
+
+
+if __name__ == "__main__":
+    main()
