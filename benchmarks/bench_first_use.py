@@ -80,12 +80,8 @@ def main():
         first, _ = run(cmd, clone, env)
         again, _ = run(cmd, clone, env)
         rows.append(("`mtlens score --metrics ter,tbleu`, 50 lines x 2 systems x 2 references", first, again))
-        peer, _ = run(
-            [sys.executable, "-m", "sacrebleu", *(str(small / n) for n in names[:2]), "-i"]
-            + [*(str(small / n) for n in names[2:]), "-m", "ter"],
-            clone,
-            env,
-        )
+        files = [str(small / n) for n in names]
+        peer, _ = run([sys.executable, "-m", "sacrebleu", *files[:2], "-i", *files[2:], "-m", "ter"], clone, env)
         systems = [str(p) for p in sorted(SAMPLE.glob("*.txt")) if not p.stem.startswith(("ref", "src"))]
         all_refs = [a for p in sorted(SAMPLE.glob("ref*.txt")) for a in ("--ref", str(p))]
         big = [sys.executable, "-m", "mtlens", "score", *all_refs, "--sys", *systems, "--metrics", "ter,tbleu"]
