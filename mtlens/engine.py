@@ -121,13 +121,16 @@ def loaded(prefixes: tuple[str, ...]) -> list[str]:
     return sorted(m for m in list(sys.modules) if m.startswith(prefixes))
 
 
-def start_pool() -> None:
-    """Start this process's worker pool ahead of its first job, warmed (the dashboard calls it when its
-    server starts, beside :func:`mtlens.kernels.start_warmup`): the worker imports every metric's
-    modules and tokenizers now, and, once the kernels' warm-up has compiled them, the kernels, as
-    this process does (a thread), so the first page that scores pays for none of it."""
+def start_pool(text_chars: int | None = None) -> None:
+    """Start this process's worker pool ahead of its first job, warmed (the dashboard calls it for an
+    upload): the worker imports every metric's modules and tokenizers now, and, once the kernels'
+    warm-up has compiled them, the kernels, as this process does (a thread), so the first page that
+    scores pays for none of it. With ``text_chars`` (the upload's characters, all streams), only when a
+    page's first job (three metrics of that text) will use the pool."""
     global _warming
     size = workers() - 1
+    if text_chars is not None and 3 * text_chars < MIN_SPAWN_WEIGHT:
+        return
     with _start_lock:
         if size < 1 or _warming or pool_running():
             return

@@ -213,7 +213,7 @@ def test_a_killed_pool_worker_is_recovered_and_the_pool_replaced():
 
 
 def test_the_dashboards_pool_starts_warm(tmp_path):
-    """engine.start_pool (the dashboard's server start): the worker has imported every metric's modules
+    """engine.start_pool (the dashboard, for a large upload): the worker has imported every metric's modules
     and tokenizers, and, after the kernels' warm-up compiled them, the kernels, as this process has."""
     got = run_script(
         """
@@ -221,7 +221,9 @@ def test_the_dashboards_pool_starts_warm(tmp_path):
         threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
         from mtlens import kernels
         kernels.start_warmup()
-        E.start_pool()
+        E.start_pool(text_chars=100_000)  # a small upload: its jobs stay in this process, no pool
+        assert not E.pool_running()
+        E.start_pool(text_chars=2_000_000)
         E.start_pool()  # once per process
         assert E.WARMED.wait(300)
         wanted = ("mtlens.metrics._", "scipy.optimize", "sacrebleu.tokenizers.tokenizer_13a")

@@ -373,12 +373,14 @@ def default_options(ds: Dataset | None) -> Options:
 
 def use_dataset(ds: Dataset, uploaded: bool = False) -> None:
     """Make ``ds`` the session's dataset and apply its language's defaults to the options (and to the
-    sidebar's widgets, which are not drawn on the page that calls this). For an upload, the scoring
-    worker starts, warm, if it is not running (:func:`mtlens.engine.start_pool`): new text is scored
-    next (the sample and reopened sets, whose statistics are stored, are not slowed by its start)."""
+    sidebar's widgets, which are not drawn on the page that calls this). For an upload large enough
+    to use it, the scoring worker starts, warm, if it is not running (:func:`mtlens.engine.start_pool`):
+    new text is scored next (the sample and reopened sets, whose statistics are stored, are not slowed
+    by its start)."""
     st.session_state[DATA_KEY] = ds
     if uploaded:
-        engine.start_pool()
+        c = ds.corpus
+        engine.start_pool(sum(len(x) for lines in (*c.references.values(), *c.systems.values()) for x in lines))
     if ds.set_id:
         st.query_params["set"] = ds.set_id
     set_options(options_for(ds.language, options()))
