@@ -65,9 +65,10 @@ _plain_work_done = 0
 def affix_distances(words: Sequence[str], pairs: np.ndarray) -> np.ndarray:
     """AD(r, t) for each row ``(t, r)`` of ``pairs`` (indices into ``words``, distinct words).
 
-    Exact shortcuts first: a word and itself are at 0; words without a common character, or whose
-    length difference is at least the shorter length (the affixes' edit distance is at least the
-    length difference, |S| at most the shorter length), are at 1. The rest are computed.
+    Exact shortcuts first: a word and itself are at 0; words whose length difference is at least the
+    shorter length (the affixes' edit distance is at least the length difference, |S| at most the
+    shorter length) are at 1, and in plain Python words without a common character too. The rest
+    are computed.
     """
     global _plain_work_done
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
@@ -75,7 +76,14 @@ def affix_distances(words: Sequence[str], pairs: np.ndarray) -> np.ndarray:
     lt, lr = lens[pairs[:, 0]], lens[pairs[:, 1]]
     out = np.where(pairs[:, 0] == pairs[:, 1], 0.0, 1.0)
     todo = np.flatnonzero((pairs[:, 0] != pairs[:, 1]) & (np.abs(lt - lr) < np.minimum(lt, lr)))
-    if len(todo):
+    work = int((lt[todo] * lr[todo]).sum())
+    if _plain_work_done + work > PLAIN_WORK or KERNEL in sys.modules:
+        from ._tbleu_kernel import affix_distances as compiled
+
+        chars, lens = _char_matrix(words)
+        out[todo] = compiled(chars, lens, np.ascontiguousarray(pairs[todo]))
+        return out
+    if len(todo):  # plain Python: words without a common character are at 1, no need to compute them
         sets: dict[int, frozenset] = {}
         shared = [
             not (sets.get(a) or sets.setdefault(a, frozenset(words[a]))).isdisjoint(
@@ -84,19 +92,11 @@ def affix_distances(words: Sequence[str], pairs: np.ndarray) -> np.ndarray:
             for a, b in pairs[todo].tolist()
         ]
         todo = todo[np.fromiter(shared, dtype=bool, count=len(todo))]
-    if not len(todo):
-        return out
-    work = int((lt[todo] * lr[todo]).sum())
-    if _plain_work_done + work <= PLAIN_WORK and KERNEL not in sys.modules:
+    if len(todo):
         from ._affix import affix_distances as plain
 
         _plain_work_done += work
         out[todo] = plain([[ord(ch) for ch in w] for w in words], lens.tolist(), pairs[todo].tolist())
-        return out
-    from ._tbleu_kernel import affix_distances as compiled
-
-    chars, lens = _char_matrix(words)
-    out[todo] = compiled(chars, lens, np.ascontiguousarray(pairs[todo]))
     return out
 
 
