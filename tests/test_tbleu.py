@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
@@ -140,8 +142,11 @@ def test_only_long_words_of_similar_length_are_candidates():
     assert m._replaceable(hyp_tok, refs_tok, 0.0) == []
 
 
-def test_affix_distances_plain_python_compiled_and_shortcuts_agree_on_real_words(excerpts, monkeypatch):
-    from mtlens.metrics import tbleu
+def test_affix_distances_numpy_compiled_plain_python_and_shortcuts_agree_on_real_words(excerpts, monkeypatch):
+    """Three computations of one definition on real words: the plain-Python loop (``_affix``, the
+    kernel's source, run uncompiled), the same compiled by numba, and the vectorised numpy blocks
+    (every pair computed, no shortcut), then :func:`tbleu.affix_distances` on either path."""
+    from mtlens.metrics import _affix, _affix_numpy, tbleu
     from mtlens.metrics._tbleu_kernel import affix_distances as compiled
 
     words = sorted(
@@ -153,16 +158,54 @@ def test_affix_distances_plain_python_compiled_and_shortcuts_agree_on_real_words
             for w in x.split()
         }
     )
+    stems: dict[str, list[int]] = {}
+    for n, w in enumerate(words):
+        stems.setdefault(w[:3], []).append(n)
+    near = [[a, b] for group in stems.values() for a in group[:6] for b in group[:6]]  # shared stems
     rng = np.random.default_rng(7)
     pairs = np.vstack(
-        [rng.integers(0, len(words), size=(3000, 2)), np.column_stack([np.arange(200), np.arange(1, 201)])]
+        [rng.integers(0, len(words), size=(3000, 2)), np.column_stack([np.arange(200), np.arange(1, 201)]), near]
     ).astype(np.int64)
     chars, lens = tbleu._char_matrix(words)
-    want = compiled(chars, lens, pairs)  # every pair computed, no shortcut
-    assert 0 < (want < 1).sum() < len(want)  # near and far pairs both present
-    monkeypatch.setattr(tbleu, "_plain_work_done", 0)
-    monkeypatch.setattr(tbleu, "PLAIN_WORK", 10**12)  # plain Python
+    want = _affix.affix_distances(chars.tolist(), lens.tolist(), pairs.tolist())
+    assert 0 < (want < 1).sum() < len(want) and (want[want < 1] > 0).sum() > 100  # near and far pairs
+    np.testing.assert_array_equal(compiled(chars, lens, pairs), want)
+    np.testing.assert_array_equal(_affix_numpy.affix_distances(chars, lens, pairs), want)
+    monkeypatch.setattr(_affix_numpy, "CELLS", 1)  # one pair per block: the block edges are right
+    np.testing.assert_array_equal(_affix_numpy.affix_distances(chars, lens, pairs[:300]), want[:300])
+    monkeypatch.setattr(tbleu, "_numpy_work_done", 0)
+    monkeypatch.setattr(tbleu, "NUMPY_WORK", 10**12)  # numpy, after the shortcuts
     monkeypatch.setattr(tbleu, "KERNEL", "not-loaded")
     np.testing.assert_array_equal(tbleu.affix_distances(words, pairs), want)
-    monkeypatch.setattr(tbleu, "PLAIN_WORK", -1)  # compiled, after the shortcuts
+    monkeypatch.setattr(tbleu, "NUMPY_WORK", -1)  # compiled, after the shortcuts
     np.testing.assert_array_equal(tbleu.affix_distances(words, pairs), want)
+
+
+def test_linear_sum_assignment_is_scipys_without_scipy_optimize():
+    """tBLEU's matching loads scipy's compiled assignment module on its own: in a fresh interpreter
+    neither ``scipy.optimize`` nor numba is imported by a tBLEU score (a small one), and the function
+    gives scipy.optimize.linear_sum_assignment's answer (ties included: integer costs)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, json, numpy as np\n"
+        "from mtlens.metrics.tbleu import TBLEU, _linear_sum_assignment\n"
+        "refs = [['the Zusammenarbeitsvertrag was signed yesterday in Berlin']]\n"
+        "hyp = [['the Zusammenarbeitsverträge were signed yesterday in Berlin']]\n"
+        "assert TBLEU(epsilon=0.2).statistics(refs, hyp)[0][0, 2] > 5\n"
+        "rng = np.random.default_rng(3)\n"
+        "costs = [rng.integers(0, 3, size=(5, 7)).astype(float) for _ in range(50)]\n"
+        "got = [[a.tolist() for a in _linear_sum_assignment()(c)] for c in costs]\n"
+        "print(json.dumps({'loaded': [m for m in ('scipy.optimize', 'numba') if m in sys.modules], 'got': got}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = json.loads(out.stdout)
+    assert result["loaded"] == []
+    from scipy.optimize import linear_sum_assignment
+
+    rng = np.random.default_rng(3)
+    want = [
+        [a.tolist() for a in linear_sum_assignment(rng.integers(0, 3, size=(5, 7)).astype(float))] for _ in range(50)
+    ]
+    assert result["got"] == want

@@ -1,9 +1,9 @@
 """The affix distance of tolerant BLEU, written once, in the subset of Python that numba compiles.
 
-:func:`affix_distances` runs as plain Python for a few word pairs (no compiler to load: the usual
-case, docs/decisions.md "tBLEU, only where a word can be replaced") and compiled by numba
-(:mod:`._tbleu_kernel` wraps this very function) for many. One function, no callees, so both are
-the same code.
+:func:`affix_distances` is compiled by numba (:mod:`._tbleu_kernel` wraps this very function) for
+many word pairs; fewer are computed by the vectorised :mod:`._affix_numpy` (no compiler to load,
+docs/decisions.md "tBLEU, only where a word can be replaced"). Run uncompiled, this loop is the tests'
+reference for both.
 """
 
 from __future__ import annotations

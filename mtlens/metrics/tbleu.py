@@ -9,7 +9,7 @@ No reference implementation is public; these are mtlens's decisions, tested:
   ``AD = min(1, (Lev(r_p, t_p) + Lev(r_s, t_s)) / |S|)``, 1 if |S| = 0, 0 if r == t.
   (The paper prints "max{1, ...}", a misprint for min.)
 - One-to-one minimum-cost matching of hypothesis and reference words
-  (``scipy.optimize.linear_sum_assignment`` on the |t| x |r| matrix of affix
+  (scipy's ``linear_sum_assignment`` on the |t| x |r| matrix of affix
   distances); unmatched words stay as they are.
 - A hypothesis word matched with ``AD <= epsilon`` is replaced by its reference
   word and weighted ``1 - AD``; every other word has weight 1.
@@ -24,7 +24,7 @@ No reference implementation is public; these are mtlens's decisions, tested:
   reference count, so tBLEU equals BLEU exactly.
 
 Affix distances are computed once per distinct (hypothesis word, reference word)
-pair of a block of segments (a compiled kernel, numba), and the matchings once
+pair of a block of segments (numpy blocks, or numba's kernel for very many), and the matchings once
 for every epsilon: a sweep over epsilon re-uses them.
 
 Bound: the matching is cubic in the sentence length, so a segment with more than
@@ -54,12 +54,13 @@ _UNMATCHED = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros
 
 
 # --------------------------------------------------------------------------- affix distance
-#: plain Python computes affix distances until a process has spent this much work on them (the sum
-#: over pairs of the two words' lengths multiplied, roughly half a microsecond each); beyond it, or when
-#: the compiled kernel is loaded anyway, numba computes them: loading numba costs a process about a
-#: second (docs/decisions.md, "tBLEU, only where a word can be replaced")
-PLAIN_WORK = 1_000_000
-_plain_work_done = 0
+#: numpy computes affix distances (:mod:`._affix_numpy`) until a process has spent this much work on
+#: them (the sum over pairs of the two words' lengths multiplied; about 0.1 microsecond each); beyond
+#: it, or when the compiled kernel is loaded anyway, numba computes them, several times faster per pair
+#: but loading numba costs a process about a second (docs/decisions.md, "tBLEU, only where a word can be
+#: replaced")
+NUMPY_WORK = 10_000_000
+_numpy_work_done = 0
 
 
 def affix_distances(words: Sequence[str], pairs: np.ndarray) -> np.ndarray:
@@ -67,36 +68,27 @@ def affix_distances(words: Sequence[str], pairs: np.ndarray) -> np.ndarray:
 
     Exact shortcuts first: a word and itself are at 0; words whose length difference is at least the
     shorter length (the affixes' edit distance is at least the length difference, |S| at most the
-    shorter length) are at 1, and in plain Python words without a common character too. The rest
-    are computed.
+    shorter length) are at 1. The rest are computed.
     """
-    global _plain_work_done
+    global _numpy_work_done
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
     lt, lr = lens[pairs[:, 0]], lens[pairs[:, 1]]
     out = np.where(pairs[:, 0] == pairs[:, 1], 0.0, 1.0)
     todo = np.flatnonzero((pairs[:, 0] != pairs[:, 1]) & (np.abs(lt - lr) < np.minimum(lt, lr)))
+    if not len(todo):
+        return out
     work = int((lt[todo] * lr[todo]).sum())
-    if _plain_work_done + work > PLAIN_WORK or KERNEL in sys.modules:
+    chars, lens = _char_matrix(words)
+    if _numpy_work_done + work > NUMPY_WORK or KERNEL in sys.modules:
         from ._tbleu_kernel import affix_distances as compiled
 
-        chars, lens = _char_matrix(words)
         out[todo] = compiled(chars, lens, np.ascontiguousarray(pairs[todo]))
-        return out
-    if len(todo):  # plain Python: words without a common character are at 1, no need to compute them
-        sets: dict[int, frozenset] = {}
-        shared = [
-            not (sets.get(a) or sets.setdefault(a, frozenset(words[a]))).isdisjoint(
-                sets.get(b) or sets.setdefault(b, frozenset(words[b]))
-            )
-            for a, b in pairs[todo].tolist()
-        ]
-        todo = todo[np.fromiter(shared, dtype=bool, count=len(todo))]
-    if len(todo):
-        from ._affix import affix_distances as plain
+    else:
+        from ._affix_numpy import affix_distances as vectorised
 
-        _plain_work_done += work
-        out[todo] = plain([[ord(ch) for ch in w] for w in words], lens.tolist(), pairs[todo].tolist())
+        _numpy_work_done += work
+        out[todo] = vectorised(chars, lens, pairs[todo])
     return out
 
 
@@ -110,10 +102,43 @@ def affix_distance(reference_word: str, hypothesis_word: str) -> float:
     return float(affix_distances([hypothesis_word, reference_word], np.array([[0, 1]]))[0])
 
 
+def _linear_sum_assignment():
+    """``scipy.optimize.linear_sum_assignment``, loaded without the rest of ``scipy.optimize``.
+
+    The function is scipy's compiled module ``scipy.optimize._lsap``; importing it through its package
+    imports all of ``scipy.optimize`` (linear programming, scipy.linalg, ...), about half a second of
+    a short process's life. It is loaded from its file and registered under its own name (a later
+    ``import scipy.optimize`` reuses it); where scipy lays it out differently, the public import.
+    """
+    module = sys.modules.get("scipy.optimize._lsap")
+    if module is None and "scipy.optimize" not in sys.modules:
+        try:
+            import importlib.machinery
+            import importlib.util
+            from pathlib import Path
+
+            folder = Path(importlib.util.find_spec("scipy").submodule_search_locations[0]) / "optimize"
+            path = next(
+                folder / f"_lsap{s}" for s in importlib.machinery.EXTENSION_SUFFIXES if (folder / f"_lsap{s}").is_file()
+            )
+            spec = importlib.util.spec_from_file_location("scipy.optimize._lsap", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            module.linear_sum_assignment  # noqa: B018 (the function is there)
+            sys.modules["scipy.optimize._lsap"] = module
+        except Exception:  # another layout: the public import below
+            module = None
+    if module is None or not hasattr(module, "linear_sum_assignment"):
+        from scipy.optimize import linear_sum_assignment
+
+        return linear_sum_assignment
+    return module.linear_sum_assignment
+
+
 def _char_matrix(words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     lens = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
     width = int(lens.max(initial=1)) or 1
-    chars = np.zeros((len(words), width), dtype=np.int64)
+    chars = np.full((len(words), width), -1, dtype=np.int64)  # padding: never a character
     for i, w in enumerate(words):
         if w:
             chars[i, : len(w)] = np.frombuffer(w.encode("utf-32-le"), dtype=np.uint32)
@@ -184,7 +209,7 @@ class TBLEU(Metric):
     latex = "tBLEU"
     slow = True
     kernel = KERNEL
-    modules = ("scipy.optimize",)  # the matching (linear_sum_assignment)
+    modules = ()  # scipy's matching is loaded on its own (_linear_sum_assignment)
     option_fields = ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order", "tbleu_epsilon")
 
     @classmethod
@@ -272,8 +297,7 @@ class TBLEU(Metric):
         keys = np.concatenate([(h[:, None] * V + r[None, :]).ravel() for h, r in ids])
         uniq, inverse = np.unique(keys, return_inverse=True)  # each distinct word pair's distance once
         ad = affix_distances(list(vocab), np.column_stack([uniq // V, uniq % V]))[inverse.ravel()]
-        from scipy.optimize import linear_sum_assignment
-
+        linear_sum_assignment = _linear_sum_assignment()
         out = {}
         pos = 0
         for (k, i), (h, r) in zip(wanted, ids, strict=True):
