@@ -140,15 +140,28 @@ class TER(Metric):
             ).reshape(H, n, R)
             return self._statistics(edits, refs, n, R)
         ref_seqs = [refs[k][i] for i in range(n) for k in range(R)]  # segment-major
-        hyp_seqs = [h[i] for h in hyps for i in range(n)]  # system-major
+        # each distinct hypothesis line of a segment once: systems often agree on a line, and a
+        # (hypothesis, reference) pair's edits depend on nothing else
+        distinct: dict[tuple[int, tuple[int, ...]], int] = {}
+        hyp_seqs: list[list[int]] = []
+        which = np.empty((H, n), dtype=np.int64)
+        for s_, h in enumerate(hyps):
+            for i in range(n):
+                key = (i, tuple(h[i]))
+                if key not in distinct:
+                    distinct[key] = len(hyp_seqs)
+                    hyp_seqs.append(h[i])
+                which[s_, i] = distinct[key]
         ref_flat, ref_off = _flatten(ref_seqs)
         hyp_flat, hyp_off = _flatten(hyp_seqs)
-        pairs = np.array(
-            [(s * n + i, i * R + k) for s in range(H) for i in range(n) for k in range(R)], dtype=np.int64
-        ).reshape(-1, 2)
+        segment = np.array([i for i, _ in distinct], dtype=np.int64)
+        u = np.arange(len(hyp_seqs), dtype=np.int64)
+        pairs = np.column_stack([np.repeat(u, R), (segment[:, None] * R + np.arange(R)[None, :]).ravel()]).astype(
+            np.int64
+        )
         from . import _ter_kernel as K
 
-        edits = K.ter_many(hyp_flat, hyp_off, ref_flat, ref_off, pairs).reshape(H, n, R)
+        edits = K.ter_many(hyp_flat, hyp_off, ref_flat, ref_off, pairs).reshape(len(hyp_seqs), R)[which]
         return self._statistics(edits, refs, n, R)
 
     def _statistics(self, edits: np.ndarray, refs, n: int, R: int) -> list[np.ndarray]:
