@@ -11,9 +11,12 @@ evaluated candidates per segment (when it is reached the pending shift is not
 applied), shifts of 1..10 words over a distance of at most 50.
 
 Speed comes from compiled loops and from computing a candidate's edit distance
-only from the first row where it differs from the current hypothesis (rows of
-a common prefix are identical), with two rolling cost rows; only the final
-alignment keeps a matrix of operations (int8).
+only on the rows where it differs from the current hypothesis: the rows of a
+common prefix are the current hypothesis's, and from the first word of a
+common suffix on, the cheapest path to the last cell is the current
+hypothesis's too (one backward table per shift round, :func:`rest_costs`), so
+the distance is the minimum over that row of the two (two rolling cost rows in
+between). Only the final alignment keeps a matrix of operations (int8).
 
 Words are integer ids. Operation codes: 0 match, 1 substitution, 2 insertion
 (a reference word the hypothesis lacks), 3 deletion (a hypothesis word not in
@@ -106,25 +109,66 @@ def edit_distance_rows(hyp, ref):
     return costs, ops
 
 
-@njit("(int64[::1], int64[::1], int64[:, ::1], int64, int64[::1], int64[::1])", cache=True)
-def edit_distance_from(hyp, ref, costs, start, buf_a, buf_b):
-    """Beam edit distance of ``hyp`` whose rows 0..start equal those in ``costs`` (a shared prefix)."""
+@njit("(int64[::1], int64[::1])", cache=True)
+def rest_costs(hyp, ref):
+    """``rest[i, j]``: the cheapest path from cell (i, j) to the last cell through the cells the beam
+    computes (others "infinite"), the mirror of :func:`edit_distance_rows`. Every path to the last
+    cell crosses row i, so the distance is ``min_j costs[i, j] + rest[i, j]`` for any i: a hypothesis
+    that equals ``hyp`` from word i on needs its own rows only up to row i."""
+    n_h, n_r = hyp.shape[0], ref.shape[0]
+    ratio, beam = _beam(n_h, n_r)
+    rest = np.full((n_h + 1, n_r + 1), INF, dtype=np.int64)
+    lo = np.empty(n_h + 1, dtype=np.int64)  # the computed cells of row i: lo[i] <= j < hi[i]
+    hi = np.empty(n_h + 1, dtype=np.int64)
+    lo[0], hi[0] = 0, n_r + 1
+    for i in range(1, n_h + 1):
+        pseudo = int(math.floor(i * ratio))
+        lo[i] = max(0, pseudo - beam)
+        hi[i] = n_r + 1 if i == n_h else min(n_r + 1, pseudo + beam)
+    for j in range(n_r, -1, -1):  # the last row: insertions to the end
+        if lo[n_h] <= j:
+            rest[n_h, j] = n_r - j
+    for i in range(n_h - 1, -1, -1):
+        w = hyp[i]  # the word of row i + 1
+        for j in range(hi[i] - 1, lo[i] - 1, -1):
+            best = INF
+            if j + 1 < hi[i]:
+                best = rest[i, j + 1] + 1  # insertion: (i, j) -> (i, j + 1)
+            if j + 1 <= n_r and lo[i + 1] <= j + 1 < hi[i + 1]:  # substitution or match -> (i + 1, j + 1)
+                c = rest[i + 1, j + 1] + (0 if w == ref[j] else 1)
+                if c < best:
+                    best = c
+            if lo[i + 1] <= j < hi[i + 1]:  # deletion -> (i + 1, j)
+                c = rest[i + 1, j] + 1
+                if c < best:
+                    best = c
+            rest[i, j] = best
+    return rest
+
+
+@njit("(int64[::1], int64[::1], int64[:, ::1], int64[:, ::1], int64, int64, int64[::1], int64[::1])", cache=True)
+def edit_distance_between(hyp, ref, costs, rest, start, stop, buf_a, buf_b):
+    """Beam edit distance of ``hyp``, equal to the hypothesis of ``costs`` (its rows up to ``start``)
+    and of ``rest`` (its words from ``stop`` on): rows ``start + 1 .. stop`` only."""
     n_h = hyp.shape[0]
     n_r = ref.shape[0]
-    if start == n_h:
-        return costs[n_h, n_r]
     ratio, beam = _beam(n_h, n_r)
     no_ops = np.empty((0, 0), dtype=np.int8)
     prev = buf_a
     cur = buf_b
     for j in range(n_r + 1):
         prev[j] = costs[start, j]
-    for i in range(start + 1, n_h + 1):
+    for i in range(start + 1, stop + 1):
         _row(i, hyp[i - 1], ref, prev, cur, no_ops, n_h, ratio, beam)
         tmp = prev
         prev = cur
         cur = tmp
-    return prev[n_r]
+    best = INF
+    for j in range(n_r + 1):
+        c = prev[j] + rest[stop, j]
+        if c < best:
+            best = c
+    return best
 
 
 @njit("(int8[:, ::1], int64, int64)", cache=True)
@@ -202,6 +246,7 @@ def _shift_round(words, ref, checked, buf_a, buf_b, cand):
     """
     n_h, n_r = words.shape[0], ref.shape[0]
     costs, ops = edit_distance_rows(words, ref)
+    rest = rest_costs(words, ref)
     pre_score = costs[n_h, n_r]
     trace = trace_ops(ops, n_h, n_r)
     # alignment of the flipped trace: insertions and deletions swap roles
@@ -269,7 +314,10 @@ def _shift_round(words, ref, checked, buf_a, buf_b, cand):
                         prev_idx = idx
                         _perform_shift(words, start_h, length, idx, cand)
                         first = min(start_h, idx)
-                        gain = pre_score - edit_distance_from(cand, ref, costs, first, buf_a, buf_b)
+                        last = n_h  # the candidate equals words from ``last`` on
+                        while last > first and cand[last - 1] == words[last - 1]:
+                            last -= 1
+                        gain = pre_score - edit_distance_between(cand, ref, costs, rest, first, last, buf_a, buf_b)
                         checked += 1
                         better = False
                         if not have_best:
