@@ -138,8 +138,8 @@ def _sort_with(
         key_bits = int(key.max()).bit_length() if int(key.min()) >= 0 else 64
     if pay_bits is None:
         pay_bits = max(1, int(payload.max()).bit_length())
-    if key_bits + pay_bits <= 63:
-        both = np.sort((key << pay_bits) | payload)
+    if key_bits + pay_bits <= 63:  # numpy's stable sort (timsort for int64) uses the runs already in order
+        both = np.sort((key << pay_bits) | payload, kind="stable")
         key, payload = both >> pay_bits, both & ((1 << pay_bits) - 1)
     else:
         order = np.argsort(key)
