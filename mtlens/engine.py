@@ -121,15 +121,16 @@ def loaded(prefixes: tuple[str, ...]) -> list[str]:
     return sorted(m for m in list(sys.modules) if m.startswith(prefixes))
 
 
-def start_pool(text_chars: int | None = None) -> None:
+def start_pool(page_weight: float | None = None) -> None:
     """Start this process's worker pool ahead of its first job, warmed (the dashboard calls it for an
     upload): the worker imports every metric's modules and tokenizers now, and, once the kernels'
     warm-up has compiled them, the kernels, as this process does (a thread), so the first page that
-    scores pays for none of it. With ``text_chars`` (the upload's characters, all streams), only when a
-    page's first job (three metrics of that text) will use the pool."""
+    scores pays for none of it. With ``page_weight`` (the weight of scoring every metric on the upload:
+    its characters, all streams, times the metrics' costs per character), only when a page's jobs are
+    large enough to use the pool."""
     global _warming
     size = workers() - 1
-    if text_chars is not None and 3 * text_chars < MIN_SPAWN_WEIGHT:
+    if page_weight is not None and page_weight < MIN_SPAWN_WEIGHT:
         return
     with _start_lock:
         if size < 1 or _warming or pool_running():

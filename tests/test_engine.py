@@ -221,12 +221,12 @@ def test_the_dashboards_pool_starts_warm(tmp_path):
         threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
         from mtlens import kernels
         kernels.start_warmup()
-        E.start_pool(text_chars=100_000)  # a small upload: its jobs stay in this process, no pool
+        E.start_pool(page_weight=200_000)  # a small upload: its jobs stay in this process, no pool
         assert not E.pool_running()
-        E.start_pool(text_chars=2_000_000)
+        E.start_pool(page_weight=4_000_000)
         E.start_pool()  # once per process
         assert E.WARMED.wait(300)
-        wanted = ("mtlens.metrics._", "scipy.optimize", "sacrebleu.tokenizers.tokenizer_13a")
+        wanted = ("mtlens.metrics._", "sacrebleu.tokenizers.tokenizer_13a")
         worker = E._pool.submit(E.loaded, wanted).result()
         pid = E._pool.submit(os.getpid).result()
         print(json.dumps({"worker": worker, "here": E.loaded(wanted), "pid": pid, "parent": PARENT}))
@@ -236,5 +236,5 @@ def test_the_dashboards_pool_starts_warm(tmp_path):
     )
     kernels = {"mtlens.metrics._ter_kernel", "mtlens.metrics._tbleu_kernel"}
     assert kernels <= set(got["worker"]) and kernels <= set(got["here"])
-    assert {"scipy.optimize", "sacrebleu.tokenizers.tokenizer_13a"} <= set(got["worker"])
+    assert "sacrebleu.tokenizers.tokenizer_13a" in got["worker"]
     assert got["pid"] != got["parent"]

@@ -121,8 +121,9 @@ def metric_result(dataset: Dataset, name: str, opts: Options) -> MetricResult:
     return _metric_result(dataset.fingerprint, dataset.set_id, name, options_key(name, opts), dataset)
 
 
-#: how many metrics a page computes first, together (the Rankings table's first columns)
-FIRST_COLUMNS = 3
+#: how many metrics a page computes first, together (the Rankings table's first columns): the cheapest
+#: fast ones, BLEU and chrF by default (sacrebleu's two default metrics, the numbers people read first)
+FIRST_COLUMNS = 2
 
 
 def fast_metrics(names) -> list[str]:
@@ -131,9 +132,12 @@ def fast_metrics(names) -> list[str]:
 
 
 def metric_groups(names) -> list[list[str]]:
-    """The metrics in the order a page computes them: the first :data:`FIRST_COLUMNS` fast ones
-    together, then all the others together (both cores busy on one job)."""
-    first = fast_metrics(names)[:FIRST_COLUMNS]
+    """The metrics in the order a page computes them: the :data:`FIRST_COLUMNS` cheapest fast ones
+    (each metric's measured cost per character; page order among equals) together, then all the
+    others together (both cores busy on one job)."""
+    fast = fast_metrics(names)
+    cheapest = sorted(fast, key=lambda m: REGISTRY[m].cost_per_char if m in REGISTRY else 0.0)[:FIRST_COLUMNS]
+    first = [m for m in fast if m in cheapest]
     return [g for g in (first, [n for n in names if n not in first]) if g]
 
 

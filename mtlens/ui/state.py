@@ -22,6 +22,7 @@ from ..errors import InputError
 from ..evaluation import Evaluation, evaluate, evaluate_annotations, open_saved, options_for, save
 from ..io import SAMPLE_DIR, corpus_from_bytes, corpus_from_single, read_bytes, sample_corpus, sample_files
 from ..language import Language, language_defaults
+from ..metrics import REGISTRY
 from ..options import DEFAULTS, SPECS, Options
 from ..store import SAMPLE_ID, Store
 from . import identity
@@ -380,7 +381,8 @@ def use_dataset(ds: Dataset, uploaded: bool = False) -> None:
     st.session_state[DATA_KEY] = ds
     if uploaded:
         c = ds.corpus
-        engine.start_pool(sum(len(x) for lines in (*c.references.values(), *c.systems.values()) for x in lines))
+        chars = sum(len(x) for lines in (*c.references.values(), *c.systems.values()) for x in lines)
+        engine.start_pool(chars * sum(m.cost_per_char for m in REGISTRY.values()))
     if ds.set_id:
         st.query_params["set"] = ds.set_id
     set_options(options_for(ds.language, options()))
