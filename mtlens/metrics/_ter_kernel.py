@@ -53,13 +53,15 @@ def _beam(n_h, n_r):
 def _row(i, h_word, ref, prev, cur, ops, n_h, ratio, beam):
     """Fill row ``i`` (costs in ``cur``) from row ``i - 1`` (``prev``); ops into ``ops`` if given."""
     n_r = ref.shape[0]
-    for j in range(n_r + 1):
-        cur[j] = INF
     pseudo = int(math.floor(i * ratio))
     min_j = max(0, pseudo - beam)
     max_j = min(n_r + 1, pseudo + beam)
     if i == n_h:
         max_j = n_r + 1
+    for j in range(min(min_j, n_r + 1)):  # outside the beam: "infinite" (the beam's cells are all written)
+        cur[j] = INF
+    for j in range(max_j, n_r + 1):
+        cur[j] = INF
     track = ops.shape[0] > 0
     if track:
         for j in range(n_r + 1):
@@ -76,7 +78,7 @@ def _row(i, h_word, ref, prev, cur, ops, n_h, ratio, beam):
             else:
                 c = prev[j - 1] + 1
                 op = OP_SUB
-            best = cur[j]
+            best = INF
             best_op = OP_UNDEF
             if best > c:
                 best = c
@@ -314,7 +316,10 @@ def _shift_round(words, ref, checked, buf_a, buf_b, cand):
                         prev_idx = idx
                         _perform_shift(words, start_h, length, idx, cand)
                         first = min(start_h, idx)
-                        last = n_h  # the candidate equals words from ``last`` on
+                        # the candidate equals words from ``last`` on (after the moved block or its target)
+                        last = max(start_h + length, idx)
+                        if start_h <= idx <= start_h + length:
+                            last = min(length + idx, n_h)
                         while last > first and cand[last - 1] == words[last - 1]:
                             last -= 1
                         gain = pre_score - edit_distance_between(cand, ref, costs, rest, first, last, buf_a, buf_b)
