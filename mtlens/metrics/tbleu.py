@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -102,37 +103,44 @@ def affix_distance(reference_word: str, hypothesis_word: str) -> float:
     return float(affix_distances([hypothesis_word, reference_word], np.array([[0, 1]]))[0])
 
 
+_LSAP_LOCK = threading.Lock()
+
+
 def _linear_sum_assignment():
     """``scipy.optimize.linear_sum_assignment``, loaded without the rest of ``scipy.optimize``.
 
     The function is scipy's compiled module ``scipy.optimize._lsap``; importing it through its package
     imports all of ``scipy.optimize`` (linear programming, scipy.linalg, ...), about half a second of
-    a short process's life. It is loaded from its file and registered under its own name (a later
-    ``import scipy.optimize`` reuses it); where scipy lays it out differently, the public import.
+    a short process's life. It is loaded from its file once (a lock: the dashboard scores in threads)
+    and registered under its own name (a later ``import scipy.optimize`` reuses it); where scipy lays
+    it out differently, the public import.
     """
-    module = sys.modules.get("scipy.optimize._lsap")
-    if module is None and "scipy.optimize" not in sys.modules:
-        try:
-            import importlib.machinery
-            import importlib.util
-            from pathlib import Path
+    with _LSAP_LOCK:
+        module = sys.modules.get("scipy.optimize._lsap")
+        if module is None and "scipy.optimize" not in sys.modules:
+            try:
+                import importlib.machinery
+                import importlib.util
+                from pathlib import Path
 
-            folder = Path(importlib.util.find_spec("scipy").submodule_search_locations[0]) / "optimize"
-            path = next(
-                folder / f"_lsap{s}" for s in importlib.machinery.EXTENSION_SUFFIXES if (folder / f"_lsap{s}").is_file()
-            )
-            spec = importlib.util.spec_from_file_location("scipy.optimize._lsap", path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            module.linear_sum_assignment  # noqa: B018 (the function is there)
-            sys.modules["scipy.optimize._lsap"] = module
-        except Exception:  # another layout: the public import below
-            module = None
-    if module is None or not hasattr(module, "linear_sum_assignment"):
+                folder = Path(importlib.util.find_spec("scipy").submodule_search_locations[0]) / "optimize"
+                path = next(
+                    folder / f"_lsap{suffix}"
+                    for suffix in importlib.machinery.EXTENSION_SUFFIXES
+                    if (folder / f"_lsap{suffix}").is_file()
+                )
+                spec = importlib.util.spec_from_file_location("scipy.optimize._lsap", path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                if hasattr(module, "linear_sum_assignment"):
+                    sys.modules["scipy.optimize._lsap"] = module
+            except Exception:  # another layout: the public import below
+                module = None
+        if module is not None and hasattr(module, "linear_sum_assignment"):
+            return module.linear_sum_assignment
         from scipy.optimize import linear_sum_assignment
 
         return linear_sum_assignment
-    return module.linear_sum_assignment
 
 
 def _char_matrix(words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
