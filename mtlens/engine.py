@@ -17,13 +17,15 @@ the engine decides everything else (docs/decisions.md, "The engine"):
     server; tasks travel to it pickled (metric name, options, lines). Pickling between a process and
     the workers it started crosses no trust boundary; nothing from a user or the disk is unpickled.
 
-  Work is shared by weight (largest task first, to the least loaded process); this process takes a
-  share too. Small jobs stay here (:data:`MIN_PARALLEL_WEIGHT`), and a threaded process starts its
+  Work is shared as it goes: the tasks, largest first, are queued for the workers, and this process
+  takes them from the other end, smallest first (it cancels the queued task it takes; a task it cannot
+  cancel has started in a worker, and so have all larger ones), so every process stays busy until the
+  end whatever a task's real cost, and the workers' first tasks are always theirs. Small jobs stay here (:data:`MIN_PARALLEL_WEIGHT`), and a threaded process starts its
   pool only for a large job (:data:`MIN_SPAWN_WEIGHT`); once it runs, every job above the first bound
   uses it.
-- **Failures**: a worker's share that fails (an error, a killed worker: ``BrokenProcessPool``) is
-  computed again here, which then raises the error, if any, itself. An error in this process's own
-  share stops the job's forked workers and is raised.
+- **Failures**: a worker's task that fails (an error, a killed worker: ``BrokenProcessPool``) is
+  computed again here, which then raises the error, if any, itself. An error in one of this process's
+  own tasks stops the job's forked workers and is raised.
 """
 
 from __future__ import annotations
@@ -65,22 +67,6 @@ _pool: ProcessPoolExecutor | None = None
 _pool_size = 0
 _pool_lock = threading.Lock()
 _job: Callable[[int], list[np.ndarray]] | None = None  # inherited by forked workers
-
-
-def share(weights: Sequence[float], n: int) -> list[list[int]]:
-    """Task indices for ``n`` processes: largest first, each to the least loaded one.
-
-    Example:
-        >>> share([5, 1, 4, 2], 2)
-        [[0, 1], [2, 3]]
-    """
-    loads = [0.0] * n
-    shares: list[list[int]] = [[] for _ in range(n)]
-    for i in sorted(range(len(weights)), key=lambda i: -weights[i]):
-        j = loads.index(min(loads))
-        shares[j].append(i)
-        loads[j] += weights[i]
-    return shares
 
 
 # --------------------------------------------------------------------------- in the workers
@@ -218,57 +204,74 @@ def map_tasks(
     LAST_RUN.update(mode="here", pids=[os.getpid()])
     if n_proc < 2 or total < MIN_PARALLEL_WEIGHT:
         return [compute(i) for i in range(len(weights))]
-    shares = share(weights, n_proc)
+    order = sorted(range(len(weights)), key=lambda i: -weights[i])  # largest first
     if can_fork():
-        return _forked(compute, shares, len(weights))
+        return _forked(compute, order, n_proc - 1)
     if describe is not None and (pool_ready() or total >= MIN_SPAWN_WEIGHT):
-        described = [{i: describe(i) for i in tasks} for tasks in shares[1:]]
-        if all(d is not None for part in described for d in part.values()):
-            return _pooled(compute, shares, described, len(weights), n_proc - 1)
+        described = {i: describe(i) for i in order}
+        if all(d is not None for d in described.values()):
+            return _pooled(compute, order, described, n_proc - 1)
     return [compute(i) for i in range(len(weights))]
 
 
-def _forked(compute, shares, n_tasks):
+def _forked(compute, order, size):
     global _job
     _job = compute
-    ex = ProcessPoolExecutor(len(shares) - 1, mp_context=multiprocessing.get_context("fork"))
+    ex = ProcessPoolExecutor(size, mp_context=multiprocessing.get_context("fork"))
     try:
-        futures = [ex.submit(_run_inherited, tasks) for tasks in shares[1:]]
-        try:
-            results = {i: compute(i) for i in shares[0]}
-        except BaseException:
-            _kill(ex)
-            raise
-        return _gather(compute, shares, futures, results, n_tasks, "fork")
+        futures = {i: ex.submit(_run_inherited, [i]) for i in order}
+        results = _take_from_the_end(compute, order, futures, size, lambda: _kill(ex))
+        return _gather(compute, futures, results, len(order), "fork")
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
         _job = None
 
 
-def _pooled(compute, shares, described, n_tasks, size):
+def _pooled(compute, order, described, size):
     ex = _persistent_pool(size)
     try:
-        futures = [ex.submit(_run_described, part) for part in described]
+        futures = {i: ex.submit(_run_described, {i: described[i]}) for i in order}
     except (BrokenProcessPool, RuntimeError):
         _drop_pool(ex)
-        return [compute(i) for i in range(n_tasks)]
-    results = {i: compute(i) for i in shares[0]}
-    out = _gather(compute, shares, futures, results, n_tasks, "pool")
-    if any(f.exception() is not None and isinstance(f.exception(), BrokenProcessPool) for f in futures):
+        return [compute(i) for i in range(len(order))]
+
+    def cancel_queued():  # an error here: the worker's queued tasks of this job are not wanted
+        for fut in futures.values():
+            fut.cancel()
+
+    results = _take_from_the_end(compute, order, futures, size, cancel_queued)
+    out = _gather(compute, futures, results, len(order), "pool")
+    if any(f.exception() is not None and isinstance(f.exception(), BrokenProcessPool) for f in futures.values()):
         _drop_pool(ex)
     return out
 
 
-def _gather(compute, shares, futures, results, n_tasks, mode):
+def _take_from_the_end(compute, order, futures, size, on_error) -> dict:
+    """This process's tasks: from the smallest up, each one the workers have not started (its queued
+    task cancelled), until one has started; the first ``size`` tasks (one per worker) stay theirs.
+    Removes the tasks it takes from ``futures``."""
+    results = {}
+    for i in reversed(order[size:]):
+        if not futures[i].cancel():
+            break  # a worker has it, and every larger task (they were queued first)
+        del futures[i]
+        try:
+            results[i] = compute(i)
+        except BaseException:
+            on_error()
+            raise
+    return results
+
+
+def _gather(compute, futures, results, n_tasks, mode):
     pids = {os.getpid()}
-    for tasks, fut in zip(shares[1:], futures, strict=True):
+    for i, fut in futures.items():
         try:
             arrays, pid = fut.result()
             results.update(arrays)
             pids.add(pid)
-        except Exception:  # a worker that failed or died: its tasks again, here (raising their error)
-            for i in tasks:
-                results[i] = compute(i)
+        except Exception:  # a worker that failed or died: the task again, here (raising its error)
+            results[i] = compute(i)
     LAST_RUN.update(mode=mode, pids=sorted(pids))
     return [results[i] for i in range(n_tasks)]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import textwrap
 
-from mtlens.engine import share
 from mtlens.processes import workers
 
 from .conftest import SAMPLE, TESTDATA, run_python
@@ -26,11 +25,27 @@ def run_script(body: str, **env) -> dict:
     return run_python(textwrap.dedent(head) + textwrap.dedent(body), **env)
 
 
-def test_share_puts_the_largest_task_first_on_the_least_loaded_process():
-    # by hand: 0 (5) -> first, 2 (4) -> second, 3 (2) -> second (4 < 5), 1 (1) -> first (5 < 6)
-    assert share([5, 1, 4, 2], 2) == [[0, 1], [2, 3]]
-    assert share([1, 1, 1], 3) == [[0], [1], [2]]
-    assert sorted(i for part in share(list(range(10)), 4) for i in part) == list(range(10))
+def test_work_is_shared_as_it_goes_the_largest_task_to_a_worker_the_rest_to_whoever_is_free():
+    """Equal weights, but task 0 really takes 1.5 s: the worker gets it (the largest tasks are queued for
+    the workers first), and this process, taking tasks from the other end while the worker is busy,
+    computes every task the worker has not started (a static split by weight would have left it
+    about half of them and kept the worker busy for half the job after task 0)."""
+    got = run_script(
+        """
+        import time
+        def compute(i):
+            if i == 0:
+                time.sleep(1.5)
+            return [np.array([i, os.getpid()])]
+        res = E.map_tasks(compute, [100.0] * 12)
+        print(json.dumps({"tasks": [int(r[0][0]) for r in res], "by": [int(r[0][1]) for r in res],
+                          "parent": PARENT}))
+        """,
+        MTLENS_WORKERS="2",
+    )
+    assert got["tasks"] == list(range(12))
+    assert got["by"][0] != got["parent"]  # the worker's first task is always its own
+    assert all(pid == got["parent"] for pid in got["by"][3:])  # at most tasks 1, 2 were queued for the worker
 
 
 def test_workers_follows_the_environment(monkeypatch):
