@@ -20,9 +20,9 @@ the engine decides everything else (docs/decisions.md, "The engine"):
   Work is shared as it goes: the tasks, largest first, are queued for the workers, and this process
   takes them from the other end, smallest first (it cancels the queued task it takes; a task it cannot
   cancel has started in a worker, and so have all larger ones), so every process stays busy until the
-  end whatever a task's real cost, and the workers' first tasks are always theirs. Small jobs stay here (:data:`MIN_PARALLEL_WEIGHT`), and a threaded process starts its
-  pool only for a large job (:data:`MIN_SPAWN_WEIGHT`); once it runs, every job above the first bound
-  uses it.
+  end whatever a task's real cost, and the workers' first tasks are always theirs. Small jobs stay
+  here (:data:`MIN_PARALLEL_WEIGHT`), and a threaded process starts its pool only for a large job
+  (:data:`MIN_SPAWN_WEIGHT`); once it runs, every job above the first bound uses it.
 - **Failures**: a worker's task that fails (an error, a killed worker: ``BrokenProcessPool``) is
   computed again here, which then raises the error, if any, itself. An error in one of this process's
   own tasks stops the job's forked workers and is raised.
