@@ -64,13 +64,20 @@ def test_ten_sessions_see_only_their_own_data(request, server, tmp_path):  # noq
     async def one(pw_browser, k):
         t0 = time.perf_counter()
         ctx = await pw_browser.new_context(viewport={"width": 1300, "height": 1800})
+        # Ten sessions share two cores with the server: every step (navigation, a lazily loaded widget,
+        # an upload) gets the same generous bound, not Playwright's default 30 s, which a slower CI
+        # machine exceeded while the other nine sessions' first runs held the server.
+        ctx.set_default_timeout(240_000)
+        ctx.set_default_navigation_timeout(240_000)
         page = await ctx.new_page()
         step = "open"
         try:
             await page.goto(server)
             await page.get_by_text("Dataset", exact=True).wait_for(timeout=120_000)
             step = "upload the reference"
-            await page.locator(UPLOADER.format("up_refs")).set_input_files([str(files[k] / "ref.txt")])
+            uploader = page.locator(UPLOADER.format("up_refs"))
+            await uploader.wait_for(state="attached")
+            await uploader.set_input_files([str(files[k] / "ref.txt")])
             await page.get_by_text("upload at least one system output file").first.wait_for(timeout=240_000)
             step = "upload the system"
             await page.locator(UPLOADER.format("up_systems")).set_input_files([str(files[k] / f"session{k}.txt")])
@@ -86,7 +93,10 @@ def test_ten_sessions_see_only_their_own_data(request, server, tmp_path):  # noq
             text = await page.locator('[data-testid="stMain"]').inner_text()
             link = page.url
         except Exception as err:  # say where and what the page showed
-            shown = await page.locator('[data-testid="stMain"]').inner_text()
+            try:
+                shown = await page.locator('[data-testid="stMain"]').inner_text(timeout=10_000)
+            except Exception:  # the page itself never came
+                shown = ""
             raise AssertionError(
                 f"session {k} stuck at '{step}' after {time.perf_counter() - t0:.0f} s; page: {shown[:600]!r}"
             ) from err
