@@ -13,6 +13,10 @@ whole process (interpreter start-up, reading the files, scoring), one after the 
   it runs on the first 100,000 lines and its time is multiplied by ten (a million lines take it about
   half an hour); the scale is checked against a run on 50,000 lines.
 
+Time and memory come from separate runs: each tool's time from a run nobody watches (reading
+``/proc/PID/smaps_rollup`` walks the page tables under the process's memory-map lock, and sampling a
+2 GB process every 10 ms slowed mtlens' million lines from 86 s to 151 s, its own allocations waiting
+on the sampler), mtlens' peak memory from a second run of the same command.
 Peak memory of the process and its children, sampled every 10 ms, two ways: the sum of their
 proportional set sizes (PSS: a page shared by k processes counts 1/k in each, so the sum is the memory
 the tree occupies; the goal's measure) and the sum of their resident sets (RSS: a page a forked worker
@@ -59,19 +63,39 @@ PEER = textwrap.dedent(
 )
 
 
-def run(cmd) -> tuple[float, float, float]:
-    """(wall seconds, peak MB of the process tree's PSS, peak MB of its RSS) of a whole process."""
+def timed(cmd) -> float:
+    """Wall seconds of a whole process nobody samples."""
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
-    peak_pss = peak_rss = 0
-    while proc.poll() is None:
-        rss, pss = tree_memory(proc.pid)
-        peak_pss, peak_rss = max(peak_pss, pss), max(peak_rss, rss)
-        time.sleep(0.01)
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
     wall = time.perf_counter() - t
     if proc.returncode:
-        raise SystemExit(f"{cmd[:4]} failed: {proc.stderr.read().decode()[-2000:]}")
-    return wall, peak_pss / 1024, peak_rss / 1024
+        raise SystemExit(f"{cmd[:4]} failed: {proc.stderr.decode()[-2000:]}")
+    return wall
+
+
+def peak_memory(cmd) -> tuple[float, float]:
+    """(peak MB of the process tree's PSS, peak MB of its RSS) of a whole process, sampled every 10 ms."""
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT)
+        peak_pss = peak_rss = 0
+        while proc.poll() is None:
+            rss, pss = tree_memory(proc.pid)
+            peak_pss, peak_rss = max(peak_pss, pss), max(peak_rss, rss)
+            time.sleep(0.01)
+        if proc.returncode:
+            err.seek(0)
+            raise SystemExit(f"{cmd[:4]} failed: {err.read().decode()[-2000:]}")
+    return peak_pss / 1024, peak_rss / 1024
+
+
+def run(cmd, memory: bool = False) -> tuple[float, float, float]:
+    """(wall seconds, peak PSS MB, peak RSS MB; NaN when ``memory`` is false) of a whole process."""
+    wall = timed(cmd)
+    return (wall, *(peak_memory(cmd) if memory else (float("nan"), float("nan"))))
+
+
+def _mb(x: float) -> str:
+    return "not sampled" if x != x else f"{x:.0f}"
 
 
 def write(folder: Path, streams: dict, n: int) -> dict:
@@ -99,7 +123,7 @@ def main():
         big = write(Path(tmp), streams, args.lines)
         files = [str(big["ref"]), str(big["A"]), str(big["B"])]
         mt = [py, "-m", "mtlens", "score", "--ref", files[0], "--sys", *files[1:], "--format", "json"]
-        rows["mtlens BLEU + chrF"] = run([*mt, "--metrics", "bleu,chrf"])
+        rows["mtlens BLEU + chrF"] = run([*mt, "--metrics", "bleu,chrf"], memory=True)
         rows["mtlens BLEU"] = run([*mt, "--metrics", "bleu"])
         rows["bleuscore BLEU"] = run([py, "-c", PEER, "bleuscore", *files])
         rows["fastchrf sentence chrF"] = run([py, "-c", PEER, "fastchrf", *files])
@@ -118,7 +142,7 @@ def main():
                 "bleu",
                 "chrf",
             ]
-            sacre[n] = run(cmd)
+            sacre[n] = run(cmd, memory=n == args.sacrebleu_lines)
     n_sacre = args.sacrebleu_lines
     scale = args.lines / n_sacre
     sacre_full = sacre[n_sacre][0] * scale
@@ -126,9 +150,9 @@ def main():
     print("| tool | s | peak MB, PSS sum | peak MB, RSS sum |")
     print("|---|---:|---:|---:|")
     for name, (wall, pss, rss) in rows.items():
-        print(f"| {name} | {wall:.1f} | {pss:.0f} | {rss:.0f} |")
+        print(f"| {name} | {wall:.1f} | {_mb(pss)} | {_mb(rss)} |")
     for n, (wall, pss, rss) in sacre.items():
-        print(f"| sacrebleu 2.6.0 BLEU + chrF, {n:,} lines | {wall:.1f} | {pss:.0f} | {rss:.0f} |")
+        print(f"| sacrebleu 2.6.0 BLEU + chrF, {n:,} lines | {wall:.1f} | {_mb(pss)} | {_mb(rss)} |")
     print(f"| sacrebleu 2.6.0 BLEU + chrF, {args.lines:,} lines (x{scale:g}) | {sacre_full:.0f} | | |")
     mine, peak, peak_rss = rows["mtlens BLEU + chrF"]
     peers = rows["bleuscore BLEU"][0] + rows["fastchrf sentence chrF"][0]

@@ -137,10 +137,12 @@ SCORE_ALL = f"""
     from mtlens.metrics import metric_names
     B.BLOCK_CHARS = 2_000
     E.MIN_SPAWN_WEIGHT = 0
+    if os.environ.get("LARGE"):  # every job counts as large: a single-threaded process uses the pool too
+        E.MAX_FORK_WEIGHT = 0
     if os.environ.get("THREADED"):
         import threading, time
         threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
-    out, runs = {{}}, []
+    out, runs, alone = {{}}, [], {{}}
     for name in ["sample", "en-cs", "en-zh", "ja-en"]:
         folder = {str(SAMPLE)!r} if name == "sample" else {str(TESTDATA)!r} + "/" + name
         refs = sorted(glob.glob(folder + "/ref*.txt"))
@@ -149,7 +151,13 @@ SCORE_ALL = f"""
         res = mtlens.score(corpus, list(metric_names()))  # every registered metric
         out[name] = {{m: {{s: r.stats[s].tolist() for s in r.stats}} for m, r in res.items()}}
         runs.append(dict(E.LAST_RUN))
-    print(json.dumps({{"stats": out, "runs": runs, "parent": PARENT}}))
+        # each metric's own loop over the blocks in this process (Metric.statistics), not the engine's
+        alone[name] = {{
+            m: dict(zip(corpus.system_names, (a.tolist() for a in r.scorer.statistics(
+                corpus.reference_streams(), corpus.system_streams())), strict=True))
+            for m, r in res.items()
+        }}
+    print(json.dumps({{"stats": out, "runs": runs, "parent": PARENT, "alone": alone}}))
 """
 
 
@@ -158,7 +166,7 @@ def test_scores_identical_with_one_and_two_processes():
     process or two (forked) computed the blocks (small blocks, many tasks)."""
     one = run_script(SCORE_ALL, MTLENS_WORKERS="1")
     two = run_script(SCORE_ALL, MTLENS_WORKERS="2")
-    assert one["stats"] == two["stats"]
+    assert one["stats"] == two["stats"] == one["alone"]
     assert len(one["stats"]["en-cs"]["bleu"]) >= 2
     assert all(r["mode"] == "here" for r in one["runs"])
     assert all(r["mode"] == "fork" and len(r["pids"]) == 2 for r in two["runs"])
@@ -171,6 +179,34 @@ def test_a_threaded_process_shares_with_its_persistent_pool_and_gets_the_same_st
     assert all(r["mode"] == "pool" for r in pooled["runs"])  # a threaded process never forks
     workers = {pid for r in pooled["runs"] for pid in r["pids"]} - {pooled["parent"]}
     assert len(workers) == 1  # one worker, started once and reused by every job (persistent)
+
+
+def test_a_large_job_in_a_single_threaded_process_uses_the_pool_and_gets_the_same_statistics():
+    """Above MAX_FORK_WEIGHT the command line's jobs go to the pool (a forked worker would copy the pages
+    of every inherited line it touches); each block's statistics are copied into the metric's arrays as
+    they arrive, and the result is bit-identical to one process's."""
+    one = run_script(SCORE_ALL, MTLENS_WORKERS="1")
+    large = run_script(SCORE_ALL, MTLENS_WORKERS="2", LARGE="1")
+    assert one["stats"] == large["stats"] == one["alone"]
+    assert all(r["mode"] == "pool" and len(r["pids"]) == 2 for r in large["runs"])
+
+
+def test_keep_receives_each_tasks_arrays_once_wherever_they_were_computed():
+    got = run_script(
+        """
+        seen = []
+        def keep(i, arrays):
+            seen.append((i, int(arrays[0][0]), os.getpid()))
+            return -i
+        res = E.map_tasks(lambda i: [np.array([i, os.getpid()])], [100.0] * 9, keep=keep)
+        print(json.dumps({"res": res, "seen": seen, "parent": PARENT, "mode": E.LAST_RUN["mode"]}))
+        """,
+        MTLENS_WORKERS="2",
+    )
+    assert got["mode"] == "fork"
+    assert got["res"] == [-i for i in range(9)]  # keep's values stand for the arrays, in task order
+    assert sorted(i for i, _, _ in got["seen"]) == list(range(9))  # each task once
+    assert all(i == j and pid == got["parent"] for i, j, pid in got["seen"])  # always called here
 
 
 def test_a_process_with_threads_never_forks():
