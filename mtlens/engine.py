@@ -346,10 +346,10 @@ def statistics_many(
             if part.shape[0] != b - a:
                 raise ValueError(f"{metrics[k].name} gave {part.shape[0]} rows for {b - a} lines")
             whole = out[k][i]
-            if whole is None or whole.shape[1:] != part.shape[1:]:
-                if whole is not None:  # blocks of different widths are a metric's bug
-                    raise ValueError(f"{metrics[k].name} gave blocks of different widths")
+            if whole is None:
                 whole = out[k][i] = np.empty((n, *part.shape[1:]), dtype=part.dtype)
+            elif whole.shape[1:] != part.shape[1:]:  # blocks of different widths are a metric's bug
+                raise ValueError(f"{metrics[k].name} gave blocks of different widths")
             elif whole.dtype != np.result_type(whole.dtype, part.dtype):
                 whole = out[k][i] = whole.astype(np.result_type(whole.dtype, part.dtype))
             whole[a:b] = part
