@@ -38,7 +38,7 @@ import time
 from itertools import cycle, islice
 from pathlib import Path
 
-from bench_memory import tree_memory
+from bench_memory import peak_memory
 from common import ROOT, SHARED, read
 
 PEER = textwrap.dedent(
@@ -71,21 +71,6 @@ def timed(cmd) -> float:
     if proc.returncode:
         raise SystemExit(f"{cmd[:4]} failed: {proc.stderr.decode()[-2000:]}")
     return wall
-
-
-def peak_memory(cmd) -> tuple[float, float]:
-    """(peak MB of the process tree's PSS, peak MB of its RSS) of a whole process, sampled every 10 ms."""
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT)
-        peak_pss = peak_rss = 0
-        while proc.poll() is None:
-            rss, pss = tree_memory(proc.pid)
-            peak_pss, peak_rss = max(peak_pss, pss), max(peak_rss, rss)
-            time.sleep(0.01)
-        if proc.returncode:
-            err.seek(0)
-            raise SystemExit(f"{cmd[:4]} failed: {err.read().decode()[-2000:]}")
-    return peak_pss / 1024, peak_rss / 1024
 
 
 def run(cmd, memory: bool = False) -> tuple[float, float, float]:
