@@ -8,12 +8,17 @@ A fresh workspace gets ../shared/data/wmt/en-de (8 systems x 1002 lines x 3 refe
 - "server running": someone used the server before (its home page was opened and finished); a new
   browser context opens the set's Rankings link (``/Rankings?set=ID``);
 - "new server": the same link opened on a server process started just before (nothing imported or
-  cached in it).
+  cached in it);
+- "opened before": the link opened again in new browser sessions on the running server (its caches hold
+  the set's statistics and intervals; the browser's caches are empty each time).
 
 Times from the navigation: until the first Rankings table is drawn; until the final table (clusters,
 bootstrap intervals) is drawn; until the page has finished (no spinner, the run over). Chromium shares the
 machine's two cores with the server. Peer in the same run: sacrebleu 2.6.0 computing only BLEU and chrF
-of the set (references prepared once), what a user without a workspace would wait for.
+of the set (references prepared once), what a user without a workspace would wait for. Streamlit's own
+floor in the same run: a bare Streamlit page with a title and one 8-row table (and the same with one
+plotly chart), opened in a new browser session, median of three: no page of this dashboard can show a
+table sooner.
 
     python benchmarks/bench_reopen.py
 """
@@ -57,6 +62,34 @@ def _open(browser, url: str) -> tuple[float, float, float]:
     return first, table, whole
 
 
+FLOOR_APP = """import pandas as pd
+import streamlit as st
+
+st.set_page_config(layout="wide")
+st.title("Rankings")
+st.dataframe(pd.DataFrame({"system": [f"system {i}" for i in range(8)], "score": range(8)}), hide_index=True)
+if st.query_params.get("chart"):
+    import plotly.graph_objects as go
+
+    st.plotly_chart(go.Figure(go.Bar(x=list("abcdefgh"), y=list(range(8)))))
+"""
+
+
+def _floor(browser, url: str, chart: bool) -> float:
+    """Median of three new browser sessions: navigation until the bare page's table (and chart) is drawn."""
+    times = []
+    for _ in range(3):
+        page = browser.new_context(viewport={"width": 1400, "height": 2200}).new_page()
+        t = time.perf_counter()
+        page.goto(url + ("?chart=1" if chart else ""))
+        page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
+        if chart:
+            page.locator(".js-plotly-plot").first.wait_for(timeout=120_000)
+        times.append(time.perf_counter() - t)
+        page.context.close()
+    return sorted(times)[1]
+
+
 def main():
     from bench_dashboard import sacrebleu_bleu_chrf
     from playwright.sync_api import sync_playwright
@@ -81,8 +114,17 @@ def main():
             page.context.close()
             time.sleep(3)  # the server's start-up work (kernels) over, as on a server in use
             figures["server running, new browser session"] = _open(browser, f"{url}/Rankings?set={sid}")
+            again = [_open(browser, f"{url}/Rankings?set={sid}") for _ in range(3)]
+            figures["the same, the set opened before on this server (median of 3)"] = tuple(
+                sorted(col)[1] for col in zip(*again, strict=True)
+            )
         with running_server(Path(tempfile.mkdtemp())) as url:
             figures["new server, new browser session"] = _open(browser, f"{url}/Rankings?set={sid}")
+        floor_app = Path(tempfile.mkdtemp()) / "floor.py"
+        floor_app.write_text(FLOOR_APP)
+        with running_server(floor_app.parent, script=floor_app) as url:
+            _floor(browser, url, False)  # the server's first run
+            floor = {chart: _floor(browser, url, chart) for chart in (False, True)}
         browser.close()
     peer = sacrebleu_bleu_chrf()
     print("| reopening en-de's Rankings by its link | first table, s | final table, s | page finished, s |")
@@ -90,6 +132,8 @@ def main():
     for what, (first, table, whole) in figures.items():
         print(f"| {what} | {first:.2f} | {table:.2f} | {whole:.2f} |")
     print(f"| peer: sacrebleu 2.6.0, BLEU and chrF only (references prepared once) | | {peer:.2f} | |")
+    print(f"| floor: a bare Streamlit page, title + one 8-row table, new browser session | {floor[False]:.2f} | | |")
+    print(f"| floor: the same page with one plotly chart | | | {floor[True]:.2f} |")
     first, table, whole = figures["server running, new browser session"]
     print(f"first table {first:.2f} s: goal {GOAL_FIRST:g} s {'met' if first < GOAL_FIRST else 'not met'}")
     print(f"whole Rankings {whole:.2f} s: goal {GOAL_WHOLE:g} s {'met' if whole < GOAL_WHOLE else 'not met'}")

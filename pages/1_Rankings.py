@@ -109,34 +109,42 @@ with guard():
             key="dl_report",
         )
 
-    st.subheader("AutoRank: several metrics in one ranking (as WMT24)")
-    picked = st.multiselect(
-        "Metrics to aggregate", metrics, default=[m for m in metrics if m in ("chrf", "ter")], key="rank_auto"
+    # the two sections below are drawn only while open (a collapsed expander runs nothing): a chart loads
+    # plotly.js in the browser, about a second of a new browser session's first visit (docs/decisions.md,
+    # "Reopening a set")
+    auto_box = st.expander(
+        "AutoRank: several metrics in one ranking (as WMT24)", key="rank_auto_open", on_change="rerun"
     )
-    if picked:
-        auto = views.autorank_table(results, picked)
-        export.table(auto, name="mtlens-autorank", hide_index=True, key="rank_auto_table")
-        st.caption(
-            "Each metric's system scores rescaled linearly so that the best system gets 1 and the worst N; the "
-            "AutoRank is their mean (lower is better). The table shows every input."
-        )
-
-    st.subheader("Scores with 95% confidence intervals")
-    chart_metric = st.selectbox("Metric", metrics, key="rank_chart_metric")
-    r = results[chart_metric]
-    names = sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
-    ci = None
-    if testable:
-        ccmp = cached.comparison(ds, chart_metric, opts)
-        ci = [ccmp.systems[n].ci for n in names]
-    fig = go.Figure(
-        go.Bar(
-            x=list(names),
-            y=[r.scores[n] for n in names],
-            error_y={"type": "data", "array": ci, "visible": ci is not None},
-            marker_color="#4C78A8",
-            hovertemplate="%{x}: %{y:.2f}<extra></extra>",
-        )
-    )
-    fig.update_layout(yaxis_title=chart_metric, height=380, margin={"t": 20, "b": 40})
-    export.chart(fig, "rank_chart", f"mtlens-{chart_metric}")
+    if auto_box.open:
+        with auto_box:
+            picked = st.multiselect(
+                "Metrics to aggregate", metrics, default=[m for m in metrics if m in ("chrf", "ter")], key="rank_auto"
+            )
+            if picked:
+                auto = views.autorank_table(results, picked)
+                export.table(auto, name="mtlens-autorank", hide_index=True, key="rank_auto_table")
+                st.caption(
+                    "Each metric's system scores rescaled linearly so that the best system gets 1 and the worst N; the "
+                    "AutoRank is their mean (lower is better). The table shows every input."
+                )
+    chart_box = st.expander("Chart: scores with 95% confidence intervals", key="rank_chart_open", on_change="rerun")
+    if chart_box.open:
+        with chart_box:
+            chart_metric = st.selectbox("Metric", metrics, key="rank_chart_metric")
+            r = results[chart_metric]
+            names = sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
+            ci = None
+            if testable:
+                ccmp = cached.comparison(ds, chart_metric, opts)
+                ci = [ccmp.systems[n].ci for n in names]
+            fig = go.Figure(
+                go.Bar(
+                    x=list(names),
+                    y=[r.scores[n] for n in names],
+                    error_y={"type": "data", "array": ci, "visible": ci is not None},
+                    marker_color="#4C78A8",
+                    hovertemplate="%{x}: %{y:.2f}<extra></extra>",
+                )
+            )
+            fig.update_layout(yaxis_title=chart_metric, height=380, margin={"t": 20, "b": 40})
+            export.chart(fig, "rank_chart", f"mtlens-{chart_metric}")

@@ -66,8 +66,9 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server(log_dir, env=None, flags=("--server.address", "127.0.0.1"), port=None):
-    """A Streamlit server for app.py on a free port (stopped on exit); yields its URL on 127.0.0.1.
+def running_server(log_dir, env=None, flags=("--server.address", "127.0.0.1"), port=None, script="app.py"):
+    """A Streamlit server for app.py (or another ``script``) on a free port (stopped on exit); yields its
+    URL on 127.0.0.1.
 
     ``flags``: the command line's own flags (by default the loopback address; ``()`` starts it exactly
     as the README's command does)."""
@@ -75,7 +76,7 @@ def running_server(log_dir, env=None, flags=("--server.address", "127.0.0.1"), p
     log = log_dir / f"streamlit-{port}.log"
     with open(log, "w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), *flags],
+            [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port), *flags],
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -197,6 +198,10 @@ def test_upload_rankings_csv_equals_cli_and_screenshots(browser, server, tmp_pat
     page.get_by_text("your upload").first.wait_for(timeout=60_000)
     _goto(page, "Rankings")
     page.get_by_text("Signatures").wait_for(timeout=120_000)
+    _idle(page)
+    assert page.locator(".js-plotly-plot").count() == 0  # the chart's expander is closed: no plotly.js yet
+    page.get_by_text("Chart: scores with 95% confidence intervals").click()  # opened, the chart is drawn
+    page.locator(".js-plotly-plot").first.wait_for(timeout=120_000)
     _idle(page)
     page.screenshot(path=str(SHOTS / "rankings.png"))
     with page.expect_download(timeout=60_000) as dl:

@@ -220,6 +220,8 @@ def test_chart_export_png_and_svg(app):
 
     app.switch_page("pages/1_Rankings.py").run()
     no_errors(app)
+    app.session_state["rank_chart_open"] = True  # the chart's expander, opened
+    app.run()
     assert _download_keys(app) >= {"rank_chart_dl_svg", "rank_chart_dl_png"}
     assert not [b for b in app.button if b.key and b.key.startswith("rank_chart_make")]  # no second step
     fig = go.Figure(go.Bar(x=["a", "b"], y=[1, 2]))
@@ -233,6 +235,49 @@ def test_chart_export_png_and_svg(app):
     app.sidebar.checkbox(key="w_lowercase").check().run()
     no_errors(app)
     assert "dl_report" not in _download_keys(app)
+
+
+def test_rankings_draws_its_chart_and_autorank_only_when_opened(app):
+    """The chart and AutoRank sit in expanders that run nothing while closed (no plotly.js for a reopened
+    link, docs/decisions.md "Reopening a set"); opened, the chart's bars are the core's corpus scores and
+    AutoRank ranks by the metrics picked."""
+    import json
+
+    from ..conftest import pair_files
+
+    app.switch_page("pages/1_Rankings.py").run()
+    no_errors(app)
+    assert [e.label for e in app.expander if e.label.startswith(("AutoRank", "Chart"))] == [
+        "AutoRank: several metrics in one ranking (as WMT24)",
+        "Chart: scores with 95% confidence intervals",
+    ]
+    assert not app.get("plotly_chart")
+    assert "rank_auto" not in [m.key for m in app.multiselect]
+    app.session_state["rank_chart_open"] = True
+    app.session_state["rank_auto_open"] = True
+    app.run()
+    no_errors(app)
+    refs, systems = pair_files(SAMPLE)
+    sacre = {name: SacreBLEU().corpus_score(hyp, refs).score for name, hyp in systems.items()}  # the default BLEU
+    fig = json.loads(app.get("plotly_chart")[0].proto.spec)
+    bars = dict(zip(fig["data"][0]["x"], fig["data"][0]["y"], strict=True))
+    assert bars == pytest.approx(sacre, abs=1e-9)
+    assert list(bars) == sorted(sacre, key=sacre.get, reverse=True)
+    assert app.multiselect(key="rank_auto").value == ["chrf", "ter"]
+    from sacrebleu.metrics import CHRF, TER
+
+    auto = next(d.value for d in app.dataframe if "autorank" in d.value.columns).set_index("system")["autorank"]
+    # the definition by hand: each metric's scores mapped linearly, best system 1, worst N; then the mean
+    n = len(systems)
+    rescaled = []
+    for metric, better in ((CHRF(), max), (TER(), min)):
+        x = {name: metric.corpus_score(hyp, refs).score for name, hyp in systems.items()}
+        best, worst = better(x.values()), (min if better is max else max)(x.values())
+        rescaled.append({name: 1 + (n - 1) * (v - best) / (worst - best) for name, v in x.items()})
+    assert auto.to_dict() == pytest.approx(
+        {name: (rescaled[0][name] + rescaled[1][name]) / 2 for name in systems},
+        abs=0.0051,  # shown with 2 decimals
+    )
 
 
 def _download_keys(app) -> set[str]:
