@@ -69,7 +69,8 @@ with guard():
             counts = views.span_counts(ds, imp_scores.spans)
             export.table(counts, name=f"mtlens-{m_name}-spans", hide_index=True, key=f"rank_spans_{m_name}")
     st.markdown("**Signatures**")
-    st.code("\n".join(f"{m}: {r.signature}" for m, r in results.items()), language=None)
+    # plain preformatted text: st.code's highlighter is a 1.6 MB script a new browser session would load first
+    st.text("\n".join(f"{m}: {r.signature}" for m, r in results.items()))
 
     c1, c2, c3, c4 = st.columns(4)
     files = views.exports(ds, results, sort_by, cmp)

@@ -39,7 +39,7 @@ def test_a_link_with_options_opens_with_them_and_the_same_numbers():
     refs = [read(SAMPLE / "ref.txt"), read(SAMPLE / "ref2.txt")]
     want = SacreBLEU(tokenize="intl", lowercase=True).corpus_score(read(SAMPLE / "UEdin.txt"), refs).score
     assert table.loc["UEdin", "bleu"] == pytest.approx(want, abs=1e-9)
-    assert any("tok:intl" in c.value and "case:lc" in c.value for c in at.code)
+    assert any("tok:intl" in c.value and "case:lc" in c.value for c in at.text)
 
 
 def test_every_page_names_the_set_it_shows(tmp_path, monkeypatch):

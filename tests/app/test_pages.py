@@ -76,7 +76,7 @@ def test_rankings_options_and_csv(app):
     refs = [read(SAMPLE / "ref.txt"), read(SAMPLE / "ref2.txt")]
     want = SacreBLEU(tokenize="intl", lowercase=True).corpus_score(read(SAMPLE / "UEdin.txt"), refs).score
     assert table.loc["UEdin", "bleu"] == pytest.approx(want, abs=1e-9)
-    assert any("tok:intl" in c.value and "case:lc" in c.value for c in app.code)
+    assert any("tok:intl" in c.value and "case:lc" in c.value for c in app.text)
     # options survive a trip to another page
     app.switch_page("app.py").run()
     app.switch_page("pages/1_Rankings.py").run()
