@@ -20,9 +20,11 @@ the engine decides everything else (docs/decisions.md, "The engine"):
     the workers it started crosses no trust boundary; nothing from a user or the disk is unpickled.
 
   Work is shared as it goes: the tasks, largest first, are queued for the workers, and this process
-  takes them from the other end, smallest first (it cancels the queued task it takes; a task it cannot
-  cancel has started in a worker, and so have all larger ones), so every process stays busy until the
-  end whatever a task's real cost, and the workers' first tasks are always theirs. Small jobs stay
+  takes them from the other end, smallest first, so every process stays busy until the end whatever a
+  task's real cost, and the workers' first tasks are always theirs. Forked workers and this process
+  claim each task in flags they share (a task another process claimed is skipped; all larger ones are
+  the workers'); the pool's workers share no memory with this process, so there it cancels the queued
+  task it takes (a task it cannot cancel has been handed to a worker, and so have all larger ones). Small jobs stay
   here (:data:`MIN_PARALLEL_WEIGHT`), and a threaded process starts its pool only for a large job
   (:data:`MIN_SPAWN_WEIGHT`); once it runs, every job above the first bound uses it.
 - **Failures**: a worker's task that fails (an error, a killed worker: ``BrokenProcessPool``) is
@@ -75,12 +77,22 @@ _pool: ProcessPoolExecutor | None = None
 _pool_size = 0
 _pool_lock = threading.Lock()
 _job: Callable[[int], list[np.ndarray]] | None = None  # inherited by forked workers
+_claims = None  # a forked job's shared flags, one per task: 1 once a process has claimed the task
+
+
+def _claim(i: int) -> bool:
+    """Claim task ``i`` of the forked job for the calling process (False: another process has it)."""
+    with _claims.get_lock():
+        if _claims[i]:
+            return False
+        _claims[i] = 1
+        return True
 
 
 # --------------------------------------------------------------------------- in the workers
 def _run_inherited(tasks: list[int]):
-    """A forked worker: the job's tasks from the function it inherited."""
-    return {i: _job(i) for i in tasks}, os.getpid()
+    """A forked worker: the job's tasks from the function it inherited, each one it can claim."""
+    return {i: _job(i) for i in tasks if _claim(i)}, os.getpid()
 
 
 _built: dict[str, Metric] = {}
@@ -235,16 +247,32 @@ def _arrays(i: int, arrays: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def _forked(compute, order, size, keep):
-    global _job
-    _job = compute
-    ex = ProcessPoolExecutor(size, mp_context=multiprocessing.get_context("fork"))
+    """Forked workers take the tasks largest first and this process smallest first; each task goes to
+    the first process that claims it (shared flags the workers inherit), so this process can take any
+    task no worker has begun, including those already handed to a worker's queue (a queued task cannot
+    be cancelled: ``ProcessPoolExecutor`` hands each worker one more than it runs)."""
+    global _job, _claims
+    ctx = multiprocessing.get_context("fork")
+    _job, _claims = compute, ctx.Array("b", max(order) + 1)
+    ex = ProcessPoolExecutor(size, mp_context=ctx)
     try:
         futures = {i: ex.submit(_run_inherited, [i]) for i in order}
-        results = _take_from_the_end(compute, order, futures, size, lambda: _kill(ex), keep)
+        results = {}
+        for i in reversed(order[size:]):  # the first task of each worker stays its own
+            if not _claim(i):
+                break  # a worker has it, and every larger task (they claim them in order)
+            try:
+                results[i] = keep(i, compute(i))
+            except BaseException:
+                _kill(ex)
+                raise
+        for i in results:
+            futures[i].cancel()  # a worker that has not fetched it yet need not
+            del futures[i]
         return _gather(compute, futures, results, len(order), "fork", keep)
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
-        _job = None
+        _job = _claims = None
 
 
 def _pooled(compute, order, described, size, keep):
@@ -288,10 +316,11 @@ def _gather(compute, futures, results, n_tasks, mode, keep):
     for i, fut in futures.items():
         try:
             arrays, pid = fut.result()
-            pids.add(pid)
         except Exception:  # a worker that failed or died: the task again, here (raising its error)
             results[i] = keep(i, compute(i))
         else:
+            if arrays:
+                pids.add(pid)
             results.update((j, keep(j, a)) for j, a in arrays.items())
     LAST_RUN.update(mode=mode, pids=sorted(pids))
     return [results[i] for i in range(n_tasks)]
