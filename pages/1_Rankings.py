@@ -70,7 +70,7 @@ with guard():
             export.table(counts, name=f"mtlens-{m_name}-spans", hide_index=True, key=f"rank_spans_{m_name}")
     st.markdown("**Signatures**")
     # plain preformatted text: st.code's highlighter is a 1.6 MB script a new browser session would load first
-    st.text("\n".join(f"{m}: {r.signature}" for m, r in results.items()))
+    st.container(key="rank_signatures").text("\n".join(f"{m}: {r.signature}" for m, r in results.items()))
 
     c1, c2, c3, c4 = st.columns(4)
     files = views.exports(ds, results, sort_by, cmp)

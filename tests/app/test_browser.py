@@ -25,6 +25,8 @@ from ..conftest import ROOT, SAMPLE
 CHROMIUM = "/usr/bin/chromium"
 #: the file input of an uploader, by its widget key (never by position: the page has several uploaders)
 UPLOADER = '.st-key-{} [data-testid="stFileUploaderDropzoneInput"]'
+#: the Rankings page's signatures (plain text in a keyed container)
+SIGNATURES = '.st-key-rank_signatures [data-testid="stText"]'
 SYSTEMS = ["VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin"]
 #: the README's screenshots are rewritten only on request: MTLENS_SCREENSHOTS=1 bash scripts/test.sh -k browser
 UPDATE_SHOTS = os.environ.get("MTLENS_SCREENSHOTS") == "1"
@@ -254,11 +256,11 @@ def test_upload_rankings_csv_equals_cli_and_screenshots(browser, server, tmp_pat
     ctx.close()
 
 
-def _wait_for_code(page, text: str, timeout=120_000) -> None:
-    """Wait until the first code block (the signatures) shows ``text`` and the app is idle."""
+def _wait_for_signatures(page, text: str, timeout=120_000) -> None:
+    """Wait until the Rankings signatures show ``text`` and the app is idle."""
     page.wait_for_function(
-        "t => { const c = document.querySelector('[data-testid=\"stCode\"]'); return c && c.innerText.includes(t); }",
-        arg=text,
+        "([sel, t]) => { const c = document.querySelector(sel); return c && c.innerText.includes(t); }",
+        arg=[SIGNATURES, text],
         timeout=timeout,
     )
     _idle(page)
@@ -274,21 +276,21 @@ def test_changed_options_survive_page_switches_and_a_link_shows_them_to_a_collea
     sidebar = page.locator('[data-testid="stSidebar"]')
     checkbox = page.locator('[data-testid="stSidebar"] .st-key-w_lowercase input[type="checkbox"]')
     sidebar.get_by_text("Lowercase (case-insensitive)", exact=True).click()
-    _wait_for_code(page, "case:lc")  # the rerun with the new option has finished
+    _wait_for_signatures(page, "case:lc")  # the rerun with the new option has finished
     thumb = _slider(page, "char_order")
     assert thumb.input_value() == "18"
     for target in (19, 20, 21):  # one step at a time: each press starts a rerun
         _slider(page, "char_order").focus()
         _slider(page, "char_order").press("ArrowRight")
-        _wait_for_code(page, f"order:{target}|")
+        _wait_for_signatures(page, f"order:{target}|")
     assert _slider(page, "char_order").input_value() == "21"
     for label in ("Sentences", "Significance", "Rankings"):
         _goto(page, label)
         assert checkbox.is_checked(), label
         assert _slider(page, "char_order").input_value() == "21", label
     page.get_by_text("Signatures").wait_for(timeout=120_000)
-    _wait_for_code(page, "order:21")
-    signatures = page.locator('[data-testid="stCode"]').first.inner_text()
+    _wait_for_signatures(page, "order:21")
+    signatures = page.locator(SIGNATURES).first.inner_text()
     assert "bleu: nrefs:2|case:lc|" in signatures, signatures
     assert "bleu-c: nrefs:2|case:lc|eff:no|tok:char|smooth:exp|order:21|" in signatures, signatures
     # the address is the view: a colleague opening it in a fresh browser sees the same numbers
@@ -298,8 +300,8 @@ def test_changed_options_survive_page_switches_and_a_link_shows_them_to_a_collea
     other = browser.new_context(viewport={"width": 1400, "height": 2200}, accept_downloads=True)
     colleague = other.new_page()
     colleague.goto(url)
-    _wait_for_code(colleague, "order:21")
-    assert colleague.locator('[data-testid="stCode"]').first.inner_text() == signatures
+    _wait_for_signatures(colleague, "order:21")
+    assert colleague.locator(SIGNATURES).first.inner_text() == signatures
     assert _rankings_csv(colleague, tmp_path, "colleague") == csv_here
     # a mistyped link says so in one sentence and never shows the sample's numbers instead
     colleague.goto(f"{server}/Rankings?set=0123456789abcdef0123456789abcdef")
@@ -463,7 +465,7 @@ def test_chinese_upload_gets_the_zh_tokenizer_without_asking(browser, server, tm
     _goto(page, "Rankings")
     page.get_by_text("Signatures").wait_for(timeout=120_000)
     _idle(page)
-    assert "tok:zh" in page.locator('[data-testid="stCode"]').first.inner_text()
+    assert "tok:zh" in page.locator(SIGNATURES).first.inner_text()
     with page.expect_download(timeout=60_000) as dl:
         page.get_by_role("button", name="Download CSV").click()
     assert dl.value.suggested_filename == "mtlens-scores-2-systems-und-zh-80-lines.csv"  # the set's name
