@@ -257,18 +257,7 @@ def _forked(compute, order, size, keep):
     ex = ProcessPoolExecutor(size, mp_context=ctx)
     try:
         futures = {i: ex.submit(_run_inherited, [i]) for i in order}
-        results = {}
-        for i in reversed(order[size:]):  # the first task of each worker stays its own
-            if not _claim(i):
-                break  # a worker has it, and every larger task (they claim them in order)
-            try:
-                results[i] = keep(i, compute(i))
-            except BaseException:
-                _kill(ex)
-                raise
-        for i in results:
-            futures[i].cancel()  # a worker that has not fetched it yet need not
-            del futures[i]
+        results = _take_from_the_end(compute, order, futures, size, lambda: _kill(ex), keep, _claim)
         return _gather(compute, futures, results, len(order), "fork", keep)
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
@@ -287,22 +276,23 @@ def _pooled(compute, order, described, size, keep):
         for fut in futures.values():
             fut.cancel()
 
-    results = _take_from_the_end(compute, order, futures, size, cancel_queued, keep)
+    results = _take_from_the_end(compute, order, futures, size, cancel_queued, keep, lambda i: futures[i].cancel())
     out = _gather(compute, futures, results, len(order), "pool", keep)
     if any(f.exception() is not None and isinstance(f.exception(), BrokenProcessPool) for f in futures.values()):
         _drop_pool(ex)
     return out
 
 
-def _take_from_the_end(compute, order, futures, size, on_error, keep) -> dict:
-    """This process's tasks: from the smallest up, each one the workers have not started (its queued
-    task cancelled), until one has started; the first ``size`` tasks (one per worker) stay theirs.
-    Removes the tasks it takes from ``futures``."""
+def _take_from_the_end(compute, order, futures, size, on_error, keep, take) -> dict:
+    """This process's tasks: from the smallest up, each one ``take(i)`` gets for it (a queued task
+    cancelled, or a task claimed before any worker), until one it cannot get; the first ``size`` tasks
+    (one per worker) stay theirs. Removes the tasks it takes from ``futures`` (cancelling a claimed
+    task's future, which a worker that has not fetched it then never sees)."""
     results = {}
     for i in reversed(order[size:]):
-        if not futures[i].cancel():
-            break  # a worker has it, and every larger task (they were queued first)
-        del futures[i]
+        if not take(i):
+            break  # a worker has it, and every larger task (they were queued, and are claimed, first)
+        futures.pop(i).cancel()
         try:
             results[i] = keep(i, compute(i))
         except BaseException:
