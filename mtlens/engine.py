@@ -256,7 +256,10 @@ def _forked(compute, order, size, keep):
     _job, _claims = compute, ctx.Array("b", max(order) + 1)
     ex = ProcessPoolExecutor(size, mp_context=ctx)
     try:
-        futures = {i: ex.submit(_run_inherited, [i]) for i in order}
+        try:
+            futures = {i: ex.submit(_run_inherited, [i]) for i in order}
+        except BrokenProcessPool:  # a worker died while the job was being handed out: all of it here
+            return [keep(i, compute(i)) for i in range(len(order))]
         results = _take_from_the_end(compute, order, futures, size, lambda: _kill(ex), keep, _claim)
         return _gather(compute, futures, results, len(order), "fork", keep)
     finally:

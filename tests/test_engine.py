@@ -103,6 +103,35 @@ def test_a_worker_that_fails_or_is_killed_has_its_tasks_computed_again_here():
         assert got["pids"] == [got["parent"]]
 
 
+def test_a_worker_killed_while_the_job_is_handed_out_leaves_the_job_to_this_process():
+    """The worker dies after the first task is handed out and before the rest are (submit then raises
+    BrokenProcessPool): every task is computed here, none lost, no error."""
+    got = run_script(
+        """
+        import time
+        from concurrent.futures import ProcessPoolExecutor
+
+        class Slow(ProcessPoolExecutor):
+            def submit(self, *a, **k):
+                fut = super().submit(*a, **k)
+                time.sleep(1.0)  # the worker starts, takes the first task and dies meanwhile
+                return fut
+
+        E.ProcessPoolExecutor = Slow
+        def compute(i):
+            if os.getpid() != PARENT:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return [np.array([i, os.getpid()])]
+        res = E.map_tasks(compute, [100.0] * 4)
+        print(json.dumps({"tasks": [int(r[0][0]) for r in res], "pids": sorted({int(r[0][1]) for r in res}),
+                          "parent": PARENT}))
+        """,
+        MTLENS_WORKERS="2",
+    )
+    assert got["tasks"] == list(range(4))
+    assert got["pids"] == [got["parent"]]
+
+
 def test_an_error_here_stops_the_workers_and_is_raised(tmp_path):
     marker = tmp_path / "worker-finished"
     got = run_script(
