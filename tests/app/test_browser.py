@@ -20,6 +20,11 @@ import urllib.request
 
 import pytest
 
+try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+except ImportError:  # the browser fixture then fails (CI) or skips (a machine without playwright)
+    PlaywrightTimeoutError = TimeoutError
+
 from ..conftest import ROOT, SAMPLE
 
 CHROMIUM = "/usr/bin/chromium"
@@ -237,11 +242,10 @@ def test_upload_rankings_csv_equals_cli_and_screenshots(browser, server, tmp_pat
         for metric, value in entry["scores"].items():
             assert float(rows[entry["name"]][metric]) == value, (entry["name"], metric)
     # the chart's PNG button downloads the image at once (no second button to find)
-    with page.expect_download(timeout=120_000) as dl:
-        page.locator(".st-key-rank_chart_dl_png button").first.click()
-    assert dl.value.suggested_filename == "mtlens-bleu-4-systems-no-language-200-lines.png"  # names the set
+    dl = _deferred_download(page, page.locator(".st-key-rank_chart_dl_png button").first)
+    assert dl.suggested_filename == "mtlens-bleu-4-systems-no-language-200-lines.png"  # names the set
     png = tmp_path / "chart.png"
-    dl.value.save_as(png)
+    dl.save_as(png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for label, shot in (
         ("Sentences", "sentences"),
@@ -491,6 +495,24 @@ def _rankings_csv(page, tmp_path, tag) -> dict:
     return {r["system"]: r for r in csv.DictReader(path.open(encoding="utf-8"))}
 
 
+def _deferred_download(page, button, timeout=120_000):
+    """Click a download button (a locator) whose file is made on the click (st.download_button given a callable) and
+    return the download. Streamlit registers a new file id for such a button on every run and drops the old
+    one, so a click that lands while a run is still reaching the browser asks for a revoked id and nothing
+    downloads (Streamlit's media_file_manager.remove_deferred says so). A user clicks again; so does this,
+    once, after the page is idle. The download itself is asserted on by the caller."""
+    for attempt in (1, 2):
+        _idle(page)
+        button.wait_for(state="visible", timeout=60_000)
+        try:
+            with page.expect_download(timeout=timeout) as dl:
+                button.click()
+            return dl.value
+        except PlaywrightTimeoutError:
+            if attempt == 2:
+                raise
+
+
 def _set_of(page) -> str:
     from urllib.parse import parse_qs, urlparse
 
@@ -505,12 +527,12 @@ def test_a_saved_set_survives_reload_other_browsers_and_a_server_restart(browser
     page.get_by_text("your upload").first.wait_for(timeout=60_000)
     sid = _set_of(page)
     assert len(sid) == 32
-    _idle(page)
-    with page.expect_download(timeout=120_000) as dl:  # the bundle is made when the button is clicked
-        page.get_by_role("button", name="Download this set (one file, to import on another machine)").click()
-    assert dl.value.suggested_filename.endswith(".mtlens.json.gz")
+    dl = _deferred_download(
+        page, page.get_by_role("button", name="Download this set (one file, to import on another machine)")
+    )
+    assert dl.suggested_filename.endswith(".mtlens.json.gz")
     bundle = tmp_path / "set.mtlens.json.gz"
-    dl.value.save_as(bundle)
+    dl.save_as(bundle)
     assert json.loads(gzip.decompress(bundle.read_bytes()))["name"]  # a readable bundle with the set's name
     _goto(page, "Rankings")
     assert _set_of(page) == sid  # page switches keep the link
