@@ -88,3 +88,26 @@ def test_the_background_warmup_compiles_everything_and_later_use_loads_it(tmp_pa
     assert got["returncode"] == 0
     assert all(hits == 1 for _, hits in got["ter"].values())
     assert not got["tbleu_imported"]  # only what was asked for is loaded here
+
+
+def test_loading_a_kernel_leaves_out_numbas_blas_and_cffi_imports_and_both_still_work_after(tmp_path):
+    got = run_fresh(
+        """
+        import numpy as np
+        blocked_before = [m for m in ("scipy.linalg", "cffi") if m in sys.modules]
+        import mtlens.metrics._ter_kernel
+        left_out = [m for m in ("scipy.linalg", "scipy.linalg.cython_blas", "cffi") if m not in sys.modules]
+        import cffi, scipy.linalg  # importable as usual afterwards
+        from numba import njit
+        dot = njit(lambda a, b: np.dot(a, b))(np.arange(3.0), np.arange(3.0))  # numba's BLAS path imports scipy
+        inv = njit(lambda a: np.linalg.inv(a))(np.array([[2.0, 0.0], [0.0, 4.0]]))
+        print(json.dumps({"before": blocked_before, "left_out": left_out, "dot": dot, "inv": inv.tolist(),
+                          "cffi": cffi.__version__ is not None}))
+        """,
+        tmp_path,
+    )
+    assert got["before"] == []
+    assert got["left_out"] == ["scipy.linalg", "scipy.linalg.cython_blas", "cffi"]
+    assert got["dot"] == 5.0  # 0*0 + 1*1 + 2*2
+    assert got["inv"] == [[0.5, 0.0], [0.0, 0.25]]
+    assert got["cffi"]

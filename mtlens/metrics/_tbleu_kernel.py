@@ -6,8 +6,7 @@ near-identical long words); a few pairs are computed by the same function as pla
 
 from __future__ import annotations
 
-from numba import njit
-
 from ._affix import affix_distances as _plain
+from ._numba import njit
 
 affix_distances = njit("(int64[:, ::1], int64[::1], int64[:, ::1])", cache=True)(_plain)

@@ -28,7 +28,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from ._numba import njit
 
 INF = 10**16
 MAX_SHIFT_SIZE = 10
@@ -51,7 +52,7 @@ def _beam(n_h, n_r):
 
 @njit("(int64, int64, int64[::1], int64[::1], int64[::1], int8[:, ::1], int64, float64, int64)", cache=True)
 def _row(i, h_word, ref, prev, cur, ops, n_h, ratio, beam):
-    """Fill row ``i`` (costs in ``cur``) from row ``i - 1`` (``prev``); ops into ``ops`` if given."""
+    """Fill row ``i`` (costs in ``cur``) from row ``i - 1`` (``prev``), and its operations in ``ops``."""
     n_r = ref.shape[0]
     pseudo = int(math.floor(i * ratio))
     min_j = max(0, pseudo - beam)
@@ -62,15 +63,12 @@ def _row(i, h_word, ref, prev, cur, ops, n_h, ratio, beam):
         cur[j] = INF
     for j in range(max_j, n_r + 1):
         cur[j] = INF
-    track = ops.shape[0] > 0
-    if track:
-        for j in range(n_r + 1):
-            ops[i, j] = OP_UNDEF
+    for j in range(n_r + 1):
+        ops[i, j] = OP_UNDEF
     for j in range(min_j, max_j):
         if j == 0:
             cur[0] = prev[0] + 1
-            if track:
-                ops[i, 0] = OP_DEL
+            ops[i, 0] = OP_DEL
         else:
             if h_word == ref[j - 1]:
                 c = prev[j - 1]
@@ -92,8 +90,41 @@ def _row(i, h_word, ref, prev, cur, ops, n_h, ratio, beam):
                 best = c
                 best_op = OP_INS
             cur[j] = best
-            if track and best_op != OP_UNDEF:
+            if best_op != OP_UNDEF:
                 ops[i, j] = best_op
+
+
+@njit("(int64, int64, int64[::1], int64[::1], int64[::1], int64, float64, int64)", cache=True)
+def _row_costs(i, h_word, ref, prev, cur, n_h, ratio, beam):
+    """:func:`_row` without the operations: the same costs (the cheapest of the three moves; cells
+    outside the beam, and cells reached only through them, "infinite"), in a tighter loop."""
+    n_r = ref.shape[0]
+    pseudo = int(math.floor(i * ratio))
+    min_j = max(0, pseudo - beam)
+    max_j = min(n_r + 1, pseudo + beam)
+    if i == n_h:
+        max_j = n_r + 1
+    for j in range(min(min_j, n_r + 1)):
+        cur[j] = INF
+    for j in range(max_j, n_r + 1):
+        cur[j] = INF
+    first = min_j
+    if first == 0 and first < max_j:
+        cur[0] = min(prev[0] + 1, INF)
+        first = 1
+    left = cur[first - 1] if first > 0 else INF
+    for j in range(first, max_j):
+        c = prev[j - 1] + (0 if h_word == ref[j - 1] else 1)
+        d = prev[j] + 1
+        if d < c:
+            c = d
+        d = left + 1
+        if d < c:
+            c = d
+        if c > INF:
+            c = INF
+        cur[j] = c
+        left = c
 
 
 @njit("(int64[::1], int64[::1])", cache=True)
@@ -130,21 +161,20 @@ def rest_costs(hyp, ref):
     for j in range(n_r, -1, -1):  # the last row: insertions to the end
         if lo[n_h] <= j:
             rest[n_h, j] = n_r - j
+    # cells outside the beam stay "infinite" (INF) and a move from them costs INF or more, so the moves
+    # need no range checks: any value from INF up is clamped to INF
     for i in range(n_h - 1, -1, -1):
         w = hyp[i]  # the word of row i + 1
         for j in range(hi[i] - 1, lo[i] - 1, -1):
-            best = INF
-            if j + 1 < hi[i]:
-                best = rest[i, j + 1] + 1  # insertion: (i, j) -> (i, j + 1)
-            if j + 1 <= n_r and lo[i + 1] <= j + 1 < hi[i + 1]:  # substitution or match -> (i + 1, j + 1)
-                c = rest[i + 1, j + 1] + (0 if w == ref[j] else 1)
-                if c < best:
-                    best = c
-            if lo[i + 1] <= j < hi[i + 1]:  # deletion -> (i + 1, j)
-                c = rest[i + 1, j] + 1
-                if c < best:
-                    best = c
-            rest[i, j] = best
+            c = rest[i + 1, j] + 1  # deletion -> (i + 1, j)
+            if j < n_r:
+                d = rest[i, j + 1] + 1  # insertion: (i, j) -> (i, j + 1)
+                if d < c:
+                    c = d
+                d = rest[i + 1, j + 1] + (0 if w == ref[j] else 1)  # substitution or match -> (i + 1, j + 1)
+                if d < c:
+                    c = d
+            rest[i, j] = c if c < INF else INF
     return rest
 
 
@@ -155,13 +185,12 @@ def edit_distance_between(hyp, ref, costs, rest, start, stop, buf_a, buf_b):
     n_h = hyp.shape[0]
     n_r = ref.shape[0]
     ratio, beam = _beam(n_h, n_r)
-    no_ops = np.empty((0, 0), dtype=np.int8)
     prev = buf_a
     cur = buf_b
     for j in range(n_r + 1):
         prev[j] = costs[start, j]
     for i in range(start + 1, stop + 1):
-        _row(i, hyp[i - 1], ref, prev, cur, no_ops, n_h, ratio, beam)
+        _row_costs(i, hyp[i - 1], ref, prev, cur, n_h, ratio, beam)
         tmp = prev
         prev = cur
         cur = tmp
@@ -371,7 +400,8 @@ def ter_pair(hyp, ref, shifts_out):
     shifts = 0
     checked = 0
     while True:
-        gain, start, length, idx, checked, _ = _shift_round(words, ref, checked, buf_a, buf_b, cand)
+        # pre_score: the edit distance of ``words`` as they are now
+        gain, start, length, idx, checked, pre_score = _shift_round(words, ref, checked, buf_a, buf_b, cand)
         if checked >= MAX_SHIFT_CANDIDATES:
             break
         if gain <= 0:
@@ -383,8 +413,9 @@ def ter_pair(hyp, ref, shifts_out):
         _perform_shift(words, start, length, idx, cand)
         words[:] = cand
         shifts += 1
-    costs, _ = edit_distance_rows(words, ref)
-    return shifts + costs[n_h, n_r], shifts, words
+    # the loop ends without shifting ``words`` after the round that measured them (no gain, or the
+    # candidate limit reached: sacrebleu then drops the pending shift), so their distance is known
+    return shifts + pre_score, shifts, words
 
 
 @njit("(int64[::1], int64[::1], int64[::1], int64[::1], int64[:, ::1])", cache=True)

@@ -26,8 +26,9 @@ MAX_CELLS = 25_000_000
 #: the compiled kernel's module
 KERNEL = "mtlens.metrics._ter_kernel"
 #: up to this many (hypothesis, reference) pairs, sacrebleu's own TER (Python, about 3 ms a pair on WMT
-#: news) is used: quicker than loading the compiled kernel (about 1 s even from numba's disk cache,
-#: 12 s to compile it after installation); docs/decisions.md, "Small jobs need no compiler"
+#: news, so at most about 0.9 s) is used while the kernel is not loaded: compiling the kernel after
+#: installation takes 12 s (loading it from numba's disk cache later 0.3 s); docs/decisions.md,
+#: "Small jobs need no compiler"
 PLAIN_PAIRS = 300
 #: ... and as long as the lines are short: at most this many hypothesis x reference words over all pairs
 #: (sacrebleu's shift search grows with the square of a line's length)

@@ -1,0 +1,45 @@
+"""numba's ``njit`` for the kernel modules, with numba's CPU target set up without two optional imports.
+
+The first compiled function a process loads (from numba's disk cache, or compiled) makes numba set up
+its CPU target: it then imports ``scipy.linalg`` (to see whether BLAS is there, for ``np.dot`` and
+``np.linalg``) and ``cffi`` (to type cffi functions). Our kernels use neither, and the two imports took
+about 0.18 s of the 0.34 s that loading the TER kernel cost a ``python -m mtlens score --metrics ter``
+process (``scipy.linalg`` pulls in ``numpy.f2py`` through scipy's array-API layer).
+
+:func:`_set_up_target` sets the target up once, while the two modules, if not imported yet, read as
+missing (``sys.modules[name] = None``, the import system's own way to say "not installed"); then they
+are importable again as usual. What changes in this process: numba's ``np.dot``-style inner products on
+floats use a plain loop instead of BLAS, and numba cannot type cffi functions; ``np.linalg`` in numba
+code still works (it imports scipy itself when such a function is compiled). docs/decisions.md,
+"Compiled kernels".
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy.ma  # noqa: F401  numba's first call with an array imports it (typeof); here, a forked worker inherits it
+from numba import njit
+
+__all__ = ["LEFT_OUT", "njit"]
+
+#: modules numba's CPU target imports for features the kernels do not use
+LEFT_OUT = ("scipy.linalg.cython_blas", "cffi")
+
+
+def _set_up_target() -> None:
+    from numba.core.registry import cpu_target
+
+    blocked = [name for name in LEFT_OUT if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        cpu_target.typing_context.refresh()
+        cpu_target.target_context.refresh()
+    finally:
+        for name in blocked:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
+
+
+_set_up_target()
