@@ -50,20 +50,33 @@ def _beam(n_h, n_r):
     return ratio, beam
 
 
-@njit("(int64, int64, int64[::1], int64[::1], int64[::1], int8[:, ::1], int64, float64, int64)", cache=True)
-def _row(i, h_word, ref, prev, cur, ops, n_h, ratio, beam):
-    """Fill row ``i`` (costs in ``cur``) from row ``i - 1`` (``prev``), and its operations in ``ops``."""
-    n_r = ref.shape[0]
+@njit("(int64, int64, int64, float64, int64)", cache=True)
+def _span(i, n_h, n_r, ratio, beam):
+    """The cells of row ``i`` (1 .. ``n_h``) the beam computes: ``min_j <= j < max_j`` (the last row whole)."""
     pseudo = int(math.floor(i * ratio))
     min_j = max(0, pseudo - beam)
-    max_j = min(n_r + 1, pseudo + beam)
-    if i == n_h:
-        max_j = n_r + 1
-    for j in range(min(min_j, n_r + 1)):  # outside the beam: "infinite" (the beam's cells are all written)
+    max_j = n_r + 1 if i == n_h else min(n_r + 1, pseudo + beam)
+    return min_j, max_j
+
+
+@njit("(int64, int64, float64, int64, int64[::1])", cache=True, inline="always")
+def _start_row(i, n_h, ratio, beam, cur):
+    """Row ``i``'s cells outside the beam set "infinite" in ``cur`` (one cell per reference word and
+    one more); returns the span the caller computes (:func:`_span`)."""
+    n_r = cur.shape[0] - 1
+    min_j, max_j = _span(i, n_h, n_r, ratio, beam)
+    for j in range(min(min_j, n_r + 1)):
         cur[j] = INF
     for j in range(max_j, n_r + 1):
         cur[j] = INF
-    for j in range(n_r + 1):
+    return min_j, max_j
+
+
+@njit("(int64, int64, int64[::1], int64[::1], int64[::1], int8[:, ::1], int64, float64, int64)", cache=True)
+def _row(i, h_word, ref, prev, cur, ops, n_h, ratio, beam):
+    """Fill row ``i`` (costs in ``cur``) from row ``i - 1`` (``prev``), and its operations in ``ops``."""
+    min_j, max_j = _start_row(i, n_h, ratio, beam, cur)
+    for j in range(ref.shape[0] + 1):
         ops[i, j] = OP_UNDEF
     for j in range(min_j, max_j):
         if j == 0:
@@ -98,16 +111,7 @@ def _row(i, h_word, ref, prev, cur, ops, n_h, ratio, beam):
 def _row_costs(i, h_word, ref, prev, cur, n_h, ratio, beam):
     """:func:`_row` without the operations: the same costs (the cheapest of the three moves; cells
     outside the beam, and cells reached only through them, "infinite"), in a tighter loop."""
-    n_r = ref.shape[0]
-    pseudo = int(math.floor(i * ratio))
-    min_j = max(0, pseudo - beam)
-    max_j = min(n_r + 1, pseudo + beam)
-    if i == n_h:
-        max_j = n_r + 1
-    for j in range(min(min_j, n_r + 1)):
-        cur[j] = INF
-    for j in range(max_j, n_r + 1):
-        cur[j] = INF
+    min_j, max_j = _start_row(i, n_h, ratio, beam, cur)
     first = min_j
     if first == 0 and first < max_j:
         cur[0] = min(prev[0] + 1, INF)
@@ -155,9 +159,7 @@ def rest_costs(hyp, ref):
     hi = np.empty(n_h + 1, dtype=np.int64)
     lo[0], hi[0] = 0, n_r + 1
     for i in range(1, n_h + 1):
-        pseudo = int(math.floor(i * ratio))
-        lo[i] = max(0, pseudo - beam)
-        hi[i] = n_r + 1 if i == n_h else min(n_r + 1, pseudo + beam)
+        lo[i], hi[i] = _span(i, n_h, n_r, ratio, beam)
     for j in range(n_r, -1, -1):  # the last row: insertions to the end
         if lo[n_h] <= j:
             rest[n_h, j] = n_r - j
