@@ -16,7 +16,8 @@ common prefix are the current hypothesis's, and from the first word of a
 common suffix on, the cheapest path to the last cell is the current
 hypothesis's too (one backward table per shift round, :func:`rest_costs`), so
 the distance is the minimum over that row of the two (two rolling cost rows in
-between). Only the final alignment keeps a matrix of operations (int8).
+between). No matrix of operations is kept: a round keeps its matrix of costs, and the
+backtrace finds the operation of each cell on its path from the costs around it (:func:`_op_at`).
 
 Words are integer ids. Operation codes: 0 match, 1 substitution, 2 insertion
 (a reference word the hypothesis lacks), 3 deletion (a hypothesis word not in
@@ -72,45 +73,11 @@ def _start_row(i, n_h, ratio, beam, cur):
     return min_j, max_j
 
 
-@njit("(int64, int64, int64[::1], int64[::1], int64[::1], int8[:, ::1], int64, float64, int64)", cache=True)
-def _row(i, h_word, ref, prev, cur, ops, n_h, ratio, beam):
-    """Fill row ``i`` (costs in ``cur``) from row ``i - 1`` (``prev``), and its operations in ``ops``."""
-    min_j, max_j = _start_row(i, n_h, ratio, beam, cur)
-    for j in range(ref.shape[0] + 1):
-        ops[i, j] = OP_UNDEF
-    for j in range(min_j, max_j):
-        if j == 0:
-            cur[0] = prev[0] + 1
-            ops[i, 0] = OP_DEL
-        else:
-            if h_word == ref[j - 1]:
-                c = prev[j - 1]
-                op = OP_NOP
-            else:
-                c = prev[j - 1] + 1
-                op = OP_SUB
-            best = INF
-            best_op = OP_UNDEF
-            if best > c:
-                best = c
-                best_op = op
-            c = prev[j] + 1
-            if best > c:
-                best = c
-                best_op = OP_DEL
-            c = cur[j - 1] + 1
-            if best > c:
-                best = c
-                best_op = OP_INS
-            cur[j] = best
-            if best_op != OP_UNDEF:
-                ops[i, j] = best_op
-
-
 @njit("(int64, int64, int64[::1], int64[::1], int64[::1], int64, float64, int64)", cache=True)
 def _row_costs(i, h_word, ref, prev, cur, n_h, ratio, beam):
-    """:func:`_row` without the operations: the same costs (the cheapest of the three moves; cells
-    outside the beam, and cells reached only through them, "infinite"), in a tighter loop."""
+    """Fill row ``i`` (costs in ``cur``) from row ``i - 1`` (``prev``): the cheapest of the three moves,
+    "infinite" outside the beam and wherever only such cells lead (anything from INF up is INF). Which
+    move a cell took is found again, for the cells on the path only, by :func:`_op_at`."""
     min_j, max_j = _start_row(i, n_h, ratio, beam, cur)
     first = min_j
     if first == 0 and first < max_j:
@@ -133,17 +100,44 @@ def _row_costs(i, h_word, ref, prev, cur, n_h, ratio, beam):
 
 @njit("(int64[::1], int64[::1])", cache=True)
 def edit_distance_rows(hyp, ref):
-    """Beam edit distance with every row kept: (cost matrix, op matrix). Used once per shift round."""
+    """Beam edit distance with every row kept: the cost matrix. Used once per shift round."""
     n_h, n_r = hyp.shape[0], ref.shape[0]
     ratio, beam = _beam(n_h, n_r)
     costs = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
-    ops = np.empty((n_h + 1, n_r + 1), dtype=np.int8)
     for j in range(n_r + 1):
         costs[0, j] = j
-        ops[0, j] = OP_INS
     for i in range(1, n_h + 1):
-        _row(i, hyp[i - 1], ref, costs[i - 1], costs[i], ops, n_h, ratio, beam)
-    return costs, ops
+        _row_costs(i, hyp[i - 1], ref, costs[i - 1], costs[i], n_h, ratio, beam)
+    return costs
+
+
+@njit("(int64[:, ::1], int64[::1], int64[::1], int64, int64, float64, int64)", cache=True)
+def _op_at(costs, hyp, ref, i, j, ratio, beam):
+    """The operation sacrebleu records for cell (i, j) of ``costs``: from the costs of the three cells
+    before it, in sacrebleu's order and strictness (substitution or match, then deletion, then
+    insertion, each taken only if strictly cheaper than the best so far, which starts "infinite");
+    insertion all along row 0, deletion at column 0, undefined outside the beam."""
+    if i == 0:
+        return OP_INS
+    min_j, max_j = _span(i, hyp.shape[0], ref.shape[0], ratio, beam)
+    if j < min_j or j >= max_j:
+        return OP_UNDEF
+    if j == 0:
+        return OP_DEL
+    best = INF
+    op = OP_UNDEF
+    c = costs[i - 1, j - 1] + (0 if hyp[i - 1] == ref[j - 1] else 1)
+    if best > c:
+        best = c
+        op = OP_NOP if hyp[i - 1] == ref[j - 1] else OP_SUB
+    c = costs[i - 1, j] + 1
+    if best > c:
+        best = c
+        op = OP_DEL
+    c = costs[i, j - 1] + 1
+    if best > c:
+        op = OP_INS
+    return op
 
 
 @njit("(int64[::1], int64[::1])", cache=True)
@@ -204,14 +198,17 @@ def edit_distance_between(hyp, ref, costs, rest, start, stop, buf_a, buf_b):
     return best
 
 
-@njit("(int8[:, ::1], int64, int64)", cache=True)
-def trace_ops(ops, n_h, n_r):
-    """Backtrace the operations from (n_h, n_r) to (0, 0), in order (sacrebleu's ``trace``)."""
+@njit("(int64[:, ::1], int64[::1], int64[::1])", cache=True)
+def trace_ops(costs, hyp, ref):
+    """Backtrace the operations from (n_h, n_r) to (0, 0), in order (sacrebleu's ``trace``), given the
+    cost matrix of :func:`edit_distance_rows`."""
+    n_h, n_r = hyp.shape[0], ref.shape[0]
+    ratio, beam = _beam(n_h, n_r)
     out = np.empty(n_h + n_r, dtype=np.int8)
     k = 0
     i, j = n_h, n_r
     while i > 0 or j > 0:
-        op = ops[i, j]
+        op = _op_at(costs, hyp, ref, i, j, ratio, beam)
         out[k] = op
         k += 1
         if op == OP_NOP or op == OP_SUB:
@@ -278,10 +275,10 @@ def _shift_round(words, ref, checked, buf_a, buf_b, cand):
     Returns (gain, start_h, length, idx, checked, pre_score).
     """
     n_h, n_r = words.shape[0], ref.shape[0]
-    costs, ops = edit_distance_rows(words, ref)
+    costs = edit_distance_rows(words, ref)
     rest = rest_costs(words, ref)
     pre_score = costs[n_h, n_r]
-    trace = trace_ops(ops, n_h, n_r)
+    trace = trace_ops(costs, words, ref)
     # alignment of the flipped trace: insertions and deletions swap roles
     align = np.full(n_r, -2, dtype=np.int64)
     ref_err = np.zeros(n_r, dtype=np.int64)

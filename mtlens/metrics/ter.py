@@ -314,8 +314,7 @@ def ter_alignment(hypothesis: str, references: list[str], metric: TER | None = N
     shifted_words = tuple(hyp_words[p] for p in perm)
     ops = []
     if len(ref) and len(hyp_words) * len(ref_words) <= MAX_CELLS:
-        _, opm = K.edit_distance_rows(shifted, ref)
-        trace = K.trace_ops(opm, len(shifted), len(ref))
+        trace = K.trace_ops(K.edit_distance_rows(shifted, ref), shifted, ref)
         i = j = 0
         for op in trace:
             name = _OP_NAMES[int(op)]
