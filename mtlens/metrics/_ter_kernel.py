@@ -98,16 +98,23 @@ def _row_costs(i, h_word, ref, prev, cur, n_h, ratio, beam):
         left = c
 
 
-@njit("(int64[::1], int64[::1])", cache=True)
-def edit_distance_rows(hyp, ref):
-    """Beam edit distance with every row kept: the cost matrix. Used once per shift round."""
+@njit("(int64[::1], int64[::1], int64[:, ::1], int64)", cache=True)
+def _fill_costs(hyp, ref, costs, first):
+    """Rows ``first + 1 .. n_h`` of ``costs`` (rows up to ``first`` are already those of ``hyp``)."""
     n_h, n_r = hyp.shape[0], ref.shape[0]
     ratio, beam = _beam(n_h, n_r)
+    for i in range(first + 1, n_h + 1):
+        _row_costs(i, hyp[i - 1], ref, costs[i - 1], costs[i], n_h, ratio, beam)
+
+
+@njit("(int64[::1], int64[::1])", cache=True)
+def edit_distance_rows(hyp, ref):
+    """Beam edit distance with every row kept: the cost matrix."""
+    n_h, n_r = hyp.shape[0], ref.shape[0]
     costs = np.empty((n_h + 1, n_r + 1), dtype=np.int64)
     for j in range(n_r + 1):
         costs[0, j] = j
-    for i in range(1, n_h + 1):
-        _row_costs(i, hyp[i - 1], ref, costs[i - 1], costs[i], n_h, ratio, beam)
+    _fill_costs(hyp, ref, costs, 0)
     return costs
 
 
@@ -140,28 +147,18 @@ def _op_at(costs, hyp, ref, i, j, ratio, beam):
     return op
 
 
-@njit("(int64[::1], int64[::1])", cache=True)
-def rest_costs(hyp, ref):
-    """``rest[i, j]``: the cheapest path from cell (i, j) to the last cell through the cells the beam
-    computes (others "infinite"), the mirror of :func:`edit_distance_rows`. Every path to the last
-    cell crosses row i, so the distance is ``min_j costs[i, j] + rest[i, j]`` for any i: a hypothesis
-    that equals ``hyp`` from word i on needs its own rows only up to row i."""
+@njit("(int64[::1], int64[::1], int64[:, ::1], int64)", cache=True)
+def _fill_rest(hyp, ref, rest, last):
+    """Rows ``last - 1 .. 0`` of ``rest`` (rows from ``last`` on are already those of ``hyp``).
+
+    Cells outside the beam stay "infinite" (INF) and a move from them costs INF or more, so the moves
+    need no range checks: any value from INF up is clamped to INF."""
     n_h, n_r = hyp.shape[0], ref.shape[0]
     ratio, beam = _beam(n_h, n_r)
-    rest = np.full((n_h + 1, n_r + 1), INF, dtype=np.int64)
-    lo = np.empty(n_h + 1, dtype=np.int64)  # the computed cells of row i: lo[i] <= j < hi[i]
-    hi = np.empty(n_h + 1, dtype=np.int64)
-    lo[0], hi[0] = 0, n_r + 1
-    for i in range(1, n_h + 1):
-        lo[i], hi[i] = _span(i, n_h, n_r, ratio, beam)
-    for j in range(n_r, -1, -1):  # the last row: insertions to the end
-        if lo[n_h] <= j:
-            rest[n_h, j] = n_r - j
-    # cells outside the beam stay "infinite" (INF) and a move from them costs INF or more, so the moves
-    # need no range checks: any value from INF up is clamped to INF
-    for i in range(n_h - 1, -1, -1):
+    for i in range(last - 1, -1, -1):
+        lo, hi = (0, n_r + 1) if i == 0 else _span(i, n_h, n_r, ratio, beam)
         w = hyp[i]  # the word of row i + 1
-        for j in range(hi[i] - 1, lo[i] - 1, -1):
+        for j in range(hi - 1, lo - 1, -1):
             c = rest[i + 1, j] + 1  # deletion -> (i + 1, j)
             if j < n_r:
                 d = rest[i, j + 1] + 1  # insertion: (i, j) -> (i, j + 1)
@@ -171,6 +168,21 @@ def rest_costs(hyp, ref):
                 if d < c:
                     c = d
             rest[i, j] = c if c < INF else INF
+
+
+@njit("(int64[::1], int64[::1])", cache=True)
+def rest_costs(hyp, ref):
+    """``rest[i, j]``: the cheapest path from cell (i, j) to the last cell through the cells the beam
+    computes (others "infinite"), the mirror of :func:`edit_distance_rows`. Every path to the last
+    cell crosses row i, so the distance is ``min_j costs[i, j] + rest[i, j]`` for any i: a hypothesis
+    that equals ``hyp`` from word i on needs its own rows only up to row i."""
+    n_h, n_r = hyp.shape[0], ref.shape[0]
+    rest = np.full((n_h + 1, n_r + 1), INF, dtype=np.int64)
+    ratio, beam = _beam(n_h, n_r)
+    lo, _ = _span(n_h, n_h, n_r, ratio, beam)  # the last row: insertions to the end
+    for j in range(lo, n_r + 1):
+        rest[n_h, j] = n_r - j
+    _fill_rest(hyp, ref, rest, n_h)
     return rest
 
 
@@ -268,15 +280,37 @@ def _perform_shift(words, start, length, target, out):
             k += 1
 
 
-@njit("(int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1])", cache=True)
-def _shift_round(words, ref, checked, buf_a, buf_b, cand):
+@njit("(int64[::1], int64[::1], int64, int64, int64)", cache=True)
+def _changed(words, shifted, start, length, target):
+    """``(first, last)``: ``shifted`` (``words`` after the shift) equals ``words`` before word ``first``
+    and from word ``last`` on (after the moved block or its target, less the words that happen to be
+    equal), so its cost rows up to ``first`` and its backward rows from ``last`` on are those of
+    ``words``."""
+    first = min(start, target)
+    last = max(start + length, target)
+    if start <= target <= start + length:
+        last = min(length + target, words.shape[0])
+    while last > first and shifted[last - 1] == words[last - 1]:
+        last -= 1
+    return first, last
+
+
+@njit(
+    "(int64[::1], int64[::1], int64, int64[:, ::1], int64[:, ::1], int64, int64, int64[::1], int64[::1], int64[::1])",
+    cache=True,
+)
+def _shift_round(words, ref, checked, costs, rest, first, last, buf_a, buf_b, cand):
     """One round of ``lib_ter._shift``: the best shift of ``words`` (or gain 0).
+
+    ``costs`` and ``rest`` (:func:`edit_distance_rows`, :func:`rest_costs`) are brought up to date for
+    ``words``: they hold the tables of the hypothesis before the last shift, whose cost rows up to
+    ``first`` and backward rows from ``last`` on are still right (:func:`_changed`).
 
     Returns (gain, start_h, length, idx, checked, pre_score).
     """
     n_h, n_r = words.shape[0], ref.shape[0]
-    costs = edit_distance_rows(words, ref)
-    rest = rest_costs(words, ref)
+    _fill_costs(words, ref, costs, first)
+    _fill_rest(words, ref, rest, last)
     pre_score = costs[n_h, n_r]
     trace = trace_ops(costs, words, ref)
     # alignment of the flipped trace: insertions and deletions swap roles
@@ -343,13 +377,7 @@ def _shift_round(words, ref, checked, buf_a, buf_b, cand):
                             continue
                         prev_idx = idx
                         _perform_shift(words, start_h, length, idx, cand)
-                        first = min(start_h, idx)
-                        # the candidate equals words from ``last`` on (after the moved block or its target)
-                        last = max(start_h + length, idx)
-                        if start_h <= idx <= start_h + length:
-                            last = min(length + idx, n_h)
-                        while last > first and cand[last - 1] == words[last - 1]:
-                            last -= 1
+                        first, last = _changed(words, cand, start_h, length, idx)
                         gain = pre_score - edit_distance_between(cand, ref, costs, rest, first, last, buf_a, buf_b)
                         checked += 1
                         better = False
@@ -396,11 +424,16 @@ def ter_pair(hyp, ref, shifts_out):
     cand = np.empty(n_h, dtype=np.int64)
     buf_a = np.empty(n_r + 1, dtype=np.int64)
     buf_b = np.empty(n_r + 1, dtype=np.int64)
+    costs = edit_distance_rows(words, ref)
+    rest = rest_costs(words, ref)
+    first, last = n_h, 0  # both tables are those of ``words``
     shifts = 0
     checked = 0
     while True:
         # pre_score: the edit distance of ``words`` as they are now
-        gain, start, length, idx, checked, pre_score = _shift_round(words, ref, checked, buf_a, buf_b, cand)
+        gain, start, length, idx, checked, pre_score = _shift_round(
+            words, ref, checked, costs, rest, first, last, buf_a, buf_b, cand
+        )
         if checked >= MAX_SHIFT_CANDIDATES:
             break
         if gain <= 0:
@@ -410,6 +443,7 @@ def ter_pair(hyp, ref, shifts_out):
             shifts_out[shifts, 1] = length
             shifts_out[shifts, 2] = idx
         _perform_shift(words, start, length, idx, cand)
+        first, last = _changed(words, cand, start, length, idx)
         words[:] = cand
         shifts += 1
     # the loop ends without shifting ``words`` after the round that measured them (no gain, or the
