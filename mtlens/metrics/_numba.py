@@ -8,10 +8,11 @@ process (``scipy.linalg`` pulls in ``numpy.f2py`` through scipy's array-API laye
 
 :func:`_set_up_target` sets the target up once, while the two modules, if not imported yet, read as
 missing (``sys.modules[name] = None``, the import system's own way to say "not installed"); then they
-are importable again as usual. What changes in this process: numba's ``np.dot``-style inner products on
-floats use a plain loop instead of BLAS, and numba cannot type cffi functions; ``np.linalg`` in numba
-code still works (it imports scipy itself when such a function is compiled). docs/decisions.md,
-"Compiled kernels".
+are importable again as usual. What changes in this process: numba's ``np.correlate`` and
+``np.convolve`` on floats use a plain loop instead of BLAS for their inner products (numba decides that
+once, when the target is set up), and numba cannot type cffi functions; ``np.dot`` and ``np.linalg`` in
+numba code still use BLAS (they import scipy themselves when such a function is compiled).
+docs/decisions.md, "Compiled kernels".
 """
 
 from __future__ import annotations
