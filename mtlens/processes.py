@@ -32,14 +32,21 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
-def start_module(module: str, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, workers: int | None = None):
-    """``python -m <module>`` in a fresh interpreter (this one's), from the folder holding mtlens."""
+def start_module(
+    module: str,
+    *args: str,
+    stdin=subprocess.DEVNULL,
+    stdout=subprocess.DEVNULL,
+    stderr=subprocess.DEVNULL,
+    workers: int | None = None,
+):
+    """``python -m <module> [args]`` in a fresh interpreter (this one's), from the folder holding mtlens."""
     env = {**os.environ, WORKERS_ENV: str(workers)} if workers else None
     return subprocess.Popen(
-        [sys.executable, "-m", module],
+        [sys.executable, "-m", module, *args],
         stdin=stdin,
         stdout=stdout,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
         env=env,
     )

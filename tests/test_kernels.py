@@ -1,20 +1,37 @@
-"""Compiled kernels (mtlens.kernels): one version per function, compiled side by side, warmed ahead.
+"""Compiled kernels (mtlens.kernels, mtlens.metrics._compiled): built ahead of time where a C compiler
+is there, numba's otherwise; one version per function, compiled side by side, warmed ahead.
 
-Each check runs in a fresh interpreter with an empty numba cache (a fresh installation), and reads
-numba's own bookkeeping (``Dispatcher.stats``: which functions were loaded from the disk cache).
+Each check runs in a fresh interpreter with an empty cache (``NUMBA_CACHE_DIR``: a fresh installation),
+and reads numba's own bookkeeping (``Dispatcher.stats``: which functions were loaded from the disk
+cache) or what the interpreter imported.
 """
 
 from __future__ import annotations
 
+import json
 import textwrap
+
+import numpy as np
+import pytest
 
 from .conftest import run_python
 
+TER_KERNEL = "mtlens.metrics._ter_kernel"
+TBLEU_KERNEL = "mtlens.metrics._tbleu_kernel"
 
-def run_fresh(body: str, tmp_path, **env) -> dict:
+
+def run_fresh(body: str, tmp_path, data=None, **env) -> dict:
+    """Run ``body`` in a fresh interpreter whose numba cache (and ahead-of-time folder) is ``tmp_path``;
+    ``data`` reaches it as ``DATA`` (JSON); ``TER``, ``TBLEU`` name the two kernel modules."""
+    (tmp_path / "data.json").write_text(json.dumps(data))
+    names = f"""
+        DATA = json.loads(open({str(tmp_path / "data.json")!r}).read())
+        TER, TBLEU = {TER_KERNEL!r}, {TBLEU_KERNEL!r}
+        """
     head = """
         import json, sys
         from mtlens import kernels
+        from mtlens.metrics import _compiled
         def loaded_from_cache(module):
             import importlib
             from numba.core.registry import CPUDispatcher
@@ -25,9 +42,216 @@ def run_fresh(body: str, tmp_path, **env) -> dict:
                     out[name] = (len(f.signatures), sum(f.stats.cache_hits.values()))
             return out
         """
-    return run_python(textwrap.dedent(head) + textwrap.dedent(body), NUMBA_CACHE_DIR=str(tmp_path), **env)
+    code = textwrap.dedent(head) + textwrap.dedent(names) + textwrap.dedent(body)
+    return run_python(code, NUMBA_CACHE_DIR=str(tmp_path), **env)
 
 
+# --------------------------------------------------------------------------- ahead of time
+def test_prepare_builds_both_kernels_ahead_of_time_and_a_new_process_scores_without_numba(tmp_path, sample):
+    """A fresh installation: prepare builds both modules (side by side); a later process loads them,
+    never imports numba, and gets sacrebleu's TER statistics on real lines."""
+    got = run_fresh(
+        """
+        kernels.prepare(["ter", "tbleu"])
+        print(json.dumps({"built": [_compiled.built(m) for m in (TER, TBLEU)],
+                          "files": sorted(p.name for p in _compiled.cache_dir().iterdir())}))
+        """,
+        tmp_path,
+        MTLENS_WORKERS="2",
+    )
+    assert got["built"] == [True, True]
+    assert not [f for f in got["files"] if f.endswith(".failed")]
+    refs, systems = sample
+    hyps = list(systems.values())[:2]
+    later = run_fresh(
+        """
+        import mtlens
+        from mtlens.metrics.ter import TER as Metric
+        from mtlens.metrics.tbleu import affix_distances
+        refs, hyps = DATA
+        stats = mtlens.engine.statistics(Metric(), refs, hyps)  # 400 pairs: a job for the kernel
+        from mtlens.metrics import _affix, tbleu
+        words = ["Zusammenarbeit", "Zusammenarbeiten", "Verträge", "Vertrag", "Vertragsbruch"]
+        pairs = [[0, 1], [2, 3], [3, 4], [2, 4]]
+        ad = affix_distances(words, pairs)
+        chars, lens = tbleu._char_matrix(words)
+        plain = _affix.affix_distances(chars.tolist(), lens.tolist(), pairs)
+        print(json.dumps({"stats": [s.tolist() for s in stats], "ad": ad.tolist(), "plain": list(plain),
+                          "aot": [m + "_aot" in sys.modules for m in (TER, TBLEU)],
+                          "numba": "numba" in sys.modules}))
+        """,
+        tmp_path,
+        data=[[r[:100] for r in refs], [h[:100] for h in hyps]],
+        MTLENS_WORKERS="1",
+    )
+    assert later["aot"] == [True, True] and not later["numba"]
+    from sacrebleu.metrics import TER as SacreTER
+
+    for hyp, st in zip(hyps, later["stats"], strict=True):
+        want = SacreTER(references=[r[:100] for r in refs])._extract_corpus_statistics(hyp[:100], None)
+        np.testing.assert_array_equal(np.array(st), np.array(want, dtype=np.float64))
+    assert later["ad"] == later["plain"] and 0 < min(later["ad"]) < 1  # the definition's plain-Python loop
+
+
+def test_ahead_of_time_and_numba_kernels_agree_on_real_data(tmp_path, excerpts):
+    """Every exported function, both builds of the same source, on every (hypothesis, reference) pair
+    of the bundled excerpts (tercom tokens, normalised and not), references cut and joined so that some
+    exceed the bit-parallel path's 62 words and some are three times the hypothesis's length (where the
+    beam decides)."""
+    from mtlens.metrics.ter import TER
+
+    seqs = {"hyp": [], "ref": []}
+    for options in ({}, {"normalized": True}):
+        m = TER(**options)
+        vocab: dict[str, int] = {}
+        for refs, systems in excerpts.values():
+            for i, line in enumerate(refs[0][:60]):
+                ref = [vocab.setdefault(w, len(vocab)) for w in m.ref_words(line)]
+                for hyp_line in list(systems.values())[:3]:
+                    hyp = [vocab.setdefault(w, len(vocab)) for w in m.words(hyp_line[i])]
+                    seqs["hyp"].append(hyp)
+                    seqs["ref"].append(ref)
+                    joined = ref + [vocab.setdefault(w, len(vocab)) for w in m.ref_words(refs[0][i - 1])] + ref
+                    seqs["hyp"].append(hyp)
+                    seqs["ref"].append(joined)  # long, and about three times the hypothesis
+    long_refs = sum(len(r) > 62 for r in seqs["ref"])
+    assert long_refs > 100 and sum(len(r) <= 62 for r in seqs["ref"]) > 100
+    got = run_fresh(
+        """
+        import importlib, numpy as np
+        kernels.prepare(["ter", "tbleu"])
+        seqs = DATA
+        out = {}
+        for name, k in (("aot", _compiled.load(TER)), ("numba", importlib.import_module(TER))):
+            res = []
+            for h, r in zip(seqs["hyp"], seqs["ref"]):
+                h, r = np.array(h, dtype=np.int64), np.array(r, dtype=np.int64)
+                shifts = np.zeros((len(h) + len(r) + 1, 3), dtype=np.int64)
+                edits, n, shifted = k.ter_pair(h, r, shifts)
+                trace = k.trace_ops(k.edit_distance_rows(shifted, r), shifted, r) if len(r) else []
+                moved = np.empty_like(h)
+                if len(h) > 3:
+                    k._perform_shift(h, 1, 2, len(h) - 1, moved)
+                res.append([int(edits), shifts[:n].tolist(), shifted.tolist(), list(map(int, trace)),
+                            moved.tolist() if len(h) > 3 else []])
+            flat = lambda s: (np.array([w for x in s for w in x], dtype=np.int64),
+                              np.cumsum([0] + [len(x) for x in s]).astype(np.int64))
+            (hf, ho), (rf, ro) = flat(seqs["hyp"]), flat(seqs["ref"])
+            pairs = np.column_stack([np.arange(len(seqs["hyp"])), np.arange(len(seqs["ref"]))]).astype(np.int64)
+            many = k.ter_many(hf, ho, rf, ro, pairs).tolist()
+            out[name] = {"pairs": res, "many": many, "module": k.__name__}
+        print(json.dumps(out))
+        """,
+        tmp_path,
+        data=seqs,
+    )
+    assert got["aot"]["module"] == TER_KERNEL + "_aot" and got["numba"]["module"] == TER_KERNEL
+    assert got["aot"]["pairs"] == got["numba"]["pairs"]
+    assert got["aot"]["many"] == got["numba"]["many"] == [p[0] for p in got["aot"]["pairs"]]
+    assert sum(bool(p[1]) for p in got["aot"]["pairs"]) > 20  # shifts taken, not only plain edits
+
+
+def test_without_a_c_compiler_a_marker_is_left_and_numbas_kernel_is_used(tmp_path, sample):
+    """A build that fails (here: the C compiler named in CC does not exist) leaves a marker with the
+    reason; TER is numba's and correct, and a later process does not try again."""
+    refs, systems = sample
+    refs, hyps = [r[:60] for r in refs], [h[:60] for h in list(systems.values())[:3]]
+    body = """
+        import mtlens, os
+        from mtlens.metrics.ter import TER as Metric
+        marker = _compiled.failed(TER)
+        before = os.path.getmtime(marker) if marker.exists() else None
+        stats = mtlens.engine.statistics(Metric(), *DATA)
+        print(json.dumps({"stats": [s.tolist() for s in stats], "marker": marker.read_text(),
+                          "same_marker": before == os.path.getmtime(marker),
+                          "built": _compiled.built(TER), "numba": TER in sys.modules}))
+        """
+    env = {"CC": "/nonexistent/cc", "MTLENS_WORKERS": "1"}
+    first = run_fresh(body, tmp_path, data=[refs, hyps], **env)
+    second = run_fresh(body, tmp_path, data=[refs, hyps], **env)
+    for got in (first, second):
+        assert not got["built"] and got["numba"]
+        assert "compiler" in got["marker"]  # numba.pycc: no working external compiler
+    assert second["same_marker"] and not first["same_marker"]  # written once, not attempted again
+    from sacrebleu.metrics import TER as SacreTER
+
+    for hyp, st in zip(hyps, first["stats"], strict=True):
+        want = SacreTER(references=refs)._extract_corpus_statistics(hyp, None)
+        np.testing.assert_array_equal(np.array(st), np.array(want, dtype=np.float64))
+
+
+def test_a_broken_ahead_of_time_file_is_set_aside_and_numbas_kernel_is_used(tmp_path):
+    got = run_fresh(
+        """
+        import numpy as np
+        path = _compiled.aot_path(TER)
+        path.write_bytes(b"\\x7fELF not really a module")
+        k = _compiled.load(TER)
+        edits = k.ter_pair(np.array([1, 2, 3, 4]), np.array([3, 4, 1, 2]), np.zeros((0, 3), "int64"))[0]
+        print(json.dumps({"module": k.__name__, "broken": path.with_name(path.name + ".broken").exists(),
+                          "left": path.exists(), "edits": int(edits)}))
+        """,
+        tmp_path,
+    )
+    assert got["module"] == TER_KERNEL and got["broken"] and not got["left"]
+    assert got["edits"] == 1  # one shift of "3 4" (sacrebleu: translation_edit_rate gives 1 as well)
+
+
+def test_mtlens_aot_0_builds_and_loads_nothing_ahead_of_time(tmp_path):
+    got = run_fresh(
+        """
+        kernels.prepare(["ter"])
+        print(json.dumps({"files": sorted(p.name for p in _compiled.cache_dir().iterdir()),
+                          "numba": TER in sys.modules, "aot": TER + "_aot" in sys.modules}))
+        """,
+        tmp_path,
+        MTLENS_AOT="0",
+    )
+    assert got["numba"] and not got["aot"] and got["files"] == []  # cache_dir() is NUMBA_CACHE_DIR/mtlens-aot
+
+
+def test_a_new_build_removes_the_files_of_older_sources_and_versions(tmp_path):
+    stale = tmp_path / "mtlens-aot"
+    stale.mkdir()
+    suffix = __import__("importlib.machinery").machinery.EXTENSION_SUFFIXES[0]
+    for name in (f"_ter_kernel_aot-0123456789abcdef{suffix}", f"_ter_kernel_aot-0123456789abcdef{suffix}.failed"):
+        (stale / name).write_text("old")
+    other_python = stale / "_ter_kernel_aot-0123456789abcdef.cpython-399-x86_64-linux-gnu.so"
+    other_python.write_text("another interpreter's")
+    got = run_fresh(
+        """
+        kernels.prepare(["ter"])
+        print(json.dumps({"files": sorted(p.name for p in _compiled.cache_dir().iterdir()),
+                          "want": _compiled.aot_path(TER).name}))
+        """,
+        tmp_path,
+    )
+    assert got["files"] == sorted([got["want"], other_python.name])
+
+
+def test_the_key_follows_every_kernel_source_and_numpy(tmp_path, monkeypatch):
+    """The file name's hash covers the kernel sources (a changed byte, a new file) and numpy's version."""
+    import shutil
+
+    from mtlens.metrics import _compiled
+
+    here = tmp_path / "metrics"
+    shutil.copytree(_compiled._HERE, here, ignore=shutil.ignore_patterns("__pycache__"))
+    keys = []
+    for change in (None, "edit", "add", "numpy"):
+        if change == "edit":
+            (here / "_ter_kernel.py").write_text((here / "_ter_kernel.py").read_text() + "\n# changed\n")
+        elif change == "add":
+            (here / "_new_kernel.py").write_text("X = 1\n")
+        elif change == "numpy":
+            monkeypatch.setattr(np, "__version__", np.__version__ + ".post1")
+        monkeypatch.setattr(_compiled, "_HERE", here)
+        monkeypatch.setattr(_compiled, "_key", None)
+        keys.append(_compiled.key())
+    assert len(set(keys)) == 4
+
+
+# --------------------------------------------------------------------------- numba's kernels (MTLENS_AOT=0)
 def test_every_kernel_function_has_one_version_after_real_use(tmp_path):
     got = run_fresh(
         """
@@ -40,6 +264,7 @@ def test_every_kernel_function_has_one_version_after_real_use(tmp_path):
                           **loaded_from_cache("mtlens.metrics._tbleu_kernel")}))
         """,
         tmp_path,
+        MTLENS_AOT="0",
     )
     assert {"ter_many", "_shift_round", "affix_distances", "trace_ops"} <= set(got)
     assert all(versions == 1 for versions, _ in got.values()), got
@@ -54,6 +279,7 @@ def test_two_kernels_compile_side_by_side_and_the_second_comes_from_the_cache(tm
         """,
         tmp_path,
         MTLENS_WORKERS="2",
+        MTLENS_AOT="0",
     )
     # this process compiled TER (no cache hits), a forked child compiled tBLEU, loaded here from disk
     assert all(hits == 0 for _, hits in got["ter"].values())
@@ -68,26 +294,36 @@ def test_one_worker_compiles_both_here(tmp_path):
         """,
         tmp_path,
         MTLENS_WORKERS="1",
+        MTLENS_AOT="0",
     )
     assert all(hits == 0 for _, hits in got["tbleu"].values())
 
 
-def test_the_background_warmup_compiles_everything_and_later_use_loads_it(tmp_path):
+@pytest.mark.parametrize("aot", ["1", "0"])
+def test_the_background_warmup_prepares_everything_and_later_use_loads_it(tmp_path, aot):
     got = run_fresh(
         """
         kernels.start_warmup()
         kernels.start_warmup()  # once per process
         proc = kernels._warmup
-        kernels.prepare(["ter"])  # waits for the warm-up instead of compiling a second time
+        kernels.prepare(["ter"])  # waits for the warm-up instead of building or compiling a second time
         print(json.dumps({"returncode": proc.returncode,
-                          "ter": loaded_from_cache("mtlens.metrics._ter_kernel"),
-                          "tbleu_imported": "mtlens.metrics._tbleu_kernel" in sys.modules}))
+                          "ter": loaded_from_cache(TER) if DATA == "0" else None,
+                          "aot": "mtlens.metrics._ter_kernel_aot" in sys.modules,
+                          "built": [_compiled.built(m) for m in ("mtlens.metrics._ter_kernel",
+                                                                 "mtlens.metrics._tbleu_kernel")],
+                          "tbleu_loaded": _compiled.loaded("mtlens.metrics._tbleu_kernel") is not None}))
         """,
         tmp_path,
+        data=aot,
+        MTLENS_AOT=aot,
     )
     assert got["returncode"] == 0
-    assert all(hits == 1 for _, hits in got["ter"].values())
-    assert not got["tbleu_imported"]  # only what was asked for is loaded here
+    if aot == "1":
+        assert got["aot"] and got["built"] == [True, True]
+    else:
+        assert all(hits == 1 for _, hits in got["ter"].values())
+    assert not got["tbleu_loaded"]  # only what was asked for is loaded here
 
 
 def test_loading_a_kernel_leaves_out_numbas_blas_and_cffi_imports_and_both_still_work_after(tmp_path):
@@ -111,3 +347,19 @@ def test_loading_a_kernel_leaves_out_numbas_blas_and_cffi_imports_and_both_still
     assert got["dot"] == 5.0  # 0*0 + 1*1 + 2*2
     assert got["inv"] == [[0.5, 0.0], [0.0, 0.25]]
     assert got["cffi"]
+
+
+def test_cache_dir_falls_back_to_the_users_cache_when_beside_the_sources_cannot_be_written(tmp_path):
+    """Where ``__pycache__`` beside the sources cannot be made (here: the sources' folder is a file, which
+    fails even for root), the modules go to the user's cache folder."""
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    code = f"""
+import json
+from pathlib import Path
+from mtlens.metrics import _compiled
+_compiled._HERE = Path({str(blocked)!r})
+print(json.dumps({{"dir": str(_compiled.cache_dir())}}))
+"""
+    got = run_python(code, HOME=str(tmp_path / "home"))
+    assert got["dir"] == str(tmp_path / "home" / ".cache" / "mtlens" / "kernels")

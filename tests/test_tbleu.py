@@ -175,9 +175,11 @@ def test_affix_distances_numpy_compiled_plain_python_and_shortcuts_agree_on_real
     np.testing.assert_array_equal(_affix_numpy.affix_distances(chars, lens, pairs[:300]), want[:300])
     monkeypatch.setattr(tbleu, "_numpy_work_done", 0)
     monkeypatch.setattr(tbleu, "NUMPY_WORK", 10**12)  # numpy, after the shortcuts
-    monkeypatch.setattr(tbleu, "KERNEL", "not-loaded")
+    kernel = tbleu.KERNEL
+    monkeypatch.setattr(tbleu, "KERNEL", "not-loaded")  # neither loaded nor built: numpy
     np.testing.assert_array_equal(tbleu.affix_distances(words, pairs), want)
-    monkeypatch.setattr(tbleu, "NUMPY_WORK", -1)  # compiled, after the shortcuts
+    monkeypatch.setattr(tbleu, "KERNEL", kernel)
+    monkeypatch.setattr(tbleu, "NUMPY_WORK", -1)  # compiled (ahead of time or numba's), after the shortcuts
     np.testing.assert_array_equal(tbleu.affix_distances(words, pairs), want)
 
 

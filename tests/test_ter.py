@@ -58,13 +58,15 @@ def test_parity_with_sacrebleu_on_bundled_real_data(excerpts, options, monkeypat
 
 
 def test_small_jobs_use_sacrebleus_own_ter_and_get_the_kernels_statistics(excerpts, monkeypatch):
-    """Up to PLAIN_PAIRS pairs, in a process without the kernel, TER's edits come from sacrebleu's
-    lib_ter (no compiler to load): the same statistics as the kernel, block by block."""
+    """Up to PLAIN_PAIRS pairs, in a process without a compiled kernel at hand (none loaded, none built
+    ahead of time), TER's edits come from sacrebleu's lib_ter (no compiler to load): the same
+    statistics as the kernel, block by block."""
     import sys
 
     import sacrebleu.metrics.lib_ter as lib_ter
 
     import mtlens.metrics.ter as ter_module
+    from mtlens.metrics import _compiled
 
     calls = []
     real = lib_ter.translation_edit_rate
@@ -76,11 +78,14 @@ def test_small_jobs_use_sacrebleus_own_ter_and_get_the_kernels_statistics(excerp
         monkeypatch.setattr(ter_module, "PLAIN_PAIRS", -1)
         compiled = m.block_statistics(refs, hyps)
         monkeypatch.setattr(ter_module, "PLAIN_PAIRS", 10**9)
-        monkeypatch.delitem(sys.modules, ter_module.KERNEL, raising=False)  # as in a process that never loaded it
+        # as in a process that never loaded a kernel, where none is built ahead of time
+        monkeypatch.delitem(sys.modules, ter_module.KERNEL, raising=False)
+        monkeypatch.delitem(sys.modules, ter_module.KERNEL + "_aot", raising=False)
+        monkeypatch.setenv(_compiled.AOT_ENV, "0")
         calls.clear()
         plain = m.block_statistics(refs, hyps)
         assert len(calls) == 40 * 2 * len(refs), name
-        assert ter_module.KERNEL not in sys.modules
+        assert _compiled.loaded(ter_module.KERNEL) is None
         for a, b in zip(compiled, plain, strict=True):
             np.testing.assert_array_equal(a, b, err_msg=name)
     assert TER().kernel_needed(ter_module.PLAIN_PAIRS + 1) and not TER().kernel_needed(ter_module.PLAIN_PAIRS)
@@ -118,6 +123,44 @@ def test_edge_cases_follow_sacrebleu():
         want = SacreTER().corpus_score([hyp], [[r] for r in refs]).score
         m = TER()
         assert m.corpus_score(m.statistics([[r] for r in refs], [[hyp]])[0]) == pytest.approx(want)
+
+
+def test_parity_with_sacrebleu_where_the_beam_decides_and_beyond_62_reference_words(excerpts, monkeypatch):
+    """Real lines joined into shapes where the kernel leaves its bit-parallel shortcut: references about
+    three times the hypothesis's length (the beam then leaves out cells every cheap path would use, so
+    each candidate's distance is checked against the beam or the candidate is shown unable to win), and
+    references of more than 62 words (no bit-parallel row). sacrebleu's own TER is the oracle."""
+    from sacrebleu.metrics import TER as SacreTER
+
+    import mtlens.metrics.ter as ter_module
+
+    monkeypatch.setattr(ter_module, "PLAIN_PAIRS", -1)  # the kernel, whatever the job's size
+    refs, systems = excerpts["sample_en-de"]
+    hyp_lines = next(iter(systems.values()))
+    shapes = {
+        "reference x3": ([[f"{r[i]} {r[i + 1]} {r[i]}" for i in range(12)] for r in refs[:1]], hyp_lines[:12]),
+        # the matching words at the end of a long reference: the beam keeps the path from them
+        "reference x3, its match last": (
+            [[f"{r[i + 1]} {r[i + 2]} {r[i]}" for i in range(36, 48)] for r in refs[:1]],
+            hyp_lines[36:48],
+        ),
+        "both x2": (
+            [[f"{r[i]} {r[i + 1]}" for i in range(12, 24)] for r in refs[:1]],
+            [f"{hyp_lines[i + 1]} {hyp_lines[i]}" for i in range(12, 24)],  # swapped halves: long shifts
+        ),
+        "hypothesis x3": (
+            [[r[i] for i in range(24, 36)] for r in refs[:1]],
+            [f"{hyp_lines[i]} {hyp_lines[i - 1]} {hyp_lines[i]}" for i in range(24, 36)],
+        ),
+    }
+    m = TER()
+    long_refs = 0
+    for name, (refs_s, hyps_s) in shapes.items():
+        long_refs += sum(len(m.ref_words(line)) > 62 for line in refs_s[0])
+        got = m.statistics(refs_s, [hyps_s])[0]
+        want = np.array(SacreTER(references=refs_s)._extract_corpus_statistics(hyps_s, None), dtype=np.float64)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    assert long_refs >= 12
 
 
 def test_pathological_lines_are_bounded():

@@ -9,4 +9,7 @@ from __future__ import annotations
 from ._affix import affix_distances as _plain
 from ._numba import njit
 
+#: the functions the ahead-of-time module holds (:mod:`._compiled`)
+AOT_EXPORTS = ("affix_distances",)
+
 affix_distances = njit("(int64[:, ::1], int64[::1], int64[:, ::1])", cache=True)(_plain)

@@ -10,14 +10,22 @@ start, earliest target), the error-span and alignment filters, the limit of 1000
 evaluated candidates per segment (when it is reached the pending shift is not
 applied), shifts of 1..10 words over a distance of at most 50.
 
-Speed comes from compiled loops and from computing a candidate's edit distance
-only on the rows where it differs from the current hypothesis: the rows of a
-common prefix are the current hypothesis's, and from the first word of a
-common suffix on, the cheapest path to the last cell is the current
-hypothesis's too (one backward table per shift round, :func:`rest_costs`), so
-the distance is the minimum over that row of the two (two rolling cost rows in
-between). No matrix of operations is kept: a round keeps its matrix of costs, and the
-backtrace finds the operation of each cell on its path from the costs around it (:func:`_op_at`).
+Speed comes from compiled loops and from how a candidate shift's distance is found
+(docs/decisions.md, "TER"):
+
+- **bit-parallel, without the beam** first (references of at most :data:`MAX_BITS` words): one
+  64-bit word per row (Hyyrö's bit-vector algorithm for the Levenshtein distance, 2003), from the
+  first row where the candidate differs from the current hypothesis on. Without the beam a distance
+  can only be smaller; below :func:`_exact_below` (the cheapest any path through a cell the beam
+  leaves out can be) it is the beam's too. A candidate whose gain is not positive or below the best
+  one's even so cannot be the shift taken, and needs nothing more.
+- otherwise **with the beam, over the rows where it differs**: the rows of a common prefix are the
+  current hypothesis's, and from the first word of a common suffix on the cheapest path to the last
+  cell is the current hypothesis's too (a backward table, :func:`rest_costs`, brought up to date only
+  when a round needs it), so the distance is the minimum over that row of the two.
+
+No matrix of operations is kept: a round keeps its matrix of costs, and the backtrace finds the
+operation of each cell on its path from the costs around it (:func:`_op_at`).
 
 Words are integer ids. Operation codes: 0 match, 1 substitution, 2 insertion
 (a reference word the hypothesis lacks), 3 deletion (a hypothesis word not in
@@ -40,6 +48,9 @@ MAX_SHIFT_CANDIDATES = 1000
 
 OP_NOP, OP_SUB, OP_INS, OP_DEL, OP_UNDEF = 0, 1, 2, 3, 4
 
+#: the functions the ahead-of-time module holds (:mod:`._compiled`): what ``metrics/ter.py`` calls
+AOT_EXPORTS = ("ter_many", "ter_pair", "trace_ops", "edit_distance_rows", "_perform_shift")
+
 
 @njit("(int64, int64)", cache=True)
 def _beam(n_h, n_r):
@@ -60,41 +71,47 @@ def _span(i, n_h, n_r, ratio, beam):
     return min_j, max_j
 
 
-@njit("(int64, int64, float64, int64, int64[::1])", cache=True, inline="always")
-def _start_row(i, n_h, ratio, beam, cur):
-    """Row ``i``'s cells outside the beam set "infinite" in ``cur`` (one cell per reference word and
-    one more); returns the span the caller computes (:func:`_span`)."""
-    n_r = cur.shape[0] - 1
+@njit("(int64, int64, float64, int64, int64[:, ::1], int64)", cache=True, inline="always")
+def _start_row(i, n_h, ratio, beam, table, row):
+    """Row ``i``'s cells outside the beam set "infinite" in ``table[row]`` (one cell per reference word
+    and one more); returns the span the caller computes (:func:`_span`)."""
+    n_r = table.shape[1] - 1
     min_j, max_j = _span(i, n_h, n_r, ratio, beam)
     for j in range(min(min_j, n_r + 1)):
-        cur[j] = INF
+        table[row, j] = INF
     for j in range(max_j, n_r + 1):
-        cur[j] = INF
+        table[row, j] = INF
     return min_j, max_j
 
 
-@njit("(int64, int64, int64[::1], int64[::1], int64[::1], int64, float64, int64)", cache=True)
-def _row_costs(i, h_word, ref, prev, cur, n_h, ratio, beam):
-    """Fill row ``i`` (costs in ``cur``) from row ``i - 1`` (``prev``): the cheapest of the three moves,
-    "infinite" outside the beam and wherever only such cells lead (anything from INF up is INF). Which
-    move a cell took is found again, for the cells on the path only, by :func:`_op_at`."""
-    min_j, max_j = _start_row(i, n_h, ratio, beam, cur)
+@njit(
+    "(int64, int64, int64[::1], int64[:, ::1], int64, int64[:, ::1], int64, int64, float64, int64)",
+    cache=True,
+    inline="always",
+)
+def _row_costs(i, h_word, ref, src, s, dst, d, n_h, ratio, beam):
+    """Fill row ``i`` (costs in ``dst[d]``) from row ``i - 1`` (``src[s]``): the cheapest of the three
+    moves, "infinite" outside the beam and wherever only such cells lead (anything from INF up is INF).
+    Which move a cell took is found again, for the cells on the path only, by :func:`_op_at`. (Rows
+    are passed as a table and an index: a row taken out as an array of its own costs two atomic
+    reference-count updates, a fifth of the kernel's time when it did.)"""
+    min_j, max_j = _start_row(i, n_h, ratio, beam, dst, d)
     first = min_j
     if first == 0 and first < max_j:
-        cur[0] = min(prev[0] + 1, INF)
+        dst[d, 0] = min(src[s, 0] + 1, INF)
         first = 1
-    left = cur[first - 1] if first > 0 else INF
+    left = dst[d, first - 1] if first > 0 else INF
     for j in range(first, max_j):
-        c = prev[j - 1] + (0 if h_word == ref[j - 1] else 1)
-        d = prev[j] + 1
-        if d < c:
-            c = d
-        d = left + 1
-        if d < c:
-            c = d
+        c = src[s, j - 1] + (0 if h_word == ref[j - 1] else 1)
+        e = src[s, j] + 1
+        if e < c:
+            c = e
+        e = left + 1
+        if e < c:
+            c = e
         if c > INF:
             c = INF
-        cur[j] = c
+        dst[d, j] = c
         left = c
 
 
@@ -104,7 +121,7 @@ def _fill_costs(hyp, ref, costs, first):
     n_h, n_r = hyp.shape[0], ref.shape[0]
     ratio, beam = _beam(n_h, n_r)
     for i in range(first + 1, n_h + 1):
-        _row_costs(i, hyp[i - 1], ref, costs[i - 1], costs[i], n_h, ratio, beam)
+        _row_costs(i, hyp[i - 1], ref, costs, i - 1, costs, i, n_h, ratio, beam)
 
 
 @njit("(int64[::1], int64[::1])", cache=True)
@@ -118,7 +135,7 @@ def edit_distance_rows(hyp, ref):
     return costs
 
 
-@njit("(int64[:, ::1], int64[::1], int64[::1], int64, int64, float64, int64)", cache=True)
+@njit("(int64[:, ::1], int64[::1], int64[::1], int64, int64, float64, int64)", cache=True, inline="always")
 def _op_at(costs, hyp, ref, i, j, ratio, beam):
     """The operation sacrebleu records for cell (i, j) of ``costs``: from the costs of the three cells
     before it, in sacrebleu's order and strictness (substitution or match, then deletion, then
@@ -170,41 +187,46 @@ def _fill_rest(hyp, ref, rest, last):
             rest[i, j] = c if c < INF else INF
 
 
+@njit("(int64, int64)", cache=True)
+def _rest_table(n_h, n_r):
+    """:func:`rest_costs`'s table with only its last row (insertions to the end), the same for every
+    hypothesis of ``n_h`` words; the rest "infinite"."""
+    rest = np.full((n_h + 1, n_r + 1), INF, dtype=np.int64)
+    ratio, beam = _beam(n_h, n_r)
+    lo, _ = _span(n_h, n_h, n_r, ratio, beam)
+    for j in range(lo, n_r + 1):
+        rest[n_h, j] = n_r - j
+    return rest
+
+
 @njit("(int64[::1], int64[::1])", cache=True)
 def rest_costs(hyp, ref):
     """``rest[i, j]``: the cheapest path from cell (i, j) to the last cell through the cells the beam
     computes (others "infinite"), the mirror of :func:`edit_distance_rows`. Every path to the last
     cell crosses row i, so the distance is ``min_j costs[i, j] + rest[i, j]`` for any i: a hypothesis
     that equals ``hyp`` from word i on needs its own rows only up to row i."""
-    n_h, n_r = hyp.shape[0], ref.shape[0]
-    rest = np.full((n_h + 1, n_r + 1), INF, dtype=np.int64)
-    ratio, beam = _beam(n_h, n_r)
-    lo, _ = _span(n_h, n_h, n_r, ratio, beam)  # the last row: insertions to the end
-    for j in range(lo, n_r + 1):
-        rest[n_h, j] = n_r - j
-    _fill_rest(hyp, ref, rest, n_h)
+    rest = _rest_table(hyp.shape[0], ref.shape[0])
+    _fill_rest(hyp, ref, rest, hyp.shape[0])
     return rest
 
 
-@njit("(int64[::1], int64[::1], int64[:, ::1], int64[:, ::1], int64, int64, int64[::1], int64[::1])", cache=True)
-def edit_distance_between(hyp, ref, costs, rest, start, stop, buf_a, buf_b):
+@njit("(int64[::1], int64[::1], int64[:, ::1], int64[:, ::1], int64, int64, int64[:, ::1])", cache=True)
+def edit_distance_between(hyp, ref, costs, rest, start, stop, buf):
     """Beam edit distance of ``hyp``, equal to the hypothesis of ``costs`` (its rows up to ``start``)
-    and of ``rest`` (its words from ``stop`` on): rows ``start + 1 .. stop`` only."""
+    and of ``rest`` (its words from ``stop`` on): rows ``start + 1 .. stop`` only, in the two rows of
+    ``buf`` by turns."""
     n_h = hyp.shape[0]
     n_r = ref.shape[0]
     ratio, beam = _beam(n_h, n_r)
-    prev = buf_a
-    cur = buf_b
     for j in range(n_r + 1):
-        prev[j] = costs[start, j]
+        buf[0, j] = costs[start, j]
     for i in range(start + 1, stop + 1):
-        _row_costs(i, hyp[i - 1], ref, prev, cur, n_h, ratio, beam)
-        tmp = prev
-        prev = cur
-        cur = tmp
+        s = (i - start - 1) & 1
+        _row_costs(i, hyp[i - 1], ref, buf, s, buf, 1 - s, n_h, ratio, beam)
+    last = (stop - start) & 1
     best = INF
     for j in range(n_r + 1):
-        c = prev[j] + rest[stop, j]
+        c = buf[last, j] + rest[stop, j]
         if c < best:
             best = c
     return best
@@ -280,6 +302,76 @@ def _perform_shift(words, start, length, target, out):
             k += 1
 
 
+#: references of at most this many words are also aligned bit-parallel (one 64-bit word per row, kept
+#: below the sign bit)
+MAX_BITS = 62
+
+
+@njit("(int64, int64)", cache=True)
+def _exact_below(n_h, n_r):
+    """An edit distance without the beam below this value is also the beam's distance (for any
+    hypothesis of ``n_h`` words against ``n_r`` reference words).
+
+    A path through cell (i, j) costs at least ``|j - i|`` to reach it and ``|(n_r - j) - (n_h - i)|``
+    from it on; the smallest such bound over the cells the beam leaves out (rows 1 .. n_h - 1) is
+    returned (INF when it leaves none out). A cheaper path than that never enters a left-out cell, so
+    the cheapest path without the beam is one the beam computes too."""
+    ratio, beam = _beam(n_h, n_r)
+    delta = n_r - n_h
+    lo, hi = min(0, delta), max(0, delta)  # |x| + |x - delta| is smallest (|delta|) between lo and hi
+    best = INF
+    for i in range(1, n_h):
+        min_j, max_j = _span(i, n_h, n_r, ratio, beam)
+        if max_j <= n_r:  # cells j >= max_j are left out: x = j - i >= max_j - i
+            x = max(max_j - i, lo)
+            best = min(best, abs(x) + abs(x - delta))
+        if min_j > 0:  # cells j < min_j are left out: x = j - i <= min_j - 1 - i
+            x = min(min_j - 1 - i, hi)
+            best = min(best, abs(x) + abs(x - delta))
+    return best
+
+
+@njit("(int64[::1], int64[::1], int64[::1])", cache=True)
+def _match_bits(hyp, ref, eq):
+    """``eq[i]``: bit ``j`` set where reference word ``j`` equals hypothesis word ``i`` (``len(ref)``
+    at most :data:`MAX_BITS`)."""
+    for i in range(hyp.shape[0]):
+        m = 0
+        for j in range(ref.shape[0]):
+            if hyp[i] == ref[j]:
+                m |= 1 << j
+        eq[i] = m
+
+
+@njit("(int64, int64, int64, int64, int64)", cache=True, inline="always")
+def _bit_row(e, pv, mv, score, n_r):
+    """One row of :func:`_bit_rows` from the one before it (bits above ``n_r`` kept clear)."""
+    full = (1 << n_r) - 1
+    high = 1 << (n_r - 1)
+    x = e | mv
+    d0 = ((((x & pv) + pv) ^ pv) | x) & full
+    hp = (mv | ~(d0 | pv)) & full
+    hn = d0 & pv
+    if hp & high:
+        score += 1
+    elif hn & high:
+        score -= 1
+    hp = ((hp << 1) | 1) & full
+    hn = (hn << 1) & full
+    return (hn | ~(d0 | hp)) & full, hp & d0, score
+
+
+@njit("(int64[::1], int64, int64[::1], int64[::1], int64[::1])", cache=True)
+def _bit_rows(eq, n_r, pv, mv, score):
+    """The unrestricted edit distance's rows of the hypothesis of ``eq``, bit-parallel (Hyyrö 2003, as
+    rapidfuzz computes Levenshtein): row ``i`` as the bits of its differences between neighbouring
+    cells (``pv[i]``: +1, ``mv[i]``: -1) and its last cell ``score[i]``."""
+    full = (1 << n_r) - 1
+    pv[0], mv[0], score[0] = full, 0, n_r
+    for i in range(eq.shape[0]):
+        pv[i + 1], mv[i + 1], score[i + 1] = _bit_row(eq[i], pv[i], mv[i], score[i], n_r)
+
+
 @njit("(int64[::1], int64[::1], int64, int64, int64)", cache=True)
 def _changed(words, shifted, start, length, target):
     """``(first, last)``: ``shifted`` (``words`` after the shift) equals ``words`` before word ``first``
@@ -296,22 +388,32 @@ def _changed(words, shifted, start, length, target):
 
 
 @njit(
-    "(int64[::1], int64[::1], int64, int64[:, ::1], int64[:, ::1], int64, int64, int64[::1], int64[::1], int64[::1])",
+    "(int64[::1], int64[::1], int64[::1], int64, int64[:, ::1], int64[:, ::1], int64, int64, int64,"
+    " int64[:, ::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1])",
     cache=True,
 )
-def _shift_round(words, ref, checked, costs, rest, first, last, buf_a, buf_b, cand):
+def _shift_round(
+    words, eq, ref, checked, costs, rest, first, rest_from, exact_below, buf, cand, cand_eq, pv, mv, score
+):
     """One round of ``lib_ter._shift``: the best shift of ``words`` (or gain 0).
 
-    ``costs`` and ``rest`` (:func:`edit_distance_rows`, :func:`rest_costs`) are brought up to date for
-    ``words``: they hold the tables of the hypothesis before the last shift, whose cost rows up to
-    ``first`` and backward rows from ``last`` on are still right (:func:`_changed`).
+    ``costs`` (:func:`edit_distance_rows`) is brought up to date for ``words``: it holds the table of the
+    hypothesis before the last shift, whose rows up to ``first`` are still right (:func:`_changed`).
+    ``rest`` (:func:`rest_costs`) is right for ``words`` from row ``rest_from`` on, and is brought up
+    to date only when a candidate needs it. A candidate's distance is first computed bit-parallel
+    without the beam (``eq``: :func:`_match_bits` of ``words``; ``pv``, ``mv``, ``score``: room for
+    :func:`_bit_rows`), which is the beam's when below ``exact_below`` (:func:`_exact_below`);
+    otherwise, if the candidate can still be the one taken, over its changed rows with the beam
+    (:func:`edit_distance_between`, ``buf`` its two rows).
 
-    Returns (gain, start_h, length, idx, checked, pre_score).
+    Returns (gain, start_h, length, idx, checked, pre_score, rest_from).
     """
     n_h, n_r = words.shape[0], ref.shape[0]
     _fill_costs(words, ref, costs, first)
-    _fill_rest(words, ref, rest, last)
     pre_score = costs[n_h, n_r]
+    bits = n_r <= MAX_BITS
+    if bits:
+        _bit_rows(eq, n_r, pv, mv, score)
     trace = trace_ops(costs, words, ref)
     # alignment of the flipped trace: insertions and deletions swap roles
     align = np.full(n_r, -2, dtype=np.int64)
@@ -347,9 +449,15 @@ def _shift_round(words, ref, checked, costs, rest, first, last, buf_a, buf_b, ca
     for start_h in range(n_h):
         if stop:
             break
+        matches = eq[start_h]  # with ``bits``: the reference words equal to this one
         for start_r in range(n_r):
             if stop:
                 break
+            if bits:
+                if matches >> start_r == 0:
+                    break  # no equal reference word from here on
+                if not (matches >> start_r) & 1:
+                    continue
             if abs(start_r - start_h) > MAX_SHIFT_DIST:
                 continue
             length = 0
@@ -376,10 +484,49 @@ def _shift_round(words, ref, checked, costs, rest, first, last, buf_a, buf_b, ca
                         if idx == prev_idx:
                             continue
                         prev_idx = idx
-                        _perform_shift(words, start_h, length, idx, cand)
-                        first, last = _changed(words, cand, start_h, length, idx)
-                        gain = pre_score - edit_distance_between(cand, ref, costs, rest, first, last, buf_a, buf_b)
+                        # the candidate (lib_ter._perform_shift), written only where it differs from
+                        # ``words``: positions ``first`` .. ``last`` - 1 (:func:`_changed`), here and
+                        # not in a function of its own (passing arrays costs atomic reference counts)
+                        if idx < start_h:
+                            first, k = idx, idx
+                            for x in range(start_h, start_h + length):
+                                cand[k], cand_eq[k], k = words[x], eq[x], k + 1
+                            for x in range(idx, start_h):
+                                cand[k], cand_eq[k], k = words[x], eq[x], k + 1
+                        elif idx > start_h + length:
+                            first, k = start_h, start_h
+                            for x in range(start_h + length, idx):
+                                cand[k], cand_eq[k], k = words[x], eq[x], k + 1
+                            for x in range(start_h, start_h + length):
+                                cand[k], cand_eq[k], k = words[x], eq[x], k + 1
+                        else:
+                            first, k = start_h, start_h
+                            for x in range(start_h + length, min(length + idx, n_h)):
+                                cand[k], cand_eq[k], k = words[x], eq[x], k + 1
+                            for x in range(start_h, start_h + length):
+                                cand[k], cand_eq[k], k = words[x], eq[x], k + 1
+                        last = k
+                        while last > first and cand[last - 1] == words[last - 1]:
+                            last -= 1
                         checked += 1
+                        found = False
+                        if bits:
+                            p_, m_, dist = pv[first], mv[first], score[first]
+                            for x in range(first, last):
+                                p_, m_, dist = _bit_row(cand_eq[x], p_, m_, dist, n_r)
+                            for x in range(last, n_h):
+                                p_, m_, dist = _bit_row(eq[x], p_, m_, dist, n_r)
+                            found = dist < exact_below
+                            # without the beam the distance can only be smaller: a candidate whose gain
+                            # even so is not positive, or below the best's, cannot be the shift taken
+                            if not found and (pre_score - dist <= 0 or (have_best and pre_score - dist < b_gain)):
+                                continue
+                        if not found:
+                            if rest_from > 0:
+                                _fill_rest(words, ref, rest, rest_from)
+                                rest_from = 0
+                            dist = edit_distance_between(cand, ref, costs, rest, first, last, buf)
+                        gain = pre_score - dist
                         better = False
                         if not have_best:
                             better = True
@@ -401,8 +548,8 @@ def _shift_round(words, ref, checked, costs, rest, first, last, buf_a, buf_b, ca
                 if n_h == start_h + length or n_r == start_r + length:
                     break
     if not have_best:
-        return 0, 0, 0, 0, checked, pre_score
-    return b_gain, -b_neg_start, b_len, -b_neg_idx, checked, pre_score
+        return 0, 0, 0, 0, checked, pre_score, rest_from
+    return b_gain, -b_neg_start, b_len, -b_neg_idx, checked, pre_score, rest_from
 
 
 @njit("(int64[::1], int64[::1], int64[:, ::1])", cache=True)
@@ -422,17 +569,24 @@ def ter_pair(hyp, ref, shifts_out):
         return n_h, 0, hyp.copy()
     words = hyp.copy()
     cand = np.empty(n_h, dtype=np.int64)
-    buf_a = np.empty(n_r + 1, dtype=np.int64)
-    buf_b = np.empty(n_r + 1, dtype=np.int64)
+    eq = np.zeros(n_h, dtype=np.int64)
+    cand_eq = np.empty(n_h, dtype=np.int64)
+    if n_r <= MAX_BITS:
+        _match_bits(words, ref, eq)
+    pv = np.empty(n_h + 1, dtype=np.int64)
+    mv = np.empty(n_h + 1, dtype=np.int64)
+    score = np.empty(n_h + 1, dtype=np.int64)
+    buf = np.empty((2, n_r + 1), dtype=np.int64)
     costs = edit_distance_rows(words, ref)
-    rest = rest_costs(words, ref)
-    first, last = n_h, 0  # both tables are those of ``words``
+    rest = _rest_table(n_h, n_r)
+    exact_below = _exact_below(n_h, n_r)
+    first, rest_from = n_h, n_h  # all of ``costs`` is that of ``words``, ``rest`` only its last row
     shifts = 0
     checked = 0
     while True:
         # pre_score: the edit distance of ``words`` as they are now
-        gain, start, length, idx, checked, pre_score = _shift_round(
-            words, ref, checked, costs, rest, first, last, buf_a, buf_b, cand
+        gain, start, length, idx, checked, pre_score, rest_from = _shift_round(
+            words, eq, ref, checked, costs, rest, first, rest_from, exact_below, buf, cand, cand_eq, pv, mv, score
         )
         if checked >= MAX_SHIFT_CANDIDATES:
             break
@@ -445,6 +599,9 @@ def ter_pair(hyp, ref, shifts_out):
         _perform_shift(words, start, length, idx, cand)
         first, last = _changed(words, cand, start, length, idx)
         words[:] = cand
+        _perform_shift(eq, start, length, idx, cand_eq)
+        eq[:] = cand_eq
+        rest_from = max(rest_from, last)  # rows from ``last`` on depend on words that did not move
         shifts += 1
     # the loop ends without shifting ``words`` after the round that measured them (no gain, or the
     # candidate limit reached: sacrebleu then drops the pending shift), so their distance is known

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ngrams import ngram_counts, word_streams
+from . import _compiled
 from .base import Metric, Signature
 from .bleu import BLEU, bleu_from_totals
 
@@ -57,7 +58,8 @@ _UNMATCHED = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros
 # --------------------------------------------------------------------------- affix distance
 #: numpy computes affix distances (:mod:`._affix_numpy`) until a process has spent this much work on
 #: them (the sum over pairs of the two words' lengths multiplied; about 0.1 microsecond each); beyond
-#: it, or when the compiled kernel is loaded anyway, numba computes them, several times faster per pair
+#: it, or when the compiled kernel is at hand anyway (loaded, or built ahead of time), the compiled
+#: kernel computes them, several times faster per pair
 #: but loading numba costs a process about a second (docs/decisions.md, "tBLEU, only where a word can be
 #: replaced")
 NUMPY_WORK = 10_000_000
@@ -81,10 +83,8 @@ def affix_distances(words: Sequence[str], pairs: np.ndarray) -> np.ndarray:
         return out
     work = int((lt[todo] * lr[todo]).sum())
     chars, lens = _char_matrix(words)
-    if _numpy_work_done + work > NUMPY_WORK or KERNEL in sys.modules:
-        from ._tbleu_kernel import affix_distances as compiled
-
-        out[todo] = compiled(chars, lens, np.ascontiguousarray(pairs[todo]))
+    if _numpy_work_done + work > NUMPY_WORK or _compiled.ready(KERNEL):
+        out[todo] = _compiled.load(KERNEL).affix_distances(chars, lens, np.ascontiguousarray(pairs[todo]))
     else:
         from ._affix_numpy import affix_distances as vectorised
 

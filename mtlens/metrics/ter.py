@@ -14,11 +14,11 @@ still scored exactly, but its alignment matrix is not kept for display.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 
+from . import _compiled
 from .base import Metric, Signature
 
 #: word pairs above which the per-sentence alignment is not produced
@@ -129,7 +129,7 @@ class TER(Metric):
         refs = [ids(r, self.ref_words) for r in references]  # refs[k][i]
         hyps = [ids(h, self.words) for h in hypotheses]
         if (  # sacrebleu's TER for a small job of short lines (the word count only where it can matter)
-            KERNEL not in sys.modules
+            not _compiled.ready(KERNEL)
             and H * n * R <= PLAIN_PAIRS
             and sum(len(h[i]) * len(refs[k][i]) for h in hyps for i in range(n) for k in range(R)) <= PLAIN_CELLS
         ):
@@ -160,8 +160,7 @@ class TER(Metric):
         pairs = np.column_stack([np.repeat(u, R), (segment[:, None] * R + np.arange(R)[None, :]).ravel()]).astype(
             np.int64
         )
-        from . import _ter_kernel as K
-
+        K = _compiled.load(KERNEL)
         edits = K.ter_many(hyp_flat, hyp_off, ref_flat, ref_off, pairs).reshape(len(hyp_seqs), R)[which]
         return self._statistics(edits, refs, n, R)
 
@@ -285,8 +284,7 @@ def ter_alignment(hypothesis: str, references: list[str], metric: TER | None = N
         >>> a.edits, a.counts["shift"], a.counts["substitution"], a.counts["insertion"]
         (4, 1, 2, 1)
     """
-    from . import _ter_kernel as K
-
+    K = _compiled.load(KERNEL)
     metric = metric or TER()
     hyp_words = metric.words(hypothesis)
     refs_words = [metric.ref_words(r) for r in references]

@@ -1,0 +1,53 @@
+"""Build one kernel module ahead of time: ``python -m mtlens.metrics._aot mtlens.metrics._ter_kernel``.
+
+numba's ahead-of-time compiler (``numba.pycc``) compiles the functions the kernel module exports
+(``AOT_EXPORTS``), each with the one signature numba compiled it for, from the same Python source
+numba's just-in-time compiler uses, into an extension module (:mod:`._compiled` says where, and when
+it is used). :func:`mtlens.kernels.prepare` runs this in a child process, so that a failure (no C
+compiler) only leaves a marker and the process that asked keeps numba's kernel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.machinery
+import os
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+from . import _compiled
+
+
+def build(module: str) -> Path:
+    """Compile ``module``'s ``AOT_EXPORTS`` into :func:`._compiled.aot_path` (written whole, then
+    renamed, so a reader never sees half a file) and remove this module's files of other keys
+    (older sources or versions); raises if it cannot (no C compiler, ...)."""
+    path = _compiled.aot_path(module)
+    jit = importlib.import_module(module)  # numba's kernel: each function's one compiled signature
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba.pycc announces its own pending deprecation
+        from numba.pycc import CC
+
+        cc = CC(_compiled.short_name(module))
+    cc.verbose = False
+    with tempfile.TemporaryDirectory(dir=path.parent, prefix=".build-") as tmp:
+        cc.output_dir = tmp
+        for name in jit.AOT_EXPORTS:
+            dispatcher = getattr(jit, name)
+            (signature,) = dispatcher.nopython_signatures
+            cc.export(name, signature)(dispatcher.py_func)
+        cc.compile()
+        os.replace(Path(tmp) / cc.output_file, path)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]  # another interpreter's files are its own
+    for old in path.parent.glob(f"{_compiled.short_name(module)}-*{suffix}*"):
+        if old.is_file() and not old.name.startswith(path.name):
+            with contextlib.suppress(OSError):  # another process may hold it (Windows): left for later
+                old.unlink()
+    return path
+
+
+if __name__ == "__main__":
+    build(sys.argv[1])
