@@ -260,3 +260,30 @@ def test_chrf_eps_smoothing(shared_pairs, pair, word_order):
         systems,
         pair,
     )
+
+
+# --------------------------------------------------------------------------- the two engines of clipped counts
+@pytest.mark.parametrize("pair", PAIRS)
+def test_compiled_counts_equal_numpys_on_the_full_pair(shared_pairs, pair, monkeypatch):
+    """The compiled counts (mtlens.metrics._ngram_kernel) and numpy's sorts (mtlens.ngrams) on every
+    line of the pair: 13a words (BLEU's 4 orders) and chrF's characters (6 orders), clipped per
+    reference and by the largest reference count, and characters to order 18 on the first 200 lines.
+    Whichever engine the parity tests above ran with, the other gives the same numbers."""
+    from mtlens import ngrams
+    from mtlens.metrics import _compiled, counts
+
+    monkeypatch.setattr(_compiled, "ready", lambda m: True)
+    refs, systems = shared_pairs[pair]
+    lines = [*refs, *systems.values()]
+    chrf = CHRF()
+    cases = [
+        ("words", BLEU()._streams(lines), 4),
+        ("chars", ngrams.char_streams([[chrf.chars(x) for x in s] for s in lines]), 6),
+        ("chars-18", ngrams.char_streams([[chrf.chars(x) for x in s[:200]] for s in lines]), 18),
+    ]
+    for name, st, order in cases:
+        hyps = range(len(refs), st.n_streams)
+        for pairwise in (True, False):
+            want = ngrams.clipped_matches(st, range(len(refs)), hyps, order, pairwise=pairwise)
+            got = counts.clipped_matches(st, range(len(refs)), hyps, order, pairwise=pairwise)
+            np.testing.assert_array_equal(got, want, err_msg=f"{pair} {name} pairwise={pairwise}")

@@ -20,10 +20,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..ngrams import Streams, char_streams, clipped_matches, ngram_totals, word_streams
+from ..ngrams import Streams, char_streams, ngram_totals, word_streams
 from ..options import SMOOTH_DEFAULTS
 from ..tokenizers import TOKENIZERS, get_tokenizer, tokenizer_signature
 from .base import Metric, Signature
+from .counts import NgramKernel, clipped_matches
 
 #: sacrebleu's ``my_log`` floor for log(0)
 _LOG_ZERO = -9999999999.0
@@ -115,7 +116,7 @@ def closest_ref_len(hyp_len: np.ndarray, ref_lens: np.ndarray) -> np.ndarray:
     return ref_lens[best, np.arange(ref_lens.shape[1])]
 
 
-class BLEU(Metric):
+class BLEU(NgramKernel, Metric):
     """Word BLEU, sacrebleu-compatible.
 
     Args:

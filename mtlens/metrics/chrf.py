@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ngrams import char_streams, clipped_matches, ngram_totals, word_streams
+from ..ngrams import char_streams, ngram_totals, word_streams
 from .base import Metric, Signature
+from .counts import NgramKernel, clipped_matches
 
 _PUNCTS = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
@@ -88,7 +89,7 @@ def _chrf_eps(t: np.ndarray, n_orders: int, factor: float) -> np.ndarray:
     return 100 * score / n_orders
 
 
-class CHRF(Metric):
+class CHRF(NgramKernel, Metric):
     """chrF / chrF++.
 
     Args:
