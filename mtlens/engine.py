@@ -155,7 +155,8 @@ def start_pool(page_weight: float | None = None) -> None:
             names = list(kernels.kernel_modules())  # the metrics with a kernel
             kernels.prepare(names)  # waits for the warm-up, then loads them here
             with contextlib.suppress(Exception):  # a broken pool: its first job says so, and recovers
-                for fut in [ex.submit(kernels.prepare, names) for _ in range(size)]:
+                # workers load what is there and never build (the warm-up or this process does)
+                for fut in [ex.submit(kernels.prepare, names, False) for _ in range(size)]:
                     fut.result()
         finally:
             WARMED.set()

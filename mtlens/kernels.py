@@ -1,7 +1,8 @@
 """The compiled kernels: built once, ahead of their first use, and loaded in a millisecond after.
 
-TER and tolerant BLEU run compiled loops (``metrics/_ter_kernel.py``, ``metrics/_tbleu_kernel.py``),
-numba functions with explicit signatures. Each is used in one of two forms (:mod:`mtlens.metrics._compiled`):
+TER, tolerant BLEU and the clipped n-gram counts run compiled loops (``metrics/_ter_kernel.py``,
+``metrics/_tbleu_kernel.py``, ``metrics/_ngram_kernel.py``), numba functions with explicit signatures.
+Each is used in one of two forms (:mod:`mtlens.metrics._compiled`):
 
 - **ahead of time**: the same source compiled by ``numba.pycc`` into an extension module that loads
   without numba (a fraction of a millisecond, instead of numba's 0.3 s), where a C compiler is there;
@@ -10,14 +11,16 @@ numba functions with explicit signatures. Each is used in one of two forms (:mod
 
 - :func:`prepare` makes the kernels some metrics need ready before a job (each metric names its
   kernel module: :attr:`mtlens.metrics.base.Metric.kernel`): an ahead-of-time build is loaded; one not
-  built yet for this installation is built first, each module in its own child process (side by side
-  when there are two: ``python -m mtlens.metrics._aot MODULE``); a build that fails (no C
-  compiler) leaves a marker, and numba's kernel is used from then on. numba's kernels, when two must
-  be compiled and the process may fork (:func:`mtlens.processes.can_fork`), compile side by side too:
-  a child compiles the second while this process compiles the first, then loads it from the cache.
+  built yet for this installation is built first, each module in its own child process (side by side:
+  ``python -m mtlens.metrics._aot MODULE``); a build that fails (no C compiler) leaves a marker, and
+  numba's kernel is used from then on. numba's kernels, when several must be compiled and the process
+  may fork (:func:`mtlens.processes.can_fork`), compile side by side too: children compile the others
+  while this process compiles the first, then loads them from the cache.
 - :func:`start_warmup` (the dashboard calls it when its server starts) prepares every kernel in a
-  separate process (``python -m mtlens.kernels``) while the user uploads files; :func:`prepare`
-  waits for that process instead of building the same code a second time.
+  separate process (``python -m mtlens.kernels``) while the user uploads files, in two stages: numba's
+  kernels, then the ahead-of-time builds. :func:`prepare` waits for the first stage only and loads
+  numba's kernels while the second runs (the server's later processes load the builds), instead of
+  building the same code a second time or waiting for it.
 """
 
 from __future__ import annotations
@@ -40,18 +43,27 @@ def kernel_modules() -> dict[str, str]:
 
 
 _warmup: subprocess.Popen | bool | None = None  # False: could not be started
+_warmup_compiled = threading.Event()  # the warm-up has numba's kernels compiled (or has ended)
 _lock = threading.Lock()
+#: what the warm-up prints once numba's kernels are compiled, before it builds them ahead of time
+COMPILED = "numba-kernels-compiled"
 
 
-def prepare(metrics: Iterable[str]) -> None:
-    """Load (building or compiling first if needed) the kernels of ``metrics`` (names such as ``ter``)."""
+def prepare(metrics: Iterable[str], build: bool = True) -> None:
+    """Load the kernels of ``metrics`` (names such as ``ter``): built ahead of time, or numba's.
+
+    With ``build``, the ahead-of-time modules missing for this installation are built first, unless
+    this process's warm-up is building them (then numba's kernels, which it has compiled, are loaded:
+    nobody waits for the second stage). Without, only what is there is loaded (or numba's compiled)."""
     known = kernel_modules()
     modules = list(dict.fromkeys(known[m] for m in metrics if m in known))
     missing = [m for m in modules if _compiled.loaded(m) is None]
     if not missing:
         return
-    _wait_for_warmup()
-    _build_ahead(m for m in missing if not _compiled.built(m))
+    if _wait_for_warmup():
+        build = False
+    if build:
+        _build_ahead(m for m in missing if not _compiled.built(m))
     jit_only = [m for m in missing if not _compiled.built(m)]
     children = []
     if len(jit_only) > 1 and workers() > 1 and can_fork():
@@ -98,25 +110,50 @@ def _build_ahead(modules: Iterable[str]) -> None:
 
 
 def start_warmup() -> None:
-    """Compile every kernel in a background process, once per server process (no-op if running or done)."""
+    """Prepare every kernel in a background process, once per server process (no-op if running or
+    done): numba's kernels first, then the ahead-of-time builds (``python -m mtlens.kernels``)."""
     global _warmup
     with _lock:
-        if _warmup is not None or all(_compiled.ready(m) for m in kernel_modules().values()):
+        if _warmup is not None or all(_compiled.built(m) for m in set(kernel_modules().values())):
             return
         try:
-            _warmup = start_module("mtlens.kernels")
-        except OSError:  # no process to spare: the kernels compile at first use instead
+            _warmup = start_module("mtlens.kernels", stdout=subprocess.PIPE)
+        except OSError:  # no process to spare: the kernels are built at first use instead
             _warmup = False
+            return
+        threading.Thread(target=_follow_warmup, args=(_warmup,), name="mtlens-warmup", daemon=True).start()
 
 
-def _wait_for_warmup(timeout: float = 120.0) -> None:
-    """Let a running warm-up finish (it is ahead of us); never fails: we compile ourselves otherwise."""
+def _follow_warmup(proc: subprocess.Popen) -> None:
+    """Note when the warm-up has numba's kernels compiled (its line :data:`COMPILED`) or has ended."""
+    try:
+        for line in proc.stdout:
+            if line.strip() == COMPILED.encode():
+                _warmup_compiled.set()
+        proc.wait()
+    finally:
+        _warmup_compiled.set()
+
+
+def _wait_for_warmup(timeout: float = 120.0) -> bool:
+    """Wait until a running warm-up has numba's kernels compiled (it is ahead of us); True while it is
+    still building the ahead-of-time modules, so this process does not build them a second time.
+    Never fails: after ``timeout``, or without a warm-up, we build or compile ourselves."""
     proc = _warmup
-    if not proc or proc.poll() is not None:
-        return
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=timeout)
+    if not proc:
+        return False
+    _warmup_compiled.wait(timeout)
+    return proc.poll() is None
 
 
-if __name__ == "__main__":  # python -m mtlens.kernels: build (or compile, or load) every kernel
-    prepare(kernel_modules())
+def _warm_everything() -> None:
+    """The warm-up's work: numba's kernels first (a page waiting for a kernel can then load them from
+    numba's cache), then every ahead-of-time module not built yet (later processes load those)."""
+    modules = sorted(set(kernel_modules().values()))
+    prepare(kernel_modules(), build=False)
+    print(COMPILED, flush=True)
+    _build_ahead(m for m in modules if not _compiled.built(m))
+
+
+if __name__ == "__main__":  # python -m mtlens.kernels
+    _warm_everything()

@@ -306,13 +306,12 @@ def test_the_background_warmup_prepares_everything_and_later_use_loads_it(tmp_pa
         kernels.start_warmup()
         kernels.start_warmup()  # once per process
         proc = kernels._warmup
-        kernels.prepare(["ter"])  # waits for the warm-up instead of building or compiling a second time
-        print(json.dumps({"returncode": proc.returncode,
-                          "ter": loaded_from_cache(TER) if DATA == "0" else None,
-                          "aot": "mtlens.metrics._ter_kernel_aot" in sys.modules,
-                          "built": [_compiled.built(m) for m in ("mtlens.metrics._ter_kernel",
-                                                                 "mtlens.metrics._tbleu_kernel")],
-                          "tbleu_loaded": _compiled.loaded("mtlens.metrics._tbleu_kernel") is not None}))
+        kernels.prepare(["ter"])  # waits for the warm-up's numba stage instead of compiling a second time
+        ter = loaded_from_cache(TER) if DATA == "0" else None
+        tbleu_loaded = _compiled.loaded(TBLEU) is not None
+        proc.wait()
+        print(json.dumps({"returncode": proc.returncode, "ter": ter, "tbleu_loaded": tbleu_loaded,
+                          "built": [_compiled.built(m) for m in (TER, TBLEU, "mtlens.metrics._ngram_kernel")]}))
         """,
         tmp_path,
         data=aot,
@@ -320,10 +319,44 @@ def test_the_background_warmup_prepares_everything_and_later_use_loads_it(tmp_pa
     )
     assert got["returncode"] == 0
     if aot == "1":
-        assert got["aot"] and got["built"] == [True, True]
+        assert got["built"] == [True, True, True]  # the warm-up's second stage
     else:
-        assert all(hits == 1 for _, hits in got["ter"].values())
+        assert got["built"] == [False, False, False]
+        assert all(hits == 1 for _, hits in got["ter"].values())  # compiled by the warm-up, loaded here
     assert not got["tbleu_loaded"]  # only what was asked for is loaded here
+
+
+def test_prepare_waits_for_the_warmups_first_stage_only_and_builds_nothing_while_it_builds(monkeypatch):
+    """While the warm-up builds the ahead-of-time modules (after its line COMPILED), a page's prepare
+    loads numba's kernels at once and builds nothing; once the warm-up has ended, prepare builds what
+    is missing itself."""
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from mtlens import kernels
+
+    script = f"print({kernels.COMPILED!r}, flush=True); import time; time.sleep(120)"
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    monkeypatch.setattr(kernels, "_warmup", proc)
+    monkeypatch.setattr(kernels, "_warmup_compiled", threading.Event())
+    threading.Thread(target=kernels._follow_warmup, args=(proc,), daemon=True).start()
+    builds, loads = [], []
+    monkeypatch.setattr(kernels, "_build_ahead", lambda modules: builds.append(list(modules)))
+    monkeypatch.setattr(kernels._compiled, "loaded", lambda m: None)
+    monkeypatch.setattr(kernels._compiled, "load", loads.append)
+    try:
+        t = time.perf_counter()
+        kernels.prepare(["ter"])
+        assert time.perf_counter() - t < 60 and proc.poll() is None  # did not wait for the end
+        assert builds == [] and loads == [TER_KERNEL]
+    finally:
+        proc.kill()
+        proc.wait()
+    assert kernels._warmup_compiled.wait(10)
+    kernels.prepare(["ter"])
+    assert len(builds) == 1 and loads == [TER_KERNEL, TER_KERNEL]
 
 
 def test_loading_a_kernel_leaves_out_numbas_blas_and_cffi_imports_and_both_still_work_after(tmp_path):
