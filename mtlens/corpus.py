@@ -109,6 +109,8 @@ def _freeze(name, lines, kind) -> tuple[str, ...]:
     if isinstance(lines, (str, bytes)):
         raise InputError(f"{kind} '{name}' must be a list of lines, not a single string")
     out = tuple(lines)
+    if set(map(type, out)) <= {str} and max(map(len, out), default=0) <= MAX_LINE_CHARS:
+        return out  # the common case, checked in C; otherwise the loop below names the first bad line
     for i, line in enumerate(out):
         if not isinstance(line, str):
             raise InputError(f"{kind} '{name}' line {i + 1} is not text ({type(line).__name__})")

@@ -93,11 +93,19 @@ def decode_lines(data: bytes, name: str) -> list[str]:
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
+    if "\r" not in text:
+        return lines
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
+#: bytes from the start of a file that :func:`_looks_utf16` looks at (a file is UTF-16 from its start)
+UTF16_SAMPLE = 1 << 20
+
+
 def _looks_utf16(data: bytes) -> bool:
-    """UTF-16 without a byte order mark: in mostly-Latin text one byte of every pair is zero, the other never."""
+    """UTF-16 without a byte order mark: in mostly-Latin text one byte of every pair is zero, the other
+    never (judged on the first :data:`UTF16_SAMPLE` bytes)."""
+    data = data[: UTF16_SAMPLE & ~1]
     if len(data) < 4:
         return False
     half = len(data) // 2
@@ -425,18 +433,37 @@ def _line_list(nums: list[int]) -> str:
     return shown + (f" and {len(nums) - 5} more" if len(nums) > 5 else "")
 
 
+def _numbered(lines: Sequence[str], text: str | None, pattern: re.Pattern) -> list[int]:
+    """The numbers (from 1) of the lines where ``pattern`` occurs, found in ``text`` (the lines joined by
+    newlines) at once, or line by line when ``text`` is None."""
+    if text is None:
+        return [i for i, line in enumerate(lines, start=1) if pattern.search(line)]
+    out: list[int] = []
+    line, pos = 1, 0
+    for m in pattern.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
+
+
+_TAB = re.compile("\t")
+
+
 def stream_warnings(kind: str, name: str, lines: Iterable[str]) -> list[str]:
-    """Notes about oddities real data has: empty lines, HTML entities, zero-width characters, tabs."""
-    empty, ent, zw, tab = [], [], [], []
-    for i, line in enumerate(lines, start=1):
-        if not line.strip():
-            empty.append(i)
-        if "&" in line and _ENTITY.search(line):
-            ent.append(i)
-        if _ZERO_WIDTH.search(line):
-            zw.append(i)
-        if "\t" in line:
-            tab.append(i)
+    """Notes about oddities real data has: empty lines, HTML entities, zero-width characters, tabs.
+
+    Each kind is looked for in the whole text at once, and the lines are numbered from where it
+    occurs (a million clean lines: no Python loop over them); line by line if a line holds a newline."""
+    lines = lines if isinstance(lines, (list, tuple)) else list(lines)
+    text = "\n".join(lines)
+    joined = text if text.count("\n") == len(lines) - 1 else None
+    blank = "" in lines or any(map(str.isspace, lines))
+    empty = [i for i, line in enumerate(lines, start=1) if not line.strip()] if blank else []
+    ent = _numbered(lines, joined, _ENTITY) if "&" in text else []
+    zw = _numbered(lines, joined, _ZERO_WIDTH)
+    tab = _numbered(lines, joined, _TAB) if "\t" in text else []
     out = []
     if empty:
         out.append(f"{kind} '{name}' has {len(empty)} empty line(s): {_line_list(empty)}")

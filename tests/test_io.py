@@ -252,3 +252,43 @@ def test_single_file_dispatch():
     assert corpus_from_single(WMT_XML.encode(), "a.XML").system_names == ("sysA",)
     with pytest.raises(InputError, match="neither a .tsv nor a .xml"):
         corpus_from_single(b"abc", "a.txt")
+
+
+def test_data_notes_name_the_same_lines_as_a_line_by_line_reading():
+    """stream_warnings looks for each kind in the whole text at once; the lines it names are those a
+    plain reading of every line names (the definition, written out here): blank lines as str.strip
+    sees them (ideographic space, information separators), entities, zero-width characters, tabs,
+    also when a line holds a newline or a Unicode line separator of its own."""
+    import random
+    import re
+
+    from mtlens.io import stream_warnings
+
+    entity = re.compile(r"&(amp|quot|lt|gt|apos|#\d+|#x[0-9a-fA-F]+);")
+    pieces = ["a", "Wort", " ", "\u3000", "\x1c", "\t", "&amp;", "&#39;", "& x", "\u200b", "\ufeff", "\u2028", "\n", ""]
+
+    def by_line(lines):
+        empty = [i for i, x in enumerate(lines, 1) if not x.strip()]
+        ent = [i for i, x in enumerate(lines, 1) if entity.search(x)]
+        zw = [i for i, x in enumerate(lines, 1) if any(c in x for c in "\u200b\u200c\u200d\u2060\ufeff")]
+        tab = [i for i, x in enumerate(lines, 1) if "\t" in x]
+        return empty, ent, zw, tab
+
+    rng = random.Random(5)
+    for trial in range(400):
+        lines = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 12))]
+        if trial % 2:
+            lines = [x.replace("\n", "") for x in lines]  # the usual case: no newline inside a line
+        notes = " | ".join(stream_warnings("system", "S", lines))
+        empty, ent, zw, tab = by_line(lines)
+        for nums, said, kind in (
+            (empty, "has {} empty line(s): {}", "empty line"),
+            (ent, "HTML entities such as &amp; on {} line(s): {} ", "HTML entities"),
+            (zw, "zero-width characters on {} line(s): {}", "zero-width"),
+            (tab, "tabs inside {} line(s): {} ", "tabs inside"),
+        ):
+            if nums:
+                shown = ", ".join(map(str, nums[:5])) + (f" and {len(nums) - 5} more" if len(nums) > 5 else "")
+                assert said.format(len(nums), shown) in notes, (lines, notes)
+            else:
+                assert kind not in notes, (lines, notes)
