@@ -71,18 +71,42 @@ def word_streams(streams: Sequence[Sequence[Sequence[str]]]) -> Streams:
     return _make(parts, lengths, max(len(vocab), 1))
 
 
-def char_streams(streams: Sequence[Sequence[str]]) -> Streams:
+_space: np.ndarray | None = None
+
+
+def space_table() -> np.ndarray:
+    """``table[c]``: code point ``c`` is white space as ``str.isspace`` (and so ``str.split``) sees it.
+    None lies above U+3000 (tests/test_chrf.py checks every code point)."""
+    global _space
+    if _space is None:
+        table = np.zeros(0x110000, dtype=bool)
+        table[[c for c in range(0x3001) if chr(c).isspace()]] = True
+        _space = table
+    return _space
+
+
+def char_streams(streams: Sequence[Sequence[str]], drop_space: bool = False) -> Streams:
     """Build :class:`Streams` whose tokens are the characters of each segment (dense ids: the
-    rank of each code point among those that occur)."""
+    rank of each code point among those that occur). With ``drop_space``, white space is left out
+    (each segment as ``"".join(segment.split())``, done on a stream's code points at once)."""
     parts, lengths = [], []
     for segments in streams:
-        lengths.append(np.fromiter(map(len, segments), dtype=np.int64, count=len(segments)))
+        lens = np.fromiter(map(len, segments), dtype=np.int64, count=len(segments))
         joined = "".join(segments)
-        parts.append(np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64))
+        points = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+        if drop_space:
+            keep = ~space_table()[points]
+            kept = np.zeros(len(points) + 1, dtype=np.int64)
+            np.cumsum(keep, out=kept[1:])
+            ends = np.cumsum(lens)
+            lens = kept[ends] - kept[ends - lens]
+            points = points[keep]
+        lengths.append(lens)
+        parts.append(points)
     out = _make(parts, lengths, 0x110000)
     if not len(out.tokens):
         return out
-    present = np.bincount(out.tokens, minlength=0x110000) > 0
+    present = np.bincount(out.tokens) > 0  # up to the largest code point that occurs, not all 0x110000
     dense = np.cumsum(present) - 1
     return Streams(tokens=dense[out.tokens], lengths=out.lengths, vocab_size=int(dense[-1]) + 1)
 

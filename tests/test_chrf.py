@@ -86,3 +86,29 @@ def test_vectorised_over_leading_axes():
     both = chrf_from_totals(t)
     assert both.shape == (2,)
     assert both[1] == pytest.approx(float(chrf_from_totals(t[1])))
+
+
+def test_characters_without_white_space_are_those_of_split_and_join():
+    """chrF and character BLEU drop white space from whole streams at once (mtlens.ngrams.char_streams
+    with drop_space); that equals "".join(line.split()) line by line, for every white space character
+    Python knows (the table is checked against str.isspace on every code point) and after lowercasing
+    (which can change a line's length: "İ" lowercases to two characters)."""
+    import random
+
+    from mtlens.ngrams import char_streams, space_table
+
+    table = space_table()
+    assert [c for c in range(0x110000) if chr(c).isspace()] == list(np.flatnonzero(table))
+    spaces = [chr(c) for c in np.flatnonzero(table)]
+    alphabet = [*spaces, "a", "B", "ß", "İ", "Σ", "中", "\U0001f600", "\u0301", "-", "'"]
+    rng = random.Random(11)
+    streams = [["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 9))) for _ in range(50)] for _ in range(3)]
+    for lower in (False, True):
+        cased = [[x.lower() for x in s] if lower else s for s in streams]
+        got = char_streams(cased, drop_space=True)
+        want = char_streams([["".join(x.split()) for x in s] for s in cased])
+        np.testing.assert_array_equal(got.lengths, want.lengths)
+        np.testing.assert_array_equal(got.tokens, want.tokens)
+        assert got.vocab_size == want.vocab_size
+    m = CHRF(lowercase=True)
+    assert m.chars("İ a\u3000b") == "i̇ab"  # the method the per-line views use: the same characters

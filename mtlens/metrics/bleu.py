@@ -293,7 +293,10 @@ class CharBLEU(BLEU):
         return list(self.chars(line))
 
     def _streams(self, streams):
-        return char_streams([[self.chars(line) for line in lines] for lines in streams])
+        if self.keep_spaces:
+            return char_streams([[self.chars(line) for line in lines] for lines in streams])
+        cased = [list(map(str.lower, lines)) if self.lowercase else lines for lines in streams]
+        return char_streams(cased, drop_space=True)  # self.chars, on whole streams at once
 
     def signature(self, n_refs):
         fields = [

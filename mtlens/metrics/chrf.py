@@ -150,7 +150,8 @@ class CHRF(NgramKernel, Metric):
         R, H = len(references), len(hypotheses)
         streams = list(references) + list(hypotheses)
         refs, hyps = range(R), range(R, R + H)
-        cs = char_streams([[self.chars(x) for x in lines] for lines in streams])
+        cased = [list(map(str.lower, lines)) if self.lowercase else lines for lines in streams]
+        cs = char_streams(cased, drop_space=not self.whitespace)  # self.chars, on whole streams at once
         parts = [self._triples(cs, refs, hyps, self.char_order)]
         if self.word_order:
             ws = word_streams([[self.words(x) for x in lines] for lines in streams])
