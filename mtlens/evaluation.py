@@ -239,6 +239,55 @@ def annotation_metrics(corpus: Corpus, annotations, weights=None) -> list:
     return out
 
 
+def finished_neural(store, set_id: str) -> tuple[tuple[str, str], ...]:
+    """``(model, digest)`` of the set's finished neural jobs whose model is still registered as it was
+    (none when the store cannot say)."""
+    from .jobs import status
+    from .neural import models
+
+    try:
+        jobs = [p for p in status(store, set_id) if p.state == "done"]
+        if not jobs:
+            return ()
+        registered = {(m.name, m.digest) for m in models(store)}
+    except InputError:
+        return ()
+    return tuple(sorted((p.model, p.digest) for p in jobs if (p.model, p.digest) in registered))
+
+
+def file_metrics(store, ev: Evaluation, neural: Sequence[tuple[str, str]] = ()) -> list:
+    """The set's metrics that are read, not computed here: its imported score files, its annotations' MQM
+    and the cached scores of its finished neural jobs ``neural`` (:func:`finished_neural`), in that
+    order (each an :class:`mtlens.external.ImportedScores`)."""
+    from .external import read_score_files
+    from .neural import cached_scores, get_model
+
+    out = read_score_files(list(ev.scores), ev.corpus) if ev.scores else []
+    out += annotation_metrics(ev.corpus, ev.annotations)
+    for name, digest in neural:
+        try:
+            model = get_model(store, name)
+            scores = cached_scores(store, model, ev.corpus) if model.digest == digest else None
+        except InputError:
+            continue
+        if scores is not None:
+            out.append(scores)
+    return out
+
+
+#: the bundled sample's name (its set id is :data:`mtlens.store.SAMPLE_ID`)
+SAMPLE_NAME = "Bundled sample: WMT21 en-de, 200 lines"
+
+
+def sample_evaluation() -> Evaluation:
+    """The bundled sample (WMT21 en-de, its human scores) as an evaluation with the sample's set id."""
+    from .io import SAMPLE_DIR, read_bytes, sample_corpus
+    from .store import SAMPLE_ID
+
+    human = tuple((n, read_bytes(SAMPLE_DIR / n)) for n in ("human.tsv", "human_seg.tsv"))
+    return dataclasses.replace(evaluate(sample_corpus(), "en-de", human), set_id=SAMPLE_ID, name=SAMPLE_NAME)
+
+
 def save(store, ev: Evaluation, name: str, project: str | None = None, owner: str | None = None) -> Evaluation:
     """Save an evaluation as a new set (its language decision and data notes with it)."""
     set_id = store.save(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from mtlens.ui import cached, export, render, state, views
+from mtlens.ui import cached, export, render, state, views, workspace
 from mtlens.ui.guard import guard
 from mtlens.ui.neural import panel as neural_panel
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
@@ -18,14 +18,11 @@ with guard():
     dataset_caption(ds)
     neural_panel(ds)
 
-    #: above this many system lines, the slow metrics (TER, tBLEU) are opt-in
-    LARGE = 30_000
     size = ds.corpus.n_lines * len(ds.corpus.systems)
     names = cached.metric_names(ds)
-    fast = cached.fast_metrics(names)
-    metrics_key = f"rank_metrics_{size > LARGE}_{len(names)}"  # a metric that appears (a finished job) is shown
+    metrics_key = f"rank_metrics_{size > views.LARGE}_{len(names)}"  # a metric that appears (a finished job) is shown
     state.from_link({"sort": ("rank_sort", names)}, lists={"metrics": (metrics_key, names)})
-    default_metrics = list(names) if size <= LARGE else fast
+    default_metrics = views.default_metrics(names, size)
     chosen = st.multiselect(
         "Metrics",
         names,
@@ -33,7 +30,7 @@ with guard():
         key=metrics_key,
         help="TER and tBLEU take about a minute per 100,000 system lines; they are opt-in for large uploads.",
     )
-    if size > LARGE:
+    if size > views.LARGE:
         st.caption(f"{size:,} system lines: TER and tBLEU are not computed unless you add them above.")
     shown_metrics = [m for m in names if m in chosen] or ["bleu"]
     sort_by = st.selectbox("Sort by", shown_metrics, key="rank_sort")
@@ -59,15 +56,14 @@ with guard():
     placeholder.dataframe(export.numbers(views.ranking_table(results, sort_by, cmp)), hide_index=True, key="rank_table")
     if len(ds.corpus.systems) > 1 and not testable:
         st.info(cached.too_few_lines(ds))
-    st.caption(
-        "Clusters: systems in score order, split only where every system above is significantly better than every "
-        "system below (paired bootstrap, 1000 resamples, Holm-corrected p < 0.05). Lower is better for TER."
-    )
+    st.caption(views.CLUSTERS_NOTE)
     for m_name, (imp_scores, _) in cached.imported(ds).items():
         if imp_scores.spans:
             st.markdown(f"**{render.md(m_name)} error spans per system**")
             counts = views.span_counts(ds, imp_scores.spans)
             export.table(counts, name=f"mtlens-{m_name}-spans", hide_index=True, key=f"rank_spans_{m_name}")
+    if ds.set_id:
+        st.caption(workspace.quick_link(ds))
     st.markdown("**Signatures**")
     # plain preformatted text: st.code's highlighter is a 1.6 MB script a new browser session would load first
     st.container(key="rank_signatures").text("\n".join(f"{m}: {r.signature}" for m, r in results.items()))

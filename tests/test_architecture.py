@@ -21,7 +21,7 @@ FLOORS = {
     4: {"scoring"},
     5: {"significance", "analysis", "report", "html_report", "highlight"},
     6: {"evaluation"},
-    7: {"cli", "__main__", ""},
+    7: {"rankings", "cli", "__main__", ""},
     8: {"ui"},
 }
 _FLOOR_OF = {part: floor for floor, parts in FLOORS.items() for part in parts}

@@ -18,10 +18,10 @@ from collections import OrderedDict
 
 import streamlit as st
 
+from .. import rankings
 from ..metrics import REGISTRY, make_metric, options_key
 from ..options import DEFAULTS, Options
 from ..scoring import MetricResult, score_metrics, score_saved_many
-from ..significance import DEFAULT_SEED
 from ..store import SAMPLE_ID
 from . import state
 from .state import Dataset
@@ -54,31 +54,11 @@ def _score(dataset: Dataset, names: list[str], opts: Options) -> list[MetricResu
 
 @st.cache_resource(max_entries=16, show_spinner="Reading imported scores…")
 def _imported(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> dict:
-    from ..evaluation import annotation_metrics
-    from ..external import read_score_files
+    from ..evaluation import file_metrics
     from ..scoring import result_for
 
-    metrics = read_score_files(list(_dataset.scores), _dataset.corpus) if _dataset.scores else []
-    metrics += annotation_metrics(_dataset.corpus, _dataset.annotations)
-    metrics += _neural_metrics(_dataset)
+    metrics = file_metrics(state.store(), _dataset.evaluation(), _dataset.neural)
     return {s.name: (s, result_for(_dataset.corpus, s)) for s in metrics}
-
-
-def _neural_metrics(dataset: Dataset) -> list:
-    """The scores of the set's finished neural jobs (:mod:`mtlens.neural`), read from the store's cache."""
-    from ..errors import InputError
-    from ..neural import cached_scores, get_model
-
-    out = []
-    for name, digest in dataset.neural:
-        try:
-            model = get_model(state.store(), name)
-            scores = cached_scores(state.store(), model, dataset.corpus) if model.digest == digest else None
-        except InputError:
-            continue
-        if scores is not None:
-            out.append(scores)
-    return out
 
 
 def imported(dataset: Dataset) -> dict:
@@ -127,8 +107,8 @@ FIRST_COLUMNS = 2
 
 
 def fast_metrics(names) -> list[str]:
-    """The metrics a large upload computes by default (those not declared slow; imported ones are free)."""
-    return [m for m in names if not (m in REGISTRY and REGISTRY[m].slow)]
+    """``names`` without the slow ones (:func:`mtlens.rankings.fast`)."""
+    return rankings.fast(names)
 
 
 def metric_groups(names) -> list[list[str]]:
@@ -215,14 +195,15 @@ def comparison(
     dataset: Dataset,
     name: str,
     opts: Options,
-    test: str = "bootstrap",
-    n: int = 1000,
-    seed: int = DEFAULT_SEED,
+    test: str = rankings.TEST,
+    n: int = rankings.RESAMPLES,
+    seed: int = rankings.SEED,
     baseline: str | None = None,
-    alpha: float = 0.05,
+    alpha: float = rankings.ALPHA,
     progress=None,
 ):
-    """Significance tests of one metric (cached by data, options and test settings)."""
+    """Significance tests of one metric (cached by data, options and test settings); by default the
+    Rankings' test (:mod:`mtlens.rankings`)."""
     from ..significance import compare
 
     key = (
@@ -247,18 +228,11 @@ def comparison(
 
 def can_test(dataset: Dataset) -> bool:
     """Whether significance tests can run: two systems or more, and enough lines."""
-    from ..significance import MIN_TEST_LINES
-
-    return len(dataset.corpus.systems) > 1 and dataset.corpus.n_lines >= MIN_TEST_LINES
+    return rankings.can_test(len(dataset.corpus.systems), dataset.corpus.n_lines)
 
 
 def too_few_lines(dataset: Dataset) -> str:
-    from ..significance import MIN_TEST_LINES
-
-    return (
-        f"No significance tests: they need at least {MIN_TEST_LINES} lines, this test set has "
-        f"{dataset.corpus.n_lines} (a resampling test over a handful of lines measures nothing)."
-    )
+    return rankings.too_few_lines(dataset.corpus.n_lines)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the human scores…")

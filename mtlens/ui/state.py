@@ -19,8 +19,17 @@ import streamlit as st
 from .. import engine, kernels
 from ..corpus import Corpus
 from ..errors import InputError
-from ..evaluation import Evaluation, evaluate, evaluate_annotations, open_saved, options_for, save
-from ..io import SAMPLE_DIR, corpus_from_bytes, corpus_from_single, read_bytes, sample_corpus, sample_files
+from ..evaluation import (
+    Evaluation,
+    evaluate,
+    evaluate_annotations,
+    finished_neural,
+    open_saved,
+    options_for,
+    sample_evaluation,
+    save,
+)
+from ..io import corpus_from_bytes, corpus_from_single, sample_files
 from ..language import Language, language_defaults
 from ..metrics import REGISTRY
 from ..options import DEFAULTS, SPECS, Options
@@ -121,13 +130,8 @@ def fingerprint(corpus: Corpus) -> str:
 def sample_dataset() -> Dataset:
     """The bundled sample (read once per process)."""
     refs, systems, _ = sample_files()
-    corpus = sample_corpus()
-    human = tuple((n, read_bytes(SAMPLE_DIR / n)) for n in ("human.tsv", "human_seg.tsv"))
     files = (*(fn for fn, _ in refs + systems), "src.txt", "human.tsv", "human_seg.tsv")
-    ev = dataclasses.replace(
-        evaluate(corpus, "en-de", human), set_id=SAMPLE_ID, name="Bundled sample: WMT21 en-de, 200 lines"
-    )
-    return Dataset.of(ev, "sample", files)
+    return Dataset.of(sample_evaluation(), "sample", files)
 
 
 def store() -> Store:
@@ -203,20 +207,8 @@ def missing_set(err: InputError) -> None:
 
 
 def neural_done(ds: Dataset) -> tuple[tuple[str, str], ...]:
-    """``(model, digest)`` of the set's finished neural jobs whose model is still registered as it was."""
-    if not ds.set_id:
-        return ()
-    from ..jobs import status
-    from ..neural import models
-
-    try:
-        jobs = [p for p in status(store(), ds.set_id) if p.state == "done"]
-        if not jobs:
-            return ()
-        registered = {(m.name, m.digest) for m in models(store())}
-    except InputError:
-        return ()
-    return tuple(sorted((p.model, p.digest) for p in jobs if (p.model, p.digest) in registered))
+    """``(model, digest)`` of the set's finished neural jobs (:func:`mtlens.evaluation.finished_neural`)."""
+    return finished_neural(store(), ds.set_id) if ds.set_id else ()
 
 
 def use_sample() -> None:

@@ -31,11 +31,15 @@ from ..io import decode_lines
 from ..metrics import make_metric, metric_names, options_key
 from ..metrics.ter import ter_alignment
 from ..options import Options
+from ..rankings import CLUSTERS_NOTE, LARGE, default_metrics
+from ..rankings import table as ranking_table
 from ..significance import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES
 from . import cached, state
 
 __all__ = [
+    "CLUSTERS_NOTE",
     "DEFAULT_SEED",
+    "LARGE",
     "MAX_SAMPLES",
     "MIN_TEST_LINES",
     "SLIDE_CSS",
@@ -43,6 +47,7 @@ __all__ = [
     "best_m_marks",
     "correlation_table",
     "dataset_table",
+    "default_metrics",
     "exports",
     "frequency_corpus",
     "html_report",
@@ -71,19 +76,6 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- Rankings
-def ranking_table(results: dict, sort_by: str, cmp=None) -> pd.DataFrame:
-    """Systems in the order of ``sort_by`` with a rank, every metric, and (with a comparison) the cluster
-    and the bootstrap interval of ``sort_by``."""
-    order = report.ranked(results, sort_by)
-    table = pd.DataFrame({"system": order, **{m: [r.scores[n] for n in order] for m, r in results.items()}})
-    table.insert(0, "rank", range(1, len(order) + 1))
-    if cmp is not None:
-        cluster_of = {n: i + 1 for i, cl in enumerate(cmp.clusters) for n in cl}
-        table.insert(2, f"cluster ({sort_by})", [cluster_of[n] for n in order])
-        table.insert(3, f"{sort_by} 95% CI ±", [cmp.systems[n].ci for n in order])
-    return table
-
-
 def span_counts(ds: state.Dataset, spans: dict) -> pd.DataFrame:
     """Imported error spans per system and severity."""
     from .render import SEVERITIES

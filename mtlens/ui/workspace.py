@@ -17,11 +17,20 @@ from ..evaluation import add_annotations, import_bundle
 from ..external import read_score_files
 from ..io import decode_lines, unique_names
 from ..store import SAMPLE_ID
-from . import identity, render, state
+from . import identity, quick, render, state
 
 
 def _link(ds: state.Dataset) -> str:
     return f"?set={ds.set_id}"
+
+
+def quick_link(ds: state.Dataset) -> str:
+    """Markdown: the set's quick view (:mod:`mtlens.ui.quick`), the link to send for a meeting."""
+    url = quick.link(ds.set_id)
+    return (
+        f"Quick view: [{url}]({url}) shows these Rankings at once in any browser (plain HTML drawn by the "
+        "server from the stored scores, default options), with a link back here."
+    )
 
 
 def current_set_panel(ds: state.Dataset) -> None:
@@ -33,6 +42,7 @@ def current_set_panel(ds: state.Dataset) -> None:
         "The address of every page holds this set's id: a reload, another browser or a colleague with the "
         "link opens the same evaluation. Link: " + render.md(_link(ds))
     )
+    st.caption(quick_link(ds))
     if ds.set_id == SAMPLE_ID:
         st.caption("The bundled sample is read-only; uploads become sets of their own.")
         return

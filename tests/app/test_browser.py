@@ -593,6 +593,60 @@ def test_an_imported_wmt_pair_opens_by_link_with_sacrebleus_bleu(browser, server
     ctx.close()
 
 
+def test_a_sets_quick_view_opens_without_script_and_leads_to_the_dashboard(browser, server):
+    """The Rankings page offers the set's quick view; in a new browser session (scripts off: the page needs
+    none) it shows the Rankings table with sacrebleu's BLEU, and its link opens the set in the dashboard."""
+    from urllib.parse import urljoin
+
+    from sacrebleu.metrics import BLEU as SacreBLEU
+
+    from ..conftest import pair_files
+
+    out = subprocess.run(
+        [sys.executable, "-m", "mtlens", "import", str(SAMPLE), "--name", "<b>Q3</b> sample"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    sid = out.stdout.strip()
+    ctx = browser.new_context(viewport={"width": 1400, "height": 2200})
+    page = ctx.new_page()
+    page.goto(f"{server}/Rankings?set={sid}")
+    page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
+    _idle(page)
+    link = page.get_by_role("link", name=f"quick/rankings?set={sid}")
+    href = urljoin(page.url, link.get_attribute("href"))
+    assert href == f"{server}/quick/rankings?set={sid}"
+    ctx.close()
+
+    ctx = browser.new_context(java_script_enabled=False)
+    page = ctx.new_page()
+    page.goto(href)
+    rows = page.locator("#rankings tbody tr")
+    assert rows.count() == 4
+    head = [t.strip() for t in page.locator("#rankings thead th").all_inner_texts()]
+    refs, systems = pair_files(SAMPLE)
+    shown = {
+        r.locator("td").nth(1).inner_text(): r.locator("td").nth(head.index("bleu")).inner_text() for r in rows.all()
+    }
+    assert shown == {n: f"{SacreBLEU().corpus_score(h, refs).score:.1f}" for n, h in systems.items()}
+    assert page.title() == "mtlens · Rankings · <b>Q3</b> sample"  # the name as text, never markup
+    assert page.locator("b", has_text="Q3").first.inner_text() == "<b>Q3</b> sample"
+    ctx.close()
+
+    ctx = browser.new_context(viewport={"width": 1400, "height": 2200})
+    page = ctx.new_page()
+    page.goto(href)
+    page.get_by_role("link", name="Open in the dashboard").click()
+    page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
+    _idle(page)
+    assert page.url == f"{server}/Rankings?set={sid}"
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "<b>Q3</b> sample" in page.locator('[data-testid="stCaptionContainer"]').first.inner_text()
+    ctx.close()
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_every_highlight_is_readable_in_both_colour_schemes(browser, server, scheme):
     """WCAG AA (4.5:1) for the text of every chip on the Sentences page (n-gram matches of two systems,

@@ -1,0 +1,204 @@
+"""The Rankings of a set: which metrics it shows by default, its table, its significance test, and the
+whole of it computed from a saved set's stored statistics.
+
+The dashboard's Rankings page (``pages/1_Rankings.py``) and the quick view of a saved set
+(:mod:`mtlens.ui.quick`, plain HTML drawn on the server) both take every decision from here, so the
+two show the same table for the same set.
+
+Example:
+    >>> default_metrics(["bleu", "ter", "chrf"], size=1_000)
+    ['bleu', 'ter', 'chrf']
+    >>> default_metrics(["bleu", "ter", "chrf", "comet"], size=LARGE + 1)  # TER, tBLEU opt-in when large
+    ['bleu', 'chrf', 'comet']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from html import escape
+
+import pandas as pd
+
+from . import report
+from .metrics import REGISTRY, decimals
+from .options import DEFAULTS
+from .scoring import MetricResult
+from .significance import DEFAULT_SEED, MIN_TEST_LINES, Comparison
+
+#: above this many system lines (lines x systems) the slow metrics (TER, tBLEU) are opt-in: about a minute
+#: per 100,000 system lines when nothing is stored
+LARGE = 30_000
+#: the Rankings' significance test: paired bootstrap, its resamples, seed and level (Holm-corrected)
+TEST, RESAMPLES, SEED, ALPHA = "bootstrap", 1000, DEFAULT_SEED, 0.05
+
+CLUSTERS_NOTE = (
+    "Clusters: systems in score order, split only where every system above is significantly better than every "
+    f"system below (paired bootstrap, {RESAMPLES} resamples, Holm-corrected p < {ALPHA}). Lower is better for TER."
+)
+
+
+def fast(names: Sequence[str]) -> list[str]:
+    """``names`` without the slow built-in metrics (TER, tBLEU); metrics read from files are never slow."""
+    return [m for m in names if not (m in REGISTRY and REGISTRY[m].slow)]
+
+
+def default_metrics(names: Sequence[str], size: int) -> list[str]:
+    """The metrics the Rankings show before anyone picks: all of them, or the fast ones above
+    :data:`LARGE` system lines."""
+    return list(names) if size <= LARGE else fast(names)
+
+
+def can_test(n_systems: int, n_lines: int) -> bool:
+    """Whether significance tests run: two systems or more and :data:`MIN_TEST_LINES` lines."""
+    return n_systems > 1 and n_lines >= MIN_TEST_LINES
+
+
+def too_few_lines(n_lines: int) -> str:
+    return (
+        f"No significance tests: they need at least {MIN_TEST_LINES} lines, this test set has "
+        f"{n_lines} (a resampling test over a handful of lines measures nothing)."
+    )
+
+
+def comparison(result: MetricResult, progress=None) -> Comparison:
+    """The Rankings' test of one metric (:data:`TEST`, :data:`RESAMPLES`, :data:`SEED`, :data:`ALPHA`)."""
+    from .significance import compare
+
+    return compare(result, test=TEST, n=RESAMPLES, seed=SEED, alpha=ALPHA, progress=progress)
+
+
+def table(results: dict[str, MetricResult], sort_by: str, cmp: Comparison | None = None) -> pd.DataFrame:
+    """Systems in the order of ``sort_by`` with a rank, every metric, and (with a comparison) the cluster
+    and the bootstrap interval of ``sort_by``."""
+    order = report.ranked(results, sort_by)
+    out = pd.DataFrame({"system": order, **{m: [r.scores[n] for n in order] for m, r in results.items()}})
+    out.insert(0, "rank", range(1, len(order) + 1))
+    if cmp is not None:
+        cluster_of = {n: i + 1 for i, cl in enumerate(cmp.clusters) for n in cl}
+        out.insert(2, f"cluster ({sort_by})", [cluster_of[n] for n in order])
+        out.insert(3, f"{sort_by} 95% CI ±", [cmp.systems[n].ci for n in order])
+    return out
+
+
+@dataclass
+class Rankings:
+    """A set's Rankings as they open: the default metrics and options, sorted by the first metric."""
+
+    name: str
+    set_id: str
+    n_lines: int
+    systems: int
+    references: int
+    language: str
+    results: dict[str, MetricResult]
+    sort_by: str
+    comparison: Comparison | None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def table(self) -> pd.DataFrame:
+        return table(self.results, self.sort_by, self.comparison)
+
+
+def saved(store, set_id: str) -> Rankings:
+    """The Rankings of a saved set (or the bundled sample), as the dashboard opens them from a link with no
+    options: every metric's statistics read from the store (those missing are computed and stored).
+    Raises InputError for an unknown id or an unreadable store."""
+    from .evaluation import file_metrics, finished_neural, open_saved, options_for, sample_evaluation
+    from .metrics import metric_names
+    from .scoring import result_for, score_metrics, score_saved_many
+    from .store import SAMPLE_ID
+
+    sample = set_id == SAMPLE_ID
+    ev = sample_evaluation() if sample else open_saved(store, set_id)
+    corpus = ev.corpus
+    opts = options_for(ev.language, DEFAULTS)
+    imported = {s.name: s for s in file_metrics(store, ev, () if sample else finished_neural(store, set_id))}
+    builtin = list(metric_names()) if corpus.references else []
+    shown = default_metrics([*builtin, *imported], corpus.n_lines * len(corpus.systems)) or ["bleu"]
+    todo = [m for m in shown if m in REGISTRY]
+    if sample:
+        from .metrics import make_metric
+
+        scored = score_metrics(corpus, [make_metric(m, opts) for m in todo])
+    else:
+        scored = score_saved_many(store, set_id, corpus, todo, opts)
+    by_name = dict(zip(todo, scored, strict=True))
+    results = {m: by_name[m] if m in by_name else result_for(corpus, imported[m]) for m in shown}
+    sort_by = shown[0]
+    testable = can_test(len(corpus.systems), corpus.n_lines)
+    cmp = comparison(results[sort_by]) if testable else None
+    notes = [] if testable or len(corpus.systems) < 2 else [too_few_lines(corpus.n_lines)]
+    return Rankings(
+        ev.name or set_id,
+        set_id,
+        corpus.n_lines,
+        len(corpus.systems),
+        len(corpus.references),
+        ev.language.describe() if ev.language is not None else "",
+        results,
+        sort_by,
+        cmp,
+        notes + list(getattr(store, "notes", [])),
+    )
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5rem 2rem;color:#222;max-width:1400px}
+h1{font-size:2rem;margin:.2rem 0 .5rem}table{border-collapse:collapse;margin:1rem 0}
+th,td{border-bottom:1px solid #ddd;padding:4px 12px;text-align:right;font-variant-numeric:tabular-nums}
+th{border-bottom:2px solid #999}td.t,th.t{text-align:left}.caption{color:#555;font-size:.9rem}
+a.open{display:inline-block;padding:.45rem 1rem;border:1px solid #ff4b4b;border-radius:.5rem;color:#ff4b4b;
+text-decoration:none;margin:.3rem 0}a.open:hover{background:#ff4b4b;color:#fff}
+pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;font-size:.85rem}.note{color:#8a5a00}
+"""
+
+
+def _cell(column: str, value, places: int | None) -> str:
+    if isinstance(value, str):
+        return f"<td class='t'>{escape(value)}</td>"
+    if value is None or (isinstance(value, float) and value != value):
+        return "<td>-</td>"
+    if places is not None:
+        return f"<td>{value:.{places}f}</td>"
+    return f"<td>{escape(str(value))}</td>"
+
+
+def to_html(rk: Rankings, dashboard: str) -> str:
+    """The Rankings as one page of plain HTML (no script): the table with the dashboard's decimals
+    (:func:`mtlens.metrics.decimals`), the clusters' rule, notes and signatures; ``dashboard`` is the
+    address of the same Rankings in the dashboard. Every piece of user text is escaped."""
+    df = rk.table
+    places = {}
+    for c in df.columns:
+        values = [v for v in df[c] if not isinstance(v, str)]
+        if values and all(isinstance(v, float) for v in values):
+            places[c] = decimals(str(c), values)
+    head = "".join(f"<th{' class=t' if c == 'system' else ''}>{escape(str(c))}</th>" for c in df.columns)
+    rows = "".join(
+        "<tr>" + "".join(_cell(c, v, places.get(c)) for c, v in zip(df.columns, row, strict=True)) + "</tr>"
+        for row in df.itertuples(index=False)
+    )
+    about = f"{rk.systems} systems, {rk.n_lines} lines, {rk.references} reference(s)"
+    if rk.language:
+        about += f" · {rk.language}"
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>mtlens · Rankings · {escape(rk.name)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>Rankings</h1><p><b>{escape(rk.name)}</b> · {escape(about)}</p>",
+        f"<p><a class='open' href='{escape(dashboard)}'>Open in the dashboard</a> "
+        "<span class='caption'>(options, sentences, significance, charts, downloads)</span></p>",
+        f"<table id='rankings'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>",
+    ]
+    if rk.comparison is not None:
+        parts.append(f"<p class='caption'>{escape(CLUSTERS_NOTE)}</p>")
+    parts += [f"<p class='note'>{escape(n)}</p>" for n in rk.notes]
+    signatures = "\n".join(f"{m}: {r.signature}" for m, r in rk.results.items())
+    parts.append(f"<p><b>Signatures</b></p><pre>{escape(signatures)}</pre>")
+    parts.append(
+        "<p class='caption'>A quick view of the saved set, drawn by the server from its stored statistics "
+        "with the default options.</p></body></html>"
+    )
+    return "".join(parts)

@@ -1,0 +1,148 @@
+"""The home page: load references and system outputs (or the bundled sample) into the session.
+
+Drawn by ``app.py`` (Streamlit runs that file as every session's home page)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..errors import InputError
+from . import render, state, views, workspace
+from .guard import guard
+from .widgets import dataset_caption
+
+
+def page() -> None:
+    with guard():
+        st.set_page_config(page_title="mtlens", page_icon="🔎", layout="wide")
+        st.title("mtlens: compare machine translation systems")
+        st.write(
+            "Upload the reference translation(s) and the outputs of several MT systems (plain text, one segment "
+            "per line), or one TSV/WMT XML file that holds everything. Scores equal sacrebleu 2.6.0's."
+        )
+
+        ds = state.current()
+
+        col1, col2 = st.columns(2)
+        with col1:
+            refs = st.file_uploader(
+                "References",
+                type=["txt", "ref", "tsv", "xml"],
+                accept_multiple_files=True,
+                key="up_refs",
+                help="One file per reference translation, line i of each aligned with line i of every system.",
+            )
+        with col2:
+            syss = st.file_uploader(
+                "System outputs",
+                accept_multiple_files=True,
+                key="up_systems",
+                help="One file per system (the file name is the system name), or one .tsv / .xml file with everything.",
+            )
+        lang_input = st.text_input(
+            "Language pair (optional, e.g. en-zh)",
+            key="up_lang",
+            placeholder="detected from the references",
+            help="Sets the word BLEU tokenizer as sacrebleu's -l does (zh -> zh, ja -> ja-mecab, ko -> ko-mecab, "
+            "else 13a). Leave empty to detect the target language from the references' script.",
+        ).strip()
+        with st.expander("Optional: source text and human scores"):
+            src = st.file_uploader("Source", key="up_source")
+            human = st.file_uploader(
+                "Human scores (TSV: system, metric, score; or system, line, metric, score)",
+                key="up_human",
+                accept_multiple_files=True,
+            )
+            metric_scores = st.file_uploader(
+                "Metric scores (comet-score JSON or text, MetricX JSONL, mt-metrics-eval .seg.score, TSV: system, line, ...)",
+                key="up_scores",
+                accept_multiple_files=True,
+                help="Scores of COMET, xCOMET, MetricX... computed elsewhere; each file becomes a metric beside BLEU and chrF.",
+            )
+            annotations = st.file_uploader(
+                "Human error annotations (MQM TSV: system, doc, doc_id, seg_id, rater, source, target with <v> spans, "
+                "category, severity[, comment])",
+                key="up_annotations",
+                accept_multiple_files=True,
+                help="Alone, an annotation file makes a set of its hypotheses (no reference: the human views and MQM "
+                "work, lexical metrics need a reference). With references and systems, it annotates their hypotheses.",
+            )
+
+        uploads = [("R", f) for f in refs or []] + [("S", f) for f in syss or []]
+        uploads += [("SRC", src)] if src else []
+        uploads += [("H", f) for f in human or []]
+        uploads += [("M", f) for f in metric_scores or []]
+        uploads += [("A", f) for f in annotations or []]
+        signature = tuple((kind, f.name, f.size, getattr(f, "file_id", "")) for kind, f in uploads)
+        if signature:
+            signature += (("LANG", lang_input),)
+
+        if signature and signature != st.session_state.get(state.UPLOAD_SIG_KEY):
+            # No streamlit call between reading the files and recording the outcome: a rerun triggered by
+            # another upload cannot interrupt this block and leave the new files unprocessed.
+            try:
+                new = state.dataset_from_uploads(
+                    [(f.name, f.getvalue()) for f in refs or []],
+                    [(f.name, f.getvalue()) for f in syss or []],
+                    (src.name, src.getvalue()) if src else None,
+                    [(f.name, f.getvalue()) for f in human or []],
+                    lang_input or None,
+                    [(f.name, f.getvalue()) for f in metric_scores or []],
+                    [(f.name, f.getvalue()) for f in annotations or []],
+                )
+            except InputError as err:
+                st.session_state["mtlens_upload_error"] = str(err)
+            else:
+                st.session_state.pop("mtlens_upload_error", None)
+                files = {f[:3] for f in signature if f[0] != "LANG"}  # kind, name, size: the same file re-uploaded
+                new, not_saved = state.keep_upload(new, files, ds)
+                st.session_state["mtlens_not_saved"] = not_saved
+                state.use_dataset(new, uploaded=True)
+                ds = new
+            st.session_state[state.UPLOAD_SIG_KEY] = signature
+        elif not signature:
+            st.session_state.pop("mtlens_upload_error", None)
+
+        error = st.session_state.get("mtlens_upload_error")
+        if error:
+            st.error(
+                f"Those files could not be used: {render.md(error)}. The data below is still the previous dataset."
+            )
+
+        if st.session_state.get("mtlens_not_saved"):
+            st.warning(render.md(st.session_state["mtlens_not_saved"]))
+        if ds.origin != "sample" and st.button("Go back to the bundled sample data", key="go_sample"):
+            state.use_sample()
+            st.rerun()
+
+        st.subheader("Dataset")
+        dataset_caption(ds)
+        c = ds.corpus
+        st.dataframe(
+            views.dataset_table(ds),
+            hide_index=True,
+            column_config={
+                "words": st.column_config.TextColumn(
+                    help="space-separated tokens; - where the target language is written without spaces"
+                )
+            },
+        )
+        if ds.language is not None:
+            st.caption("Language: " + render.md(ds.language.describe()) + ". Change it with the language pair above.")
+            for w in ds.language.warnings():
+                st.warning(render.md(w))
+        if c.source is not None:
+            st.caption(f"Source: {len(c.source)} lines.")
+        if ds.human:
+            st.caption("Human scores: " + render.md(", ".join(name for name, _ in ds.human)))
+        if ds.scores:
+            st.caption("Imported metric scores: " + render.md(", ".join(name for name, _ in ds.scores)))
+        if c.warnings:
+            st.markdown("**Notes on the data** (scores are computed on the text as it is):")
+            for w in c.warnings:
+                st.warning(render.md(w))
+        st.info("Open **Rankings** in the sidebar to see the scores.")
+
+        workspace.current_set_panel(ds)
+        workspace.saved_sets_panel(ds)
+        workspace.models_panel()

@@ -1,0 +1,94 @@
+"""The quick view of a saved set: its Rankings as plain HTML drawn on the server, beside the dashboard.
+
+A link to a set's Rankings in the dashboard opens a Streamlit page: the browser first loads and runs
+Streamlit's scripts, which alone takes about 1.6 s in a new browser session on a 2-core machine
+(docs/decisions.md, "Reopening a set"). ``/quick/rankings?set=ID`` answers with the same table as one
+page of HTML with no script (:func:`mtlens.rankings.saved`, :func:`mtlens.rankings.to_html`), and a
+link to the dashboard for everything else. ``app.py`` serves it through Streamlit's own server
+(``st.App(..., routes=routes())``).
+
+Who may see it is decided as for the dashboard (docs/security.md): a set's link lets anyone read the
+set; a server that listens on loopback answers only requests addressed to a loopback name; a server
+with a login sends the visitor to the dashboard's page, which asks them to sign in.
+"""
+
+from __future__ import annotations
+
+import logging
+from html import escape
+from urllib.parse import quote
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from .. import access, rankings
+from ..errors import InputError
+from ..store import Store
+
+PATH = "/quick/rankings"
+#: a set id longer than this is no set id (ids are short digests or "sample")
+MAX_ID = 64
+_LOG = logging.getLogger(__name__)
+_HEADERS = {
+    # nothing but the page's own inline style: no script, no frame, no outside request
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",  # a set can gain systems: the page is drawn anew each time
+}
+
+
+def link(set_id: str) -> str:
+    """The quick view's address relative to the server's root (``quick/rankings?set=ID``)."""
+    return f"{PATH.lstrip('/')}?set={quote(set_id, safe='')}"
+
+
+def dashboard_link(set_id: str) -> str:
+    """The dashboard's Rankings of the set, relative to the quick view's address."""
+    return f"../Rankings?set={quote(set_id, safe='')}"
+
+
+def _page(status: int, title: str, message: str) -> HTMLResponse:
+    body = (
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>mtlens · {escape(title)}</title></head>"
+        f"<body style='font-family:system-ui,sans-serif;margin:2rem'><h1>{escape(title)}</h1><p>{escape(message)}</p>"
+        "<p><a href='../'>Open the dashboard</a></p></body></html>"
+    )
+    return HTMLResponse(body, status_code=status, headers=_HEADERS)
+
+
+def _address() -> str | None:
+    import streamlit as st
+
+    return st.get_option("server.address")
+
+
+def rankings_view(request: Request) -> Response:
+    """``GET /quick/rankings?set=ID``: the set's Rankings (a plain function: Starlette runs it in a worker
+    thread, so scoring never holds up the server's other requests)."""
+    from . import identity
+
+    host = request.headers.get("host")
+    if not access.host_allowed(host, _address()):
+        return _page(400, "Wrong address", "This dashboard listens on this machine only; open it at http://localhost.")
+    set_id = request.query_params.get("set", "").strip()
+    if not set_id:
+        return RedirectResponse("../", status_code=303)
+    if identity.login_configured():  # the dashboard's page asks the visitor to sign in first
+        return RedirectResponse(dashboard_link(set_id), status_code=303)
+    if len(set_id) > MAX_ID:
+        return _page(404, "No such set", "That link does not name a saved set.")
+    try:
+        rk = rankings.saved(Store(), set_id)
+    except InputError as err:
+        return _page(404, "No such set", str(err))
+    except Exception:  # the visitor gets one sentence; the server's log gets the details
+        _LOG.exception("quick view of set %r failed", set_id)
+        return _page(500, "Not available", "This view could not be drawn; the dashboard may still open the set.")
+    return HTMLResponse(rankings.to_html(rk, dashboard_link(set_id)), headers=_HEADERS)
+
+
+def routes() -> list[Route]:
+    """The routes ``app.py`` serves beside the dashboard."""
+    return [Route(PATH, rankings_view, methods=["GET"])]

@@ -1,0 +1,134 @@
+"""The quick view of a saved set (mtlens.ui.quick): the route's answers (Starlette's test client, the same
+application object Streamlit serves), and the same table, cell by cell, as the dashboard's Rankings page
+(AppTest) for the same set."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+from sacrebleu.metrics import BLEU
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+from streamlit.testing.v1 import AppTest
+
+from mtlens import Corpus, rankings
+from mtlens.ui import identity, quick
+
+from ..conftest import ROOT
+from .conftest import TIMEOUT, no_errors, shown
+
+LOCAL = "http://localhost:8501"
+REFS = [f"the cat sat on mat number {k}" for k in range(60)]
+SYSTEMS = {
+    "A <i>": [f"the cat sat on the mat {k}" for k in range(60)],
+    "B": [f"a cat sits on mat number {k}" for k in range(60)],
+    "C": [f"cat on mat {k}" for k in range(60)],
+}
+
+
+@pytest.fixture
+def store_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    return tmp_path
+
+
+@pytest.fixture
+def client():
+    with TestClient(Starlette(routes=quick.routes()), base_url=LOCAL, follow_redirects=False) as c:
+        yield c
+
+
+def _saved(name="Q3 <b>run</b>") -> str:
+    from mtlens.ui import state
+
+    return state.store().save(Corpus.build({"ref": REFS}, SYSTEMS), name)
+
+
+def _table(html: str) -> tuple[list[str], list[list[str]]]:
+    head = re.findall(r"<th(?: [^>]*)?>(.*?)</th>", html[html.index("<thead>") : html.index("</thead>")])
+    body = html[html.index("<tbody>") : html.index("</tbody>")]
+    rows = [[unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", r)] for r in body.split("</tr>")[:-1]]
+    return [unescape(h) for h in head], rows
+
+
+def test_the_quick_view_shows_the_dashboards_table_cell_for_cell(store_dir, client):
+    sid = _saved()
+    at = AppTest.from_file(str(ROOT / "pages" / "1_Rankings.py"), default_timeout=TIMEOUT)
+    at.query_params["set"] = sid
+    at.run()
+    no_errors(at)
+    dashboard = shown(at.dataframe[0])
+    page = client.get(f"/quick/rankings?set={sid}")
+    assert page.status_code == 200
+    head, rows = _table(page.text)
+    assert head == [str(c) for c in dashboard.columns]
+    assert rows == [[str(v) for v in r] for r in dashboard.itertuples(index=False)]
+    bleu = {n: BLEU().corpus_score(lines, [REFS]).score for n, lines in SYSTEMS.items()}
+    assert [r[1] for r in rows] == sorted(bleu, key=bleu.get, reverse=True)  # sacrebleu's order
+    assert [r[head.index("bleu")] for r in rows] == [f"{bleu[r[1]]:.1f}" for r in rows]
+    # the dashboard's own link back, and the page's promise of what it is
+    assert f"href='../Rankings?set={sid}'" in page.text
+    assert "Q3 &lt;b&gt;run&lt;/b&gt;" in page.text and "<b>run" not in page.text
+    assert rankings.CLUSTERS_NOTE.replace("<", "&lt;") in page.text
+    # the Rankings page and the set's panel offer the quick view's link
+    assert any(quick.link(sid) in c.value for c in at.caption)
+
+
+def test_the_quick_view_is_a_page_without_script(store_dir, client):
+    sid = _saved()
+    page = client.get(f"/quick/rankings?set={sid}")
+    csp = page.headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "script-src" not in csp
+    assert page.headers["cache-control"] == "no-store" and page.headers["x-content-type-options"] == "nosniff"
+    assert "<script" not in page.text.lower()
+
+
+def test_what_the_quick_view_answers_to_bad_links(store_dir, client, monkeypatch):
+    r = client.get("/quick/rankings?set=" + "0" * 32)
+    assert r.status_code == 404 and "no saved set has the id" in r.text and "Traceback" not in r.text
+    r = client.get("/quick/rankings?set=" + "x" * 500)
+    assert r.status_code == 404 and "does not name a saved set" in r.text
+    r = client.get("/quick/rankings?set=%3Cscript%3E")
+    assert r.status_code == 404 and "<script>" not in r.text
+    r = client.get("/quick/rankings")
+    assert r.status_code == 303 and r.headers["location"] == "../"
+    assert client.post(f"/quick/rankings?set={_saved()}").status_code == 405
+
+    def broken(store, set_id):
+        raise RuntimeError("secret internals /home/someone/.cache")
+
+    monkeypatch.setattr(rankings, "saved", broken)
+    r = client.get("/quick/rankings?set=sample")
+    assert r.status_code == 500 and "could not be drawn" in r.text and "secret" not in r.text
+
+
+def test_a_request_to_another_host_name_is_refused_on_loopback(store_dir):
+    """DNS rebinding: the server listens on 127.0.0.1 (.streamlit/config.toml), so a page asked for by
+    another host name is refused, as the dashboard's pages are (mtlens.access.host_allowed)."""
+    with TestClient(Starlette(routes=quick.routes()), base_url="http://evil.example:8501") as c:
+        r = c.get("/quick/rankings?set=sample")
+    assert r.status_code == 400 and "Wrong address" in r.text and "Bundled sample" not in r.text
+
+
+def test_a_server_with_a_login_sends_the_visitor_to_the_dashboard(store_dir, client, monkeypatch):
+    sid = _saved()
+    monkeypatch.setattr(identity, "login_configured", lambda: True)
+    r = client.get(f"/quick/rankings?set={sid}")
+    assert r.status_code == 303 and r.headers["location"] == f"../Rankings?set={sid}"
+    assert "Q3" not in r.text
+
+
+def test_app_py_is_served_as_streamlits_asgi_app_with_the_quick_view():
+    """``streamlit run app.py`` finds the st.App in app.py (Streamlit's own discovery) and serves its routes."""
+    import importlib.util
+
+    from streamlit.web.server.app_discovery import discover_asgi_app
+
+    found = discover_asgi_app(ROOT / "app.py")
+    assert found.is_asgi_app and found.app_name == "app"
+    spec = importlib.util.spec_from_file_location("mtlens_app_module", ROOT / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # imported, not run as a script: it draws nothing
+    assert [r.path for r in module.app._user_routes] == [quick.PATH]

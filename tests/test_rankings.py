@@ -1,0 +1,120 @@
+"""The Rankings of a saved set computed from its stored statistics (mtlens.rankings), the numbers checked
+against sacrebleu 2.6.0, and their HTML page (the quick view's body)."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+from sacrebleu.metrics import BLEU, CHRF, TER
+
+from mtlens import rankings, scoring
+from mtlens.corpus import Corpus
+from mtlens.errors import InputError
+from mtlens.evaluation import evaluate, save
+from mtlens.store import SAMPLE_ID, Store
+
+from .conftest import read
+
+
+@pytest.fixture
+def saved_sample(tmp_path, sample):
+    """The bundled sample (200 lines, 4 systems, 2 references) saved as a set with an imported metric."""
+    refs, systems = sample
+    names = list(systems)
+    # an imported metric: line k of system i scores i + k/1000 (its corpus score is the mean: i + 0.0995)
+    tsv = "system\tline\tCOMET-22\n" + "".join(
+        f"{s}\t{k + 1}\t{i + k / 1000}\n" for i, s in enumerate(names) for k in range(len(refs[0]))
+    )
+    corpus = Corpus.build({f"ref{k}": r for k, r in enumerate(refs)}, systems)
+    store = Store(tmp_path)
+    ev = save(store, evaluate(corpus, "en-de", scores=[("comet.tsv", tsv.encode())]), "sample <b>set</b>")
+    return store, ev.set_id, refs, systems
+
+
+def test_rankings_of_a_saved_set_equal_sacrebleu_and_follow_the_first_metric(saved_sample):
+    store, sid, refs, systems = saved_sample
+    rk = rankings.saved(store, sid)
+    assert list(rk.results) == ["bleu", "bleu-c", "chrf", "chrf++", "ter", "nist", "tbleu", "comet-22"]
+    assert rk.sort_by == "bleu" and rk.comparison is not None and rk.notes == []
+    table = rk.table
+    golden = {
+        "bleu": BLEU(tokenize="13a"),
+        "chrf": CHRF(),
+        "chrf++": CHRF(word_order=2),
+        "ter": TER(),
+    }
+    for metric, scorer in golden.items():
+        for name, value in zip(table["system"], table[metric], strict=True):
+            assert value == pytest.approx(scorer.corpus_score(systems[name], refs).score, abs=1e-9), (metric, name)
+    want_order = sorted(systems, key=lambda n: -BLEU(tokenize="13a").corpus_score(systems[n], refs).score)
+    assert list(table["system"]) == want_order
+    assert list(table["rank"]) == [1, 2, 3, 4]
+    for i, name in enumerate(sorted(systems)):  # mean of the imported per-line scores
+        assert table.set_index("system").loc[name, "comet-22"] == pytest.approx(i + 0.0995, abs=1e-12)
+    clusters = list(table["cluster (bleu)"])
+    assert clusters == sorted(clusters) and clusters[0] == 1  # clusters follow the score order
+    assert (table["bleu 95% CI ±"] > 0).all()
+
+
+def test_a_set_whose_statistics_are_stored_is_ranked_without_scoring(saved_sample, monkeypatch):
+    store, sid, *_ = saved_sample
+    first = rankings.saved(store, sid).table  # computes and stores every metric's statistics
+
+    def no_scoring(*args, **kwargs):
+        raise AssertionError("the statistics were stored: nothing should be scored")
+
+    monkeypatch.setattr(scoring, "statistics_many", no_scoring)
+    again = rankings.saved(Store(store.data_dir), sid).table
+    assert again.equals(first)
+
+
+def test_few_lines_get_no_test_and_say_why(tmp_path):
+    corpus = Corpus.build({"r": ["a b c", "d e"]}, {"A": ["a b c", "d"], "B": ["a c", "d e"]})
+    store = Store(tmp_path)
+    sid = save(store, evaluate(corpus, "en-de"), "tiny").set_id
+    rk = rankings.saved(store, sid)
+    assert rk.comparison is None and "cluster (bleu)" not in rk.table.columns
+    assert rk.notes == [rankings.too_few_lines(2)] and "at least" in rk.notes[0]
+
+
+def test_a_large_set_shows_only_the_fast_metrics_by_default():
+    names = ["bleu", "bleu-c", "chrf", "chrf++", "ter", "nist", "tbleu", "comet"]
+    assert rankings.default_metrics(names, rankings.LARGE) == names
+    assert rankings.default_metrics(names, rankings.LARGE + 1) == ["bleu", "bleu-c", "chrf", "chrf++", "nist", "comet"]
+
+
+def test_the_sample_and_unknown_sets(tmp_path):
+    store = Store(tmp_path)
+    rk = rankings.saved(store, SAMPLE_ID)  # the bundled sample is not in the store: read from sample_data
+    assert rk.systems == 4 and rk.n_lines == 200 and rk.name.startswith("Bundled sample")
+    with pytest.raises(InputError, match="no saved set"):
+        rankings.saved(store, "0" * 32)
+
+
+def _cells(html: str) -> list[list[str]]:
+    body = html[html.index("<tbody>") : html.index("</tbody>")]
+    return [[unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)] for row in body.split("</tr>")[:-1]]
+
+
+def test_the_page_escapes_user_text_and_shows_the_dashboards_decimals(tmp_path, sample):
+    refs, systems = sample
+    evil = "<img src=x onerror=alert(1)>"
+    corpus = Corpus.build({"r": refs[0]}, {evil: systems["Online-W"], "B&B": systems["UEdin"]})
+    store = Store(tmp_path)
+    sid = save(store, evaluate(corpus, "en-de"), "<script>alert('set')</script>").set_id
+    rk = rankings.saved(store, sid)
+    html = rankings.to_html(rk, "../Rankings?set=" + sid)
+    assert "<img" not in html and "<script" not in html and "B&B" not in html
+    assert "&lt;script&gt;" in html and "B&amp;B" in html
+    rows = _cells(html)
+    by_name = {r[1]: r for r in rows}
+    assert set(by_name) == {evil, "B&B"}
+    columns = list(rk.table.columns)
+    bleu = BLEU().corpus_score(systems["Online-W"], refs[:1]).score
+    nist_col, bleu_col = columns.index("nist"), columns.index("bleu")
+    # one decimal for BLEU, two for NIST (the dashboard's rule): a hand-written format of sacrebleu's number
+    assert by_name[evil][bleu_col] == f"{bleu:.1f}"
+    assert re.fullmatch(r"\d+\.\d\d", by_name[evil][nist_col])
+    assert "href='../Rankings?set=" + sid + "'" in html
