@@ -216,3 +216,48 @@ def _fmt(x) -> str:
 
 
 DEFAULTS = Options()
+
+#: an option in a link: ``opt_<field of Options>=value``, only those that differ from the set's defaults (the
+#: dashboard's pages and the quick view of a set read and write links the same way)
+OPTION_PARAM = "opt_"
+
+
+def link_value(value) -> str:
+    """An option's value as a link writes it (``1``/``0`` for a switch, ``repr`` for a float)."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def from_link(params, opts: Options) -> Options:
+    """``opts`` with the options a link's parameters ``params`` (a mapping of strings) name; a value that
+    does not fit its option is ignored (the option keeps its value in ``opts``).
+
+    >>> from_link({"opt_lowercase": "1", "opt_char_order": "500", "opt_tokenize": "intl"}, DEFAULTS).values(
+    ...     ["lowercase", "char_order", "tokenize"])
+    (('tokenize', 'intl'), ('lowercase', True), ('char_order', 18))
+    """
+    for name, spec in SPECS.items():
+        raw = params.get(OPTION_PARAM + name)
+        if raw is None:
+            continue
+        if spec.kind == "bool":
+            if raw not in ("0", "1"):
+                continue
+            value = raw == "1"
+        else:
+            value = raw
+        try:
+            opts = opts.replace(**{name: value})
+        except (InputError, TypeError, ValueError):
+            continue
+    return opts
+
+
+def link_params(opts: Options, baseline: Options) -> dict[str, str | None]:
+    """The link's option parameters: the value of each option that differs from ``baseline`` (the set's
+    defaults), None for those that do not (to be removed from the link)."""
+    return {
+        OPTION_PARAM + name: None if getattr(opts, name) == getattr(baseline, name) else link_value(getattr(opts, name))
+        for name in SPECS
+    }

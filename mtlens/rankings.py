@@ -23,6 +23,7 @@ import pandas as pd
 from . import report
 from .metrics import REGISTRY, decimals
 from .options import DEFAULTS
+from .options import from_link as options_from_link
 from .scoring import MetricResult
 from .significance import DEFAULT_SEED, MIN_TEST_LINES, Comparison
 
@@ -47,6 +48,34 @@ def default_metrics(names: Sequence[str], size: int) -> list[str]:
     """The metrics the Rankings show before anyone picks: all of them, or the fast ones above
     :data:`LARGE` system lines."""
     return list(names) if size <= LARGE else fast(names)
+
+
+#: the Rankings' own link parameters: the metrics shown (comma-separated, only when they are not the
+#: defaults) and the metric they are sorted by (only when it is not the first)
+METRICS_PARAM, SORT_PARAM = "metrics", "sort"
+
+
+def link_params(shown: Sequence[str], default: Sequence[str], sort_by: str) -> dict[str, str | None]:
+    """What the Rankings write into their link (None: the parameter is left out)."""
+    return {
+        METRICS_PARAM: None if set(shown) == set(default) else ",".join(shown),
+        SORT_PARAM: None if sort_by == shown[0] else sort_by,
+    }
+
+
+def from_link(params, names: Sequence[str], size: int) -> tuple[list[str], str]:
+    """The metrics shown and the sort metric a link's parameters ask for, among ``names`` (in their
+    order); what does not fit is ignored: the defaults, sorted by the first metric.
+
+    >>> from_link({"metrics": "chrf,nonsense,bleu", "sort": "chrf"}, ["bleu", "chrf", "ter"], 100)
+    (['bleu', 'chrf'], 'chrf')
+    >>> from_link({"sort": "ter"}, ["bleu", "chrf", "ter"], LARGE + 1)  # TER is not shown: sorted by BLEU
+    (['bleu', 'chrf'], 'bleu')
+    """
+    picked = set(str(params.get(METRICS_PARAM) or "").split(","))
+    shown = [m for m in names if m in picked] or default_metrics(names, size) or ["bleu"]
+    sort = params.get(SORT_PARAM)
+    return shown, sort if sort in shown else shown[0]
 
 
 def can_test(n_systems: int, n_lines: int) -> bool:
@@ -101,10 +130,11 @@ class Rankings:
         return table(self.results, self.sort_by, self.comparison)
 
 
-def saved(store, set_id: str) -> Rankings:
-    """The Rankings of a saved set (or the bundled sample), as the dashboard opens them from a link with no
-    options: every metric's statistics read from the store (those missing are computed and stored).
-    Raises InputError for an unknown id or an unreadable store."""
+def saved(store, set_id: str, params=None) -> Rankings:
+    """The Rankings of a saved set (or the bundled sample) as the dashboard opens them from a link with the
+    parameters ``params`` (options ``opt_*``, ``metrics``, ``sort``; none: the set's defaults): every
+    metric's statistics read from the store (those missing are computed and stored). Raises InputError
+    for an unknown id or an unreadable store."""
     from .evaluation import file_metrics, finished_neural, open_saved, options_for, sample_evaluation
     from .metrics import metric_names
     from .scoring import result_for, score_metrics, score_saved_many
@@ -113,10 +143,11 @@ def saved(store, set_id: str) -> Rankings:
     sample = set_id == SAMPLE_ID
     ev = sample_evaluation() if sample else open_saved(store, set_id)
     corpus = ev.corpus
-    opts = options_for(ev.language, DEFAULTS)
+    params = params or {}
+    opts = options_from_link(params, options_for(ev.language, DEFAULTS))
     imported = {s.name: s for s in file_metrics(store, ev, () if sample else finished_neural(store, set_id))}
     builtin = list(metric_names()) if corpus.references else []
-    shown = default_metrics([*builtin, *imported], corpus.n_lines * len(corpus.systems)) or ["bleu"]
+    shown, sort_by = from_link(params, [*builtin, *imported], corpus.n_lines * len(corpus.systems))
     todo = [m for m in shown if m in REGISTRY]
     if sample:
         from .metrics import make_metric
@@ -126,7 +157,6 @@ def saved(store, set_id: str) -> Rankings:
         scored = score_saved_many(store, set_id, corpus, todo, opts)
     by_name = dict(zip(todo, scored, strict=True))
     results = {m: by_name[m] if m in by_name else result_for(corpus, imported[m]) for m in shown}
-    sort_by = shown[0]
     testable = can_test(len(corpus.systems), corpus.n_lines)
     cmp = comparison(results[sort_by]) if testable else None
     notes = [] if testable or len(corpus.systems) < 2 else [too_few_lines(corpus.n_lines)]

@@ -21,7 +21,7 @@ with guard():
     size = ds.corpus.n_lines * len(ds.corpus.systems)
     names = cached.metric_names(ds)
     metrics_key = f"rank_metrics_{size > views.LARGE}_{len(names)}"  # a metric that appears (a finished job) is shown
-    state.from_link({"sort": ("rank_sort", names)}, lists={"metrics": (metrics_key, names)})
+    state.from_link({views.SORT_PARAM: ("rank_sort", names)}, lists={views.METRICS_PARAM: (metrics_key, names)})
     default_metrics = views.default_metrics(names, size)
     chosen = st.multiselect(
         "Metrics",
@@ -34,10 +34,7 @@ with guard():
         st.caption(f"{size:,} system lines: TER and tBLEU are not computed unless you add them above.")
     shown_metrics = [m for m in names if m in chosen] or ["bleu"]
     sort_by = st.selectbox("Sort by", shown_metrics, key="rank_sort")
-    state.to_link(  # the link names what differs from the page's defaults
-        metrics=None if set(shown_metrics) == set(default_metrics) else shown_metrics,
-        sort=None if sort_by == shown_metrics[0] else sort_by,
-    )
+    state.to_link(**views.rankings_link(shown_metrics, default_metrics, sort_by))  # what differs from the defaults
 
     placeholder = st.empty()
     bar = st.progress(0.0, text="Scoring…")

@@ -15,8 +15,6 @@ from mtlens.errors import InputError
 from mtlens.evaluation import evaluate, save
 from mtlens.store import SAMPLE_ID, Store
 
-from .conftest import read
-
 
 @pytest.fixture
 def saved_sample(tmp_path, sample):

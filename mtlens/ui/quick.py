@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from html import escape
-from urllib.parse import quote
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -24,11 +24,16 @@ from starlette.routing import Route
 
 from .. import access, rankings
 from ..errors import InputError
+from ..options import OPTION_PARAM, SPECS
 from ..store import Store
 
 PATH = "/quick/rankings"
 #: a set id longer than this is no set id (ids are short digests or "sample")
 MAX_ID = 64
+#: a link longer than this (its query, in characters) is refused: every parameter of a view fits many times
+MAX_QUERY = 4096
+#: what a link may say: the set, its options, the metrics shown and the sort (the dashboard's Rankings link)
+PARAMS = ("set", *(OPTION_PARAM + name for name in SPECS), rankings.METRICS_PARAM, rankings.SORT_PARAM)
 _LOG = logging.getLogger(__name__)
 _HEADERS = {
     # nothing but the page's own inline style: no script, no frame, no outside request
@@ -39,14 +44,20 @@ _HEADERS = {
 }
 
 
-def link(set_id: str) -> str:
-    """The quick view's address relative to the server's root (``quick/rankings?set=ID``)."""
-    return f"{PATH.lstrip('/')}?set={quote(set_id, safe='')}"
+def view_params(params) -> dict[str, str]:
+    """The parameters of a link (a mapping of strings) that name the view: :data:`PARAMS`, in that order."""
+    return {k: str(params[k]) for k in PARAMS if params.get(k) is not None}
 
 
-def dashboard_link(set_id: str) -> str:
-    """The dashboard's Rankings of the set, relative to the quick view's address."""
-    return f"../Rankings?set={quote(set_id, safe='')}"
+def link(params) -> str:
+    """The quick view of the set and view a link's parameters name, relative to the server's root
+    (``quick/rankings?set=ID&...``)."""
+    return f"{PATH.lstrip('/')}?{urlencode(view_params(params))}"
+
+
+def dashboard_link(params) -> str:
+    """The dashboard's Rankings with the same parameters, relative to the quick view's address."""
+    return f"../Rankings?{urlencode(view_params(params))}"
 
 
 def _page(status: int, title: str, message: str) -> HTMLResponse:
@@ -72,21 +83,24 @@ def rankings_view(request: Request) -> Response:
     host = request.headers.get("host")
     if not access.host_allowed(host, _address()):
         return _page(400, "Wrong address", "This dashboard listens on this machine only; open it at http://localhost.")
-    set_id = request.query_params.get("set", "").strip()
+    if len(request.url.query) > MAX_QUERY:
+        return _page(414, "Link too long", "That link is longer than any link mtlens makes.")
+    params = view_params(request.query_params)
+    set_id = params.get("set", "").strip()
     if not set_id:
         return RedirectResponse("../", status_code=303)
     if identity.login_configured():  # the dashboard's page asks the visitor to sign in first
-        return RedirectResponse(dashboard_link(set_id), status_code=303)
+        return RedirectResponse(dashboard_link(params), status_code=303)
     if len(set_id) > MAX_ID:
         return _page(404, "No such set", "That link does not name a saved set.")
     try:
-        rk = rankings.saved(Store(), set_id)
+        rk = rankings.saved(Store(), set_id, params)
     except InputError as err:
-        return _page(404, "No such set", str(err))
+        return _page(404, "Cannot show this set", str(err))
     except Exception:  # the visitor gets one sentence; the server's log gets the details
         _LOG.exception("quick view of set %r failed", set_id)
         return _page(500, "Not available", "This view could not be drawn; the dashboard may still open the set.")
-    return HTMLResponse(rankings.to_html(rk, dashboard_link(set_id)), headers=_HEADERS)
+    return HTMLResponse(rankings.to_html(rk, dashboard_link(params)), headers=_HEADERS)
 
 
 def routes() -> list[Route]:

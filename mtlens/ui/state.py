@@ -32,7 +32,8 @@ from ..evaluation import (
 from ..io import corpus_from_bytes, corpus_from_single, sample_files
 from ..language import Language, language_defaults
 from ..metrics import REGISTRY
-from ..options import DEFAULTS, SPECS, Options
+from ..options import DEFAULTS, Options, link_params
+from ..options import from_link as options_in_link
 from ..store import SAMPLE_ID, Store
 from . import identity
 
@@ -323,40 +324,15 @@ def set_options(opts: Options) -> None:
     st.session_state[OPTIONS_KEY] = opts
 
 
-#: an option in the address: ``opt_<field of Options>=value`` (only those that differ from the set's defaults)
-OPTION_PARAM = "opt_"
-
-
-def _link_value(value) -> str:
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    return repr(value) if isinstance(value, float) else str(value)
-
-
 def options_from_link(opts: Options) -> Options:
-    """``opts`` with the options the address names (a colleague's link); a value that does not fit its
-    option is ignored (the option keeps the session's value)."""
-    for name, spec in SPECS.items():
-        raw = st.query_params.get(OPTION_PARAM + name)
-        if raw is None:
-            continue
-        if spec.kind == "bool":
-            if raw not in ("0", "1"):
-                continue
-            value = raw == "1"
-        else:
-            value = raw
-        with contextlib.suppress(InputError, TypeError, ValueError):
-            opts = opts.replace(**{name: value})
-    return opts
+    """``opts`` with the options the address names (a colleague's link, :func:`mtlens.options.from_link`)."""
+    return options_in_link(st.query_params, opts)
 
 
 def options_to_link(opts: Options, baseline: Options) -> None:
     """Write the options that differ from ``baseline`` (the set's defaults) into the address, and remove
     the others: the link is the view."""
-    for name in SPECS:
-        value = getattr(opts, name)
-        to_link(**{OPTION_PARAM + name: None if value == getattr(baseline, name) else _link_value(value)})
+    to_link(**link_params(opts, baseline))
 
 
 def default_options(ds: Dataset | None) -> Options:

@@ -31,7 +31,8 @@ from ..io import decode_lines
 from ..metrics import make_metric, metric_names, options_key
 from ..metrics.ter import ter_alignment
 from ..options import Options
-from ..rankings import CLUSTERS_NOTE, LARGE, default_metrics
+from ..rankings import CLUSTERS_NOTE, LARGE, METRICS_PARAM, SORT_PARAM, default_metrics
+from ..rankings import link_params as rankings_link
 from ..rankings import table as ranking_table
 from ..significance import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES
 from . import cached, state
@@ -41,8 +42,10 @@ __all__ = [
     "DEFAULT_SEED",
     "LARGE",
     "MAX_SAMPLES",
+    "METRICS_PARAM",
     "MIN_TEST_LINES",
     "SLIDE_CSS",
+    "SORT_PARAM",
     "autorank_table",
     "best_m_marks",
     "correlation_table",
@@ -63,6 +66,7 @@ __all__ = [
     "pins",
     "presentation",
     "ranking_table",
+    "rankings_link",
     "report_key",
     "segment_pairs",
     "sentence_table",

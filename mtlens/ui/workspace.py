@@ -25,11 +25,12 @@ def _link(ds: state.Dataset) -> str:
 
 
 def quick_link(ds: state.Dataset) -> str:
-    """Markdown: the set's quick view (:mod:`mtlens.ui.quick`), the link to send for a meeting."""
-    url = quick.link(ds.set_id)
+    """Markdown: the set's quick view (:mod:`mtlens.ui.quick`) with the options, metrics and sort of the
+    address, the link to send for a meeting."""
+    url = quick.link({**st.query_params.to_dict(), "set": ds.set_id})
     return (
         f"Quick view: [{url}]({url}) shows these Rankings at once in any browser (plain HTML drawn by the "
-        "server from the stored scores, default options), with a link back here."
+        "server from the stored scores, with the options in this address), with a link back here."
     )
 
 

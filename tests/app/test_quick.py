@@ -53,12 +53,17 @@ def _table(html: str) -> tuple[list[str], list[list[str]]]:
     return [unescape(h) for h in head], rows
 
 
-def test_the_quick_view_shows_the_dashboards_table_cell_for_cell(store_dir, client):
-    sid = _saved()
+def _dashboard(sid: str, **params) -> AppTest:
     at = AppTest.from_file(str(ROOT / "pages" / "1_Rankings.py"), default_timeout=TIMEOUT)
-    at.query_params["set"] = sid
+    at.query_params.update({"set": sid, **params})
     at.run()
     no_errors(at)
+    return at
+
+
+def test_the_quick_view_shows_the_dashboards_table_cell_for_cell(store_dir, client):
+    sid = _saved()
+    at = _dashboard(sid)
     dashboard = shown(at.dataframe[0])
     page = client.get(f"/quick/rankings?set={sid}")
     assert page.status_code == 200
@@ -72,8 +77,29 @@ def test_the_quick_view_shows_the_dashboards_table_cell_for_cell(store_dir, clie
     assert f"href='../Rankings?set={sid}'" in page.text
     assert "Q3 &lt;b&gt;run&lt;/b&gt;" in page.text and "<b>run" not in page.text
     assert rankings.CLUSTERS_NOTE.replace("<", "&lt;") in page.text
-    # the Rankings page and the set's panel offer the quick view's link
-    assert any(quick.link(sid) in c.value for c in at.caption)
+    # the Rankings page offers the quick view's link
+    assert any(f"quick/rankings?set={sid})" in c.value for c in at.caption)
+
+
+def test_a_link_with_options_metrics_and_sort_shows_the_same_view_in_both(store_dir, client):
+    sid = _saved()
+    params = {"opt_tokenize": "char", "opt_lowercase": "1", "opt_char_order": "999", "metrics": "chrf,bleu,ter"}
+    at = _dashboard(sid, **params, sort="chrf")
+    dashboard = shown(at.dataframe[0])
+    offered = next(c.value for c in at.caption if "quick/rankings?" in c.value)
+    url = offered[offered.index("(quick/rankings?") + 1 : offered.index(")")]
+    # what the page wrote into its address: the options that differ (char_order 999 did not fit: dropped)
+    assert url == f"quick/rankings?set={sid}&opt_tokenize=char&opt_lowercase=1&metrics=bleu%2Cchrf%2Cter&sort=chrf"
+    page = client.get("/" + url)
+    head, rows = _table(page.text)
+    assert head == [str(c) for c in dashboard.columns] == [
+        "rank", "system", "cluster (chrf)", "chrf 95% CI ±", "bleu", "chrf", "ter"
+    ]  # fmt: skip
+    assert rows == [[str(v) for v in r] for r in dashboard.itertuples(index=False)]
+    bleu = {n: BLEU(tokenize="char", lowercase=True).corpus_score(lines, [REFS]).score for n, lines in SYSTEMS.items()}
+    assert {r[1]: r[head.index("bleu")] for r in rows} == {n: f"{b:.1f}" for n, b in bleu.items()}
+    assert "tok:char" in page.text and "case:lc" in page.text
+    assert "href='../Rankings?set=" + sid + "&amp;opt_tokenize=char&amp;opt_lowercase=1&amp;metrics=bleu%2Cchrf%2Cter" in page.text
 
 
 def test_the_quick_view_is_a_page_without_script(store_dir, client):
@@ -92,6 +118,8 @@ def test_what_the_quick_view_answers_to_bad_links(store_dir, client, monkeypatch
     assert r.status_code == 404 and "does not name a saved set" in r.text
     r = client.get("/quick/rankings?set=%3Cscript%3E")
     assert r.status_code == 404 and "<script>" not in r.text
+    r = client.get(f"/quick/rankings?set=sample&opt_tokenize=nonsense&sort={'x' * 5000}")
+    assert r.status_code == 414 and "too long" in r.text
     r = client.get("/quick/rankings")
     assert r.status_code == 303 and r.headers["location"] == "../"
     assert client.post(f"/quick/rankings?set={_saved()}").status_code == 405
