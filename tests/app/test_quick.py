@@ -99,7 +99,10 @@ def test_a_link_with_options_metrics_and_sort_shows_the_same_view_in_both(store_
     bleu = {n: BLEU(tokenize="char", lowercase=True).corpus_score(lines, [REFS]).score for n, lines in SYSTEMS.items()}
     assert {r[1]: r[head.index("bleu")] for r in rows} == {n: f"{b:.1f}" for n, b in bleu.items()}
     assert "tok:char" in page.text and "case:lc" in page.text
-    assert "href='../Rankings?set=" + sid + "&amp;opt_tokenize=char&amp;opt_lowercase=1&amp;metrics=bleu%2Cchrf%2Cter" in page.text
+    assert (
+        "href='../Rankings?set=" + sid + "&amp;opt_tokenize=char&amp;opt_lowercase=1&amp;metrics=bleu%2Cchrf%2Cter"
+        in page.text
+    )
 
 
 def test_the_quick_view_is_a_page_without_script(store_dir, client):
