@@ -50,6 +50,8 @@ def default_metrics(names: Sequence[str], size: int) -> list[str]:
     return list(names) if size <= LARGE else fast(names)
 
 
+#: where the server answers with a saved set's quick view (mtlens.ui.quick): ``QUICK_PATH?set=ID&...``
+QUICK_PATH = "/quick/rankings"
 #: the Rankings' own link parameters: the metrics shown (comma-separated, only when they are not the
 #: defaults) and the metric they are sorted by (only when it is not the first)
 METRICS_PARAM, SORT_PARAM = "metrics", "sort"
@@ -229,6 +231,6 @@ def to_html(rk: Rankings, dashboard: str) -> str:
     parts.append(f"<p><b>Signatures</b></p><pre>{escape(signatures)}</pre>")
     parts.append(
         "<p class='caption'>A quick view of the saved set, drawn by the server from its stored statistics "
-        "with the default options.</p></body></html>"
+        "with the options of its link (the set's defaults where the link names none).</p></body></html>"
     )
     return "".join(parts)

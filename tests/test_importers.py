@@ -177,6 +177,11 @@ def test_dashboard_command_prints_the_link_and_serves_the_set(tmp_path):
         first = proc.stdout.readline().strip()
         (info,) = Store(d).list()
         assert first == f"mtlens dashboard: open http://127.0.0.1:{port}/?set={info.id}"
+        quick = f"http://127.0.0.1:{port}/quick/rankings?set={info.id}"
+        assert (
+            proc.stdout.readline().strip()
+            == f"mtlens dashboard: the set's quick view (its Rankings as plain HTML) {quick}"
+        )
         for _ in range(120):
             try:
                 if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
@@ -185,6 +190,8 @@ def test_dashboard_command_prints_the_link_and_serves_the_set(tmp_path):
                 time.sleep(0.5)
         else:
             pytest.fail("the dashboard did not start")
+        page = urllib.request.urlopen(quick, timeout=30).read().decode()  # the same server answers it
+        assert "<table id='rankings'>" in page and "<td class='t'>Online-W</td>" in page
     finally:
         proc.terminate()
         proc.wait(timeout=20)

@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..options import OPTION_PARAM, SPECS
 from ..store import Store
 
-PATH = "/quick/rankings"
+PATH = rankings.QUICK_PATH
 #: a set id longer than this is no set id (ids are short digests or "sample")
 MAX_ID = 64
 #: a link longer than this (its query, in characters) is refused: every parameter of a view fits many times
