@@ -104,5 +104,9 @@ def rankings_view(request: Request) -> Response:
 
 
 def routes() -> list[Route]:
-    """The routes ``app.py`` serves beside the dashboard."""
-    return [Route(PATH, rankings_view, methods=["GET"])]
+    """The routes ``app.py`` serves beside the dashboard, under the server's ``server.baseUrlPath`` as the
+    dashboard's pages are (Streamlit serves an app's own routes from the root)."""
+    import streamlit as st
+
+    base = (st.get_option("server.baseUrlPath") or "").strip("/")
+    return [Route(f"/{base}{PATH}" if base else PATH, rankings_view, methods=["GET"])]

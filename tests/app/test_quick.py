@@ -163,3 +163,21 @@ def test_app_py_is_served_as_streamlits_asgi_app_with_the_quick_view():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # imported, not run as a script: it draws nothing
     assert [r.path for r in module.app._user_routes] == [quick.PATH]
+
+
+def test_the_quick_view_lives_under_the_servers_base_path(store_dir):
+    """With ``server.baseUrlPath`` the dashboard's pages move under it; so does the quick view, and its
+    relative links (the dashboard, the home page) stay right."""
+    from streamlit import config
+
+    before = config.get_option("server.baseUrlPath")
+    config.set_option("server.baseUrlPath", "/team/mt/")
+    try:
+        routes = quick.routes()
+    finally:
+        config.set_option("server.baseUrlPath", before)
+    assert [r.path for r in routes] == ["/team/mt/quick/rankings"]
+    with TestClient(Starlette(routes=routes), base_url=LOCAL) as c:
+        r = c.get("/team/mt/quick/rankings?set=sample")
+        assert r.status_code == 200 and "href='../Rankings?set=sample'" in r.text
+        assert c.get("/quick/rankings?set=sample").status_code == 404
