@@ -183,6 +183,18 @@ def _upload(page, refs, systems):
     _idle(page)
 
 
+def _import(folder, name: str) -> str:
+    """``python -m mtlens import FOLDER --name NAME`` (the test's workspace); the new set's id."""
+    out = subprocess.run(
+        [sys.executable, "-m", "mtlens", "import", str(folder), "--name", name],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    return out.stdout.strip()
+
+
 def _shots_dir(tmp_path):
     d = TRACKED_SHOTS if UPDATE_SHOTS else tmp_path / "screenshots"
     d.mkdir(parents=True, exist_ok=True)
@@ -562,14 +574,7 @@ def test_an_imported_wmt_pair_opens_by_link_with_sacrebleus_bleu(browser, server
     from ..conftest import SHARED, pair_files
 
     folder = SHARED / "wmt" / "en-de"
-    out = subprocess.run(
-        [sys.executable, "-m", "mtlens", "import", str(folder), "--name", "WMT21 en-de"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=True,
-    )
-    sid = out.stdout.strip()
+    sid = _import(folder, "WMT21 en-de")
     listed = json.loads(
         subprocess.run(
             [sys.executable, "-m", "mtlens", "list", "--format", "json"],
@@ -602,14 +607,7 @@ def test_a_sets_quick_view_opens_without_script_and_leads_to_the_dashboard(brows
 
     from ..conftest import pair_files
 
-    out = subprocess.run(
-        [sys.executable, "-m", "mtlens", "import", str(SAMPLE), "--name", "<b>Q3</b> sample"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=True,
-    )
-    sid = out.stdout.strip()
+    sid = _import(SAMPLE, "<b>Q3</b> sample")
     ctx = browser.new_context(viewport={"width": 1400, "height": 2200})
     page = ctx.new_page()
     page.goto(f"{server}/Rankings?set={sid}")
