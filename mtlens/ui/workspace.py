@@ -29,7 +29,7 @@ def quick_link(ds: state.Dataset) -> str:
     address, the link to send for a meeting."""
     url = quick.link({**st.query_params.to_dict(), "set": ds.set_id})
     return (
-        f"Quick view: [{url}]({url}) shows these Rankings at once in any browser (plain HTML drawn by the "
+        f"Quick view: [`{url}`]({url}) shows these Rankings at once in any browser (plain HTML drawn by the "
         "server from the stored scores, with the options in this address), with a link back here."
     )
 
