@@ -697,11 +697,9 @@ def _run_dashboard(args) -> str:
     link = f"http://{args.address}:{args.port}/" + (f"?set={set_id}" if set_id else "")
     print(f"mtlens dashboard: open {link}", flush=True)
     if set_id:
-        from urllib.parse import urlencode
+        from .rankings import quick_link
 
-        from .rankings import QUICK_PATH
-
-        quick = f"http://{args.address}:{args.port}{QUICK_PATH}?{urlencode({'set': set_id})}"
+        quick = f"http://{args.address}:{args.port}/{quick_link({'set': set_id})}"
         print(f"mtlens dashboard: the set's quick view (its Rankings as plain HTML) {quick}", flush=True)
     if not is_loopback(args.address):
         print(

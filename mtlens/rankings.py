@@ -17,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
+from urllib.parse import urlencode
 
 import pandas as pd
 
 from . import report
-from .metrics import REGISTRY, decimals
-from .options import DEFAULTS
+from .metrics import REGISTRY, column_decimals
+from .options import DEFAULTS, OPTION_PARAM, SPECS
 from .options import from_link as options_from_link
 from .scoring import MetricResult
 from .significance import DEFAULT_SEED, MIN_TEST_LINES, Comparison
@@ -55,6 +56,21 @@ QUICK_PATH = "/quick/rankings"
 #: the Rankings' own link parameters: the metrics shown (comma-separated, only when they are not the
 #: defaults) and the metric they are sorted by (only when it is not the first)
 METRICS_PARAM, SORT_PARAM = "metrics", "sort"
+
+
+#: what a Rankings link may say: the set, its options, the metrics shown and the sort, in that order
+VIEW_PARAMS = ("set", *(OPTION_PARAM + name for name in SPECS), METRICS_PARAM, SORT_PARAM)
+
+
+def view_params(params) -> dict[str, str]:
+    """The parameters of a link (a mapping of strings) that name a Rankings view (:data:`VIEW_PARAMS`)."""
+    return {k: str(params[k]) for k in VIEW_PARAMS if params.get(k) is not None}
+
+
+def quick_link(params) -> str:
+    """The quick view of the set and view a link's parameters name, relative to the server's root
+    (``quick/rankings?set=ID&...``)."""
+    return f"{QUICK_PATH.lstrip('/')}?{urlencode(view_params(params))}"
 
 
 def link_params(shown: Sequence[str], default: Sequence[str], sort_by: str) -> dict[str, str | None]:
@@ -114,7 +130,8 @@ def table(results: dict[str, MetricResult], sort_by: str, cmp: Comparison | None
 
 @dataclass
 class Rankings:
-    """A set's Rankings as they open: the default metrics and options, sorted by the first metric."""
+    """A set's Rankings as a link opens them: its metrics, options and sort (the set's defaults where the
+    link names none)."""
 
     name: str
     set_id: str
@@ -139,7 +156,7 @@ def saved(store, set_id: str, params=None) -> Rankings:
     for an unknown id or an unreadable store."""
     from .evaluation import file_metrics, finished_neural, open_saved, options_for, sample_evaluation
     from .metrics import metric_names
-    from .scoring import result_for, score_metrics, score_saved_many
+    from .scoring import result_for, score_set
     from .store import SAMPLE_ID
 
     sample = set_id == SAMPLE_ID
@@ -151,13 +168,7 @@ def saved(store, set_id: str, params=None) -> Rankings:
     builtin = list(metric_names()) if corpus.references else []
     shown, sort_by = from_link(params, [*builtin, *imported], corpus.n_lines * len(corpus.systems))
     todo = [m for m in shown if m in REGISTRY]
-    if sample:
-        from .metrics import make_metric
-
-        scored = score_metrics(corpus, [make_metric(m, opts) for m in todo])
-    else:
-        scored = score_saved_many(store, set_id, corpus, todo, opts)
-    by_name = dict(zip(todo, scored, strict=True))
+    by_name = dict(zip(todo, score_set(store, set_id, corpus, todo, opts), strict=True))
     results = {m: by_name[m] if m in by_name else result_for(corpus, imported[m]) for m in shown}
     testable = can_test(len(corpus.systems), corpus.n_lines)
     cmp = comparison(results[sort_by]) if testable else None
@@ -172,7 +183,7 @@ def saved(store, set_id: str, params=None) -> Rankings:
         results,
         sort_by,
         cmp,
-        notes + list(getattr(store, "notes", [])),
+        notes + store.notes,
     )
 
 
@@ -187,7 +198,7 @@ pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;font-size:.85rem}.note{colo
 """
 
 
-def _cell(column: str, value, places: int | None) -> str:
+def _cell(value, places: int | None) -> str:
     if isinstance(value, str):
         return f"<td class='t'>{escape(value)}</td>"
     if value is None or (isinstance(value, float) and value != value):
@@ -202,14 +213,10 @@ def to_html(rk: Rankings, dashboard: str) -> str:
     (:func:`mtlens.metrics.decimals`), the clusters' rule, notes and signatures; ``dashboard`` is the
     address of the same Rankings in the dashboard. Every piece of user text is escaped."""
     df = rk.table
-    places = {}
-    for c in df.columns:
-        values = [v for v in df[c] if not isinstance(v, str)]
-        if values and all(isinstance(v, float) for v in values):
-            places[c] = decimals(str(c), values)
+    places = column_decimals(df)
     head = "".join(f"<th{' class=t' if c == 'system' else ''}>{escape(str(c))}</th>" for c in df.columns)
     rows = "".join(
-        "<tr>" + "".join(_cell(c, v, places.get(c)) for c, v in zip(df.columns, row, strict=True)) + "</tr>"
+        "<tr>" + "".join(_cell(v, places.get(c)) for c, v in zip(df.columns, row, strict=True)) + "</tr>"
         for row in df.itertuples(index=False)
     )
     about = f"{rk.systems} systems, {rk.n_lines} lines, {rk.references} reference(s)"

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
+
 from ..errors import InputError
 from ..options import DEFAULTS, SPECS, Options
 from .base import Metric, Signature
@@ -71,6 +73,18 @@ def label(name: str) -> str:
 UNIT_DECIMALS = 3
 #: decimals of any other number without a rule (imported scores beyond 0-1, AutoRank, deltas of unknown metrics)
 OTHER_DECIMALS = 2
+
+
+def column_decimals(table, places: dict | None = None) -> dict:
+    """The decimals of each column of ``table`` (a pandas DataFrame) whose values are all floats, by
+    :func:`decimals`; ``places`` gives those of columns the rule cannot name. Other columns are left out."""
+    out = {}
+    for c in table.columns:
+        values = [v for v in table[c] if v is not None and not isinstance(v, str)]
+        if values and all(isinstance(v, float | np.floating) for v in values):
+            d = (places or {}).get(c)
+            out[c] = decimals(str(c), values) if d is None else d
+    return out
 
 
 def decimals(name: str, values: Iterable[float] = ()) -> int:

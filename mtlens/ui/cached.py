@@ -19,10 +19,9 @@ from collections import OrderedDict
 import streamlit as st
 
 from .. import rankings
-from ..metrics import REGISTRY, make_metric, options_key
+from ..metrics import REGISTRY, options_key
 from ..options import DEFAULTS, Options
-from ..scoring import MetricResult, score_metrics, score_saved_many
-from ..store import SAMPLE_ID
+from ..scoring import MetricResult, score_set
 from . import state
 from .state import Dataset
 
@@ -46,10 +45,7 @@ _TOGETHER: dict[tuple, MetricResult] = {}
 
 
 def _score(dataset: Dataset, names: list[str], opts: Options) -> list[MetricResult]:
-    set_id = dataset.set_id
-    if set_id and set_id != SAMPLE_ID:  # a saved set: stored statistics first, new ones stored
-        return score_saved_many(state.store(), set_id, dataset.corpus, names, opts)
-    return score_metrics(dataset.corpus, [make_metric(name, opts) for name in names])
+    return score_set(state.store(), dataset.set_id, dataset.corpus, names, opts)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading imported scores…")

@@ -6,12 +6,11 @@ from __future__ import annotations
 import threading
 import warnings
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from ..html_report import PLOTLY_CONFIG, safe_figure
-from ..metrics import decimals
+from ..metrics import column_decimals
 from ..report import frame_to_csv, table_to_latex, to_xlsx
 from . import state
 
@@ -81,13 +80,7 @@ def numbers(df: pd.DataFrame, places: dict[str, int] | None = None):
     ``places``: decimals of columns the rule cannot name (e.g. "A" and "B" holding one metric's scores)."""
     if df is None or df.size > MAX_STYLED_CELLS:
         return df
-    fmt = {}
-    for c in df.columns:
-        col = df[c]
-        values = [v for v in col if v is not None and not isinstance(v, str)]
-        if values and all(isinstance(v, float | np.floating) for v in values):
-            d = (places or {}).get(c)
-            fmt[c] = f"{{:.{decimals(str(c), values) if d is None else d}f}}"
+    fmt = {c: f"{{:.{d}f}}" for c, d in column_decimals(df, places).items()}
     return df.style.format(fmt, na_rep="-")
 
 

@@ -24,7 +24,6 @@ from starlette.routing import Route
 
 from .. import access, rankings
 from ..errors import InputError
-from ..options import OPTION_PARAM, SPECS
 from ..store import Store
 
 PATH = rankings.QUICK_PATH
@@ -32,8 +31,6 @@ PATH = rankings.QUICK_PATH
 MAX_ID = 64
 #: a link longer than this (its query, in characters) is refused: every parameter of a view fits many times
 MAX_QUERY = 4096
-#: what a link may say: the set, its options, the metrics shown and the sort (the dashboard's Rankings link)
-PARAMS = ("set", *(OPTION_PARAM + name for name in SPECS), rankings.METRICS_PARAM, rankings.SORT_PARAM)
 _LOG = logging.getLogger(__name__)
 _HEADERS = {
     # nothing but the page's own inline style: no script, no frame, no outside request
@@ -44,20 +41,9 @@ _HEADERS = {
 }
 
 
-def view_params(params) -> dict[str, str]:
-    """The parameters of a link (a mapping of strings) that name the view: :data:`PARAMS`, in that order."""
-    return {k: str(params[k]) for k in PARAMS if params.get(k) is not None}
-
-
-def link(params) -> str:
-    """The quick view of the set and view a link's parameters name, relative to the server's root
-    (``quick/rankings?set=ID&...``)."""
-    return f"{PATH.lstrip('/')}?{urlencode(view_params(params))}"
-
-
 def dashboard_link(params) -> str:
     """The dashboard's Rankings with the same parameters, relative to the quick view's address."""
-    return f"../Rankings?{urlencode(view_params(params))}"
+    return f"../Rankings?{urlencode(rankings.view_params(params))}"
 
 
 def _page(status: int, title: str, message: str) -> HTMLResponse:
@@ -69,23 +55,17 @@ def _page(status: int, title: str, message: str) -> HTMLResponse:
     return HTMLResponse(body, status_code=status, headers=_HEADERS)
 
 
-def _address() -> str | None:
-    import streamlit as st
-
-    return st.get_option("server.address")
-
-
 def rankings_view(request: Request) -> Response:
     """``GET /quick/rankings?set=ID``: the set's Rankings (a plain function: Starlette runs it in a worker
     thread, so scoring never holds up the server's other requests)."""
     from . import identity
 
     host = request.headers.get("host")
-    if not access.host_allowed(host, _address()):
+    if not access.host_allowed(host, identity.address()):
         return _page(400, "Wrong address", "This dashboard listens on this machine only; open it at http://localhost.")
     if len(request.url.query) > MAX_QUERY:
         return _page(414, "Link too long", "That link is longer than any link mtlens makes.")
-    params = view_params(request.query_params)
+    params = rankings.view_params(request.query_params)
     set_id = params.get("set", "").strip()
     if not set_id:
         return RedirectResponse("../", status_code=303)

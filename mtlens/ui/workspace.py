@@ -12,12 +12,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from .. import rankings
 from ..errors import InputError
 from ..evaluation import add_annotations, import_bundle
 from ..external import read_score_files
 from ..io import decode_lines, unique_names
 from ..store import SAMPLE_ID
-from . import identity, quick, render, state
+from . import identity, render, state
 
 
 def _link(ds: state.Dataset) -> str:
@@ -27,7 +28,7 @@ def _link(ds: state.Dataset) -> str:
 def quick_link(ds: state.Dataset) -> str:
     """Markdown: the set's quick view (:mod:`mtlens.ui.quick`) with the options, metrics and sort of the
     address, the link to send for a meeting."""
-    url = quick.link({**st.query_params.to_dict(), "set": ds.set_id})
+    url = rankings.quick_link({**st.query_params.to_dict(), "set": ds.set_id})
     return (
         f"Quick view: [`{url}`]({url}) shows these Rankings at once in any browser (plain HTML drawn by the "
         "server from the stored scores, with the options in this address), with a link back here."
