@@ -35,7 +35,7 @@ def one_server(wait: bool) -> dict:
     """In this (new) process: a server, an upload, Rankings; the times as a dict."""
     from streamlit.testing.v1 import AppTest
 
-    from mtlens import engine
+    from mtlens.runtime import engine
     from mtlens.ui import cached
 
     first = []

@@ -65,9 +65,9 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    from mtlens import neural
-    from mtlens.corpus import Corpus
-    from mtlens.store import Store
+    from mtlens.core.corpus import Corpus
+    from mtlens.neural import models as neural
+    from mtlens.storage.store import Store
 
     python = neural.python()
     work = Path(tempfile.mkdtemp(prefix="mtlens-bench-neural-"))

@@ -89,7 +89,7 @@ def main():
     # the 13a tokenizer alone, every line of the 11 files, caches emptied (identical outputs checked)
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a as SacreTokenizer13a
 
-    from mtlens.tokenizers import get_tokenizer
+    from mtlens.core.tokenizers import get_tokenizer
 
     lines = [line for stream in (*refs, *hyps) for line in stream]
     sb_tok, ml_tok = SacreTokenizer13a(), get_tokenizer("13a")

@@ -23,7 +23,7 @@ def main():
     from sacrebleu.significance import PairedTest
 
     import mtlens
-    from mtlens.significance import compare
+    from mtlens.analysis.significance import compare
 
     ref_paths, sys_paths = pair("en-de")
     refs = [read(p) for p in ref_paths]

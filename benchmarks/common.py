@@ -26,7 +26,7 @@ def clear_tokenizer_caches() -> None:
     """Empty sacrebleu's and mtlens' tokenizer LRU caches, so no run profits from an earlier one."""
     from sacrebleu.tokenizers import tokenizer_13a, tokenizer_char, tokenizer_intl, tokenizer_re, tokenizer_zh
 
-    from mtlens.tokenizers import Tokenizer13a
+    from mtlens.core.tokenizers import Tokenizer13a
 
     Tokenizer13a.__call__.cache_clear()
 

@@ -8,12 +8,12 @@ The small public API::
     results["bleu"].scores["A"], results["bleu"].signature
 """
 
-from .corpus import Corpus
-from .errors import InputError
-from .highlight import ngram_matches
-from .io import corpus_from_bytes, load_corpus
+from .analysis.highlight import ngram_matches
+from .core.corpus import Corpus
+from .core.errors import InputError
 from .metrics import BLEU, CHRF, CharBLEU, make_metric, metric_names
-from .scoring import MetricResult, score
+from .readers.testset import corpus_from_bytes, load_corpus
+from .runtime.scoring import MetricResult, score
 from .version import __version__
 
 __all__ = [

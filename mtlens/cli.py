@@ -9,13 +9,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import report
-from .errors import InputError
-from .io import load_corpus, read_bytes
+from .analysis.significance import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES, compare
+from .core.errors import InputError
+from .core.options import DEFAULTS, SPECS, Options
+from .exports import tables as report
 from .metrics import REGISTRY, metric_names
-from .options import DEFAULTS, SPECS, Options
-from .scoring import parse_metric_list, score
-from .significance import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES, compare
+from .readers.testset import load_corpus, read_bytes
+from .runtime.scoring import parse_metric_list, score
 from .version import __version__
 
 
@@ -51,14 +51,14 @@ def _add_data_dir(s: argparse.ArgumentParser) -> None:
 
 
 def _store(args):
-    from .store import Store
+    from .storage.store import Store
 
     return Store(args.data_dir)
 
 
 def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
     """The metric options, one flag per field of :class:`Options` (flags, help and defaults from
-    :data:`mtlens.options.SPECS`; bounds are checked when the Options are built)."""
+    :data:`mtlens.core.options.SPECS`; bounds are checked when the Options are built)."""
     s.add_argument(
         "--metrics",
         default=None,
@@ -103,9 +103,9 @@ def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
 
 def options_from_args(args, language=None) -> Options:
     """The :class:`Options` of a command line: the flags given, over the defaults of the language
-    (``-l`` or detected; sacrebleu's ``-l`` rule: :func:`mtlens.evaluation.options_for`), over Options'
+    (``-l`` or detected; sacrebleu's ``-l`` rule: :func:`mtlens.service.evaluation.options_for`), over Options'
     defaults. Checked: out-of-bounds values name their flag."""
-    from .evaluation import options_for
+    from .service.evaluation import options_for
 
     given = {name: getattr(args, name) for name in SPECS if getattr(args, name, None) is not None}
     return options_for(language, DEFAULTS, given)
@@ -252,7 +252,7 @@ def _port(text: str) -> int:
 
 def _evaluation(args):
     """The evaluation of the command line's data (files, or a saved set as it was decided)."""
-    from .evaluation import evaluate, open_saved
+    from .service.evaluation import evaluate, open_saved
 
     if args.set is None:
         return evaluate(_load(args), args.language_pair)
@@ -296,7 +296,7 @@ def _load_and_score(args):
 def _load_and_score_corpus(args, corpus, options):
     builtin, imported = _chosen_metrics(args, corpus)
     results = _score(args, corpus, builtin, options) if builtin else {}
-    from .scoring import result_for
+    from .runtime.scoring import result_for
 
     for scores in imported:
         results[scores.name] = result_for(corpus, scores)
@@ -318,15 +318,15 @@ def _chosen_metrics(args, corpus):
         files = [*saved.scores, *files]  # the set's own imported metrics first
         annotations = saved.annotations
     if files:
-        from .external import read_score_files
+        from .readers.scores import read_score_files
 
         imported = read_score_files(files, corpus)
     if annotations:
-        from .evaluation import annotation_metrics
+        from .service.evaluation import annotation_metrics
 
         imported += annotation_metrics(corpus, annotations, getattr(args, "mqm_weights", None))
     if getattr(args, "set", None) is not None:  # the set's neural scores computed before
-        from .neural import completed
+        from .neural.models import completed
 
         imported += [m for m in completed(_store(args), corpus) if m.name not in {i.name for i in imported}]
     if args.metrics is None:  # a set without a reference (from annotations) has only its own metrics
@@ -346,12 +346,12 @@ def _chosen_metrics(args, corpus):
 
 def _neural_scores(args, corpus, item: str):
     """A registered model's scores (computing what the cache lacks, with progress on stderr)."""
-    from . import neural
+    from .neural import models as neural
 
     store = _store(args)
     model = neural.get_model(store, item)
     if getattr(args, "set", None) is not None:  # a saved set: a job, as the dashboard would run it
-        from .jobs import run
+        from .runtime.jobs import run
 
         if neural.cached_scores(store, model, corpus) is None:
             print(f"mtlens: {item}: scoring the set's missing segments", file=sys.stderr)
@@ -377,7 +377,7 @@ def _score(args, corpus, metrics, options):
     """Scores; for a saved set, stored statistics are reused and new ones stored."""
     if args.set is None:
         return score(corpus, metrics, options)
-    from .scoring import score_saved_many
+    from .runtime.scoring import score_saved_many
 
     store = _store(args)
     out = dict(zip(metrics, score_saved_many(store, args.set, corpus, metrics, options), strict=True))
@@ -405,7 +405,7 @@ def _run_score(args) -> str:
 
 
 def _run_compare(args) -> str:
-    from .significance import check_test_settings
+    from .analysis.significance import check_test_settings
 
     check_test_settings(args.n or 1, args.seed, args.alpha)
     _, results = _load_and_score(args)
@@ -433,7 +433,7 @@ def _run_compare(args) -> str:
 
 
 def _check_seed(args) -> None:
-    from .significance import check_test_settings
+    from .analysis.significance import check_test_settings
 
     check_test_settings(getattr(args, "n", None) or 1, args.seed, getattr(args, "alpha", 0.05))
 
@@ -467,7 +467,7 @@ def _run_analyze(args) -> str:
         if human.segment:
             from dataclasses import asdict
 
-            from .analysis.ranking import human_ranking
+            from .analysis.autorank import human_ranking
 
             doc["human_ranking"] = {}
             for kind, by_sys in human.segment.items():
@@ -478,7 +478,7 @@ def _run_analyze(args) -> str:
                     "test": "Wilcoxon signed-rank on shared segments (>= 30), Holm-corrected, alpha 0.05",
                 }
     if args.autorank:
-        from .analysis.ranking import autorank
+        from .analysis.autorank import autorank
 
         wanted = [m.strip().lower() for m in args.autorank.split(",") if m.strip()]
         if results is None:
@@ -503,7 +503,7 @@ def _run_analyze(args) -> str:
 
 def _run_pair(args, corpus, options) -> str:
     from .analysis.pairwise import pair_analysis
-    from .io import read_lines
+    from .readers.testset import read_lines
 
     a, b = args.pair
     for name in (a, b):
@@ -515,7 +515,7 @@ def _run_pair(args, corpus, options) -> str:
     if builtin:
         result = _score(args, corpus, builtin[:1], options)[builtin[0]]
     elif imported:
-        from .scoring import result_for
+        from .runtime.scoring import result_for
 
         result = result_for(corpus, imported[0])
     else:
@@ -530,7 +530,7 @@ def _run_pair(args, corpus, options) -> str:
 def _run_report(args) -> str:
     from pathlib import Path
 
-    from .html_report import build_html_report
+    from .exports.html import build_html_report
 
     _check_seed(args)
     corpus, results = _load_and_score(args)
@@ -548,19 +548,19 @@ def _run_report(args) -> str:
 
 
 def _run_import(args) -> str:
-    from .evaluation import evaluate, import_bundle, save
-    from .importers import read_path
+    from .readers.folders import read_path
+    from .service.evaluation import evaluate, import_bundle, save
 
     store = _store(args)
     if args.ratings:
         from pathlib import Path
 
-        from .evaluation import evaluate_annotations
+        from .service.evaluation import evaluate_annotations
 
         if args.path:
             raise InputError("give either PATH or --ratings FILE, not both")
         if args.set:
-            from .evaluation import add_annotations
+            from .service.evaluation import add_annotations
 
             ann = add_annotations(store, args.set, Path(args.ratings).name, read_bytes(args.ratings))
             for note in ann.problems:
@@ -575,7 +575,7 @@ def _run_import(args) -> str:
             f"{ev.language.describe()})",
             file=sys.stderr,
         )
-        from .annotations import read_mqm_tsv
+        from .readers.mqm import read_mqm_tsv
 
         for note in [*c.warnings, *read_mqm_tsv(ev.annotations[0][1], ev.annotations[0][0]).problems]:
             print(f"mtlens: note: {note}", file=sys.stderr)
@@ -651,7 +651,7 @@ def _run_access(args) -> str:
 
 
 def _run_models(args) -> str:
-    from . import neural
+    from .neural import models as neural
 
     store = _store(args)
     if args.action == "add":
@@ -676,7 +676,7 @@ def _run_dashboard(args) -> str:
     import os
     from pathlib import Path
 
-    from .store import Store
+    from .storage.store import Store
 
     app = Path(__file__).resolve().parents[1] / "app.py"
     if not app.exists():
@@ -686,18 +686,18 @@ def _run_dashboard(args) -> str:
     if args.ref or args.sys:
         if set_id:
             raise InputError("give either --set ID or --ref/--sys files, not both")
-        from .evaluation import evaluate, save
+        from .service.evaluation import evaluate, save
 
         ev = evaluate(load_corpus(args.ref, args.sys, args.src), args.language_pair)
         set_id = save(store, ev, args.name or "from the command line").set_id
     elif set_id:
         store.load(set_id)  # a wrong id is said now, not in the browser
-    from .access import is_loopback
+    from .core.access import is_loopback
 
     link = f"http://{args.address}:{args.port}/" + (f"?set={set_id}" if set_id else "")
     print(f"mtlens dashboard: open {link}", flush=True)
     if set_id:
-        from .rankings import quick_link
+        from .service.rankings import quick_link
 
         quick = f"http://{args.address}:{args.port}/{quick_link({'set': set_id})}"
         print(f"mtlens dashboard: the set's quick view (its Rankings as plain HTML) {quick}", flush=True)

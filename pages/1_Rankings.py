@@ -7,7 +7,7 @@ import streamlit as st
 
 from mtlens.ui import cached, export, render, state, views, workspace
 from mtlens.ui.guard import guard
-from mtlens.ui.neural import panel as neural_panel
+from mtlens.ui.neural_panel import panel as neural_panel
 from mtlens.ui.widgets import dataset_caption, metric_sidebar
 
 with guard():

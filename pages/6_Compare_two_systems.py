@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from mtlens.errors import InputError
+from mtlens.core.errors import InputError
 from mtlens.ui import cached, export, render, state, views
 from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption, metric_sidebar, require_reference

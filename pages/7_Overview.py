@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from mtlens.errors import InputError
+from mtlens.core.errors import InputError
 from mtlens.ui import export, identity, render, state, views
 from mtlens.ui.guard import guard
 from mtlens.ui.widgets import dataset_caption, metric_sidebar

@@ -93,7 +93,7 @@ def excerpts():
 def neural_python(request):
     """The neural extra's interpreter (scripts/install-neural.sh); the COMET tests skip without it, with
     a reason, unless ``--require-neural`` (what scripts/test.sh passes) makes that a failure."""
-    from mtlens import neural
+    from mtlens.neural import models as neural
 
     try:
         return neural.python()

@@ -14,7 +14,7 @@ from mtlens.analysis.correlation import bootstrap_ci, cohen_kappa, grades, rowwi
 from mtlens.analysis.human import human_correlation, read_human, segment_pairs
 from mtlens.analysis.sweep import tbleu_sweep
 from mtlens.analysis.words_chars import parse_orders, words_vs_chars
-from mtlens.errors import InputError
+from mtlens.core.errors import InputError
 
 from .conftest import SAMPLE, TESTDATA, pair_files
 

@@ -10,8 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from mtlens.annotations import mqm_scores, parse_weights, read_mqm_tsv, segment_score, strip_spans
-from mtlens.errors import InputError
+from mtlens.core.errors import InputError
+from mtlens.readers.mqm import mqm_scores, parse_weights, read_mqm_tsv, segment_score, strip_spans
 
 from .conftest import ROOT, SHARED, TESTDATA
 
@@ -159,8 +159,8 @@ def test_unrated_segments_are_null_and_left_out_of_the_mean(tmp_path):
 
 
 def test_an_annotated_set_survives_a_bundle_round_trip(tmp_path):
-    from mtlens.evaluation import evaluate_annotations, import_bundle, open_saved, save
-    from mtlens.store import Store
+    from mtlens.service.evaluation import evaluate_annotations, import_bundle, open_saved, save
+    from mtlens.storage.store import Store
 
     tsv = TESTDATA / "mqm" / "mqm_ted_ende.excerpt.tsv"
     st = Store(tmp_path)
@@ -174,13 +174,7 @@ def test_an_annotated_set_survives_a_bundle_round_trip(tmp_path):
 def test_summaries_by_hand():
     from types import SimpleNamespace
 
-    from mtlens.analysis.annotations import (
-        disagreements,
-        document_scores,
-        error_counts,
-        rater_agreement,
-        span_overlap,
-    )
+    from mtlens.analysis.mqm_summary import disagreements, document_scores, error_counts, rater_agreement, span_overlap
 
     data = _tsv(
         ("A", "d1", "1", "1", "r1", "s", "x <v>yy</v> z", "Accuracy/Mistranslation", "Major", ""),
@@ -212,8 +206,8 @@ def test_summaries_by_hand():
 
 def test_annotations_added_to_a_set_must_annotate_its_hypotheses(tmp_path):
     from mtlens import Corpus
-    from mtlens.evaluation import add_annotations, open_saved
-    from mtlens.store import Store
+    from mtlens.service.evaluation import add_annotations, open_saved
+    from mtlens.storage.store import Store
 
     tsv = TESTDATA / "mqm" / "mqm_ted_ende.excerpt.tsv"
     ann = read_mqm_tsv(tsv.read_bytes(), tsv.name)
@@ -237,8 +231,8 @@ def test_annotations_added_to_a_set_must_annotate_its_hypotheses(tmp_path):
 def test_mt_metrics_eval_seg_rating_files_annotate_a_set(tmp_path):
     """The format mt-metrics-eval writes (ratings.WriteRatingFile): SYSTEM, the Rating as JSON, RATER."""
     from mtlens import Corpus
-    from mtlens.evaluation import add_annotations, annotation_metrics, open_saved
-    from mtlens.store import Store
+    from mtlens.service.evaluation import add_annotations, annotation_metrics, open_saved
+    from mtlens.storage.store import Store
 
     corpus = Corpus.build({"ref": ["a b c", "d e", "f"]}, {"A": ["a x c", "d e", "g"], "B": ["a b c", "d", "f"]})
     err = lambda s, e, cat, sev, src=False: {  # noqa: E731

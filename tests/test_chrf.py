@@ -89,13 +89,13 @@ def test_vectorised_over_leading_axes():
 
 
 def test_characters_without_white_space_are_those_of_split_and_join():
-    """chrF and character BLEU drop white space from whole streams at once (mtlens.ngrams.char_streams
+    """chrF and character BLEU drop white space from whole streams at once (mtlens.core.ngrams.char_streams
     with drop_space); that equals "".join(line.split()) line by line, for every white space character
     Python knows (the table is checked against str.isspace on every code point) and after lowercasing
     (which can change a line's length: "İ" lowercases to two characters)."""
     import random
 
-    from mtlens.ngrams import char_streams, space_table
+    from mtlens.core.ngrams import char_streams, space_table
 
     table = space_table()
     assert [c for c in range(0x110000) if chr(c).isspace()] == list(np.flatnonzero(table))

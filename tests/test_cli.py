@@ -304,7 +304,7 @@ def test_numeric_options_are_bounded_and_named(capsys, argv, needle):
 def test_every_option_has_a_flag_that_reaches_the_metric():
     """One source of truth: every Options field is a CLI flag, and the flag's value arrives in Options."""
     from mtlens.cli import build_parser, options_from_args
-    from mtlens.options import SPECS
+    from mtlens.core.options import SPECS
 
     parser = build_parser()
     flags = {a.dest: a for a in parser._subparsers._group_actions[0].choices["score"]._actions}

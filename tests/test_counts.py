@@ -1,5 +1,5 @@
 """Clipped n-gram matches: the compiled kernel (mtlens.metrics._ngram_kernel) against numpy's sorts
-(mtlens.ngrams.clipped_matches) and against sacrebleu, and when each is used (mtlens.metrics.counts)."""
+(mtlens.core.ngrams.clipped_matches) and against sacrebleu, and when each is used (mtlens.metrics.counts)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sacrebleu
 from sacrebleu.metrics import BLEU as SacreBLEU
 from sacrebleu.metrics import CHRF as SacreCHRF
 
-from mtlens import ngrams
+from mtlens.core import ngrams
 from mtlens.metrics import BLEU, CHRF, CharBLEU, _compiled, counts
 from mtlens.metrics.chrf import CHRFpp
 
@@ -106,10 +106,10 @@ import mtlens
 from mtlens.metrics import counts
 refs = [["the cat sat on the mat", "a b c d"]]
 hyps = [["the cat sat on a mat", "a b d c"], ["a cat sat", "a b c d"]]
-small = mtlens.engine.statistics(mtlens.metrics.BLEU(), refs, hyps)
+small = mtlens.runtime.engine.statistics(mtlens.metrics.BLEU(), refs, hyps)
 small_loaded = counts.KERNEL in sys.modules
 counts.KERNEL_PAIRS = 3  # 2 lines x 2 systems x 1 reference = 4 pairs: large
-large = mtlens.engine.statistics(mtlens.metrics.BLEU(), refs, hyps)
+large = mtlens.runtime.engine.statistics(mtlens.metrics.BLEU(), refs, hyps)
 print(json.dumps({"small_loaded": small_loaded, "large_loaded": counts.KERNEL in sys.modules,
                   "small": [s.tolist() for s in small], "large": [s.tolist() for s in large]}))
 """

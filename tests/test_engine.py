@@ -1,4 +1,4 @@
-"""The engine (mtlens.engine): work shared with standard-library worker processes, the same results as
+"""The engine (mtlens.runtime.engine): work shared with standard-library worker processes, the same results as
 one process, failures recovered, threaded processes never fork, and work that really ran elsewhere.
 
 Each check runs in a fresh interpreter (the test runner itself may have threads, and then mtlens never
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 
-from mtlens.processes import workers
+from mtlens.runtime.processes import workers
 
 from .conftest import SAMPLE, TESTDATA, run_python
 
@@ -18,7 +18,7 @@ def run_script(body: str, **env) -> dict:
     head = """
         import json, os, signal, sys
         import numpy as np
-        import mtlens.engine as E
+        import mtlens.runtime.engine as E
         E.MIN_PARALLEL_WEIGHT = 0
         PARENT = os.getpid()
         """

@@ -12,11 +12,11 @@ import pytest
 from scipy import stats as sps
 
 from mtlens import Corpus
+from mtlens.analysis.significance import compare
 from mtlens.cli import main
-from mtlens.errors import InputError
-from mtlens.external import read_score_files, read_scores
-from mtlens.scoring import result_for
-from mtlens.significance import compare
+from mtlens.core.errors import InputError
+from mtlens.readers.scores import read_score_files, read_scores
+from mtlens.runtime.scoring import result_for
 
 from .conftest import SAMPLE, pair_files
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mtlens.highlight import ngram_matches
+from mtlens.analysis.highlight import ngram_matches
 from mtlens.metrics import BLEU, CharBLEU
 
 

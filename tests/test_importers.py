@@ -13,9 +13,9 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 
 from mtlens.analysis.human import read_human_files
 from mtlens.cli import main
-from mtlens.errors import InputError
-from mtlens.importers import read_path
-from mtlens.store import FILE_NAME, Store
+from mtlens.core.errors import InputError
+from mtlens.readers.folders import read_path
+from mtlens.storage.store import FILE_NAME, Store
 
 from .conftest import PAIRS, ROOT, SHARED, TESTDATA, pair_files
 from .test_store import kill_while_writing
@@ -60,7 +60,7 @@ def test_mt_metrics_eval_layout(tmp_path):
     assert len(seg) == 30 and 0 not in seg and seg[1] == -0.5  # None rows left out; lines are 0-based here
     for name, hyp in systems.items():
         assert c.systems[name] == tuple(hyp)
-    from mtlens.external import read_score_files
+    from mtlens.readers.scores import read_score_files
 
     (comet,) = read_score_files(list(found.scores), c)
     assert comet.name == "comet-22" and comet.scores["Online-W"][2] == pytest.approx(0.52)

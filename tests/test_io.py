@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mtlens import InputError, load_corpus, score
-from mtlens.io import corpus_from_bytes, corpus_from_single, decode_lines, parse_tsv, parse_wmt_xml, stem
+from mtlens.readers.testset import corpus_from_bytes, corpus_from_single, decode_lines, parse_tsv, parse_wmt_xml, stem
 
 from .conftest import SAMPLE, TESTDATA
 
@@ -120,7 +120,7 @@ def test_utf16_is_read_with_a_bom_and_named_without_one():
 
 
 def test_a_line_longer_than_the_bound_is_refused_with_its_number():
-    from mtlens.corpus import MAX_LINE_CHARS
+    from mtlens.core.corpus import MAX_LINE_CHARS
 
     long = "x" * (MAX_LINE_CHARS + 1)
     with pytest.raises(
@@ -262,7 +262,7 @@ def test_data_notes_name_the_same_lines_as_a_line_by_line_reading():
     import random
     import re
 
-    from mtlens.io import stream_warnings
+    from mtlens.readers.testset import stream_warnings
 
     entity = re.compile(r"&(amp|quot|lt|gt|apos|#\d+|#x[0-9a-fA-F]+);")
     pieces = ["a", "Wort", " ", "\u3000", "\x1c", "\t", "&amp;", "&#39;", "& x", "\u200b", "\ufeff", "\u2028", "\n", ""]

@@ -1,4 +1,4 @@
-"""Compiled kernels (mtlens.kernels, mtlens.metrics._compiled): built ahead of time where a C compiler
+"""Compiled kernels (mtlens.runtime.kernels, mtlens.metrics._compiled): built ahead of time where a C compiler
 is there, numba's otherwise; one version per function, compiled side by side, warmed ahead.
 
 Each check runs in a fresh interpreter with an empty cache (``NUMBA_CACHE_DIR``: a fresh installation),
@@ -69,7 +69,7 @@ def test_prepare_builds_both_kernels_ahead_of_time_and_a_new_process_scores_with
         from mtlens.metrics.ter import TER as Metric
         from mtlens.metrics.tbleu import affix_distances
         refs, hyps = DATA
-        stats = mtlens.engine.statistics(Metric(), refs, hyps)  # 400 pairs: a job for the kernel
+        stats = mtlens.runtime.engine.statistics(Metric(), refs, hyps)  # 400 pairs: a job for the kernel
         from mtlens.metrics import _affix, tbleu
         words = ["Zusammenarbeit", "Zusammenarbeiten", "Verträge", "Vertrag", "Vertragsbruch"]
         pairs = [[0, 1], [2, 3], [3, 4], [2, 4]]
@@ -161,7 +161,7 @@ def test_without_a_c_compiler_a_marker_is_left_and_numbas_kernel_is_used(tmp_pat
         from mtlens.metrics.ter import TER as Metric
         marker = _compiled.failed(TER)
         before = os.path.getmtime(marker) if marker.exists() else None
-        stats = mtlens.engine.statistics(Metric(), *DATA)
+        stats = mtlens.runtime.engine.statistics(Metric(), *DATA)
         print(json.dumps({"stats": [s.tolist() for s in stats], "marker": marker.read_text(),
                           "same_marker": before == os.path.getmtime(marker),
                           "built": _compiled.built(TER), "numba": TER in sys.modules}))
@@ -335,7 +335,7 @@ def test_prepare_waits_for_the_warmups_first_stage_only_and_builds_nothing_while
     import threading
     import time
 
-    from mtlens import kernels
+    from mtlens.runtime import kernels
 
     script = f"print({kernels.COMPILED!r}, flush=True); import time; time.sleep(120)"
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)

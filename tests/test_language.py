@@ -10,8 +10,8 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 from sacrebleu.metrics import TER as SacreTER
 
 from mtlens.cli import main
-from mtlens.errors import InputError
-from mtlens.language import detect_target, language_defaults, parse_pair
+from mtlens.core.errors import InputError
+from mtlens.core.language import detect_target, language_defaults, parse_pair
 
 from .conftest import PAIRS, SAMPLE, SHARED, TESTDATA, pair_files
 
@@ -174,7 +174,7 @@ def test_bad_language_pair_is_one_sentence(capsys):
 
 
 def test_wmt_xml_languages_are_read():
-    from mtlens.io import parse_wmt_xml
+    from mtlens.readers.testset import parse_wmt_xml
 
     xml = (
         '<dataset source-language="en" target-language="zh"><doc id="d"><src><p><seg id="1">Hi.</seg></p></src>'

@@ -1,4 +1,4 @@
-"""Neural metrics computed in place (mtlens/neural.py, mtlens/jobs.py), against COMET's own command line.
+"""Neural metrics computed in place (mtlens/neural/models.py, mtlens/runtime/jobs.py), against COMET's own command line.
 
 Every golden value comes from ``comet-score --to_json`` run on the same tiny checkpoint (built offline by
 tests/neural/build_tiny_comet.py: random weights, a SentencePiece vocabulary trained on the sample) and
@@ -19,10 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mtlens import jobs, neural
-from mtlens.corpus import Corpus
-from mtlens.errors import InputError
-from mtlens.store import Store
+from mtlens.core.corpus import Corpus
+from mtlens.core.errors import InputError
+from mtlens.neural import models as neural
+from mtlens.runtime import jobs
+from mtlens.storage.store import Store
 
 from .conftest import ROOT, SAMPLE
 

@@ -7,10 +7,10 @@ import dataclasses
 import pytest
 
 from mtlens import Corpus
-from mtlens.errors import InputError
+from mtlens.core.errors import InputError
+from mtlens.core.options import DEFAULTS, SPECS, Options
 from mtlens.metrics import REGISTRY, make_metric, metric_names, metrics_using, options_key
-from mtlens.options import DEFAULTS, SPECS, Options
-from mtlens.scoring import score
+from mtlens.runtime.scoring import score
 
 
 def test_every_field_has_a_spec_and_every_spec_a_field():

@@ -9,9 +9,9 @@ import pytest
 from mtlens import Corpus, score
 from mtlens.analysis.pairwise import frequency_buckets, length_buckets, ngram_differences, word_fmeasure
 from mtlens.analysis.sentences import sentence_table
+from mtlens.analysis.significance import MIN_TEST_LINES
+from mtlens.core.options import DEFAULTS
 from mtlens.metrics import BLEU
-from mtlens.options import DEFAULTS
-from mtlens.significance import MIN_TEST_LINES
 
 from .conftest import SAMPLE, TESTDATA, pair_files
 

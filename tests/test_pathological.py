@@ -84,7 +84,7 @@ def test_command_line_on_pathological_files(tmp_path, capsys):
 
 def test_a_line_at_the_bound_is_one_segment_and_a_longer_one_is_refused(tmp_path, capsys):
     """Lines up to MAX_LINE_CHARS are scored whole (every metric); a two-megabyte line gets one sentence."""
-    from mtlens.corpus import MAX_LINE_CHARS
+    from mtlens.core.corpus import MAX_LINE_CHARS
 
     words = [f"w{i % 997}" for i in range(MAX_LINE_CHARS // 4)]
     long = " ".join(words)[:MAX_LINE_CHARS]

@@ -9,9 +9,9 @@ import pytest
 from scipy.stats import wilcoxon
 
 from mtlens import Corpus, score
-from mtlens.analysis.ranking import autorank, human_ranking
-from mtlens.report import result_sheets, to_xlsx
-from mtlens.significance import compare
+from mtlens.analysis.autorank import autorank, human_ranking
+from mtlens.analysis.significance import compare
+from mtlens.exports.tables import result_sheets, to_xlsx
 
 from .conftest import SAMPLE, pair_files
 

@@ -1,4 +1,4 @@
-"""The Rankings of a saved set computed from its stored statistics (mtlens.rankings), the numbers checked
+"""The Rankings of a saved set computed from its stored statistics (mtlens.service.rankings), the numbers checked
 against sacrebleu 2.6.0, and their HTML page (the quick view's body)."""
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ from html import unescape
 import pytest
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from mtlens import rankings, scoring
-from mtlens.corpus import Corpus
-from mtlens.errors import InputError
-from mtlens.evaluation import evaluate, save
-from mtlens.store import SAMPLE_ID, Store
+from mtlens.core.corpus import Corpus
+from mtlens.core.errors import InputError
+from mtlens.runtime import scoring
+from mtlens.service import rankings
+from mtlens.service.evaluation import evaluate, save
+from mtlens.storage.store import SAMPLE_ID, Store
 
 
 @pytest.fixture

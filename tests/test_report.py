@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from mtlens import Corpus, score
+from mtlens.analysis.significance import compare
 from mtlens.cli import main
-from mtlens.html_report import build_html_report
-from mtlens.report import table_to_latex
-from mtlens.significance import compare
+from mtlens.exports.html import build_html_report
+from mtlens.exports.tables import table_to_latex
 
 from .conftest import SAMPLE, pair_files
 
@@ -99,8 +99,8 @@ def test_report_on_too_few_lines_says_why_there_are_no_tests():
 
 def test_report_notes_on_the_data_are_folded_after_the_summary():
     from mtlens import Corpus, score
-    from mtlens.html_report import build_html_report
-    from mtlens.io import with_warnings
+    from mtlens.exports.html import build_html_report
+    from mtlens.readers.testset import with_warnings
 
     corpus = with_warnings(
         Corpus.build({"ref": ["a &amp; b", "c d"]}, {"A": ["a &amp; b", "c x"], "B": ["a b", "c d"]})

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from mtlens import Corpus
-from mtlens.store import Store
+from mtlens.storage.store import Store
 
 from .conftest import ROOT
 

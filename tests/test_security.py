@@ -17,15 +17,15 @@ import tomllib
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from mtlens import Corpus
-from mtlens.access import OPERATOR, Visitor, browser_visitor, host_allowed, is_loopback
-from mtlens.errors import InputError
-from mtlens.evaluation import import_bundle, read_bundle
-from mtlens.external import read_score_files, read_scores
-from mtlens.html_report import build_html_report
-from mtlens.options import DEFAULTS
-from mtlens.report import csv_cell, frame_to_csv, to_csv
-from mtlens.scoring import score, score_saved
-from mtlens.store import BALLAST_NAME, FILE_NAME, Store
+from mtlens.core.access import OPERATOR, Visitor, browser_visitor, host_allowed, is_loopback
+from mtlens.core.errors import InputError
+from mtlens.core.options import DEFAULTS
+from mtlens.exports.html import build_html_report
+from mtlens.exports.tables import csv_cell, frame_to_csv, to_csv
+from mtlens.readers.scores import read_score_files, read_scores
+from mtlens.runtime.scoring import score, score_saved
+from mtlens.service.evaluation import import_bundle, read_bundle
+from mtlens.storage.store import BALLAST_NAME, FILE_NAME, Store
 
 from .conftest import ROOT, SAMPLE, pair_files
 
@@ -244,7 +244,7 @@ def test_damaged_statistics_of_any_kind_are_recomputed(tmp_path, corpus, damage)
 def test_statistics_of_a_version_1_store_are_dropped_on_upgrade(tmp_path, corpus):
     """A real version-1 file (the schema mtlens 0.1 wrote): its sets open, its statistics (which had no
     checksum and cannot be trusted) are dropped and recomputed."""
-    from mtlens.store import _APP_ID, MIGRATIONS
+    from mtlens.storage.store import _APP_ID, MIGRATIONS
 
     con = sqlite3.connect(tmp_path / FILE_NAME)
     for stmt in MIGRATIONS[1]:
@@ -511,8 +511,8 @@ def test_a_stored_set_without_lines_is_a_sentence_not_a_crash(tmp_path, corpus):
 # --------------------------------------------------------------------------- the evaluation service
 def test_a_reopened_set_keeps_its_detected_language_and_its_data_notes(tmp_path):
     """Two bugs of issue 19: a detected language came back as declared, and data notes were lost."""
-    from mtlens.evaluation import evaluate, open_saved, save
-    from mtlens.io import corpus_from_bytes
+    from mtlens.readers.testset import corpus_from_bytes
+    from mtlens.service.evaluation import evaluate, open_saved, save
 
     ref = "北京欢迎你。\n我们 &amp; 你们\n今天天气很好。\n".encode()
     hyp = "北京欢迎您。\n我们和你们\n今天天气好。\n".encode()

@@ -265,11 +265,11 @@ def test_chrf_eps_smoothing(shared_pairs, pair, word_order):
 # --------------------------------------------------------------------------- the two engines of clipped counts
 @pytest.mark.parametrize("pair", PAIRS)
 def test_compiled_counts_equal_numpys_on_the_full_pair(shared_pairs, pair, monkeypatch):
-    """The compiled counts (mtlens.metrics._ngram_kernel) and numpy's sorts (mtlens.ngrams) on every
+    """The compiled counts (mtlens.metrics._ngram_kernel) and numpy's sorts (mtlens.core.ngrams) on every
     line of the pair: 13a words (BLEU's 4 orders) and chrF's characters (6 orders), clipped per
     reference and by the largest reference count, and characters to order 18 on the first 200 lines.
     Whichever engine the parity tests above ran with, the other gives the same numbers."""
-    from mtlens import ngrams
+    from mtlens.core import ngrams
     from mtlens.metrics import _compiled, counts
 
     monkeypatch.setattr(_compiled, "ready", lambda m: True)

@@ -9,7 +9,7 @@ from sacrebleu.metrics import CHRF as SacreCHRF
 from sacrebleu.significance import PairedTest
 
 from mtlens import Corpus, score
-from mtlens.significance import clusters_from_pairs, compare, holm, index_counts
+from mtlens.analysis.significance import clusters_from_pairs, compare, holm, index_counts
 
 
 def _corpus(refs, systems):
@@ -155,8 +155,8 @@ def test_ter_sacrebleu_compatible_ar_pvalues(sample):
 
 
 def test_no_test_on_too_few_lines_and_bounded_draws(sample):
-    from mtlens.errors import InputError
-    from mtlens.significance import MIN_TEST_LINES
+    from mtlens.analysis.significance import MIN_TEST_LINES
+    from mtlens.core.errors import InputError
 
     refs, systems = sample
     small = {k: v[: MIN_TEST_LINES - 1] for k, v in systems.items()}
@@ -167,7 +167,7 @@ def test_no_test_on_too_few_lines_and_bounded_draws(sample):
         compare(r, "bootstrap", n=100)
     full = score(_corpus(refs, systems), "bleu")["bleu"]
     with pytest.raises(InputError, match="--n 100000 resamples of 200 lines would draw 20,000,000"):
-        import mtlens.significance as sig
+        import mtlens.analysis.significance as sig
 
         old = sig.MAX_DRAWS
         sig.MAX_DRAWS = 10_000_000

@@ -18,12 +18,12 @@ import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from mtlens import Corpus
-from mtlens.errors import InputError
-from mtlens.evaluation import import_bundle
+from mtlens.core.errors import InputError
+from mtlens.core.options import DEFAULTS
 from mtlens.metrics import options_key
-from mtlens.options import DEFAULTS
-from mtlens.scoring import score_saved
-from mtlens.store import FILE_NAME, SCHEMA_VERSION, Store
+from mtlens.runtime.scoring import score_saved
+from mtlens.service.evaluation import import_bundle
+from mtlens.storage.store import FILE_NAME, SCHEMA_VERSION, Store
 
 from .conftest import ROOT, SAMPLE, pair_files
 
@@ -212,7 +212,7 @@ def test_ten_concurrent_writers(tmp_path):
 
     threads = [threading.Thread(target=save, args=(k,)) for k in range(10)]
     code = (
-        "import sys; from mtlens import Corpus; from mtlens.store import Store; k = int(sys.argv[1]); "
+        "import sys; from mtlens import Corpus; from mtlens.storage.store import Store; k = int(sys.argv[1]); "
         "Store(sys.argv[2]).save(Corpus.build({'r': ['x'] * 300}, {f'P{k}': ['y'] * 300}), f'process {k}')"
     )
     procs = [
@@ -241,7 +241,7 @@ def test_a_writer_killed_mid_save_leaves_no_half_written_set(tmp_path):
     st = Store(tmp_path)
     before = st.save(Corpus.build({"r": ["a b"]}, {"A": ["a b"]}), "saved before")
     code = (
-        "import sys; from mtlens import Corpus; from mtlens.store import Store\n"
+        "import sys; from mtlens import Corpus; from mtlens.storage.store import Store\n"
         "lines = [f'segment {i} ' + 'word ' * 40 for i in range(20000)]\n"
         "c = Corpus.build({'r': lines}, {f'S{k}': lines for k in range(40)})\n"
         "print('writing', flush=True)\n"
@@ -324,8 +324,8 @@ def test_list_as_text_cuts_nothing_and_keeps_the_columns_aligned(tmp_path, capsy
 
 
 def test_pins_are_kept_with_the_set_in_order_bounded_and_only_by_who_may_change_it(tmp_path, sample_corpus):
-    from mtlens.access import Visitor
-    from mtlens.store import MAX_PINS, Pin
+    from mtlens.core.access import Visitor
+    from mtlens.storage.store import MAX_PINS, Pin
 
     st = Store(tmp_path)
     owner, other = Visitor("alice", "alice"), Visitor("bob", "bob")
@@ -357,8 +357,8 @@ def test_pins_are_kept_with_the_set_in_order_bounded_and_only_by_who_may_change_
 def test_several_metrics_of_a_saved_set_are_scored_in_one_engine_job(tmp_path, sample_corpus, monkeypatch):
     """score_saved_many: one statistics_many call for every metric with missing statistics, the same
     results as one metric at a time (whose BLEU equals sacrebleu's), and nothing scored the second time."""
-    import mtlens.scoring as scoring
-    from mtlens.scoring import score_saved_many
+    import mtlens.runtime.scoring as scoring
+    from mtlens.runtime.scoring import score_saved_many
 
     st = Store(tmp_path)
     sid = st.save(sample_corpus, "s")

@@ -87,7 +87,7 @@ def test_huge_segments_are_not_matched_and_equal_bleu():
 def _exhaustive(m: TBLEU, refs, hyp_lines, eps: float) -> np.ndarray:
     """tBLEU statistics with every segment matched against every reference and its credits computed:
     the definition, without the shortcut (BLEU's rows where no different word is within eps)."""
-    from mtlens.ngrams import ngram_counts
+    from mtlens.core.ngrams import ngram_counts
 
     N = m.max_ngram_order
     refs_tok = [[m.tokens(x) for x in r] for r in refs]

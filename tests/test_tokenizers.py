@@ -1,4 +1,4 @@
-"""The faster 13a tokenizer (mtlens.tokenizers.Tokenizer13a) against sacrebleu 2.6.0's own.
+"""The faster 13a tokenizer (mtlens.core.tokenizers.Tokenizer13a) against sacrebleu 2.6.0's own.
 
 The golden values are sacrebleu's outputs, computed here by sacrebleu's uncached tokenizer on the
 same lines: on every line of the bundled excerpts, of ../shared/data (marked shared), on random
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a as SacreTokenizer13a
 
-from mtlens.tokenizers import Tokenizer13a, get_tokenizer
+from mtlens.core.tokenizers import Tokenizer13a, get_tokenizer
 
 from .conftest import SAMPLE, SHARED, TESTDATA
 

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..corpus import Corpus
-from ..errors import InputError
-from ..io import decode_lines, files_fingerprint  # noqa: F401  (files_fingerprint: its old home)
-from ..scoring import MetricResult
-from ..significance import DEFAULT_SEED, clusters_from_pairs, holm
+from ..core.corpus import Corpus
+from ..core.errors import InputError
+from ..readers.testset import decode_lines, files_fingerprint  # noqa: F401  (files_fingerprint: its old home)
+from ..runtime.scoring import MetricResult
 from .correlation import KINDS, bootstrap_ci, corr
 from .meta import acc_eq, pairwise_accuracy, perm_both, segment_matrix, soft_pairwise_accuracy
+from .significance import DEFAULT_SEED, clusters_from_pairs, holm
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 scores by sentence-length and word-frequency bucket with paired bootstrap tests.
 
 Decisions (docs/decisions.md, "Buckets"):
-- a bucket with fewer than :data:`~mtlens.significance.MIN_TEST_LINES` lines gets no test
+- a bucket with fewer than :data:`~mtlens.analysis.significance.MIN_TEST_LINES` lines gets no test
   (``p_value`` None, never significant: "too few lines");
 - the tests of one bucket analysis are Holm-corrected over the buckets tested;
   ``significant`` means Holm-corrected p < alpha;
@@ -20,12 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..corpus import Corpus
+from ..core.corpus import Corpus
+from ..core.ngrams import ngram_counts
+from ..core.options import DEFAULTS, Options
 from ..metrics import BLEU
-from ..ngrams import ngram_counts
-from ..options import DEFAULTS, Options
-from ..scoring import MetricResult
-from ..significance import DEFAULT_SEED, MIN_TEST_LINES, holm, paired_bootstrap_p
+from ..runtime.scoring import MetricResult
+from .significance import DEFAULT_SEED, MIN_TEST_LINES, holm, paired_bootstrap_p
 
 LENGTH_EDGES = (10, 20, 30, 40)
 FREQ_EDGES = (1, 5, 10, 100, 1000)

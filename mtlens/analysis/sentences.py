@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..corpus import Corpus
-from ..scoring import MetricResult
+from ..core.corpus import Corpus
+from ..runtime.scoring import MetricResult
 
 SORTS_ONE = ("line order", "score A ascending", "score A descending")
 SORTS_TWO = (*SORTS_ONE, "largest |B - A|", "B better than A first", "A better than B first")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..corpus import Corpus
+from ..core.corpus import Corpus
 from .correlation import corr
 from .human import HumanScores
 

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..corpus import Corpus
-from ..engine import statistics_many
-from ..errors import InputError
+from ..core.corpus import Corpus
+from ..core.errors import InputError
 from ..metrics import BLEU, CharBLEU, bleu_from_totals
+from ..runtime.engine import statistics_many
 from .correlation import cohen_kappa, grades, pearson
 
 ANALOGY_THRESHOLD = 0.9

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..errors import InputError
-from ..options import DEFAULTS, SPECS, Options
+from ..core.errors import InputError
+from ..core.options import DEFAULTS, SPECS, Options
 from .base import Metric, Signature
 from .bleu import BLEU, CharBLEU, bleu_from_totals
 from .chrf import CHRF, CHRFpp, chrf_from_totals
@@ -128,7 +128,7 @@ def metrics_using(field: str) -> tuple[str, ...]:
 
 
 def make_metric(name: str, options: Options | None = None, **changes) -> Metric:
-    """Build a metric from its name and the options (:class:`mtlens.options.Options`).
+    """Build a metric from its name and the options (:class:`mtlens.core.options.Options`).
 
     ``changes`` are applied on top of ``options`` (or of the defaults), e.g.
     ``make_metric("bleu", tokenize="zh")``. Options a metric does not read are ignored by it.
@@ -140,7 +140,7 @@ def make_metric(name: str, options: Options | None = None, **changes) -> Metric:
     if changes:
         o = Options.from_mapping({**o.as_dict(), **changes})
     metric = metric_class(name).from_options(o)
-    metric.spec = (name, o.as_dict())  # rebuilds it in a worker process (mtlens.engine)
+    metric.spec = (name, o.as_dict())  # rebuilds it in a worker process (mtlens.runtime.engine)
     return metric
 
 

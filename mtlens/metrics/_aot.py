@@ -3,7 +3,7 @@
 numba's ahead-of-time compiler (``numba.pycc``) compiles the functions the kernel module exports
 (``AOT_EXPORTS``), each with the one signature numba compiled it for, from the same Python source
 numba's just-in-time compiler uses, into an extension module (:mod:`._compiled` says where, and when
-it is used). :func:`mtlens.kernels.prepare` runs this in a child process, so that a failure (no C
+it is used). :func:`mtlens.runtime.kernels.prepare` runs this in a child process, so that a failure (no C
 compiler) only leaves a marker and the process that asked keeps numba's kernel.
 """
 

@@ -10,9 +10,9 @@ compares the two on real data).
 
 - :func:`load` gives the kernel a metric computes with: the ahead-of-time module when one is built for
   this exact source and these versions (:func:`aot_path`), otherwise numba's (which compiles, or loads
-  its disk cache, on import). Nothing here builds anything: :mod:`mtlens.kernels` does, before a job.
+  its disk cache, on import). Nothing here builds anything: :mod:`mtlens.runtime.kernels` does, before a job.
 - :mod:`._aot` builds one (``python -m mtlens.metrics._aot MODULE``, a child process
-  :func:`mtlens.kernels.prepare` starts): the kernel module's exported functions (its
+  :func:`mtlens.runtime.kernels.prepare` starts): the kernel module's exported functions (its
   ``AOT_EXPORTS``, each with the signature it is declared with), for a generic CPU of this
   architecture, so the file suits any machine that can run this interpreter. It needs a C compiler
   (numba writes the code; setuptools drives the C compiler for the module's glue); without one, a

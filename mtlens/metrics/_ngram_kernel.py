@@ -1,4 +1,4 @@
-"""Compiled clipped n-gram counts (numba): what :func:`mtlens.ngrams.clipped_matches` computes, segment
+"""Compiled clipped n-gram counts (numba): what :func:`mtlens.core.ngrams.clipped_matches` computes, segment
 by segment, with a small hash table instead of whole-corpus sorts.
 
 For each segment and each order n, every n-gram of the segment's streams (references first, then the

@@ -88,27 +88,27 @@ class Metric(ABC):
     sentence_level: bool = True
     #: worth computing after the others in a page (the Rankings page shows the fast columns first)
     slow: bool = False
-    #: the module of its compiled kernel (compiled by the dashboard's warm-up, :mod:`mtlens.kernels`)
+    #: the module of its compiled kernel (compiled by the dashboard's warm-up, :mod:`mtlens.runtime.kernels`)
     kernel: str | None = None
-    #: modules its scoring imports on first use, loaded ahead by the dashboard's worker (:func:`mtlens.engine.start_pool`)
+    #: modules its scoring imports on first use, loaded ahead by the dashboard's worker (:func:`mtlens.runtime.engine.start_pool`)
     modules: tuple[str, ...] = ()
     #: decimals shown in pages and human-read exports (sacrebleu prints BLEU, chrF and TER with one);
     #: CSV and JSON keep full precision (:func:`mtlens.metrics.decimals`)
     decimals: int = 1
     #: the range of its scores (None: unbounded on that side)
     score_range: tuple[float | None, float | None] = (0.0, 100.0)
-    #: the :class:`~mtlens.options.Options` fields it reads (its cache key: :func:`mtlens.metrics.options_key`)
+    #: the :class:`~mtlens.core.options.Options` fields it reads (its cache key: :func:`mtlens.metrics.options_key`)
     option_fields: tuple[str, ...] = ()
 
     def kernel_needed(self, pairs: int) -> bool:
         """Whether a job of ``pairs`` (hypothesis line, reference line) pairs needs the compiled kernel,
-        which is then prepared before scoring (:mod:`mtlens.engine`); otherwise the metric loads it
+        which is then prepared before scoring (:mod:`mtlens.runtime.engine`); otherwise the metric loads it
         itself if the data turns out to need it."""
         return self.kernel is not None
 
     @classmethod
     def from_options(cls, options) -> Metric:
-        """Build the metric from :class:`~mtlens.options.Options` (registered metrics define it)."""
+        """Build the metric from :class:`~mtlens.core.options.Options` (registered metrics define it)."""
         raise NotImplementedError(f"{cls.__name__} is not built from options")
 
     #: statistics computed block by block (False: the whole corpus at once, e.g. NIST's weights)
@@ -126,7 +126,7 @@ class Metric(ABC):
         :data:`BLOCK_CHARS` characters over all streams each), so that memory
         stays bounded however long the corpus is; segments are independent, so
         the result does not depend on the blocking (nor on which process scores
-        which block: :func:`mtlens.engine.statistics_many` shares them out).
+        which block: :func:`mtlens.runtime.engine.statistics_many` shares them out).
 
         Args:
             references: reference *streams*: ``references[k][i]`` is line ``i`` of

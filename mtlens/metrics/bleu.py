@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..ngrams import Streams, char_streams, ngram_totals, word_streams
-from ..options import SMOOTH_DEFAULTS
-from ..tokenizers import TOKENIZERS, get_tokenizer, tokenizer_signature
+from ..core.ngrams import Streams, char_streams, ngram_totals, word_streams
+from ..core.options import SMOOTH_DEFAULTS
+from ..core.tokenizers import TOKENIZERS, get_tokenizer, tokenizer_signature
 from .base import Metric, Signature
 from .counts import NgramKernel, clipped_matches
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ngrams import char_streams, ngram_totals, word_streams
+from ..core.ngrams import char_streams, ngram_totals, word_streams
 from .base import Metric, Signature
 from .counts import NgramKernel, clipped_matches
 

@@ -1,7 +1,7 @@
 """Clipped n-gram matches for the metrics that count n-grams (word BLEU, character BLEU, chrF, chrF++):
 the compiled kernel when it is at hand, numpy's sorts otherwise; the same numbers either way.
 
-:func:`mtlens.ngrams.clipped_matches` sorts every position of a block's streams order after order;
+:func:`mtlens.core.ngrams.clipped_matches` sorts every position of a block's streams order after order;
 :mod:`._ngram_kernel` numbers each segment's n-grams in a small hash table instead, 2 to 7 times faster
 (docs/decisions.md, "The n-gram engine"). The kernel is used when it loads in a millisecond (built ahead
 of time, :mod:`._compiled`) or is loaded already; a job larger than :data:`KERNEL_PAIRS` prepares it
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import ngrams
+from ..core import ngrams
 from . import _compiled
 
 #: the module of the compiled counts
@@ -38,7 +38,7 @@ class NgramKernel:
 def clipped_matches(
     streams: ngrams.Streams, refs: Sequence[int], hyps: Sequence[int], max_order: int, *, pairwise: bool
 ) -> np.ndarray:
-    """:func:`mtlens.ngrams.clipped_matches` (same arguments, same result), computed by the compiled
+    """:func:`mtlens.core.ngrams.clipped_matches` (same arguments, same result), computed by the compiled
     kernel when it is at hand."""
     refs, hyps = list(refs), list(hyps)
     R, H = len(refs), len(hyps)

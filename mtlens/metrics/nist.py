@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from ..ngrams import iter_ngram_ids, word_streams
+from ..core.ngrams import iter_ngram_ids, word_streams
 from .base import Metric, Signature
 from .bleu import BLEU
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ngrams import ngram_counts, word_streams
+from ..core.ngrams import ngram_counts, word_streams
 from . import _compiled
 from .base import Metric, Signature
 from .bleu import BLEU, bleu_from_totals

@@ -18,10 +18,10 @@ from collections import OrderedDict
 
 import streamlit as st
 
-from .. import rankings
+from ..core.options import DEFAULTS, Options
 from ..metrics import REGISTRY, options_key
-from ..options import DEFAULTS, Options
-from ..scoring import MetricResult, score_set
+from ..runtime.scoring import MetricResult, score_set
+from ..service import rankings
 from . import state
 from .state import Dataset
 
@@ -50,8 +50,8 @@ def _score(dataset: Dataset, names: list[str], opts: Options) -> list[MetricResu
 
 @st.cache_resource(max_entries=16, show_spinner="Reading imported scores…")
 def _imported(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> dict:
-    from ..evaluation import file_metrics
-    from ..scoring import result_for
+    from ..runtime.scoring import result_for
+    from ..service.evaluation import file_metrics
 
     metrics = file_metrics(state.store(), _dataset.evaluation(), _dataset.neural)
     return {s.name: (s, result_for(_dataset.corpus, s)) for s in metrics}
@@ -67,13 +67,13 @@ def imported(dataset: Dataset) -> dict:
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the annotations…")
 def _annotations(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> list:
-    from ..annotations import read_annotations
+    from ..readers.mqm import read_annotations
 
     return [read_annotations(data, name, _dataset.corpus) for name, data in _dataset.annotations]
 
 
 def annotations(dataset: Dataset) -> list:
-    """The dataset's human error annotations (:class:`mtlens.annotations.Annotations`, one per file)."""
+    """The dataset's human error annotations (:class:`mtlens.readers.mqm.Annotations`, one per file)."""
     if not dataset.annotations:
         return []
     return _annotations(dataset.fingerprint, dataset.scores_fingerprint, dataset)
@@ -103,7 +103,7 @@ FIRST_COLUMNS = 2
 
 
 def fast_metrics(names) -> list[str]:
-    """``names`` without the slow ones (:func:`mtlens.rankings.fast`)."""
+    """``names`` without the slow ones (:func:`mtlens.service.rankings.fast`)."""
     return rankings.fast(names)
 
 
@@ -199,8 +199,8 @@ def comparison(
     progress=None,
 ):
     """Significance tests of one metric (cached by data, options and test settings); by default the
-    Rankings' test (:mod:`mtlens.rankings`)."""
-    from ..significance import compare
+    Rankings' test (:mod:`mtlens.service.rankings`)."""
+    from ..analysis.significance import compare
 
     key = (
         dataset.fingerprint,
@@ -233,8 +233,8 @@ def too_few_lines(dataset: Dataset) -> str:
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the human scores…")
 def _human(fingerprint: str, human_fingerprint: str, scores_fingerprint: str, _dataset: Dataset):
-    from ..analysis.annotations import as_human_scores
     from ..analysis.human import merge, read_human_files
+    from ..analysis.mqm_summary import as_human_scores
 
     parts = [read_human_files(list(_dataset.human), _dataset.corpus)] if _dataset.human else []
     if _dataset.annotations:  # MQM from the annotations is a human score like the uploaded ones
@@ -329,7 +329,7 @@ def human_corr(dataset: Dataset, opts: Options, results):
 
 @st.cache_resource(max_entries=8, show_spinner="Ranking the systems by the human scores…")
 def _human_ranks(fingerprint: str, human_fingerprint: str, kind: str, _human):
-    from ..analysis.ranking import human_ranking
+    from ..analysis.autorank import human_ranking
 
     return human_ranking(_human.segment[kind])
 

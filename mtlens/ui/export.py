@@ -9,9 +9,9 @@ import warnings
 import pandas as pd
 import streamlit as st
 
-from ..html_report import PLOTLY_CONFIG, safe_figure
+from ..exports.html import PLOTLY_CONFIG, safe_figure
+from ..exports.tables import frame_to_csv, table_to_latex, to_xlsx
 from ..metrics import column_decimals
-from ..report import frame_to_csv, table_to_latex, to_xlsx
 from . import state
 
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"

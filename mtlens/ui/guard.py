@@ -1,6 +1,6 @@
 """The page guard: what a visitor sees when something fails (docs/security.md).
 
-Every page runs inside :func:`guard`. A sentence (:class:`~mtlens.errors.InputError`) is shown as it is;
+Every page runs inside :func:`guard`. A sentence (:class:`~mtlens.core.errors.InputError`) is shown as it is;
 running out of memory is a sentence; anything else (a bug) is logged on the server with its traceback
 under a short random id, and the visitor sees only that id, never a traceback, a file path or code.
 Streamlit's own ``client.showErrorDetails = "none"`` covers whatever escapes this.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ..errors import InputError
+from ..core.errors import InputError
 from . import render
 
 LOG = logging.getLogger("mtlens.dashboard")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..errors import InputError
+from ..core.errors import InputError
 from . import render, state, views, workspace
 from .guard import guard
 from .widgets import dataset_caption

@@ -12,8 +12,8 @@ import secrets
 
 import streamlit as st
 
-from .. import access
-from ..access import OPERATOR, Visitor
+from ..core import access
+from ..core.access import OPERATOR, Visitor
 from . import render
 
 _KEY = "mtlens_visitor_key"
@@ -32,7 +32,7 @@ def address() -> str | None:
 
 
 def mode() -> str:
-    """``local`` or ``owners`` (:func:`mtlens.access.mode`)."""
+    """``local`` or ``owners`` (:func:`mtlens.core.access.mode`)."""
     return access.mode(address(), login_configured())
 
 

@@ -3,7 +3,7 @@
 A link to a set's Rankings in the dashboard opens a Streamlit page: the browser first loads and runs
 Streamlit's scripts, which alone takes about 1.6 s in a new browser session on a 2-core machine
 (docs/decisions.md, "Reopening a set"). ``/quick/rankings?set=ID`` answers with the same table as one
-page of HTML with no script (:func:`mtlens.rankings.saved`, :func:`mtlens.rankings.to_html`), and a
+page of HTML with no script (:func:`mtlens.service.rankings.saved`, :func:`mtlens.service.rankings.to_html`), and a
 link to the dashboard for everything else. ``app.py`` serves it through Streamlit's own server
 (``st.App(..., routes=routes())``).
 
@@ -22,9 +22,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .. import access, rankings
-from ..errors import InputError
-from ..store import Store
+from ..core import access
+from ..core.errors import InputError
+from ..service import rankings
+from ..storage.store import Store
 
 PATH = rankings.QUICK_PATH
 #: a set id longer than this is no set id (ids are short digests or "sample")

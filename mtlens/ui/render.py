@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 from html import escape
 
-from ..highlight import NgramMatches
+from ..analysis.highlight import NgramMatches
 from ..metrics.ter import TERAlignment
 
 COLORS = {
@@ -163,7 +163,7 @@ def plain(text: str) -> str:
 def char_hypothesis(line: str, references: list[str], order: int, lowercase: bool = False) -> str:
     """chrF-style highlighting: characters of the hypothesis inside a matched character n-gram
     (whitespace removed for matching, as chrF does) are green; spaces are shown as they are."""
-    from ..highlight import ngram_matches
+    from ..analysis.highlight import ngram_matches
     from ..metrics import CharBLEU
 
     metric = CharBLEU(order, lowercase=lowercase)
@@ -202,7 +202,7 @@ def mqm_line(text: str, errors) -> str:
     errors is one span, coloured by the most severe of them (``mtl-err-major``...), its title naming each
     error's severity, category, rater and comment. Escaped throughout.
 
-    >>> from mtlens.annotations import MQMError
+    >>> from mtlens.readers.mqm import MQMError
     >>> mqm_line("a <b> c", [MQMError("r1", "Fluency/Grammar", "Major", 2, 5, "", 2)])
     '<div class="mtl-line">a <span class="mtl-tok mtl-mqm mtl-err-major" title="Major Fluency/Grammar (r1)">&lt;b&gt;</span> c</div>'
     """

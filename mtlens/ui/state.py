@@ -16,10 +16,15 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from .. import engine, kernels
-from ..corpus import Corpus
-from ..errors import InputError
-from ..evaluation import (
+from ..core.corpus import Corpus
+from ..core.errors import InputError
+from ..core.language import Language, language_defaults
+from ..core.options import DEFAULTS, Options, link_params
+from ..core.options import from_link as options_in_link
+from ..metrics import REGISTRY
+from ..readers.testset import corpus_from_bytes, corpus_from_single, sample_files
+from ..runtime import engine, kernels
+from ..service.evaluation import (
     Evaluation,
     evaluate,
     evaluate_annotations,
@@ -29,12 +34,7 @@ from ..evaluation import (
     sample_evaluation,
     save,
 )
-from ..io import corpus_from_bytes, corpus_from_single, sample_files
-from ..language import Language, language_defaults
-from ..metrics import REGISTRY
-from ..options import DEFAULTS, Options, link_params
-from ..options import from_link as options_in_link
-from ..store import SAMPLE_ID, Store
+from ..storage.store import SAMPLE_ID, Store
 from . import identity
 
 DATA_KEY = "mtlens_dataset"
@@ -79,8 +79,8 @@ class Dataset:
 
     @classmethod
     def of(cls, ev: Evaluation, origin: str, files=()) -> Dataset:
-        """The session's view of an evaluation (:mod:`mtlens.evaluation` decided everything in it)."""
-        from ..io import files_fingerprint  # not from analysis: that imports scipy (2 s on the home page)
+        """The session's view of an evaluation (:mod:`mtlens.service.evaluation` decided everything in it)."""
+        from ..readers.testset import files_fingerprint  # not from analysis: that imports scipy (2 s on the home page)
 
         return cls(
             ev.corpus,
@@ -153,7 +153,7 @@ def current() -> Dataset:
     another browser or a colleague with the link sees the same data.
 
     The first call in a server process also starts compiling the TER and tBLEU kernels in the
-    background (:func:`mtlens.kernels.start_warmup`), while the user is still uploading."""
+    background (:func:`mtlens.runtime.kernels.start_warmup`), while the user is still uploading."""
     identity.gate()
     kernels.start_warmup()
     ds = st.session_state.get(DATA_KEY)
@@ -208,7 +208,7 @@ def missing_set(err: InputError) -> None:
 
 
 def neural_done(ds: Dataset) -> tuple[tuple[str, str], ...]:
-    """``(model, digest)`` of the set's finished neural jobs (:func:`mtlens.evaluation.finished_neural`)."""
+    """``(model, digest)`` of the set's finished neural jobs (:func:`mtlens.service.evaluation.finished_neural`)."""
     return finished_neural(store(), ds.set_id) if ds.set_id else ()
 
 
@@ -325,7 +325,7 @@ def set_options(opts: Options) -> None:
 
 
 def options_from_link(opts: Options) -> Options:
-    """``opts`` with the options the address names (a colleague's link, :func:`mtlens.options.from_link`)."""
+    """``opts`` with the options the address names (a colleague's link, :func:`mtlens.core.options.from_link`)."""
     return options_in_link(st.query_params, opts)
 
 
@@ -343,7 +343,7 @@ def default_options(ds: Dataset | None) -> Options:
 def use_dataset(ds: Dataset, uploaded: bool = False) -> None:
     """Make ``ds`` the session's dataset and apply its language's defaults to the options (and to the
     sidebar's widgets, which are not drawn on the page that calls this). For an upload large enough
-    to use it, the scoring worker starts, warm, if it is not running (:func:`mtlens.engine.start_pool`):
+    to use it, the scoring worker starts, warm, if it is not running (:func:`mtlens.runtime.engine.start_pool`):
     new text is scored next (the sample and reopened sets, whose statistics are stored, are not slowed
     by its start)."""
     st.session_state[DATA_KEY] = ds

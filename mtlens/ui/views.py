@@ -1,7 +1,7 @@
 """View functions: what a page draws, computed from the session's data (docs/architecture.md).
 
 Pages read widgets, call these (and the cached wrappers in :mod:`mtlens.ui.cached`), and draw what they
-return; they import nothing of the core but :mod:`mtlens.errors` (a test keeps it so). The tables here
+return; they import nothing of the core but :mod:`mtlens.core.errors` (a test keeps it so). The tables here
 are pandas frames ready for ``st.dataframe``; the evidence of one line is typed results of the core.
 """
 
@@ -11,15 +11,16 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 
-from .. import report
+from ..analysis.autorank import autorank
 from ..analysis.correlation import pearson
+from ..analysis.highlight import ngram_matches
 from ..analysis.human import merge_correlations, segment_pairs
-from ..analysis.ranking import autorank
 from ..analysis.sentences import sentence_table, sort_options
-from ..errors import InputError
-from ..evaluation import options_for
-from ..highlight import ngram_matches
-from ..html_report import (
+from ..analysis.significance import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES
+from ..core.errors import InputError
+from ..core.options import Options
+from ..exports import tables as report
+from ..exports.html import (
     NOT_SIGNIFICANT_COLOUR,
     SIGNIFICANT_COLOUR,
     SLIDE_CSS,
@@ -27,14 +28,13 @@ from ..html_report import (
     p_text,
     presentation_slides,
 )
-from ..io import decode_lines
 from ..metrics import make_metric, metric_names, options_key
 from ..metrics.ter import ter_alignment
-from ..options import Options
-from ..rankings import CLUSTERS_NOTE, LARGE, METRICS_PARAM, SORT_PARAM, default_metrics
-from ..rankings import link_params as rankings_link
-from ..rankings import table as ranking_table
-from ..significance import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES
+from ..readers.testset import decode_lines
+from ..service.evaluation import options_for
+from ..service.rankings import CLUSTERS_NOTE, LARGE, METRICS_PARAM, SORT_PARAM, default_metrics
+from ..service.rankings import link_params as rankings_link
+from ..service.rankings import table as ranking_table
 from . import cached, state
 
 __all__ = [
@@ -117,7 +117,7 @@ def html_report(ds: state.Dataset, opts: Options, results: dict, testable: bool)
 
 # --------------------------------------------------------------------------- pins and the presentation
 def pins(ds: state.Dataset) -> list:
-    """The set's pinned sentences (:class:`mtlens.store.Pin`); none for the sample or an unsaved upload."""
+    """The set's pinned sentences (:class:`mtlens.storage.store.Pin`); none for the sample or an unsaved upload."""
     if not ds.set_id or ds.set_id == state.SAMPLE_ID:
         return []
     try:
@@ -136,7 +136,7 @@ def may_pin(ds: state.Dataset) -> str | None:
 
 
 def pin(ds: state.Dataset, line: int, systems: Sequence[str], metric: str, note: str) -> None:
-    from ..store import Pin
+    from ..storage.store import Pin
     from . import identity
 
     state.store().pin(ds.set_id, Pin(line, tuple(systems), metric, note), identity.visitor())
@@ -323,7 +323,7 @@ def safe_key(text: str) -> str:
 
 def annotation_summaries(anns) -> dict[str, pd.DataFrame]:
     """The Annotations page's tables: error counts (long), per-100 pivot, document scores, rater agreement."""
-    from ..analysis.annotations import document_scores, error_counts, rater_agreement
+    from ..analysis.mqm_summary import document_scores, error_counts, rater_agreement
 
     counts = pd.DataFrame([{"file": a.name, **r} for a in anns for r in error_counts(a)])
     docs = pd.DataFrame([{"file": a.name, **r} for a in anns for r in document_scores(a)])
@@ -345,7 +345,7 @@ def annotation_summaries(anns) -> dict[str, pd.DataFrame]:
 
 def metric_disagreements(ds: state.Dataset, anns, metric: str, system: str, opts: Options) -> pd.DataFrame:
     """The lines of ``system`` where ``metric`` and MQM disagree most (the first annotation file)."""
-    from ..analysis.annotations import disagreements
+    from ..analysis.mqm_summary import disagreements
 
     result = cached.metric_result(ds, metric, opts)
     scores = result.sentence_scores(system)
@@ -357,7 +357,7 @@ def metric_disagreements(ds: state.Dataset, anns, metric: str, system: str, opts
 
 def span_overlaps(ds: state.Dataset, anns) -> pd.DataFrame:
     """Character-level precision, recall and F1 of every imported metric's error spans against the raters'."""
-    from ..analysis.annotations import span_overlap
+    from ..analysis.mqm_summary import span_overlap
 
     rows = []
     for name, (imp, _) in cached.imported(ds).items():

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..errors import InputError
+from ..core.errors import InputError
+from ..core.options import SPECS, Options
 from ..metrics import metrics_using
-from ..options import SPECS, Options
 from . import render, state
 
 
@@ -50,7 +50,7 @@ def _widget(container, name: str, spec):
 
 
 def metric_sidebar() -> Options:
-    """Metric options in the sidebar, one widget per :data:`mtlens.options.SPECS` entry (TER's in an
+    """Metric options in the sidebar, one widget per :data:`mtlens.core.options.SPECS` entry (TER's in an
     expander); returns the session's :class:`Options` (updated; a value out of bounds is
     reported in the sidebar and the previous options are kept)."""
     opts = state.options()

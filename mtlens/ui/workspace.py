@@ -12,12 +12,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from .. import rankings
-from ..errors import InputError
-from ..evaluation import add_annotations, import_bundle
-from ..external import read_score_files
-from ..io import decode_lines, unique_names
-from ..store import SAMPLE_ID
+from ..core.errors import InputError
+from ..readers.scores import read_score_files
+from ..readers.testset import decode_lines, unique_names
+from ..service import rankings
+from ..service.evaluation import add_annotations, import_bundle
+from ..storage.store import SAMPLE_ID
 from . import identity, render, state
 
 
@@ -212,7 +212,7 @@ def saved_sets_panel(ds: state.Dataset) -> None:
 
 def models_panel() -> None:
     """The registered neural models; the operator (local mode) registers a checkpoint by its path."""
-    from .. import neural
+    from ..neural import models as neural
 
     st.subheader("Neural models")
     if not neural.available():

@@ -9,7 +9,7 @@ from html import unescape
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from mtlens.annotations import read_mqm_tsv
+from mtlens.readers.mqm import read_mqm_tsv
 
 from ..conftest import ROOT, TESTDATA
 from .conftest import lines_with, no_errors
@@ -116,7 +116,7 @@ def test_mqm_feeds_human_correlation_and_the_wmt_ranking(annotated):
 
 
 def test_the_annotations_page_summarises_what_raters_marked(annotated):
-    from mtlens.analysis.annotations import error_counts
+    from mtlens.analysis.mqm_summary import error_counts
 
     annotated.switch_page("pages/8_Annotations.py").run()
     no_errors(annotated)

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from mtlens.annotations import read_mqm_tsv
+from mtlens.readers.mqm import read_mqm_tsv
 
 from ..conftest import TESTDATA
 from .conftest import lines_with

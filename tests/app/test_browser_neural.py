@@ -11,8 +11,8 @@ import time
 import numpy as np
 import pytest
 
-from mtlens import neural
-from mtlens.store import Store
+from mtlens.neural import models as neural
+from mtlens.storage.store import Store
 
 from ..conftest import SAMPLE
 from .test_browser import _goto, _idle, _upload, browser, running_server

@@ -171,7 +171,7 @@ def test_oidc_login_owns_sets_and_a_second_user_only_reads(browser, tmp_path, oi
         _upload(a, [SAMPLE / "ref.txt"], [SAMPLE / "UEdin.txt"])
         a.get_by_label("Name").wait_for(timeout=60_000)
         link = a.url.replace("127.0.0.1", "localhost")
-        from mtlens.store import Store
+        from mtlens.storage.store import Store
 
         (info,) = Store(tmp_path / "ws").list()
         assert info.owner and info.owner.startswith("user:")

@@ -6,7 +6,7 @@ import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
 from sacrebleu.metrics import CHRF as SacreCHRF
 
-from mtlens.options import DEFAULTS
+from mtlens.core.options import DEFAULTS
 from mtlens.ui import cached, state
 
 

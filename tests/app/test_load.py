@@ -137,7 +137,7 @@ def test_ten_sessions_see_only_their_own_data(request, server, tmp_path):  # noq
     )
     assert all(not others for _, others, _ in results), results  # nobody saw another session's data
     # every upload was saved at once, as its own set, under the id its session's address holds
-    from mtlens.store import Store
+    from mtlens.storage.store import Store
 
     saved = {s.id: s for s in Store().list()}
     for k, (_, _, sid) in enumerate(results):

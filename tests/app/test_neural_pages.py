@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from mtlens import jobs, neural
-from mtlens.corpus import Corpus
-from mtlens.store import Store
+from mtlens.core.corpus import Corpus
+from mtlens.neural import models as neural
+from mtlens.runtime import jobs
+from mtlens.storage.store import Store
 
 from ..conftest import ROOT, SAMPLE
 from .conftest import TIMEOUT, no_errors, plain

@@ -143,7 +143,7 @@ def test_significance_page_controls(app):
     assert any("test:ar|n:500|seed:0" in c.value for c in app.caption)
     pairs = app.dataframe[1].value
     from mtlens import Corpus, score
-    from mtlens.significance import compare
+    from mtlens.analysis.significance import compare
 
     from ..conftest import SAMPLE, pair_files
 
@@ -180,7 +180,7 @@ def test_compare_two_systems_page(app):
     assert (tables[0]["score"] >= 0.5).all() and (tables[1]["score"] <= 0.5).all()
     from mtlens import Corpus, score
     from mtlens.analysis.pairwise import length_buckets
-    from mtlens.significance import MIN_TEST_LINES
+    from mtlens.analysis.significance import MIN_TEST_LINES
 
     from ..conftest import SAMPLE, pair_files
 

@@ -58,7 +58,7 @@ def test_pin_a_sentence_and_present_it(saved, tmp_path):
     assert "Set: WMT21 en-de <sample>" in at.caption[0].value.replace("\\", "")  # the header names the set
     # rank ranges by their definition (WMT findings), recomputed from a comparison made here
     from mtlens import Corpus, score
-    from mtlens.significance import compare
+    from mtlens.analysis.significance import compare
 
     refs, _ = pair_files(SAMPLE)
     result = score(Corpus.build({"ref": refs[0], "ref2": refs[1]}, systems, language_pair="en-de"), "bleu")["bleu"]

@@ -13,7 +13,8 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 from streamlit.testing.v1 import AppTest
 
-from mtlens import Corpus, rankings
+from mtlens import Corpus
+from mtlens.service import rankings
 from mtlens.ui import identity, quick
 
 from ..conftest import ROOT
@@ -137,7 +138,7 @@ def test_what_the_quick_view_answers_to_bad_links(store_dir, client, monkeypatch
 
 def test_a_request_to_another_host_name_is_refused_on_loopback(store_dir):
     """DNS rebinding: the server listens on 127.0.0.1 (.streamlit/config.toml), so a page asked for by
-    another host name is refused, as the dashboard's pages are (mtlens.access.host_allowed)."""
+    another host name is refused, as the dashboard's pages are (mtlens.core.access.host_allowed)."""
     with TestClient(Starlette(routes=quick.routes()), base_url="http://evil.example:8501") as c:
         r = c.get("/quick/rankings?set=sample")
     assert r.status_code == 400 and "Wrong address" in r.text and "Bundled sample" not in r.text

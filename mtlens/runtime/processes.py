@@ -1,5 +1,5 @@
 """How many processes may work, whether this one may fork, and starting a helper interpreter: the
-facts the engine (:mod:`mtlens.engine`) and the kernel preparation (:mod:`mtlens.kernels`) share."""
+facts the engine (:mod:`mtlens.runtime.engine`) and the kernel preparation (:mod:`mtlens.runtime.kernels`) share."""
 
 from __future__ import annotations
 
@@ -47,6 +47,6 @@ def start_module(
         stdin=stdin,
         stdout=stdout,
         stderr=stderr,
-        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
         env=env,
     )

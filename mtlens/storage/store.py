@@ -15,7 +15,7 @@ Safety decisions (docs/decisions.md, "Workspace"):
 - a schema version in the database and migrations from version 1 on; a newer or foreign file is
   refused with a sentence, never modified;
 - every database error (corrupt file, read-only directory, full disk) becomes one
-  :class:`~mtlens.errors.InputError` sentence; the store's size is bounded (``MTLENS_MAX_STORE_MB``).
+  :class:`~mtlens.core.errors.InputError` sentence; the store's size is bounded (``MTLENS_MAX_STORE_MB``).
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .access import Visitor
-from .corpus import Corpus
-from .errors import InputError
-from .limits import env_number
+from ..core.access import Visitor
+from ..core.corpus import Corpus
+from ..core.errors import InputError
+from ..core.limits import env_number
 
 SCHEMA_VERSION = 4
 FILE_NAME = "mtlens.sqlite3"
@@ -104,12 +104,12 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "DELETE FROM stats",
         "ALTER TABLE stats ADD COLUMN checksum TEXT NOT NULL DEFAULT ''",
         # how the language pair was decided (declared or detected) and the data notes found when the set
-        # was read: reopening a set says the same as the upload did (mtlens/evaluation.py)
+        # was read: reopening a set says the same as the upload did (mtlens/service/evaluation.py)
         "ALTER TABLE sets ADD COLUMN language_how TEXT",
         "ALTER TABLE sets ADD COLUMN notes TEXT",
     ),
     3: (
-        # the neural-model registry (mtlens/neural.py): local checkpoints, by name, with their digest
+        # the neural-model registry (mtlens/neural/models.py): local checkpoints, by name, with their digest
         """CREATE TABLE models (
             name TEXT PRIMARY KEY,
             path TEXT NOT NULL,

@@ -4,7 +4,7 @@ Decisions (docs/decisions.md, "Neural metrics"):
 - COMET runs in the optional extra's own environment (``.venv-neural``, made by
   ``scripts/install-neural.sh``; ``MTLENS_NEURAL_PYTHON`` names another interpreter). unbabel-comet pins
   numpy < 2, protobuf < 5 and transformers < 5, which the core does not share; the core install stays
-  as light and as fast as it is. mtlens talks to the worker (``mtlens/_comet_worker.py``) with JSON lines
+  as light and as fast as it is. mtlens talks to the worker (``mtlens/neural/worker.py``) with JSON lines
   over pipes: nothing is pickled across.
 - A model is a registered local checkpoint (``python -m mtlens models add NAME PATH``): name, path,
   kind (comet, cometkiwi, xcomet, from its hparams.yaml), inputs, and the BLAKE2b digest of the
@@ -37,16 +37,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .corpus import Corpus
-from .errors import InputError
-from .limits import env_number
+from ..core.corpus import Corpus
+from ..core.errors import InputError
+from ..core.limits import env_number
 
 #: how ``--metrics`` names a registered model: ``comet:NAME``
 PREFIX = "comet:"
 #: environment variable naming the Python that has unbabel-comet
 PYTHON_ENV = "MTLENS_NEURAL_PYTHON"
-WORKER = Path(__file__).with_name("_comet_worker.py")
-ROOT = Path(__file__).resolve().parent.parent
+WORKER = Path(__file__).with_name("worker.py")
+ROOT = Path(__file__).resolve().parents[2]
 #: one sentence wherever a neural metric is offered without the extra
 HOW_TO_ENABLE = (
     "neural metrics need the optional extra: run `bash scripts/install-neural.sh` (COMET in .venv-neural), "
@@ -296,9 +296,9 @@ def missing(store, model: Model, corpus: Corpus) -> list[dict]:
 
 
 def cached_scores(store, model: Model, corpus: Corpus):
-    """The model's scores for the corpus as a metric (an :class:`~mtlens.external.ImportedScores`), or
+    """The model's scores for the corpus as a metric (an :class:`~mtlens.readers.scores.ImportedScores`), or
     None while any segment is unscored."""
-    from .external import ErrorSpan, ImportedScores
+    from ..readers.scores import ErrorSpan, ImportedScores
 
     grouped = groups(model, corpus)
     keys = {s: _line_keys(g, len(rows)) for s, (g, rows) in grouped.items()}
@@ -330,7 +330,7 @@ def _placed(cls, span: dict, lead: int):
 
 
 def _spans_json(line: str, spans) -> str | None:
-    """xCOMET's spans of one segment in the shape :class:`~mtlens.external.ErrorSpan` takes."""
+    """xCOMET's spans of one segment in the shape :class:`~mtlens.readers.scores.ErrorSpan` takes."""
     if spans is None:
         return None
     out = []

@@ -7,7 +7,7 @@ from the same specs; a metric's cache key is the values of the fields it reads
 never invalidates its cache, and one that does always does.
 
 Every numeric option is bounded (:data:`SPECS`); a value outside its bounds
-raises :class:`~mtlens.errors.InputError` naming the command-line flag.
+raises :class:`~mtlens.core.errors.InputError` naming the command-line flag.
 
 Example:
     >>> o = Options(tokenize="zh")
@@ -16,7 +16,7 @@ Example:
     >>> Options(char_order=0)
     Traceback (most recent call last):
     ...
-    mtlens.errors.InputError: --char-order must be between 1 and 100, not 0
+    mtlens.core.errors.InputError: --char-order must be between 1 and 100, not 0
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The neural worker: runs COMET in the optional extra's own interpreter (docs/decisions.md, "Neural
 metrics"). It imports only the standard library and COMET, never mtlens (whose environment may differ).
 
-    python _comet_worker.py describe CHECKPOINT
+    python worker.py describe CHECKPOINT
         prints one JSON object: the model's kind and inputs, read from its hparams.yaml (safe YAML).
-    python _comet_worker.py score CHECKPOINT BATCH_SIZE CHUNK
+    python worker.py score CHECKPOINT BATCH_SIZE CHUNK
         reads one JSON line per system from stdin until EOF, ``{"group": KEY, "rows": [{"src", "mt",
         "ref"}, ...], "todo": [line indices to score]}``, loads the model, prints ``{"ready": ...,
         "device": ...}``, then one JSON line per call of about CHUNK segments (whole batches)
@@ -159,7 +159,7 @@ def main(argv: list[str]) -> None:
     elif len(argv) == 4 and argv[0] == "score":
         score(argv[1], int(argv[2]), int(argv[3]))
     else:
-        _fail("usage: _comet_worker.py describe CKPT | score CKPT BATCH CHUNK")
+        _fail("usage: worker.py describe CKPT | score CKPT BATCH CHUNK")
 
 
 if __name__ == "__main__":

@@ -13,10 +13,10 @@ from html import escape
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from .corpus import Corpus
-from .scoring import MetricResult
-from .significance import MIN_TEST_LINES, Comparison
-from .version import __version__
+from ..analysis.significance import MIN_TEST_LINES, Comparison
+from ..core.corpus import Corpus
+from ..runtime.scoring import MetricResult
+from ..version import __version__
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1100px;color:#222}
@@ -46,9 +46,9 @@ SLIDE_CSS = """
 
 
 def rank_ranges(cmp: Comparison) -> dict[str, tuple[int, int]]:
-    """WMT findings' rank range of every system (:func:`mtlens.analysis.ranking.rank_ranges`), from the
+    """WMT findings' rank range of every system (:func:`mtlens.analysis.autorank.rank_ranges`), from the
     comparison's Holm-corrected pairs; the winner of a significant pair is the one ranked higher."""
-    from .analysis.ranking import rank_ranges as ranges_from_wins
+    from ..analysis.autorank import rank_ranges as ranges_from_wins
 
     pos = {s: k for k, s in enumerate(cmp.ranking)}
     beats = {(p.a, p.b) if pos[p.a] < pos[p.b] else (p.b, p.a) for p in cmp.pairs if p.significant}
@@ -57,7 +57,7 @@ def rank_ranges(cmp: Comparison) -> dict[str, tuple[int, int]]:
 
 def p_text(p: float) -> str:
     """A p-value as tables show it (:func:`mtlens.metrics.decimals`: three decimals; "< 0.001" below)."""
-    from .metrics import decimals
+    from ..metrics import decimals
 
     d = decimals("p")
     return f"< {10**-d:.{d}f}" if p < 10**-d else f"{p:.{d}f}"
@@ -68,11 +68,11 @@ def presentation_slides(
 ) -> list[tuple[str, str]]:
     """The presentation, as (title, HTML) slides: the ranking as WMT findings tables draw it (rank ranges,
     clusters separated by rules, each adjacent delta with the share of humans expected to agree, Kocmi et
-    al. 2024), the significance matrix, then each pinned sentence (:class:`mtlens.store.Pin`). User text
+    al. 2024), the significance matrix, then each pinned sentence (:class:`mtlens.storage.store.Pin`). User text
     is escaped. Numbers with their decimals (:func:`mtlens.metrics.decimals`)."""
-    from .analysis.agreement import human_agreement
-    from .metrics import decimals
-    from .metrics import label as metric_label
+    from ..analysis.agreement import human_agreement
+    from ..metrics import decimals
+    from ..metrics import label as metric_label
 
     slides = []
     metric = cmp.metric if cmp is not None else next(iter(results))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..significance import MIN_TEST_LINES, clusters_from_pairs, holm
+from .significance import MIN_TEST_LINES, clusters_from_pairs, holm
 
 
 @dataclass(frozen=True)

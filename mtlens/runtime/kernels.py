@@ -14,10 +14,10 @@ Each is used in one of two forms (:mod:`mtlens.metrics._compiled`):
   built yet for this installation is built first, each module in its own child process (side by side:
   ``python -m mtlens.metrics._aot MODULE``); a build that fails (no C compiler) leaves a marker, and
   numba's kernel is used from then on. numba's kernels, when several must be compiled and the process
-  may fork (:func:`mtlens.processes.can_fork`), compile side by side too: children compile the others
+  may fork (:func:`mtlens.runtime.processes.can_fork`), compile side by side too: children compile the others
   while this process compiles the first, then loads them from the cache.
 - :func:`start_warmup` (the dashboard calls it when its server starts) prepares every kernel in a
-  separate process (``python -m mtlens.kernels``) while the user uploads files, in two stages: numba's
+  separate process (``python -m mtlens.runtime.kernels``) while the user uploads files, in two stages: numba's
   kernels, then the ahead-of-time builds. :func:`prepare` waits for the first stage only and loads
   numba's kernels while the second runs (the server's later processes load the builds), instead of
   building the same code a second time or waiting for it.
@@ -33,7 +33,7 @@ import sys
 import threading
 from collections.abc import Iterable
 
-from .metrics import REGISTRY, _compiled
+from ..metrics import REGISTRY, _compiled
 from .processes import can_fork, start_module, workers
 
 
@@ -111,13 +111,13 @@ def _build_ahead(modules: Iterable[str]) -> None:
 
 def start_warmup() -> None:
     """Prepare every kernel in a background process, once per server process (no-op if running or
-    done): numba's kernels first, then the ahead-of-time builds (``python -m mtlens.kernels``)."""
+    done): numba's kernels first, then the ahead-of-time builds (``python -m mtlens.runtime.kernels``)."""
     global _warmup
     with _lock:
         if _warmup is not None or all(_compiled.built(m) for m in set(kernel_modules().values())):
             return
         try:
-            _warmup = start_module("mtlens.kernels", stdout=subprocess.PIPE)
+            _warmup = start_module("mtlens.runtime.kernels", stdout=subprocess.PIPE)
         except OSError:  # no process to spare: the kernels are built at first use instead
             _warmup = False
             return
@@ -155,5 +155,5 @@ def _warm_everything() -> None:
     _build_ahead(m for m in modules if not _compiled.built(m))
 
 
-if __name__ == "__main__":  # python -m mtlens.kernels
+if __name__ == "__main__":  # python -m mtlens.runtime.kernels
     _warm_everything()

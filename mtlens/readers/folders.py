@@ -19,9 +19,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .corpus import Corpus
-from .errors import InputError
-from .io import corpus_from_bytes, corpus_from_single, decode_lines, read_bytes
+from ..core.corpus import Corpus
+from ..core.errors import InputError
+from .testset import corpus_from_bytes, corpus_from_single, decode_lines, read_bytes
 
 _PAIR_NAME = re.compile(r"^[a-z]{2,3}-[a-z]{2,3}$")
 

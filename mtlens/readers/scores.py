@@ -28,12 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .corpus import Corpus
-from .errors import InputError
-from .io import decode_lines, stem
-from .limits import load_json
-from .metrics import REGISTRY
-from .metrics.base import Metric, Signature
+from ..core.corpus import Corpus
+from ..core.errors import InputError
+from ..core.limits import load_json
+from ..metrics import REGISTRY
+from ..metrics.base import Metric, Signature
+from .testset import decode_lines, stem
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class ImportedScores:
         source: the file it came from.
         spans: system -> per line, xCOMET error spans (empty when the file has none).
         notes: what was done with the file (ignored systems, repaired offsets).
-        model: for scores mtlens computed with a registered checkpoint (:mod:`mtlens.neural`), the
+        model: for scores mtlens computed with a registered checkpoint (:mod:`mtlens.neural.models`), the
             signature's model fields (name, digest, kind); empty for a file.
     """
 

@@ -1,13 +1,14 @@
 """The neural-metrics panel: start a COMET / CometKiwi / xCOMET job on the shown set, watch its progress
-(segments per second, time left), cancel it. The job runs in its own process (:mod:`mtlens.jobs`), so
+(segments per second, time left), cancel it. The job runs in its own process (:mod:`mtlens.runtime.jobs`), so
 the page stays usable, and a reload, a closed tab or a restarted server finds it again."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from .. import jobs, neural
-from ..errors import InputError
+from ..core.errors import InputError
+from ..neural import models as neural
+from ..runtime import jobs
 from . import identity, render, state
 from .state import Dataset
 

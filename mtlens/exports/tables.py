@@ -15,10 +15,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .analysis.agreement import human_agreement
-from .metrics import REGISTRY, decimals
-from .scoring import MetricResult
-from .significance import Comparison
+from ..analysis.agreement import human_agreement
+from ..analysis.significance import Comparison
+from ..metrics import REGISTRY, decimals
+from ..runtime.scoring import MetricResult
 
 
 def results_to_dict(results: Mapping[str, MetricResult], sentence_level: bool = False) -> dict:

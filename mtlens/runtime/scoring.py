@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .corpus import Corpus
+from ..core.corpus import Corpus
+from ..core.errors import InputError
+from ..core.options import DEFAULTS, Options
+from ..metrics import REGISTRY, Metric, Signature, make_metric, options_key
+from ..readers.scores import ImportedMetric, ImportedScores
 from .engine import statistics_many
-from .errors import InputError
-from .external import ImportedMetric, ImportedScores
-from .metrics import REGISTRY, Metric, Signature, make_metric, options_key
-from .options import DEFAULTS, Options
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def score_metric(corpus: Corpus, metric: Metric) -> MetricResult:
 
 def score_metrics(corpus: Corpus, metrics: Sequence[Metric]) -> list[MetricResult]:
     """Compute several metrics for every system of the corpus, their blocks shared out together
-    (:func:`mtlens.engine.statistics_many`)."""
+    (:func:`mtlens.runtime.engine.statistics_many`)."""
     _need_references(corpus, metrics)
     stats = statistics_many(metrics, corpus.reference_streams(), corpus.system_streams())
     return [
@@ -109,7 +109,7 @@ def score(
     Args:
         corpus: a validated :class:`Corpus`.
         metrics: names (``bleu``, ``bleu-c``, ``chrf``, ``chrf++``) as a list or comma-separated.
-        options: metric options (:class:`mtlens.options.Options`; default: sacrebleu's defaults).
+        options: metric options (:class:`mtlens.core.options.Options`; default: sacrebleu's defaults).
         **changes: options changed on top of ``options``, e.g. ``tokenize="zh"``.
 
     Returns:
@@ -136,7 +136,7 @@ def score_saved(store, set_id: str, corpus: Corpus, name: str, options):
 def score_saved_many(store, set_id: str, corpus: Corpus, names: Sequence[str], options) -> list[MetricResult]:
     """Several metrics' results for a saved set: stored statistics are reused, only systems without
     them (a system added later, a new option set) are scored, all metrics in one engine run
-    (:func:`mtlens.engine.statistics_many`), and their statistics are stored. A store that cannot
+    (:func:`mtlens.runtime.engine.statistics_many`), and their statistics are stored. A store that cannot
     take them (full, read-only) only costs the reuse next time."""
     metrics = [make_metric(name, options) for name in names]
     _need_references(corpus, metrics)
@@ -162,7 +162,7 @@ def score_saved_many(store, set_id: str, corpus: Corpus, names: Sequence[str], o
 def score_set(store, set_id: str | None, corpus: Corpus, names: Sequence[str], options) -> list[MetricResult]:
     """Several metrics' results for a set: a saved set's statistics through the store
     (:func:`score_saved_many`); the bundled sample and an upload that was not saved are scored."""
-    from .store import SAMPLE_ID
+    from ..storage.store import SAMPLE_ID
 
     if set_id and set_id != SAMPLE_ID:
         return score_saved_many(store, set_id, corpus, names, options)
@@ -170,6 +170,6 @@ def score_set(store, set_id: str | None, corpus: Corpus, names: Sequence[str], o
 
 
 def result_for(corpus: Corpus, scores: ImportedScores):
-    """The :class:`~mtlens.scoring.MetricResult` of imported scores (every system of the corpus)."""
+    """The :class:`~mtlens.runtime.scoring.MetricResult` of imported scores (every system of the corpus)."""
     metric = ImportedMetric(scores)
     return result_from_stats(corpus, metric, {s: metric.stats_for(s) for s in corpus.system_names})

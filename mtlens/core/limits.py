@@ -10,7 +10,7 @@ Example:
     >>> load_json(b"[" * 40 + b"]" * 40, "deep.json")
     Traceback (most recent call last):
     ...
-    mtlens.errors.InputError: 'deep.json' nests its JSON more than 32 levels deep
+    mtlens.core.errors.InputError: 'deep.json' nests its JSON more than 32 levels deep
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def gunzip(data: bytes, limit: int, label: str) -> bytes:
     >>> gunzip(gzip.compress(b" " * 100), 10, "f")
     Traceback (most recent call last):
     ...
-    mtlens.errors.InputError: f unpacks to more than 10 bytes (0.0 MB), the limit for one bundle (MTLENS_MAX_BUNDLE_MB)
+    mtlens.core.errors.InputError: f unpacks to more than 10 bytes (0.0 MB), the limit for one bundle (MTLENS_MAX_BUNDLE_MB)
     """
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:

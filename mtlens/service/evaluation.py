@@ -16,12 +16,12 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .corpus import Corpus
-from .errors import InputError
-from .io import decode_lines, with_warnings
-from .language import Language, language_defaults, parse_pair, with_language
-from .limits import gunzip, load_json, max_bundle_bytes
-from .options import Options
+from ..core.corpus import Corpus
+from ..core.errors import InputError
+from ..core.language import Language, language_defaults, parse_pair, with_language
+from ..core.limits import gunzip, load_json, max_bundle_bytes
+from ..core.options import Options
+from ..readers.testset import decode_lines, with_warnings
 
 BUNDLE_FORMAT = "mtlens-set"
 BUNDLE_VERSION = 1
@@ -36,15 +36,15 @@ def check_side_files(corpus: Corpus, human: Sequence[tuple[str, bytes]] = (), sc
     """Read human score files, metric score files and annotation files against the corpus; a bad one is
     an InputError."""
     for name, data in annotations:
-        from .annotations import check_against, read_annotations
+        from ..readers.mqm import check_against, read_annotations
 
         check_against(read_annotations(data, name, corpus), corpus)
     if human:
-        from .analysis.human import read_human_files
+        from ..analysis.human import read_human_files
 
         read_human_files(list(human), corpus)
     if scores:
-        from .external import read_score_files
+        from ..readers.scores import read_score_files
 
         read_score_files(list(scores), corpus)
 
@@ -104,7 +104,7 @@ def _files(value, what: str) -> tuple[tuple[str, bytes], ...]:
 
 
 def read_bundle(data: bytes) -> Bundle:
-    """Unpack and validate a set bundle (see :meth:`mtlens.store.Store.export_bundle`).
+    """Unpack and validate a set bundle (see :meth:`mtlens.storage.store.Store.export_bundle`).
 
     Raises:
         InputError: one sentence: too large unpacked, not a bundle, a newer version, or what an upload
@@ -221,7 +221,7 @@ def evaluate(corpus: Corpus, declared_pair: str | None = None, human=(), scores=
 
 def evaluate_annotations(data: bytes, name: str, declared_pair: str | None = None) -> Evaluation:
     """A test set made from an MQM annotation file alone (its hypotheses and sources; no reference)."""
-    from .annotations import corpus_of, read_mqm_tsv
+    from ..readers.mqm import corpus_of, read_mqm_tsv
 
     corpus = with_warnings(corpus_of(read_mqm_tsv(data, name)))
     return evaluate(corpus, declared_pair, annotations=[(name, data)])
@@ -229,7 +229,7 @@ def evaluate_annotations(data: bytes, name: str, declared_pair: str | None = Non
 
 def annotation_metrics(corpus: Corpus, annotations, weights=None) -> list:
     """The MQM metric of each annotation file (``mqm``, then ``mqm-2``...), like imported metrics."""
-    from .annotations import mqm_metric, parse_weights, read_annotations
+    from ..readers.mqm import mqm_metric, parse_weights, read_annotations
 
     weights = parse_weights(weights)
     out = []
@@ -242,8 +242,8 @@ def annotation_metrics(corpus: Corpus, annotations, weights=None) -> list:
 def finished_neural(store, set_id: str) -> tuple[tuple[str, str], ...]:
     """``(model, digest)`` of the set's finished neural jobs whose model is still registered as it was
     (none when the store cannot say)."""
-    from .jobs import status
-    from .neural import models
+    from ..neural.models import models
+    from ..runtime.jobs import status
 
     try:
         jobs = [p for p in status(store, set_id) if p.state == "done"]
@@ -258,9 +258,9 @@ def finished_neural(store, set_id: str) -> tuple[tuple[str, str], ...]:
 def file_metrics(store, ev: Evaluation, neural: Sequence[tuple[str, str]] = ()) -> list:
     """The set's metrics that are read, not computed here: its imported score files, its annotations' MQM
     and the cached scores of its finished neural jobs ``neural`` (:func:`finished_neural`), in that
-    order (each an :class:`mtlens.external.ImportedScores`)."""
-    from .external import read_score_files
-    from .neural import cached_scores, get_model
+    order (each an :class:`mtlens.readers.scores.ImportedScores`)."""
+    from ..neural.models import cached_scores, get_model
+    from ..readers.scores import read_score_files
 
     out = read_score_files(list(ev.scores), ev.corpus) if ev.scores else []
     out += annotation_metrics(ev.corpus, ev.annotations)
@@ -275,14 +275,14 @@ def file_metrics(store, ev: Evaluation, neural: Sequence[tuple[str, str]] = ()) 
     return out
 
 
-#: the bundled sample's name (its set id is :data:`mtlens.store.SAMPLE_ID`)
+#: the bundled sample's name (its set id is :data:`mtlens.storage.store.SAMPLE_ID`)
 SAMPLE_NAME = "Bundled sample: WMT21 en-de, 200 lines"
 
 
 def sample_evaluation() -> Evaluation:
     """The bundled sample (WMT21 en-de, its human scores) as an evaluation with the sample's set id."""
-    from .io import SAMPLE_DIR, read_bytes, sample_corpus
-    from .store import SAMPLE_ID
+    from ..readers.testset import SAMPLE_DIR, read_bytes, sample_corpus
+    from ..storage.store import SAMPLE_ID
 
     human = tuple((n, read_bytes(SAMPLE_DIR / n)) for n in ("human.tsv", "human_seg.tsv"))
     return dataclasses.replace(evaluate(sample_corpus(), "en-de", human), set_id=SAMPLE_ID, name=SAMPLE_NAME)
@@ -335,7 +335,7 @@ def options_for(language: Language | None, base: Options, explicit=None) -> Opti
 def add_annotations(store, set_id: str, name: str, data: bytes, visitor=None):
     """Annotate a saved set: the file must annotate the set's own hypotheses (a different text is named
     by line, nothing is saved then). Returns the parsed annotations."""
-    from .annotations import check_against, read_annotations
+    from ..readers.mqm import check_against, read_annotations
 
     ev = open_saved(store, set_id)
     ann = read_annotations(data, name, ev.corpus)

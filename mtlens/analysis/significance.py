@@ -33,9 +33,9 @@ from itertools import combinations
 
 import numpy as np
 
-from .errors import InputError
-from .scoring import MetricResult
-from .version import __version__
+from ..core.errors import InputError
+from ..runtime.scoring import MetricResult
+from ..version import __version__
 
 DEFAULT_SEED = 12345
 DEFAULT_SAMPLES = {"bootstrap": 1000, "ar": 10000}

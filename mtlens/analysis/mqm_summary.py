@@ -24,7 +24,7 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.stats import rankdata
 
-from ..annotations import Annotations, error_weight, mqm_scores
+from ..readers.mqm import Annotations, error_weight, mqm_scores
 from .human import HumanScores
 
 
@@ -61,7 +61,7 @@ def document_scores(ann: Annotations, weights=None) -> list[dict]:
 
 def rater_agreement(ann: Annotations, weights=None) -> list[dict]:
     """Pairwise agreement of raters on the (system, segment) pairs both rated."""
-    from ..annotations import GOOGLE_WEIGHTS
+    from ..readers.mqm import GOOGLE_WEIGHTS
 
     weights = GOOGLE_WEIGHTS if weights is None else weights
     per_rater: dict[str, dict] = defaultdict(dict)

@@ -27,8 +27,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .errors import InputError
-from .io import decode_lines
+from ..core.errors import InputError
+from .testset import decode_lines
 
 SEVERITIES = ("critical", "major", "minor", "neutral", "no-error")
 #: severity -> weight, and (severity, category) -> weight overrides (a category of ``*`` is any severity)
@@ -217,7 +217,7 @@ def parse_weights(text: str | Mapping | None) -> dict:
     if text is None:
         return out
     if isinstance(text, str):
-        from .limits import load_json
+        from ..core.limits import load_json
 
         given = load_json(text, "--mqm-weights", "--mqm-weights")
     else:
@@ -261,7 +261,7 @@ def mqm_scores(ann: Annotations, weights: Mapping | None = None) -> dict[str, li
 def corpus_of(ann: Annotations):
     """A test set made from annotations alone: each system's hypotheses and the sources in the file's
     segment order, no reference (lexical metrics then say they need one)."""
-    from .corpus import Corpus
+    from ..core.corpus import Corpus
 
     systems = {s: ann.hypotheses(s) for s in ann.systems}
     return Corpus.build({}, systems, ann.sources(), allow_no_reference=True)
@@ -289,7 +289,7 @@ def mqm_metric(ann: Annotations, corpus, weights: Mapping | None = None):
     an unrated segment has no score)."""
     import numpy as np
 
-    from .external import ImportedScores
+    from .scores import ImportedScores
 
     check_against(ann, corpus)
     scores = {
@@ -308,7 +308,7 @@ def read_mtme_ratings(data: bytes, name: str, corpus) -> Annotations:
     "is_source_error"}]}[<TAB>RATER]``, or ``SYSTEM<TAB>None`` for an unrated segment. The hypotheses are
     not in the file: it annotates a set's own lines (offsets into its hypotheses; a source error keeps no
     span on the hypothesis)."""
-    from .limits import load_json
+    from ..core.limits import load_json
 
     lines = decode_lines(data, name)
     if len(lines) > MAX_ROWS:

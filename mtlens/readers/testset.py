@@ -17,9 +17,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from .corpus import Corpus
-from .errors import InputError
-from .limits import max_file_bytes
+from ..core.corpus import Corpus
+from ..core.errors import InputError
+from ..core.limits import max_file_bytes
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -491,7 +491,7 @@ def with_warnings(corpus: Corpus) -> Corpus:
 
 
 #: the bundled sample (WMT21 en-de, 200 lines; sample_data/README.md)
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 SAMPLE_SYSTEMS = ("VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin")
 SAMPLE_REFERENCES = ("ref.txt", "ref2.txt")
 

@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .metrics.bleu import BLEU
+from ..metrics.bleu import BLEU
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,12 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from . import report
-from .metrics import REGISTRY, column_decimals
-from .options import DEFAULTS, OPTION_PARAM, SPECS
-from .options import from_link as options_from_link
-from .scoring import MetricResult
-from .significance import DEFAULT_SEED, MIN_TEST_LINES, Comparison
+from ..analysis.significance import DEFAULT_SEED, MIN_TEST_LINES, Comparison
+from ..core.options import DEFAULTS, OPTION_PARAM, SPECS
+from ..core.options import from_link as options_from_link
+from ..exports import tables as report
+from ..metrics import REGISTRY, column_decimals
+from ..runtime.scoring import MetricResult
 
 #: above this many system lines (lines x systems) the slow metrics (TER, tBLEU) are opt-in: about a minute
 #: per 100,000 system lines when nothing is stored
@@ -110,7 +110,7 @@ def too_few_lines(n_lines: int) -> str:
 
 def comparison(result: MetricResult, progress=None) -> Comparison:
     """The Rankings' test of one metric (:data:`TEST`, :data:`RESAMPLES`, :data:`SEED`, :data:`ALPHA`)."""
-    from .significance import compare
+    from ..analysis.significance import compare
 
     return compare(result, test=TEST, n=RESAMPLES, seed=SEED, alpha=ALPHA, progress=progress)
 
@@ -154,10 +154,10 @@ def saved(store, set_id: str, params=None) -> Rankings:
     parameters ``params`` (options ``opt_*``, ``metrics``, ``sort``; none: the set's defaults): every
     metric's statistics read from the store (those missing are computed and stored). Raises InputError
     for an unknown id or an unreadable store."""
+    from ..metrics import metric_names
+    from ..runtime.scoring import result_for, score_set
+    from ..storage.store import SAMPLE_ID
     from .evaluation import file_metrics, finished_neural, open_saved, options_for, sample_evaluation
-    from .metrics import metric_names
-    from .scoring import result_for, score_set
-    from .store import SAMPLE_ID
 
     sample = set_id == SAMPLE_ID
     ev = sample_evaluation() if sample else open_saved(store, set_id)

@@ -6,7 +6,7 @@ the engine decides everything else (docs/decisions.md, "The engine"):
 - **Tasks**: one metric on one block of consecutive segments (about
   :data:`~mtlens.metrics.base.BLOCK_CHARS` characters over all streams; NIST's corpus-wide weights make
   it one task). Every task is a pure function of its inputs, so results never depend on the sharing.
-- **Kernels** first (:func:`mtlens.kernels.prepare`): workers then load compiled code from the cache.
+- **Kernels** first (:func:`mtlens.runtime.kernels.prepare`): workers then load compiled code from the cache.
 - **Workers**, from the standard library's ``concurrent.futures.ProcessPoolExecutor``:
 
   - in a single-threaded process (the command line, a script) a pool of *forked* workers for the
@@ -48,10 +48,10 @@ from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
+from ..core.options import DEFAULTS, Options
+from ..metrics import REGISTRY, Metric, base, make_metric
+from ..metrics.base import line_chars, segment_blocks
 from . import kernels
-from .metrics import REGISTRY, Metric, base, make_metric
-from .metrics.base import line_chars, segment_blocks
-from .options import DEFAULTS, Options
 from .processes import can_fork, workers
 
 #: below this total weight (about characters of text), everything runs in this process
@@ -173,7 +173,7 @@ def _persistent_pool(size: int) -> ProcessPoolExecutor:
             if _pool is not None:
                 _pool.shutdown(wait=False, cancel_futures=True)
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["mtlens.engine"])
+            ctx.set_forkserver_preload(["mtlens.runtime.engine"])
             _pool, _pool_size = ProcessPoolExecutor(size, mp_context=ctx), size
         return _pool
 

@@ -1,11 +1,11 @@
 """Background scoring jobs: a neural model over a saved set, one job per (set, checkpoint digest).
 
 Decisions (docs/decisions.md, "Neural metrics"):
-- A job is an operating-system process (``python -m mtlens.jobs SET_ID MODEL``, its own session) whose
+- A job is an operating-system process (``python -m mtlens.runtime.jobs SET_ID MODEL``, its own session) whose
   state is a row of the store's ``jobs`` table: the process outlives a closed tab, a reload and the
   dashboard's own restart. No job library fitted: huey, RQ, Celery and Dramatiq need a broker server or
   pickle their tasks into their store, and nothing read from the store is ever unpickled.
-- Starting is atomic (:meth:`mtlens.store.Store.claim_job` under SQLite's write lock): two visitors asking
+- Starting is atomic (:meth:`mtlens.storage.store.Store.claim_job` under SQLite's write lock): two visitors asking
   for the same scores share one job; a job whose process died (no heartbeat for :data:`STALE` s) is taken
   over, and computes only what the cache lacks (completed batches are saved as they finish).
 - Cancelling sets the state to ``cancelling``; the job stops after the batches it is computing.
@@ -23,8 +23,8 @@ import threading
 import time
 from dataclasses import dataclass
 
-from . import neural
-from .errors import InputError
+from ..core.errors import InputError
+from ..neural import models as neural
 
 #: seconds without a heartbeat after which a running job is taken for dead
 STALE = 30.0
@@ -102,7 +102,7 @@ def start(store, set_id: str, model_name: str) -> Progress:
     if claimed:
         env = {**os.environ, "MTLENS_DATA_DIR": str(store.data_dir)}
         proc = subprocess.Popen(
-            [sys.executable, "-m", "mtlens.jobs", set_id, model.name],
+            [sys.executable, "-m", "mtlens.runtime.jobs", set_id, model.name],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -124,8 +124,8 @@ def cancel(store, set_id: str, digest: str) -> None:
 
 
 def _corpus(store, set_id: str):
-    from .io import sample_corpus
-    from .store import SAMPLE_ID
+    from ..readers.testset import sample_corpus
+    from ..storage.store import SAMPLE_ID
 
     return sample_corpus() if set_id == SAMPLE_ID else store.load(set_id).corpus
 
@@ -181,10 +181,10 @@ def run(store, set_id: str, model_name: str, claim: bool = True) -> str:
 
 
 def main(argv: list[str]) -> int:
-    from .store import Store
+    from ..storage.store import Store
 
     if len(argv) != 2:
-        print("usage: python -m mtlens.jobs SET_ID MODEL", file=sys.stderr)
+        print("usage: python -m mtlens.runtime.jobs SET_ID MODEL", file=sys.stderr)
         return 2
     store = Store(os.environ.get("MTLENS_DATA_DIR") or None)
     try:

@@ -1,0 +1,1 @@
+"""Exports: score tables (JSON, CSV, LaTeX, text) and the standalone HTML report."""
