@@ -9,14 +9,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .analysis.significance import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES, compare
 from .core.errors import InputError
 from .core.options import DEFAULTS, SPECS, Options
-from .exports import tables as report
-from .metrics import REGISTRY, metric_names
-from .readers.testset import load_corpus, read_bytes
-from .runtime.scoring import parse_metric_list, score
-from .version import __version__
+from .service import presentation as report
+from .service.comparisons import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES, compare
+from .service.inputs import load_corpus, read_bytes
+from .service.results import REGISTRY, metric_names, parse_metric_list, score
+from .service.sets import __version__
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,7 +50,7 @@ def _add_data_dir(s: argparse.ArgumentParser) -> None:
 
 
 def _store(args):
-    from .storage.store import Store
+    from .service.sets import Store
 
     return Store(args.data_dir)
 
@@ -296,7 +295,7 @@ def _load_and_score(args):
 def _load_and_score_corpus(args, corpus, options):
     builtin, imported = _chosen_metrics(args, corpus)
     results = _score(args, corpus, builtin, options) if builtin else {}
-    from .runtime.scoring import result_for
+    from .service.results import result_for
 
     for scores in imported:
         results[scores.name] = result_for(corpus, scores)
@@ -318,7 +317,7 @@ def _chosen_metrics(args, corpus):
         files = [*saved.scores, *files]  # the set's own imported metrics first
         annotations = saved.annotations
     if files:
-        from .readers.scores import read_score_files
+        from .service.inputs import read_score_files
 
         imported = read_score_files(files, corpus)
     if annotations:
@@ -326,7 +325,7 @@ def _chosen_metrics(args, corpus):
 
         imported += annotation_metrics(corpus, annotations, getattr(args, "mqm_weights", None))
     if getattr(args, "set", None) is not None:  # the set's neural scores computed before
-        from .neural.models import completed
+        from .service.neural_scoring import completed
 
         imported += [m for m in completed(_store(args), corpus) if m.name not in {i.name for i in imported}]
     if args.metrics is None:  # a set without a reference (from annotations) has only its own metrics
@@ -346,12 +345,12 @@ def _chosen_metrics(args, corpus):
 
 def _neural_scores(args, corpus, item: str):
     """A registered model's scores (computing what the cache lacks, with progress on stderr)."""
-    from .neural import models as neural
+    from .service import neural_scoring as neural
 
     store = _store(args)
     model = neural.get_model(store, item)
     if getattr(args, "set", None) is not None:  # a saved set: a job, as the dashboard would run it
-        from .runtime.jobs import run
+        from .service.neural_scoring import run
 
         if neural.cached_scores(store, model, corpus) is None:
             print(f"mtlens: {item}: scoring the set's missing segments", file=sys.stderr)
@@ -377,7 +376,7 @@ def _score(args, corpus, metrics, options):
     """Scores; for a saved set, stored statistics are reused and new ones stored."""
     if args.set is None:
         return score(corpus, metrics, options)
-    from .runtime.scoring import score_saved_many
+    from .service.results import score_saved_many
 
     store = _store(args)
     out = dict(zip(metrics, score_saved_many(store, args.set, corpus, metrics, options), strict=True))
@@ -405,7 +404,7 @@ def _run_score(args) -> str:
 
 
 def _run_compare(args) -> str:
-    from .analysis.significance import check_test_settings
+    from .service.comparisons import check_test_settings
 
     check_test_settings(args.n or 1, args.seed, args.alpha)
     _, results = _load_and_score(args)
@@ -433,14 +432,14 @@ def _run_compare(args) -> str:
 
 
 def _check_seed(args) -> None:
-    from .analysis.significance import check_test_settings
+    from .service.comparisons import check_test_settings
 
     check_test_settings(getattr(args, "n", None) or 1, args.seed, getattr(args, "alpha", 0.05))
 
 
 def _run_analyze(args) -> str:
-    from .analysis import human as human_mod
-    from .analysis import words_chars
+    from .service.analyses import human as human_mod
+    from .service.analyses import words_chars
 
     if args.format in ("csv", "latex"):
         raise InputError("analyze writes json or table")
@@ -467,7 +466,7 @@ def _run_analyze(args) -> str:
         if human.segment:
             from dataclasses import asdict
 
-            from .analysis.autorank import human_ranking
+            from .service.analyses import human_ranking
 
             doc["human_ranking"] = {}
             for kind, by_sys in human.segment.items():
@@ -478,7 +477,7 @@ def _run_analyze(args) -> str:
                     "test": "Wilcoxon signed-rank on shared segments (>= 30), Holm-corrected, alpha 0.05",
                 }
     if args.autorank:
-        from .analysis.autorank import autorank
+        from .service.analyses import autorank
 
         wanted = [m.strip().lower() for m in args.autorank.split(",") if m.strip()]
         if results is None:
@@ -492,7 +491,7 @@ def _run_analyze(args) -> str:
     if args.tbleu_sweep:
         from dataclasses import asdict
 
-        from .analysis.sweep import tbleu_sweep
+        from .service.analyses import tbleu_sweep
 
         sweep = tbleu_sweep(corpus, human=human, tokenize=options.tokenize, lowercase=options.lowercase)
         doc["tbleu_sweep"] = asdict(sweep)
@@ -502,8 +501,8 @@ def _run_analyze(args) -> str:
 
 
 def _run_pair(args, corpus, options) -> str:
-    from .analysis.pairwise import pair_analysis
-    from .readers.testset import read_lines
+    from .service.analyses import pair_analysis
+    from .service.inputs import read_lines
 
     a, b = args.pair
     for name in (a, b):
@@ -515,7 +514,7 @@ def _run_pair(args, corpus, options) -> str:
     if builtin:
         result = _score(args, corpus, builtin[:1], options)[builtin[0]]
     elif imported:
-        from .runtime.scoring import result_for
+        from .service.results import result_for
 
         result = result_for(corpus, imported[0])
     else:
@@ -530,7 +529,7 @@ def _run_pair(args, corpus, options) -> str:
 def _run_report(args) -> str:
     from pathlib import Path
 
-    from .exports.html import build_html_report
+    from .service.presentation import build_html_report
 
     _check_seed(args)
     corpus, results = _load_and_score(args)
@@ -548,8 +547,8 @@ def _run_report(args) -> str:
 
 
 def _run_import(args) -> str:
-    from .readers.folders import read_path
     from .service.evaluation import evaluate, import_bundle, save
+    from .service.inputs import read_path
 
     store = _store(args)
     if args.ratings:
@@ -575,7 +574,7 @@ def _run_import(args) -> str:
             f"{ev.language.describe()})",
             file=sys.stderr,
         )
-        from .readers.mqm import read_mqm_tsv
+        from .service.inputs import read_mqm_tsv
 
         for note in [*c.warnings, *read_mqm_tsv(ev.annotations[0][1], ev.annotations[0][0]).problems]:
             print(f"mtlens: note: {note}", file=sys.stderr)
@@ -651,7 +650,7 @@ def _run_access(args) -> str:
 
 
 def _run_models(args) -> str:
-    from .neural import models as neural
+    from .service import neural_scoring as neural
 
     store = _store(args)
     if args.action == "add":
@@ -676,7 +675,7 @@ def _run_dashboard(args) -> str:
     import os
     from pathlib import Path
 
-    from .storage.store import Store
+    from .service.sets import Store
 
     app = Path(__file__).resolve().parents[1] / "app.py"
     if not app.exists():
@@ -692,7 +691,7 @@ def _run_dashboard(args) -> str:
         set_id = save(store, ev, args.name or "from the command line").set_id
     elif set_id:
         store.load(set_id)  # a wrong id is said now, not in the browser
-    from .core.access import is_loopback
+    from .service.sets import is_loopback
 
     link = f"http://{args.address}:{args.port}/" + (f"?set={set_id}" if set_id else "")
     print(f"mtlens dashboard: open {link}", flush=True)

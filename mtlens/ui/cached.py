@@ -19,9 +19,8 @@ from collections import OrderedDict
 import streamlit as st
 
 from ..core.options import DEFAULTS, Options
-from ..metrics import REGISTRY, options_key
-from ..runtime.scoring import MetricResult, score_set
 from ..service import rankings
+from ..service.results import REGISTRY, MetricResult, options_key, score_set
 from . import state
 from .state import Dataset
 
@@ -50,8 +49,8 @@ def _score(dataset: Dataset, names: list[str], opts: Options) -> list[MetricResu
 
 @st.cache_resource(max_entries=16, show_spinner="Reading imported scores…")
 def _imported(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> dict:
-    from ..runtime.scoring import result_for
     from ..service.evaluation import file_metrics
+    from ..service.results import result_for
 
     metrics = file_metrics(state.store(), _dataset.evaluation(), _dataset.neural)
     return {s.name: (s, result_for(_dataset.corpus, s)) for s in metrics}
@@ -67,7 +66,7 @@ def imported(dataset: Dataset) -> dict:
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the annotations…")
 def _annotations(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> list:
-    from ..readers.mqm import read_annotations
+    from ..service.inputs import read_annotations
 
     return [read_annotations(data, name, _dataset.corpus) for name, data in _dataset.annotations]
 
@@ -82,8 +81,8 @@ def annotations(dataset: Dataset) -> list:
 def metric_names(dataset: Dataset, sentence: bool = False) -> list[str]:
     """The built-in metrics (those with sentence scores when ``sentence``; none without a reference) and
     the dataset's metrics read from files."""
-    from ..metrics import metric_names as names
-    from ..metrics import sentence_metrics
+    from ..service.results import metric_names as names
+    from ..service.results import sentence_metrics
 
     builtin = (sentence_metrics() if sentence else names()) if dataset.corpus.references else ()
     return [*builtin, *imported(dataset)]
@@ -200,7 +199,7 @@ def comparison(
 ):
     """Significance tests of one metric (cached by data, options and test settings); by default the
     Rankings' test (:mod:`mtlens.service.rankings`)."""
-    from ..analysis.significance import compare
+    from ..service.comparisons import compare
 
     key = (
         dataset.fingerprint,
@@ -233,8 +232,7 @@ def too_few_lines(dataset: Dataset) -> str:
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the human scores…")
 def _human(fingerprint: str, human_fingerprint: str, scores_fingerprint: str, _dataset: Dataset):
-    from ..analysis.human import merge, read_human_files
-    from ..analysis.mqm_summary import as_human_scores
+    from ..service.analyses import as_human_scores, merge, read_human_files
 
     parts = [read_human_files(list(_dataset.human), _dataset.corpus)] if _dataset.human else []
     if _dataset.annotations:  # MQM from the annotations is a human score like the uploaded ones
@@ -251,7 +249,7 @@ def human(dataset: Dataset):
 
 @st.cache_resource(max_entries=16, show_spinner="Scoring every sentence at every order…")
 def _wvc(fingerprint: str, n: int, orders: tuple, m: int, tokenize: str, lowercase: bool, _dataset: Dataset):
-    from ..analysis.words_chars import words_vs_chars
+    from ..service.analyses import words_vs_chars
 
     return words_vs_chars(_dataset.corpus, n, orders, m, tokenize=tokenize, lowercase=lowercase)
 
@@ -262,7 +260,7 @@ def words_vs_chars(dataset: Dataset, n: int, orders: tuple, m: int, opts: Option
 
 @st.cache_resource(max_entries=8, show_spinner="tBLEU for every epsilon…")
 def _sweep(fingerprint: str, human_fingerprint: str, tokenize: str, lowercase: bool, _dataset: Dataset, _human):
-    from ..analysis.sweep import tbleu_sweep
+    from ..service.analyses import tbleu_sweep
 
     return tbleu_sweep(_dataset.corpus, human=_human, tokenize=tokenize, lowercase=lowercase)
 
@@ -275,7 +273,7 @@ def tbleu_sweep(dataset: Dataset, opts: Options):
 
 @st.cache_resource(max_entries=16, show_spinner="Counting the n-grams each system gets right…")
 def _ngram_diff(fingerprint: str, a: str, b: str, tokenize: str, lowercase: bool, _dataset: Dataset):
-    from ..analysis.pairwise import ngram_differences
+    from ..service.analyses import ngram_differences
 
     return ngram_differences(_dataset.corpus, a, b, DEFAULTS.replace(tokenize=tokenize, lowercase=lowercase))
 
@@ -295,7 +293,7 @@ def text_fingerprint(lines) -> str:
 def _buckets(
     fingerprint: str, kind: str, metric: str, key: tuple, a: str, b: str, freq_fp: str, _dataset: Dataset, _freq
 ):
-    from ..analysis.pairwise import frequency_buckets, length_buckets
+    from ..service.analyses import frequency_buckets, length_buckets
 
     opts = _options_from_key(key)
     if kind == "length":
@@ -317,7 +315,7 @@ def buckets(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Opti
 
 @st.cache_resource(max_entries=16, show_spinner="Correlations with 1000-resample intervals…")
 def _human_corr(fingerprint: str, human_fingerprint: str, key: tuple, _results, _human):
-    from ..analysis.human import human_correlation
+    from ..service.analyses import human_correlation
 
     return human_correlation(_results, _human, n_boot=1000)
 
@@ -329,7 +327,7 @@ def human_corr(dataset: Dataset, opts: Options, results):
 
 @st.cache_resource(max_entries=8, show_spinner="Ranking the systems by the human scores…")
 def _human_ranks(fingerprint: str, human_fingerprint: str, kind: str, _human):
-    from ..analysis.autorank import human_ranking
+    from ..service.analyses import human_ranking
 
     return human_ranking(_human.segment[kind])
 
@@ -341,7 +339,7 @@ def human_ranks(dataset: Dataset, kind: str):
 
 @st.cache_resource(max_entries=8, show_spinner="Permutation tests between metrics…")
 def _metric_clusters(fingerprint: str, human_fingerprint: str, key: tuple, level: str, _results, _human):
-    from ..analysis.human import metric_clusters
+    from ..service.analyses import metric_clusters
 
     return metric_clusters(_results, _human, level)
 

@@ -9,9 +9,8 @@ import warnings
 import pandas as pd
 import streamlit as st
 
-from ..exports.html import PLOTLY_CONFIG, safe_figure
-from ..exports.tables import frame_to_csv, table_to_latex, to_xlsx
-from ..metrics import column_decimals
+from ..service.presentation import PLOTLY_CONFIG, frame_to_csv, safe_figure, table_to_latex, to_xlsx
+from ..service.results import column_decimals
 from . import state
 
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"

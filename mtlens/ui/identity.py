@@ -12,8 +12,8 @@ import secrets
 
 import streamlit as st
 
-from ..core import access
-from ..core.access import OPERATOR, Visitor
+from ..service import sets as access
+from ..service.sets import OPERATOR, Visitor
 from . import render
 
 _KEY = "mtlens_visitor_key"

@@ -7,8 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ..core.errors import InputError
-from ..neural import models as neural
-from ..runtime import jobs
+from ..service import neural_scoring as jobs
+from ..service import neural_scoring as neural
 from . import identity, render, state
 from .state import Dataset
 

@@ -22,10 +22,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ..core import access
 from ..core.errors import InputError
 from ..service import rankings
-from ..storage.store import Store
+from ..service import sets as access
+from ..service.sets import Store
 
 PATH = rankings.QUICK_PATH
 #: a set id longer than this is no set id (ids are short digests or "sample")

@@ -8,8 +8,7 @@ from __future__ import annotations
 import itertools
 from html import escape
 
-from ..analysis.highlight import NgramMatches
-from ..metrics.ter import TERAlignment
+from ..service.analyses import NgramMatches, TERAlignment
 
 COLORS = {
     "matched": "#c7e9c0",
@@ -163,11 +162,9 @@ def plain(text: str) -> str:
 def char_hypothesis(line: str, references: list[str], order: int, lowercase: bool = False) -> str:
     """chrF-style highlighting: characters of the hypothesis inside a matched character n-gram
     (whitespace removed for matching, as chrF does) are green; spaces are shown as they are."""
-    from ..analysis.highlight import ngram_matches
-    from ..metrics import CharBLEU
+    from ..service.analyses import char_matches
 
-    metric = CharBLEU(order, lowercase=lowercase)
-    m = ngram_matches(line, references, metric, max_order=order)
+    m = char_matches(line, references, order, lowercase)
     covered = m.hyp_token_matched(order)
     text = line.lower() if lowercase else line
     out, k = [], 0

@@ -16,14 +16,9 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from ..core.corpus import Corpus
 from ..core.errors import InputError
-from ..core.language import Language, language_defaults
 from ..core.options import DEFAULTS, Options, link_params
 from ..core.options import from_link as options_in_link
-from ..metrics import REGISTRY
-from ..readers.testset import corpus_from_bytes, corpus_from_single, sample_files
-from ..runtime import engine, kernels
 from ..service.evaluation import (
     Evaluation,
     evaluate,
@@ -34,7 +29,9 @@ from ..service.evaluation import (
     sample_evaluation,
     save,
 )
-from ..storage.store import SAMPLE_ID, Store
+from ..service.inputs import Corpus, Language, corpus_from_bytes, corpus_from_single, language_defaults, sample_files
+from ..service import results
+from ..service.sets import SAMPLE_ID, Store
 from . import identity
 
 DATA_KEY = "mtlens_dataset"
@@ -80,7 +77,7 @@ class Dataset:
     @classmethod
     def of(cls, ev: Evaluation, origin: str, files=()) -> Dataset:
         """The session's view of an evaluation (:mod:`mtlens.service.evaluation` decided everything in it)."""
-        from ..readers.testset import files_fingerprint  # not from analysis: that imports scipy (2 s on the home page)
+        from ..service.inputs import files_fingerprint  # not from analysis: that imports scipy (2 s on the home page)
 
         return cls(
             ev.corpus,
@@ -155,7 +152,7 @@ def current() -> Dataset:
     The first call in a server process also starts compiling the TER and tBLEU kernels in the
     background (:func:`mtlens.runtime.kernels.start_warmup`), while the user is still uploading."""
     identity.gate()
-    kernels.start_warmup()
+    results.start_warmup()
     ds = st.session_state.get(DATA_KEY)
     wanted = st.query_params.get("set")
     if wanted and (ds is None or ds.set_id != wanted):
@@ -348,9 +345,7 @@ def use_dataset(ds: Dataset, uploaded: bool = False) -> None:
     by its start)."""
     st.session_state[DATA_KEY] = ds
     if uploaded:
-        c = ds.corpus
-        chars = sum(len(x) for lines in (*c.references.values(), *c.systems.values()) for x in lines)
-        engine.start_pool(chars * sum(m.cost_per_char for m in REGISTRY.values()))
+        results.prepare_for(ds.corpus)
     if ds.set_id:
         st.query_params["set"] = ds.set_id
     set_options(options_for(ds.language, options()))

@@ -11,16 +11,23 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 
-from ..analysis.autorank import autorank
-from ..analysis.correlation import pearson
-from ..analysis.highlight import ngram_matches
-from ..analysis.human import merge_correlations, segment_pairs
-from ..analysis.sentences import sentence_table, sort_options
-from ..analysis.significance import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES
 from ..core.errors import InputError
 from ..core.options import Options
-from ..exports import tables as report
-from ..exports.html import (
+from ..service import presentation as report
+from ..service.analyses import (
+    autorank,
+    merge_correlations,
+    ngram_matches,
+    pearson,
+    segment_pairs,
+    sentence_table,
+    sort_options,
+    ter_alignment,
+)
+from ..service.comparisons import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES
+from ..service.evaluation import options_for
+from ..service.inputs import decode_lines
+from ..service.presentation import (
     NOT_SIGNIFICANT_COLOUR,
     SIGNIFICANT_COLOUR,
     SLIDE_CSS,
@@ -28,13 +35,10 @@ from ..exports.html import (
     p_text,
     presentation_slides,
 )
-from ..metrics import make_metric, metric_names, options_key
-from ..metrics.ter import ter_alignment
-from ..readers.testset import decode_lines
-from ..service.evaluation import options_for
 from ..service.rankings import CLUSTERS_NOTE, LARGE, METRICS_PARAM, SORT_PARAM, default_metrics
 from ..service.rankings import link_params as rankings_link
 from ..service.rankings import table as ranking_table
+from ..service.results import make_metric, metric_names, options_key
 from . import cached, state
 
 __all__ = [
@@ -136,7 +140,7 @@ def may_pin(ds: state.Dataset) -> str | None:
 
 
 def pin(ds: state.Dataset, line: int, systems: Sequence[str], metric: str, note: str) -> None:
-    from ..storage.store import Pin
+    from ..service.sets import Pin
     from . import identity
 
     state.store().pin(ds.set_id, Pin(line, tuple(systems), metric, note), identity.visitor())
@@ -323,7 +327,7 @@ def safe_key(text: str) -> str:
 
 def annotation_summaries(anns) -> dict[str, pd.DataFrame]:
     """The Annotations page's tables: error counts (long), per-100 pivot, document scores, rater agreement."""
-    from ..analysis.mqm_summary import document_scores, error_counts, rater_agreement
+    from ..service.analyses import document_scores, error_counts, rater_agreement
 
     counts = pd.DataFrame([{"file": a.name, **r} for a in anns for r in error_counts(a)])
     docs = pd.DataFrame([{"file": a.name, **r} for a in anns for r in document_scores(a)])
@@ -345,7 +349,7 @@ def annotation_summaries(anns) -> dict[str, pd.DataFrame]:
 
 def metric_disagreements(ds: state.Dataset, anns, metric: str, system: str, opts: Options) -> pd.DataFrame:
     """The lines of ``system`` where ``metric`` and MQM disagree most (the first annotation file)."""
-    from ..analysis.mqm_summary import disagreements
+    from ..service.analyses import disagreements
 
     result = cached.metric_result(ds, metric, opts)
     scores = result.sentence_scores(system)
@@ -357,7 +361,7 @@ def metric_disagreements(ds: state.Dataset, anns, metric: str, system: str, opts
 
 def span_overlaps(ds: state.Dataset, anns) -> pd.DataFrame:
     """Character-level precision, recall and F1 of every imported metric's error spans against the raters'."""
-    from ..analysis.mqm_summary import span_overlap
+    from ..service.analyses import span_overlap
 
     rows = []
     for name, (imp, _) in cached.imported(ds).items():
@@ -407,7 +411,7 @@ def best_m_marks(best, pooled: pd.DataFrame, criteria: Sequence[tuple[str, str]]
 
 def metric_decimals(metric: str, values=()) -> int:
     """The decimals of a metric's scores in every table (:func:`mtlens.metrics.decimals`)."""
-    from ..metrics import decimals
+    from ..service.results import decimals
 
     return decimals(metric, values)
 
@@ -443,7 +447,7 @@ def correlation_table(corr) -> pd.DataFrame:
     ("[lo, hi]" with the correlations' decimals, "-" where undefined)."""
     from dataclasses import asdict
 
-    from ..metrics import decimals
+    from ..service.results import decimals
 
     rows = pd.DataFrame([asdict(r) for r in corr.rows])
     d = decimals("pearson", [0.0])
@@ -468,7 +472,7 @@ def metric_clusters_table(mc) -> pd.DataFrame:
 
 def pairs_table(cmp) -> pd.DataFrame:
     """The Significance page's pairs: delta, p-values, and what the delta means to humans."""
-    from ..analysis.agreement import human_agreement
+    from ..service.analyses import human_agreement
 
     return pd.DataFrame(
         [
@@ -488,7 +492,7 @@ def pairs_table(cmp) -> pd.DataFrame:
 
 def agreement_sentence(metric: str, a: str, b: str, score_a: float, score_b: float) -> str:
     """One sentence on a difference of two corpus scores and what it means to humans (plain text)."""
-    from ..analysis.agreement import human_agreement
+    from ..service.analyses import human_agreement
 
     delta = score_b - score_a
     est = human_agreement(metric, delta)

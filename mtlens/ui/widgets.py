@@ -6,7 +6,7 @@ import streamlit as st
 
 from ..core.errors import InputError
 from ..core.options import SPECS, Options
-from ..metrics import metrics_using
+from ..service.results import metrics_using
 from . import render, state
 
 

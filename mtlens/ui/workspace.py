@@ -13,11 +13,10 @@ import pandas as pd
 import streamlit as st
 
 from ..core.errors import InputError
-from ..readers.scores import read_score_files
-from ..readers.testset import decode_lines, unique_names
 from ..service import rankings
 from ..service.evaluation import add_annotations, import_bundle
-from ..storage.store import SAMPLE_ID
+from ..service.inputs import decode_lines, read_score_files, unique_names
+from ..service.sets import SAMPLE_ID
 from . import identity, render, state
 
 
@@ -212,7 +211,7 @@ def saved_sets_panel(ds: state.Dataset) -> None:
 
 def models_panel() -> None:
     """The registered neural models; the operator (local mode) registers a checkpoint by its path."""
-    from ..neural import models as neural
+    from ..service import neural_scoring as neural
 
     st.subheader("Neural models")
     if not neural.available():

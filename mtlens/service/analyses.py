@@ -1,0 +1,57 @@
+"""The analyses the faces show, computed from a set's results (:mod:`mtlens.analysis`): human
+judgments and meta-evaluation, rankings from human scores, AutoRank, words vs characters, the tBLEU
+sweep, two systems side by side, the sentence table, matched n-grams, TER's alignment and MQM summaries.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_names
+
+if TYPE_CHECKING:  # the names as a type checker and an editor see them
+    from ..analysis.highlight import NgramMatches
+
+_NAMES = {
+    "NgramMatches": "mtlens.analysis.highlight:NgramMatches",
+    "TERAlignment": "mtlens.metrics.ter:TERAlignment",
+    "as_human_scores": "mtlens.analysis.mqm_summary:as_human_scores",
+    "autorank": "mtlens.analysis.autorank:autorank",
+    "disagreements": "mtlens.analysis.mqm_summary:disagreements",
+    "document_scores": "mtlens.analysis.mqm_summary:document_scores",
+    "error_counts": "mtlens.analysis.mqm_summary:error_counts",
+    "frequency_buckets": "mtlens.analysis.pairwise:frequency_buckets",
+    "human": "mtlens.analysis.human",
+    "human_agreement": "mtlens.analysis.agreement:human_agreement",
+    "human_correlation": "mtlens.analysis.human:human_correlation",
+    "human_ranking": "mtlens.analysis.autorank:human_ranking",
+    "length_buckets": "mtlens.analysis.pairwise:length_buckets",
+    "merge": "mtlens.analysis.human:merge",
+    "merge_correlations": "mtlens.analysis.human:merge_correlations",
+    "metric_clusters": "mtlens.analysis.human:metric_clusters",
+    "ngram_differences": "mtlens.analysis.pairwise:ngram_differences",
+    "ngram_matches": "mtlens.analysis.highlight:ngram_matches",
+    "pair_analysis": "mtlens.analysis.pairwise:pair_analysis",
+    "pearson": "mtlens.analysis.correlation:pearson",
+    "rater_agreement": "mtlens.analysis.mqm_summary:rater_agreement",
+    "read_human_files": "mtlens.analysis.human:read_human_files",
+    "segment_pairs": "mtlens.analysis.human:segment_pairs",
+    "sentence_table": "mtlens.analysis.sentences:sentence_table",
+    "sort_options": "mtlens.analysis.sentences:sort_options",
+    "span_overlap": "mtlens.analysis.mqm_summary:span_overlap",
+    "tbleu_sweep": "mtlens.analysis.sweep:tbleu_sweep",
+    "ter_alignment": "mtlens.metrics.ter:ter_alignment",
+    "words_chars": "mtlens.analysis.words_chars",
+    "words_vs_chars": "mtlens.analysis.words_chars:words_vs_chars",
+}
+__getattr__, __dir__ = lazy_names(__name__, _NAMES)
+__all__ = sorted([*_NAMES, "char_matches"])
+
+
+def char_matches(line: str, references: list[str], order: int, lowercase: bool = False) -> NgramMatches:
+    """The character n-grams of ``line`` (up to ``order``) matched in ``references``, counted as character
+    BLEU and chrF count them (white space left out)."""
+    from ..analysis.highlight import ngram_matches
+    from ..metrics import CharBLEU
+
+    return ngram_matches(line, references, CharBLEU(order, lowercase=lowercase), max_order=order)

@@ -1,0 +1,33 @@
+"""What the faces read: files, uploads and folders -> validated data, through the readers
+(:mod:`mtlens.readers`), and the language facts that come with a test set.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_names
+
+if TYPE_CHECKING:  # the names as a type checker and an editor see them
+    pass
+
+_NAMES = {
+    "Corpus": "mtlens.core.corpus:Corpus",
+    "Language": "mtlens.core.language:Language",
+    "corpus_from_bytes": "mtlens.readers.testset:corpus_from_bytes",
+    "corpus_from_single": "mtlens.readers.testset:corpus_from_single",
+    "decode_lines": "mtlens.readers.testset:decode_lines",
+    "files_fingerprint": "mtlens.readers.testset:files_fingerprint",
+    "language_defaults": "mtlens.core.language:language_defaults",
+    "load_corpus": "mtlens.readers.testset:load_corpus",
+    "read_annotations": "mtlens.readers.mqm:read_annotations",
+    "read_bytes": "mtlens.readers.testset:read_bytes",
+    "read_lines": "mtlens.readers.testset:read_lines",
+    "read_mqm_tsv": "mtlens.readers.mqm:read_mqm_tsv",
+    "read_path": "mtlens.readers.folders:read_path",
+    "read_score_files": "mtlens.readers.scores:read_score_files",
+    "sample_files": "mtlens.readers.testset:sample_files",
+    "unique_names": "mtlens.readers.testset:unique_names",
+}
+__getattr__, __dir__ = lazy_names(__name__, _NAMES)
+__all__ = sorted([*_NAMES])

@@ -1,0 +1,42 @@
+"""What a face hands to people: score tables as text, JSON, CSV, LaTeX and Excel
+(:mod:`mtlens.exports.tables`), the standalone HTML report and the presentation's slides
+(:mod:`mtlens.exports.html`), with the colours and figure settings they share.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_names
+
+if TYPE_CHECKING:  # the names as a type checker and an editor see them
+    pass
+
+_NAMES = {
+    "NOT_SIGNIFICANT_COLOUR": "mtlens.exports.html:NOT_SIGNIFICANT_COLOUR",
+    "PLOTLY_CONFIG": "mtlens.exports.html:PLOTLY_CONFIG",
+    "SIGNIFICANT_COLOUR": "mtlens.exports.html:SIGNIFICANT_COLOUR",
+    "SLIDE_CSS": "mtlens.exports.html:SLIDE_CSS",
+    "analysis_to_table": "mtlens.exports.tables:analysis_to_table",
+    "build_html_report": "mtlens.exports.html:build_html_report",
+    "comparisons_to_csv": "mtlens.exports.tables:comparisons_to_csv",
+    "comparisons_to_dict": "mtlens.exports.tables:comparisons_to_dict",
+    "comparisons_to_latex": "mtlens.exports.tables:comparisons_to_latex",
+    "comparisons_to_table": "mtlens.exports.tables:comparisons_to_table",
+    "dumps": "mtlens.exports.tables:dumps",
+    "frame_to_csv": "mtlens.exports.tables:frame_to_csv",
+    "p_text": "mtlens.exports.html:p_text",
+    "pair_to_table": "mtlens.exports.tables:pair_to_table",
+    "presentation_slides": "mtlens.exports.html:presentation_slides",
+    "result_sheets": "mtlens.exports.tables:result_sheets",
+    "results_to_dict": "mtlens.exports.tables:results_to_dict",
+    "safe_figure": "mtlens.exports.html:safe_figure",
+    "set_labels": "mtlens.exports.tables:set_labels",
+    "table_to_latex": "mtlens.exports.tables:table_to_latex",
+    "to_csv": "mtlens.exports.tables:to_csv",
+    "to_latex": "mtlens.exports.tables:to_latex",
+    "to_table": "mtlens.exports.tables:to_table",
+    "to_xlsx": "mtlens.exports.tables:to_xlsx",
+}
+__getattr__, __dir__ = lazy_names(__name__, _NAMES)
+__all__ = sorted([*_NAMES])

@@ -1,0 +1,54 @@
+"""A set's metrics and their results, as the command line and the pages ask for them.
+
+What a face needs to know about metrics (their names, facts and decimals, the cache key of their
+options), scoring a set (statistics stored with a saved set are reused), the result of imported
+scores, and the preparation of the workers and compiled kernels before the first scoring.
+"""
+
+from __future__ import annotations
+
+from ..core.corpus import Corpus
+from ..metrics import (
+    REGISTRY,
+    column_decimals,
+    decimals,
+    make_metric,
+    metric_names,
+    metrics_using,
+    options_key,
+    sentence_metrics,
+)
+from ..runtime import engine, kernels
+from ..runtime.scoring import MetricResult, parse_metric_list, result_for, score, score_saved_many, score_set
+
+__all__ = [
+    "REGISTRY",
+    "MetricResult",
+    "column_decimals",
+    "decimals",
+    "make_metric",
+    "metric_names",
+    "metrics_using",
+    "options_key",
+    "parse_metric_list",
+    "prepare_for",
+    "result_for",
+    "score",
+    "score_saved_many",
+    "score_set",
+    "sentence_metrics",
+    "start_warmup",
+]
+
+
+def start_warmup() -> None:
+    """Start compiling the kernels in the background, once per process
+    (:func:`mtlens.runtime.kernels.start_warmup`)."""
+    kernels.start_warmup()
+
+
+def prepare_for(corpus: Corpus) -> None:
+    """Start the scoring workers, warm, when ``corpus`` (new text, not yet scored) is large enough to use
+    them (:func:`mtlens.runtime.engine.start_pool`, weighed by every metric's cost per character)."""
+    chars = sum(len(x) for lines in (*corpus.references.values(), *corpus.systems.values()) for x in lines)
+    engine.start_pool(chars * sum(m.cost_per_char for m in REGISTRY.values()))
