@@ -53,7 +53,7 @@ with guard():
     placeholder.dataframe(export.numbers(views.ranking_table(results, sort_by, cmp)), hide_index=True, key="rank_table")
     if len(ds.corpus.systems) > 1 and not testable:
         st.info(cached.too_few_lines(ds))
-    st.caption(views.CLUSTERS_NOTE)
+    st.caption(views.clusters_note(metrics))
     for m_name, (imp_scores, _) in cached.imported(ds).items():
         if imp_scores.spans:
             st.markdown(f"**{render.md(m_name)} error spans per system**")

@@ -153,7 +153,8 @@ with guard():
             st.markdown(f"<span class='mtl-label'>{render.escape(name)}</span>", unsafe_allow_html=True)
             st.markdown(render.ngram_reference(m_a, order, k), unsafe_allow_html=True)
 
-        scores = f"{metric} = {score_a[i]:.2f}"
+        places = views.metric_decimals(metric, score_a)
+        scores = f"{metric} = {score_a[i]:.{places}f}"
         if unit.startswith("word"):
             if sys_b:
                 st.markdown(
@@ -169,7 +170,7 @@ with guard():
                 html_a, html_b = render.ngram_pair(m_a, m_b, order)
                 st.markdown(f"**A: {render.md(sys_a)}** ({scores})")
                 st.markdown(html_a, unsafe_allow_html=True)
-                st.markdown(f"**B: {render.md(sys_b)}** ({metric} = {score_b[i]:.2f})")
+                st.markdown(f"**B: {render.md(sys_b)}** ({metric} = {score_b[i]:.{places}f})")
                 st.markdown(html_b, unsafe_allow_html=True)
             else:
                 st.markdown(
@@ -253,7 +254,7 @@ with guard():
         st.markdown(
             f"*{render.md(name)}*: {a.edits} edits ({counts['shift']} shifts, {counts['substitution']} substitutions, "
             f"{counts['insertion']} insertions, {counts['deletion']} deletions) against "
-            f"{render.md(ref_names[a.reference])}, TER = {a.ter:.2f}"
+            f"{render.md(ref_names[a.reference])}, TER = {a.ter:.{views.metric_decimals('ter')}f}"
         )
         st.markdown(render.ter_alignment(a), unsafe_allow_html=True)
 

@@ -69,7 +69,7 @@ def test_table_to_latex_escapes_and_rounds():
 
 def test_every_number_has_its_metrics_decimals_and_missing_values_a_dash():
     """BLEU/chrF/TER one decimal as sacrebleu prints them, NIST two, p-values and 0-1 statistics three."""
-    from mtlens.metrics import decimals
+    from mtlens.exports.numbers import decimals
 
     assert [decimals(m) for m in ("bleu", "bleu-c", "chrf", "chrf++", "ter", "tbleu", "nist")] == [1] * 6 + [2]
     assert decimals("p (Holm)") == decimals("p") == 3 and decimals("chrf 95% CI ±") == 1

@@ -16,6 +16,7 @@ import time
 import numpy as np
 import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
+from sacrebleu.metrics import CHRF
 
 from mtlens import Corpus
 from mtlens.core.errors import InputError
@@ -389,3 +390,41 @@ def test_several_metrics_of_a_saved_set_are_scored_in_one_engine_job(tmp_path, s
         assert many[0].scores[s] == pytest.approx(
             SacreBLEU().corpus_score(list(corpus.systems[s]), refs).score, abs=1e-9
         )
+
+
+def test_an_option_that_changes_only_the_score_re_scores_nothing(tmp_path, sample_corpus, monkeypatch):
+    """BLEU's, character BLEU's and tBLEU's smoothing and chrF's eps smoothing change the score computed from
+    the statistics, never the statistics: once stored, changing them calls the engine no more, and the
+    scores equal sacrebleu's with those options. An option that changes the statistics (lowercase) is
+    scored again."""
+    import mtlens.runtime.scoring as scoring
+    from mtlens.runtime.scoring import score_saved_many
+
+    st = Store(tmp_path)
+    sid = st.save(sample_corpus, "s")
+    corpus = st.load(sid).corpus
+    calls = []
+    real = scoring.statistics_many
+
+    def spy(metrics, references, hypotheses):
+        calls.append([m.name for m in metrics])
+        return real(metrics, references, hypotheses)
+
+    monkeypatch.setattr(scoring, "statistics_many", spy)
+    names = ["bleu", "bleu-c", "chrf", "chrf++", "tbleu"]
+    score_saved_many(st, sid, corpus, names, DEFAULTS)
+    assert calls == [names]
+    smoothed = DEFAULTS.replace(smooth_method="floor", smooth_value=0.2, chrf_eps_smoothing=True)
+    results = dict(zip(names, score_saved_many(st, sid, corpus, names, smoothed), strict=True))
+    assert calls == [names]  # nothing scored again
+    refs = [list(corpus.references[r]) for r in corpus.references]
+    for s in corpus.system_names:
+        hyp = list(corpus.systems[s])
+        want_bleu = SacreBLEU(smooth_method="floor", smooth_value=0.2).corpus_score(hyp, refs).score
+        want_chrf = CHRF(eps_smoothing=True).corpus_score(hyp, refs).score
+        want_chrfpp = CHRF(word_order=2, eps_smoothing=True).corpus_score(hyp, refs).score
+        assert results["bleu"].scores[s] == pytest.approx(want_bleu, abs=1e-9)
+        assert results["chrf"].scores[s] == pytest.approx(want_chrf, abs=1e-9)
+        assert results["chrf++"].scores[s] == pytest.approx(want_chrfpp, abs=1e-9)
+    score_saved_many(st, sid, corpus, ["bleu", "chrf"], DEFAULTS.replace(lowercase=True))
+    assert calls[-1] == ["bleu", "chrf"]  # lowercase changes the statistics: scored

@@ -17,6 +17,7 @@ from ..analysis.significance import MIN_TEST_LINES, Comparison
 from ..core.corpus import Corpus
 from ..runtime.scoring import MetricResult
 from ..version import __version__
+from .numbers import decimals, direction_note, shown
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1100px;color:#222}
@@ -56,8 +57,7 @@ def rank_ranges(cmp: Comparison) -> dict[str, tuple[int, int]]:
 
 
 def p_text(p: float) -> str:
-    """A p-value as tables show it (:func:`mtlens.metrics.decimals`: three decimals; "< 0.001" below)."""
-    from ..metrics import decimals
+    """A p-value as tables show it (:func:`mtlens.exports.numbers.decimals`: three decimals; "< 0.001" below)."""
 
     d = decimals("p")
     return f"< {10**-d:.{d}f}" if p < 10**-d else f"{p:.{d}f}"
@@ -69,9 +69,8 @@ def presentation_slides(
     """The presentation, as (title, HTML) slides: the ranking as WMT findings tables draw it (rank ranges,
     clusters separated by rules, each adjacent delta with the share of humans expected to agree, Kocmi et
     al. 2024), the significance matrix, then each pinned sentence (:class:`mtlens.storage.store.Pin`). User text
-    is escaped. Numbers with their decimals (:func:`mtlens.metrics.decimals`)."""
+    is escaped. Numbers with their decimals (:func:`mtlens.exports.numbers.decimals`)."""
     from ..analysis.agreement import human_agreement
-    from ..metrics import decimals
     from ..metrics import label as metric_label
 
     slides = []
@@ -222,14 +221,16 @@ def build_html_report(
     parts.append(f"<h2>Ranking (by {escape(metrics[0])})</h2><table><tr><th>#</th><th>system</th>")
     parts += [f"<th>{escape(m)}</th>" for m in metrics]
     parts.append("</tr>")
+    places = {m: decimals(m, results[m].scores.values()) for m in metrics}  # as every table shows them
     for i, n in enumerate(order, start=1):
         cells = []
         for m in metrics:
             c = comparisons.get(m)
-            ci = f" ± {c.systems[n].ci:.2f}" if c is not None else ""
-            cells.append(f"<td>{results[m].scores[n]:.2f}{ci}</td>")
+            ci = f" ± {shown(c.systems[n].ci, places[m])}" if c is not None else ""
+            cells.append(f"<td>{shown(results[m].scores[n], places[m])}{ci}</td>")
         parts.append(f"<tr><td>{i}</td><td class='name'>{escape(n)}</td>{''.join(cells)}</tr>")
-    parts.append("</table><p>± : half-width of the bootstrap 95% interval. TER: lower is better.</p>")
+    notes = ("± : half-width of the bootstrap 95% interval." if comparisons else "", direction_note(metrics))
+    parts.append("</table>" + "".join(f"<p>{escape(t)}</p>" for t in notes if t))
 
     if not comparisons and len(corpus.systems) > 1:
         parts.append(

@@ -17,8 +17,9 @@ import numpy as np
 
 from ..analysis.agreement import human_agreement
 from ..analysis.significance import Comparison
-from ..metrics import REGISTRY, decimals
+from ..metrics import REGISTRY
 from ..runtime.scoring import MetricResult
+from .numbers import decimals
 
 
 def results_to_dict(results: Mapping[str, MetricResult], sentence_level: bool = False) -> dict:
@@ -164,7 +165,7 @@ def _places(results: Mapping[str, MetricResult], digits: int | None) -> dict[str
 
 def to_latex(results: Mapping[str, MetricResult], digits: int | None = None, by: str | None = None) -> str:
     """A booktabs table, systems best first by ``by`` (default: the first metric), best score per column
-    in bold; each metric with its decimals (:func:`mtlens.metrics.decimals`) unless ``digits`` is given."""
+    in bold; each metric with its decimals (:func:`mtlens.exports.numbers.decimals`) unless ``digits`` is given."""
     metrics = list(results)
     order = ranked(results, by)
     places = _places(results, digits)
@@ -266,7 +267,7 @@ def comparisons_to_csv(comparisons: Mapping[str, Comparison]) -> str:
 
 def comparisons_to_table(comparisons: Mapping[str, Comparison], digits: int | None = None) -> str:
     """Plain text: per metric, systems with mean +- CI and cluster, then the pairs (scores with the
-    metric's decimals, p-values with three: :func:`mtlens.metrics.decimals`)."""
+    metric's decimals, p-values with three: :func:`mtlens.exports.numbers.decimals`)."""
     out = []
     pd_ = decimals("p")
     for m, c in comparisons.items():
@@ -397,7 +398,7 @@ def pair_to_table(doc: dict) -> str:
 
 def table_to_latex(columns: list[str], rows: list[list], digits: int | None = None) -> str:
     """Any table as a booktabs LaTeX tabular (text escaped; floats with the decimals of their column,
-    :func:`mtlens.metrics.decimals`, or ``digits``; "--" where a value is missing)."""
+    :func:`mtlens.exports.numbers.decimals`, or ``digits``; "--" where a value is missing)."""
     places = [
         digits
         if digits is not None

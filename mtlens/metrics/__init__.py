@@ -9,10 +9,6 @@ README line that lists metrics (docs/architecture.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-import numpy as np
-
 from ..core.errors import InputError
 from ..core.options import DEFAULTS, SPECS, Options
 from .base import Metric, Signature
@@ -69,47 +65,6 @@ def label(name: str) -> str:
     return (cls.label or cls.name) if cls else name
 
 
-#: decimals of p-values, correlations, accuracies and other statistics between -1 and 1 (COMET's scores too)
-UNIT_DECIMALS = 3
-#: decimals of any other number without a rule (imported scores beyond 0-1, AutoRank, deltas of unknown metrics)
-OTHER_DECIMALS = 2
-
-
-def column_decimals(table, places: dict | None = None) -> dict:
-    """The decimals of each column of ``table`` (a pandas DataFrame) whose values are all floats, by
-    :func:`decimals`; ``places`` gives those of columns the rule cannot name. Other columns are left out."""
-    out = {}
-    for c in table.columns:
-        values = [v for v in table[c] if v is not None and not isinstance(v, str)]
-        if values and all(isinstance(v, float | np.floating) for v in values):
-            d = (places or {}).get(c)
-            out[c] = decimals(str(c), values) if d is None else d
-    return out
-
-
-def decimals(name: str, values: Iterable[float] = ()) -> int:
-    """How many decimals a number is shown with, in every page and human-read export (one rule for all).
-
-    ``name`` is a metric key or a column heading: a registered metric's own :attr:`Metric.decimals` (a
-    heading "bleu 95% CI ±" or "delta bleu" counts as BLEU); p-values (a heading "p" or starting with "p "),
-    and numbers that all lie between -1 and 1 (correlations, accuracies, COMET) get
-    :data:`UNIT_DECIMALS`; everything else :data:`OTHER_DECIMALS`.
-
-    >>> decimals("chrf"), decimals("nist"), decimals("p (Holm)"), decimals("comet:wmt22", [0.81, 0.79])
-    (1, 2, 3, 3)
-    """
-    words = name.replace("(", " ").split()
-    for w in words:
-        if w in REGISTRY:
-            return REGISTRY[w].decimals
-    if words and words[0].lower() in ("p", "p-value", "p_value"):
-        return UNIT_DECIMALS
-    finite = [float(v) for v in values if v is not None and v == v and abs(float(v)) != float("inf")]
-    if finite and all(-1.0 <= v <= 1.0 for v in finite):
-        return UNIT_DECIMALS
-    return OTHER_DECIMALS
-
-
 def options_key(name: str, options: Options | None = None) -> tuple:
     """The cache key of a metric's results: the options it reads (none for an imported metric).
 
@@ -120,6 +75,22 @@ def options_key(name: str, options: Options | None = None) -> tuple:
     """
     cls = REGISTRY.get(name)
     return (options or DEFAULTS).values(cls.option_fields) if cls else ()
+
+
+def stats_key(name: str, options: Options | None = None) -> tuple:
+    """The key of a metric's stored statistics: the options it reads less those that change only the score
+    (:attr:`Metric.score_only_fields`: BLEU's smoothing, chrF's eps smoothing), so that changing one of
+    those reuses the statistics and re-scores nothing.
+
+    >>> stats_key("bleu") == stats_key("bleu", DEFAULTS.replace(smooth_method="floor", smooth_value=0.2))
+    True
+    >>> stats_key("chrf")
+    (('lowercase', False),)
+    """
+    cls = REGISTRY.get(name)
+    if cls is None:
+        return ()
+    return (options or DEFAULTS).values(tuple(f for f in cls.option_fields if f not in cls.score_only_fields))
 
 
 def metrics_using(field: str) -> tuple[str, ...]:
@@ -162,6 +133,7 @@ __all__ = [
     "metric_names",
     "metrics_using",
     "options_key",
+    "stats_key",
     "register",
     "sentence_metrics",
 ]

@@ -93,12 +93,26 @@ class Metric(ABC):
     #: modules its scoring imports on first use, loaded ahead by the dashboard's worker (:func:`mtlens.runtime.engine.start_pool`)
     modules: tuple[str, ...] = ()
     #: decimals shown in pages and human-read exports (sacrebleu prints BLEU, chrF and TER with one);
-    #: CSV and JSON keep full precision (:func:`mtlens.metrics.decimals`)
+    #: CSV and JSON keep full precision (:func:`mtlens.exports.numbers.decimals`)
     decimals: int = 1
     #: the range of its scores (None: unbounded on that side)
     score_range: tuple[float | None, float | None] = (0.0, 100.0)
-    #: the :class:`~mtlens.core.options.Options` fields it reads (its cache key: :func:`mtlens.metrics.options_key`)
+    #: constructor parameter -> the :class:`~mtlens.core.options.Options` field it is built from
+    #: (:meth:`from_options`); the constructor's defaults are those fields' defaults
+    #: (:data:`mtlens.core.options.DEFAULTS`), so each option and its default are written once
+    params: dict[str, str] = {}
+    #: the Options fields it reads (its results' cache key: :func:`mtlens.metrics.options_key`); by default
+    #: the fields of :attr:`params`
     option_fields: tuple[str, ...] = ()
+    #: of those, the fields that change only the score computed from the statistics (smoothing), never
+    #: the statistics: stored statistics are keyed without them (:func:`mtlens.metrics.stats_key`), so
+    #: changing one re-scores nothing
+    score_only_fields: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "params" in vars(cls) and "option_fields" not in vars(cls):
+            cls.option_fields = tuple(cls.params.values())
 
     def kernel_needed(self, pairs: int) -> bool:
         """Whether a job of ``pairs`` (hypothesis line, reference line) pairs needs the compiled kernel,
@@ -108,8 +122,11 @@ class Metric(ABC):
 
     @classmethod
     def from_options(cls, options) -> Metric:
-        """Build the metric from :class:`~mtlens.core.options.Options` (registered metrics define it)."""
-        raise NotImplementedError(f"{cls.__name__} is not built from options")
+        """Build the metric from :class:`~mtlens.core.options.Options`: each constructor parameter of
+        :attr:`params` from its field."""
+        if not cls.params:
+            raise NotImplementedError(f"{cls.__name__} is not built from options")
+        return cls(**{param: getattr(options, name) for param, name in cls.params.items()})
 
     #: statistics computed block by block (False: the whole corpus at once, e.g. NIST's weights)
     blockwise: bool = True

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.ngrams import Streams, char_streams, ngram_totals, word_streams
-from ..core.options import SMOOTH_DEFAULTS
+from ..core.options import DEFAULTS, SMOOTH_DEFAULTS
 from ..core.tokenizers import TOKENIZERS, get_tokenizer, tokenizer_signature
 from .base import Metric, Signature
 from .counts import NgramKernel, clipped_matches
@@ -137,21 +137,18 @@ class BLEU(NgramKernel, Metric):
 
     name = "bleu"
     label = latex = "BLEU"
-    option_fields = ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order")
-
-    @classmethod
-    def from_options(cls, o):
-        return cls(o.tokenize, o.lowercase, o.smooth_method, o.smooth_value, o.max_ngram_order)
+    params = {p: p for p in ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order")}
+    score_only_fields = ("smooth_method", "smooth_value")
 
     _tok = None  # the tokenizer, once looked up
 
     def __init__(
         self,
-        tokenize: str = "13a",
-        lowercase: bool = False,
-        smooth_method: str = "exp",
-        smooth_value: float | None = None,
-        max_ngram_order: int = 4,
+        tokenize: str = DEFAULTS.tokenize,
+        lowercase: bool = DEFAULTS.lowercase,
+        smooth_method: str = DEFAULTS.smooth_method,
+        smooth_value: float | None = DEFAULTS.smooth_value,
+        max_ngram_order: int = DEFAULTS.max_ngram_order,
         effective_order: bool = False,
     ):
         if tokenize not in TOKENIZERS:
@@ -265,19 +262,22 @@ class CharBLEU(BLEU):
     cost_per_char = 1.5  # measured against word BLEU (engine shares: docs/decisions.md, "The engine")
     label = "BLEU_c"
     latex = "BLEU$_c$"
-    option_fields = ("lowercase", "smooth_method", "smooth_value", "char_order", "char_keep_spaces")
-
-    @classmethod
-    def from_options(cls, o):
-        return cls(o.char_order, o.char_keep_spaces, o.lowercase, o.smooth_method, o.smooth_value)
+    params = {
+        "lowercase": "lowercase",
+        "smooth_method": "smooth_method",
+        "smooth_value": "smooth_value",
+        "max_ngram_order": "char_order",
+        "keep_spaces": "char_keep_spaces",
+    }
+    score_only_fields = ("smooth_method", "smooth_value")
 
     def __init__(
         self,
-        max_ngram_order: int = 18,
-        keep_spaces: bool = False,
-        lowercase: bool = False,
-        smooth_method: str = "exp",
-        smooth_value: float | None = None,
+        max_ngram_order: int = DEFAULTS.char_order,
+        keep_spaces: bool = DEFAULTS.char_keep_spaces,
+        lowercase: bool = DEFAULTS.lowercase,
+        smooth_method: str = DEFAULTS.smooth_method,
+        smooth_value: float | None = DEFAULTS.smooth_value,
         effective_order: bool = False,
     ):
         super().__init__("char", lowercase, smooth_method, smooth_value, max_ngram_order, effective_order)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ngrams import char_streams, ngram_totals, word_streams
+from ..core.options import DEFAULTS
 from .base import Metric, Signature
 from .counts import NgramKernel, clipped_matches
 
@@ -109,20 +110,17 @@ class CHRF(NgramKernel, Metric):
 
     name = "chrf"
     label = latex = "chrF"
-    option_fields = ("lowercase", "chrf_eps_smoothing")
-
-    @classmethod
-    def from_options(cls, o):
-        return cls(lowercase=o.lowercase, eps_smoothing=o.chrf_eps_smoothing)
+    params = {"lowercase": "lowercase", "eps_smoothing": "chrf_eps_smoothing"}
+    score_only_fields = ("chrf_eps_smoothing",)
 
     def __init__(
         self,
         char_order: int = 6,
         word_order: int = 0,
         beta: float = 2,
-        lowercase: bool = False,
+        lowercase: bool = DEFAULTS.lowercase,
         whitespace: bool = False,
-        eps_smoothing: bool = False,
+        eps_smoothing: bool = DEFAULTS.chrf_eps_smoothing,
     ):
         if int(char_order) < 1 or int(word_order) < 0:
             raise ValueError("chrF needs a character order >= 1 and a word order >= 0")
@@ -214,9 +212,11 @@ class CHRFpp(CHRF):
     cost_per_char = 1.3  # measured against word BLEU
     label = latex = "chrF++"
 
-    @classmethod
-    def from_options(cls, o):
-        return cls(lowercase=o.lowercase, eps_smoothing=o.chrf_eps_smoothing)
-
-    def __init__(self, lowercase: bool = False, eps_smoothing: bool = False, word_order: int = 2, **kwargs):
+    def __init__(
+        self,
+        lowercase: bool = DEFAULTS.lowercase,
+        eps_smoothing: bool = DEFAULTS.chrf_eps_smoothing,
+        word_order: int = 2,
+        **kwargs,
+    ):
         super().__init__(word_order=word_order, lowercase=lowercase, eps_smoothing=eps_smoothing, **kwargs)

@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from ..core.ngrams import iter_ngram_ids, word_streams
+from ..core.options import DEFAULTS
 from .base import Metric, Signature
 from .bleu import BLEU
 
@@ -74,10 +75,12 @@ class NIST(Metric):
     option_fields = ("tokenize", "nist_case_sensitive")
 
     @classmethod
-    def from_options(cls, o):
+    def from_options(cls, o):  # the option says case-sensitive; NIST's own switch lowercases
         return cls(lowercase=not o.nist_case_sensitive, tokenize=o.tokenize)
 
-    def __init__(self, lowercase: bool = True, max_order: int = 5, tokenize: str = "13a"):
+    def __init__(
+        self, lowercase: bool = not DEFAULTS.nist_case_sensitive, max_order: int = 5, tokenize: str = DEFAULTS.tokenize
+    ):
         self.lowercase = bool(lowercase)
         self.max_order = int(max_order)
         self.tokenize = tokenize

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.ngrams import ngram_counts, word_streams
+from ..core.options import DEFAULTS
 from . import _compiled
 from .base import Metric, Signature
 from .bleu import BLEU, bleu_from_totals
@@ -218,20 +219,20 @@ class TBLEU(Metric):
     slow = True
     kernel = KERNEL
     modules = ()  # scipy's matching is loaded on its own (_linear_sum_assignment)
-    option_fields = ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order", "tbleu_epsilon")
-
-    @classmethod
-    def from_options(cls, o):
-        return cls(o.tbleu_epsilon, o.tokenize, o.lowercase, o.smooth_method, o.smooth_value, o.max_ngram_order)
+    params = {
+        **{p: p for p in ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order")},
+        "epsilon": "tbleu_epsilon",
+    }
+    score_only_fields = ("smooth_method", "smooth_value")
 
     def __init__(
         self,
-        epsilon: float = 0.05,
-        tokenize: str = "13a",
-        lowercase: bool = False,
-        smooth_method: str = "exp",
-        smooth_value: float | None = None,
-        max_ngram_order: int = 4,
+        epsilon: float = DEFAULTS.tbleu_epsilon,
+        tokenize: str = DEFAULTS.tokenize,
+        lowercase: bool = DEFAULTS.lowercase,
+        smooth_method: str = DEFAULTS.smooth_method,
+        smooth_value: float | None = DEFAULTS.smooth_value,
+        max_ngram_order: int = DEFAULTS.max_ngram_order,
     ):
         if not 0 <= float(epsilon) <= 1:
             raise ValueError(f"tBLEU epsilon must be between 0 and 1, not {epsilon}")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.options import DEFAULTS
 from . import _compiled
 from .base import Metric, Signature
 
@@ -75,19 +76,15 @@ class TER(Metric):
     slow = True
     kernel = KERNEL
     score_range = (0.0, None)
-    option_fields = ("ter_normalized", "ter_no_punct", "ter_asian_support", "ter_case_sensitive", "ter_single_pass")
-
-    @classmethod
-    def from_options(cls, o):
-        return cls(o.ter_normalized, o.ter_no_punct, o.ter_asian_support, o.ter_case_sensitive, o.ter_single_pass)
+    params = {p: f"ter_{p}" for p in ("normalized", "no_punct", "asian_support", "case_sensitive", "single_pass")}
 
     def __init__(
         self,
-        normalized: bool = False,
-        no_punct: bool = False,
-        asian_support: bool = False,
-        case_sensitive: bool = False,
-        single_pass: bool = False,
+        normalized: bool = DEFAULTS.ter_normalized,
+        no_punct: bool = DEFAULTS.ter_no_punct,
+        asian_support: bool = DEFAULTS.ter_asian_support,
+        case_sensitive: bool = DEFAULTS.ter_case_sensitive,
+        single_pass: bool = DEFAULTS.ter_single_pass,
     ):
         self.single_pass = bool(single_pass)
         self.normalized = bool(normalized)

@@ -11,7 +11,7 @@ import numpy as np
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.options import DEFAULTS, Options
-from ..metrics import REGISTRY, Metric, Signature, make_metric, options_key
+from ..metrics import REGISTRY, Metric, Signature, make_metric, stats_key
 from ..readers.scores import ImportedMetric, ImportedScores
 from .engine import statistics_many
 
@@ -140,7 +140,7 @@ def score_saved_many(store, set_id: str, corpus: Corpus, names: Sequence[str], o
     take them (full, read-only) only costs the reuse next time."""
     metrics = [make_metric(name, options) for name in names]
     _need_references(corpus, metrics)
-    have = [store.get_stats(set_id, m.name, options_key(m.name, options)) for m in metrics]
+    have = [store.get_stats(set_id, m.name, stats_key(m.name, options)) for m in metrics]
     missing = [[s for s in corpus.system_names if s not in got or got[s].shape[0] != corpus.n_lines] for got in have]
     todo = [k for k, miss in enumerate(missing) if miss]
     systems = [s for s in corpus.system_names if any(s in missing[k] for k in todo)]
@@ -151,7 +151,7 @@ def score_saved_many(store, set_id: str, corpus: Corpus, names: Sequence[str], o
         for k, stats in zip(todo, fresh, strict=True):
             new = {s: st for s, st in zip(systems, stats, strict=True) if s in missing[k]}
             with contextlib.suppress(InputError):
-                store.put_stats(set_id, metrics[k].name, options_key(metrics[k].name, options), new)
+                store.put_stats(set_id, metrics[k].name, stats_key(metrics[k].name, options), new)
             have[k].update(new)
     return [
         result_from_stats(corpus, m, {s: got[s] for s in corpus.system_names})

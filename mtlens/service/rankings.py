@@ -25,7 +25,8 @@ from ..analysis.significance import DEFAULT_SEED, MIN_TEST_LINES, Comparison
 from ..core.options import DEFAULTS, OPTION_PARAM, SPECS
 from ..core.options import from_link as options_from_link
 from ..exports import tables as report
-from ..metrics import REGISTRY, column_decimals
+from ..exports.numbers import column_decimals, direction_note
+from ..metrics import REGISTRY
 from ..runtime.scoring import MetricResult
 
 #: above this many system lines (lines x systems) the slow metrics (TER, tBLEU) are opt-in: about a minute
@@ -36,8 +37,13 @@ TEST, RESAMPLES, SEED, ALPHA = "bootstrap", 1000, DEFAULT_SEED, 0.05
 
 CLUSTERS_NOTE = (
     "Clusters: systems in score order, split only where every system above is significantly better than every "
-    f"system below (paired bootstrap, {RESAMPLES} resamples, Holm-corrected p < {ALPHA}). Lower is better for TER."
+    f"system below (paired bootstrap, {RESAMPLES} resamples, Holm-corrected p < {ALPHA})."
 )
+
+
+def clusters_note(metrics: Sequence[str]) -> str:
+    """The clusters' rule under the table, with the direction of the metrics shown that go down (TER)."""
+    return " ".join(t for t in (CLUSTERS_NOTE, direction_note(metrics)) if t)
 
 
 def fast(names: Sequence[str]) -> list[str]:
@@ -210,7 +216,7 @@ def _cell(value, places: int | None) -> str:
 
 def to_html(rk: Rankings, dashboard: str) -> str:
     """The Rankings as one page of plain HTML (no script): the table with the dashboard's decimals
-    (:func:`mtlens.metrics.decimals`), the clusters' rule, notes and signatures; ``dashboard`` is the
+    (:func:`mtlens.exports.numbers.decimals`), the clusters' rule, notes and signatures; ``dashboard`` is the
     address of the same Rankings in the dashboard. Every piece of user text is escaped."""
     df = rk.table
     places = column_decimals(df)
@@ -232,7 +238,7 @@ def to_html(rk: Rankings, dashboard: str) -> str:
         f"<table id='rankings'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>",
     ]
     if rk.comparison is not None:
-        parts.append(f"<p class='caption'>{escape(CLUSTERS_NOTE)}</p>")
+        parts.append(f"<p class='caption'>{escape(clusters_note(list(rk.results)))}</p>")
     parts += [f"<p class='note'>{escape(n)}</p>" for n in rk.notes]
     signatures = "\n".join(f"{m}: {r.signature}" for m, r in rk.results.items())
     parts.append(f"<p><b>Signatures</b></p><pre>{escape(signatures)}</pre>")

@@ -8,10 +8,9 @@ scores, and the preparation of the workers and compiled kernels before the first
 from __future__ import annotations
 
 from ..core.corpus import Corpus
+from ..exports.numbers import ABSENT, column_decimals, decimals, direction_note, shown
 from ..metrics import (
     REGISTRY,
-    column_decimals,
-    decimals,
     make_metric,
     metric_names,
     metrics_using,
@@ -22,10 +21,12 @@ from ..runtime import engine, kernels
 from ..runtime.scoring import MetricResult, parse_metric_list, result_for, score, score_saved_many, score_set
 
 __all__ = [
+    "ABSENT",
     "REGISTRY",
     "MetricResult",
     "column_decimals",
     "decimals",
+    "direction_note",
     "make_metric",
     "metric_names",
     "metrics_using",
@@ -37,6 +38,7 @@ __all__ = [
     "score_saved_many",
     "score_set",
     "sentence_metrics",
+    "shown",
     "start_warmup",
 ]
 

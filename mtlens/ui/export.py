@@ -73,7 +73,7 @@ def chart(fig, key: str, name: str | None = None) -> None:
 
 
 def numbers(df: pd.DataFrame, places: dict[str, int] | None = None):
-    """The table as people read it: every number with its decimals (:func:`mtlens.metrics.decimals`, one
+    """The table as people read it: every number with its decimals (:func:`mtlens.exports.numbers.decimals`, one
     rule for every page) and "-" where a value is missing. A pandas Styler up to :data:`MAX_STYLED_CELLS`
     cells (values stay numbers: sorting and the CSV keep full precision); above, the frame itself.
     ``places``: decimals of columns the rule cannot name (e.g. "A" and "B" holding one metric's scores)."""

@@ -19,6 +19,7 @@ import streamlit as st
 from ..core.errors import InputError
 from ..core.options import DEFAULTS, Options, link_params
 from ..core.options import from_link as options_in_link
+from ..service import results
 from ..service.evaluation import (
     Evaluation,
     evaluate,
@@ -30,7 +31,6 @@ from ..service.evaluation import (
     save,
 )
 from ..service.inputs import Corpus, Language, corpus_from_bytes, corpus_from_single, language_defaults, sample_files
-from ..service import results
 from ..service.sets import SAMPLE_ID, Store
 from . import identity
 

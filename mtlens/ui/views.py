@@ -35,14 +35,13 @@ from ..service.presentation import (
     p_text,
     presentation_slides,
 )
-from ..service.rankings import CLUSTERS_NOTE, LARGE, METRICS_PARAM, SORT_PARAM, default_metrics
+from ..service.rankings import LARGE, METRICS_PARAM, SORT_PARAM, clusters_note, default_metrics
 from ..service.rankings import link_params as rankings_link
 from ..service.rankings import table as ranking_table
 from ..service.results import make_metric, metric_names, options_key
 from . import cached, state
 
 __all__ = [
-    "CLUSTERS_NOTE",
     "DEFAULT_SEED",
     "LARGE",
     "MAX_SAMPLES",
@@ -52,6 +51,7 @@ __all__ = [
     "SORT_PARAM",
     "autorank_table",
     "best_m_marks",
+    "clusters_note",
     "correlation_table",
     "dataset_table",
     "default_metrics",
@@ -256,10 +256,11 @@ def overview(sets, metric: str, opts: Options, progress: Callable[[float, str], 
     wide = long.pivot_table(index="system", columns="set id", values=metric, aggfunc="first")
     clusters = long.pivot_table(index="system", columns="set id", values="cluster", aggfunc="first", dropna=False)
     clusters = clusters.reindex(index=wide.index, columns=wide.columns)  # sets without tests have no cluster
+    places = metric_decimals(metric, long[metric])
     shown = pd.DataFrame(
         {
             col: [
-                "" if pd.isna(v) else f"{v:.2f}" + ("" if pd.isna(k) else f" ({int(k)})")
+                "" if pd.isna(v) else f"{v:.{places}f}" + ("" if pd.isna(k) else f" ({int(k)})")
                 for v, k in zip(wide[col], clusters[col], strict=True)
             ]
             for col in wide.columns
@@ -410,7 +411,7 @@ def best_m_marks(best, pooled: pd.DataFrame, criteria: Sequence[tuple[str, str]]
 
 
 def metric_decimals(metric: str, values=()) -> int:
-    """The decimals of a metric's scores in every table (:func:`mtlens.metrics.decimals`)."""
+    """The decimals of a metric's scores in every table (:func:`mtlens.exports.numbers.decimals`)."""
     from ..service.results import decimals
 
     return decimals(metric, values)
@@ -501,4 +502,4 @@ def agreement_sentence(metric: str, a: str, b: str, score_a: float, score_b: flo
         if est is not None
         else f"{metric} has no published fit of how often humans agree with its differences"
     )
-    return f"{metric}: {b} − {a} = {delta:+.2f}; {where}."
+    return f"{metric}: {b} − {a} = {delta:+.{metric_decimals(metric, [score_a, score_b])}f}; {where}."

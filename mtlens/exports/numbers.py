@@ -1,0 +1,85 @@
+"""How numbers are shown to people, one rule for every page and every human-read export (the HTML report,
+LaTeX, the CSV and Excel tables people read, the quick view, the command line's tables): how many decimals,
+what an absent value reads, and which direction a metric goes. Machine-read exports (JSON, the CSV of
+scores) keep full precision.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from ..metrics import REGISTRY
+
+#: decimals of p-values, correlations, accuracies and other statistics between -1 and 1 (COMET's scores too)
+UNIT_DECIMALS = 3
+#: decimals of any other number without a rule (imported scores beyond 0-1, AutoRank, deltas of unknown metrics)
+OTHER_DECIMALS = 2
+
+
+def column_decimals(table, places: dict | None = None) -> dict:
+    """The decimals of each column of ``table`` (a pandas DataFrame) whose values are all floats, by
+    :func:`decimals`; ``places`` gives those of columns the rule cannot name. Other columns are left out."""
+    out = {}
+    for c in table.columns:
+        values = [v for v in table[c] if v is not None and not isinstance(v, str)]
+        if values and all(isinstance(v, float | np.floating) for v in values):
+            d = (places or {}).get(c)
+            out[c] = decimals(str(c), values) if d is None else d
+    return out
+
+
+def decimals(name: str, values: Iterable[float] = ()) -> int:
+    """How many decimals a number is shown with, in every page and human-read export (one rule for all).
+
+    ``name`` is a metric key or a column heading: a registered metric's own :attr:`Metric.decimals` (a
+    heading "bleu 95% CI ±" or "delta bleu" counts as BLEU); p-values (a heading "p" or starting with "p "),
+    and numbers that all lie between -1 and 1 (correlations, accuracies, COMET) get
+    :data:`UNIT_DECIMALS`; everything else :data:`OTHER_DECIMALS`.
+
+    >>> decimals("chrf"), decimals("nist"), decimals("p (Holm)"), decimals("comet:wmt22", [0.81, 0.79])
+    (1, 2, 3, 3)
+    """
+    words = name.replace("(", " ").split()
+    for w in words:
+        if w in REGISTRY:
+            return REGISTRY[w].decimals
+    if words and words[0].lower() in ("p", "p-value", "p_value"):
+        return UNIT_DECIMALS
+    finite = [float(v) for v in values if v is not None and v == v and abs(float(v)) != float("inf")]
+    if finite and all(-1.0 <= v <= 1.0 for v in finite):
+        return UNIT_DECIMALS
+    return OTHER_DECIMALS
+
+
+#: what an absent or undefined number reads (never "None" or "nan")
+ABSENT = "-"
+
+
+def shown(value, places: int) -> str:
+    """``value`` with ``places`` decimals; :data:`ABSENT` for None, NaN and infinities.
+
+    >>> shown(26.5439, 1), shown(None, 3), shown(float("nan"), 2), shown(0.0625, 3)
+    ('26.5', '-', '-', '0.062')
+    """
+    if value is None or isinstance(value, str):
+        return ABSENT if value is None else value
+    v = float(value)
+    return f"{v:.{places}f}" if math.isfinite(v) else ABSENT
+
+
+def lower_is_better(metrics: Sequence[str]) -> list[str]:
+    """The registered metrics among ``metrics`` whose lower scores are better (TER), in their order."""
+    return [m for m in metrics if m in REGISTRY and not REGISTRY[m].higher_is_better]
+
+
+def direction_note(metrics: Sequence[str]) -> str:
+    """ "Lower is better for TER." when a lower-is-better metric is among ``metrics``, else "".
+
+    >>> direction_note(["bleu", "ter"]), direction_note(["bleu", "chrf"])
+    ('Lower is better for TER.', '')
+    """
+    low = [REGISTRY[m].label or m for m in lower_is_better(metrics)]
+    return f"Lower is better for {' and '.join(low)}." if low else ""
