@@ -44,7 +44,7 @@ DASHBOARD = textwrap.dedent(
     cols = [c for c in at.dataframe[0].value.columns if c not in ("rank", "system") and not c.startswith("cluster")]
     assert "ter" in cols and "tbleu" in cols, cols
     print(time.perf_counter() - t)
-    from mtlens import kernels
+    from mtlens.runtime import kernels
     if kernels._warmup:  # its second stage (the ahead-of-time builds) goes on after the page: a server
         kernels._warmup.wait()  # runs on, so a later start finds them built
     """

@@ -251,14 +251,15 @@ def _port(text: str) -> int:
 
 def _evaluation(args):
     """The evaluation of the command line's data (files, or a saved set as it was decided)."""
-    from .service.evaluation import evaluate, open_saved
+    from .service.evaluation import evaluate
+    from .service.sets import open_set
 
     if args.set is None:
         return evaluate(_load(args), args.language_pair)
     extra = [f for f, v in (("--ref", args.ref), ("--sys", args.sys), ("--src", args.src), ("--data", args.data)) if v]
     if extra:
         raise InputError(f"--set names a saved set; leave out {', '.join(extra)}")
-    ev = open_saved(_store(args), args.set)
+    ev = open_set(_store(args), args.set)
     if args.language_pair:
         ev = evaluate(ev.corpus.with_language(None), args.language_pair)
     return ev

@@ -220,3 +220,27 @@ def test_the_lint_rule_bans_streamlit_outside_the_ui():
     core = check("mtlens/service/_streamlit_probe.py")
     assert core.returncode == 1 and "TID251" in core.stdout
     assert check("mtlens/ui/_streamlit_probe.py").returncode == 0
+
+
+def test_the_samples_id_is_told_apart_only_in_the_service_and_the_store():
+    """The bundled sample is a read-only stored set: outside mtlens/service and mtlens/storage no code names
+    its id (SAMPLE_ID) or compares a set id with its value."""
+    from mtlens.storage.store import SAMPLE_ID
+
+    found = []
+    for path in [*PKG.rglob("*.py"), ROOT / "app.py", *(ROOT / "pages").glob("*.py")]:
+        rel = path.relative_to(ROOT).parts
+        if rel[:2] in (("mtlens", "service"), ("mtlens", "storage")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named = (isinstance(node, ast.Name) and node.id == "SAMPLE_ID") or (
+                isinstance(node, ast.Attribute) and node.attr == "SAMPLE_ID"
+            )
+            imported = isinstance(node, ast.ImportFrom) and any(a.name == "SAMPLE_ID" for a in node.names)
+            compared = isinstance(node, ast.Compare) and any(
+                isinstance(c, ast.Constant) and c.value == SAMPLE_ID and "set" in ast.unparse(node)
+                for c in [node.left, *node.comparators]
+            )
+            if named or imported or compared:
+                found.append(f"{'/'.join(rel)}:{node.lineno}")
+    assert found == []

@@ -299,7 +299,7 @@ def test_the_dashboards_pool_starts_warm(tmp_path):
         """
         import threading, time
         threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
-        from mtlens import kernels
+        from mtlens.runtime import kernels
         kernels.start_warmup()
         E.start_pool(page_weight=200_000)  # a small upload: its jobs stay in this process, no pool
         assert not E.pool_running()

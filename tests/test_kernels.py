@@ -30,7 +30,7 @@ def run_fresh(body: str, tmp_path, data=None, **env) -> dict:
         """
     head = """
         import json, sys
-        from mtlens import kernels
+        from mtlens.runtime import kernels
         from mtlens.metrics import _compiled
         def loaded_from_cache(module):
             import importlib

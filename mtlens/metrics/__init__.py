@@ -133,7 +133,7 @@ __all__ = [
     "metric_names",
     "metrics_using",
     "options_key",
-    "stats_key",
     "register",
     "sentence_metrics",
+    "stats_key",
 ]

@@ -161,10 +161,8 @@ def score_saved_many(store, set_id: str, corpus: Corpus, names: Sequence[str], o
 
 def score_set(store, set_id: str | None, corpus: Corpus, names: Sequence[str], options) -> list[MetricResult]:
     """Several metrics' results for a set: a saved set's statistics through the store
-    (:func:`score_saved_many`); the bundled sample and an upload that was not saved are scored."""
-    from ..storage.store import SAMPLE_ID
-
-    if set_id and set_id != SAMPLE_ID:
+    (:func:`score_saved_many`; the bundled sample is a saved set too); an upload that was not saved is scored."""
+    if set_id:
         return score_saved_many(store, set_id, corpus, names, options)
     return score_metrics(corpus, [make_metric(name, options) for name in names])
 

@@ -197,6 +197,7 @@ class Evaluation:
         human: ``(name, bytes)`` of each human score file.
         scores: ``(name, bytes)`` of each imported metric scores file.
         set_id, name, project, owner: where it is saved (None/"" when it is not).
+        read_only: nobody may change it (the bundled sample).
     """
 
     corpus: Corpus
@@ -208,6 +209,7 @@ class Evaluation:
     project: str | None = None
     owner: str | None = None
     annotations: tuple[tuple[str, bytes], ...] = ()
+    read_only: bool = False
 
 
 def evaluate(corpus: Corpus, declared_pair: str | None = None, human=(), scores=(), annotations=()) -> Evaluation:
@@ -288,13 +290,17 @@ def sample_evaluation() -> Evaluation:
     return dataclasses.replace(evaluate(sample_corpus(), "en-de", human), set_id=SAMPLE_ID, name=SAMPLE_NAME)
 
 
-def save(store, ev: Evaluation, name: str, project: str | None = None, owner: str | None = None) -> Evaluation:
-    """Save an evaluation as a new set (its language decision and data notes with it)."""
+def save(
+    store, ev: Evaluation, name: str, project: str | None = None, owner: str | None = None, set_id: str | None = None
+) -> Evaluation:
+    """Save an evaluation as a new set (its language decision and data notes with it); ``set_id``: the id
+    it gets (default: a new random one)."""
     set_id = store.save(
         ev.corpus,
         name,
         ev.human,
         project,
+        set_id,
         scores=ev.scores,
         owner=owner,
         language_how=ev.language.how,
@@ -322,6 +328,7 @@ def open_saved(store, set_id: str) -> Evaluation:
         saved.info.project,
         saved.info.owner,
         saved.annotations,
+        read_only=not store.may_change(set_id, None),
     )
 
 

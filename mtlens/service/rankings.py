@@ -162,15 +162,14 @@ def saved(store, set_id: str, params=None) -> Rankings:
     for an unknown id or an unreadable store."""
     from ..metrics import metric_names
     from ..runtime.scoring import result_for, score_set
-    from ..storage.store import SAMPLE_ID
-    from .evaluation import file_metrics, finished_neural, open_saved, options_for, sample_evaluation
+    from .evaluation import file_metrics, finished_neural, options_for
+    from .sets import open_set
 
-    sample = set_id == SAMPLE_ID
-    ev = sample_evaluation() if sample else open_saved(store, set_id)
+    ev = open_set(store, set_id)
     corpus = ev.corpus
     params = params or {}
     opts = options_from_link(params, options_for(ev.language, DEFAULTS))
-    imported = {s.name: s for s in file_metrics(store, ev, () if sample else finished_neural(store, set_id))}
+    imported = {s.name: s for s in file_metrics(store, ev, finished_neural(store, set_id))}
     builtin = list(metric_names()) if corpus.references else []
     shown, sort_by = from_link(params, [*builtin, *imported], corpus.n_lines * len(corpus.systems))
     todo = [m for m in shown if m in REGISTRY]

@@ -566,8 +566,9 @@ class Store:
         try:
             with self._db() as con:
                 sets = con.execute(
-                    "SELECT id, name, language_pair, project, created, n_lines, owner FROM sets "
-                    "ORDER BY created DESC, id"
+                    "SELECT id, name, language_pair, project, created, n_lines, owner FROM sets WHERE id != ? "
+                    "ORDER BY created DESC, id",
+                    (SAMPLE_ID,),  # the bundled sample is every workspace's, nobody's saved set
                 ).fetchall()
                 mine = (
                     None

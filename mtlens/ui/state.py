@@ -25,13 +25,12 @@ from ..service.evaluation import (
     evaluate,
     evaluate_annotations,
     finished_neural,
-    open_saved,
     options_for,
-    sample_evaluation,
     save,
 )
 from ..service.inputs import Corpus, Language, corpus_from_bytes, corpus_from_single, language_defaults, sample_files
-from ..service.sets import SAMPLE_ID, Store
+from ..service.sets import Store, open_sample
+from ..service.sets import open_set as open_saved_set
 from . import identity
 
 DATA_KEY = "mtlens_dataset"
@@ -73,6 +72,8 @@ class Dataset:
     neural: tuple[tuple[str, str], ...] = ()
     #: the project the saved set belongs to (None: none)
     project: str | None = None
+    #: nobody may change the set (the bundled sample)
+    read_only: bool = False
 
     @classmethod
     def of(cls, ev: Evaluation, origin: str, files=()) -> Dataset:
@@ -95,6 +96,7 @@ class Dataset:
             files_fingerprint((*ev.scores, *((f"annotations:{n}", d) for n, d in ev.annotations))),
             ev.annotations,
             project=ev.project,
+            read_only=ev.read_only,
         )
 
     def evaluation(self) -> Evaluation:
@@ -107,6 +109,7 @@ class Dataset:
             self.name,
             project=self.project,
             annotations=self.annotations,
+            read_only=self.read_only,
         )
 
 
@@ -129,7 +132,7 @@ def sample_dataset() -> Dataset:
     """The bundled sample (read once per process)."""
     refs, systems, _ = sample_files()
     files = (*(fn for fn, _ in refs + systems), "src.txt", "human.tsv", "human_seg.tsv")
-    return Dataset.of(sample_evaluation(), "sample", files)
+    return Dataset.of(open_sample(store()), "sample", files)
 
 
 def store() -> Store:
@@ -139,9 +142,8 @@ def store() -> Store:
 
 def saved_dataset(set_id: str) -> Dataset:
     """A saved set as a dataset (raises InputError for an unknown id or an unreadable store)."""
-    if set_id == SAMPLE_ID:
-        return sample_dataset()
-    return Dataset.of(open_saved(store(), set_id), "saved")
+    ev = open_saved_set(store(), set_id)
+    return sample_dataset() if ev.read_only else Dataset.of(ev, "saved")
 
 
 def current() -> Dataset:
@@ -199,7 +201,7 @@ def missing_set(err: InputError) -> None:
     else:
         st.caption("You have no saved sets yet.")
     if st.button("Open the bundled sample (and the uploads on the home page)", key="missing_set_sample"):
-        st.query_params["set"] = SAMPLE_ID
+        st.query_params["set"] = sample_dataset().set_id
         st.rerun()
     st.stop()
 

@@ -122,7 +122,7 @@ def html_report(ds: state.Dataset, opts: Options, results: dict, testable: bool)
 # --------------------------------------------------------------------------- pins and the presentation
 def pins(ds: state.Dataset) -> list:
     """The set's pinned sentences (:class:`mtlens.storage.store.Pin`); none for the sample or an unsaved upload."""
-    if not ds.set_id or ds.set_id == state.SAMPLE_ID:
+    if not ds.set_id or ds.read_only:
         return []
     try:
         return state.store().pins(ds.set_id)
@@ -132,7 +132,7 @@ def pins(ds: state.Dataset) -> list:
 
 def may_pin(ds: state.Dataset) -> str | None:
     """None when this visitor may pin sentences of the set, else why not (one sentence)."""
-    if not ds.set_id or ds.set_id == state.SAMPLE_ID:
+    if not ds.set_id or ds.read_only:
         return "Pins are kept with a saved set: the bundled sample is read-only (upload your files to pin sentences)."
     if state.may_change(ds.set_id):
         return None

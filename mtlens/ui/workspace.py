@@ -16,7 +16,6 @@ from ..core.errors import InputError
 from ..service import rankings
 from ..service.evaluation import add_annotations, import_bundle
 from ..service.inputs import decode_lines, read_score_files, unique_names
-from ..service.sets import SAMPLE_ID
 from . import identity, render, state
 
 
@@ -44,7 +43,7 @@ def current_set_panel(ds: state.Dataset) -> None:
         "link opens the same evaluation. Link: " + render.md(_link(ds))
     )
     st.caption(quick_link(ds))
-    if ds.set_id == SAMPLE_ID:
+    if ds.read_only:
         st.caption("The bundled sample is read-only; uploads become sets of their own.")
         return
     store = state.store()
