@@ -13,7 +13,7 @@ from .core.errors import InputError
 from .core.options import DEFAULTS, SPECS, Options
 from .service import presentation as report
 from .service.comparisons import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES, compare
-from .service.inputs import load_corpus, read_bytes
+from .service.inputs import TOKENIZER_RULE, load_corpus, read_bytes
 from .service.results import REGISTRY, metric_names, parse_metric_list, score
 from .service.sets import __version__
 
@@ -36,7 +36,7 @@ def _add_data_args(s: argparse.ArgumentParser) -> None:
         "-l",
         "--language-pair",
         metavar="SRC-TGT",
-        help="e.g. en-zh: word BLEU tokenizer by target (zh -> zh, ja -> ja-mecab, ko -> ko-mecab, else 13a), as "
+        help=f"e.g. en-zh: word BLEU tokenizer by target ({TOKENIZER_RULE}), as "
         "sacrebleu's -l; without it the target is detected from the references' script",
     )
 

@@ -26,20 +26,19 @@ with guard():
     c = ds.corpus
 
     lang = ds.language
-    if lang is not None and lang.target in ("zh", "ja", "ko", "th", "lo", "km", "my"):
-        if lang.tokenizer != "13a" and opts.tokenize == lang.tokenizer:
-            st.info(
-                f"Target language {lang.target}: words here are {opts.tokenize} words (a segmenter). The question "
-                "of Denoual & Lepage (2005) is whether BLEU over M characters, which needs no segmenter, ranks "
-                "systems like word BLEU; the best M for this language is in the table below (for Japanese with "
-                "MeCab it is usually between 6 and 9, not 18: Japanese words are one to three characters long)."
-            )
-        else:
-            st.info(
-                f"Target language {lang.target}, written without spaces between words: word BLEU with tokenizer "
-                f"{opts.tokenize} counts whole phrases as words, while BLEU over characters needs no segmenter, "
-                "which is the point of Denoual & Lepage (2005). Compare the two rankings below."
-            )
+    if lang is not None and lang.segmented and opts.tokenize == lang.tokenizer:  # words cut by a segmenter
+        st.info(
+            f"Target language {lang.target}: words here are {opts.tokenize} words (a segmenter). The question "
+            "of Denoual & Lepage (2005) is whether BLEU over M characters, which needs no segmenter, ranks "
+            "systems like word BLEU; the best M for this language is in the table below (for Japanese with "
+            "MeCab it is usually between 6 and 9, not 18: Japanese words are one to three characters long)."
+        )
+    elif lang is not None and lang.without_spaces:
+        st.info(
+            f"Target language {lang.target}, written without spaces between words: word BLEU with tokenizer "
+            f"{opts.tokenize} counts whole phrases as words, while BLEU over characters needs no segmenter, "
+            "which is the point of Denoual & Lepage (2005). Compare the two rankings below."
+        )
     k1, k2, k3 = st.columns(3)
     n = k1.slider("Word order N", 2, 6, 4, key="wvc_n")
     lo, hi = k2.slider("Character orders M studied", 1, 40, (1, 30), key="wvc_range")

@@ -35,9 +35,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import InputError
+from .options import DEFAULTS
 
-#: target language -> word BLEU tokenizer (sacrebleu's defaults for ``-l``)
+#: target language -> word BLEU tokenizer (sacrebleu's defaults for ``-l``); any other target: the default
 TOKENIZER_BY_TARGET = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+#: the rule above in words, for the command line's and the pages' help
+TOKENIZER_RULE = ", ".join(f"{t} -> {k}" for t, k in TOKENIZER_BY_TARGET.items()) + f", else {DEFAULTS.tokenize}"
+
+
+def tokenizer_for(target: str | None) -> str:
+    """The word BLEU tokenizer of a target language, as sacrebleu's ``-l`` picks it (the one place of the rule).
+
+    >>> tokenizer_for("zh"), tokenizer_for("ko"), tokenizer_for("de"), tokenizer_for(None)
+    ('zh', 'ko-mecab', '13a', '13a')
+    """
+    return TOKENIZER_BY_TARGET.get(target or "", DEFAULTS.tokenize)
+
+
 #: targets whose TER gets tercom's CJK handling
 CJK_TER = ("zh", "ja")
 #: scripts without word delimiters and without a sacrebleu tokenizer
@@ -89,7 +103,12 @@ class Language:
 
     @property
     def tokenizer(self) -> str:
-        return TOKENIZER_BY_TARGET.get(self.target or "", "13a")
+        return tokenizer_for(self.target)
+
+    @property
+    def segmented(self) -> bool:
+        """Whether its words are cut by a tokenizer of their own (Chinese, Japanese, Korean), not by spaces."""
+        return (self.target or "") in TOKENIZER_BY_TARGET
 
     @property
     def without_spaces(self) -> bool:
@@ -186,7 +205,7 @@ def language_defaults(target: str | None) -> dict:
     """The values of every language-dependent option for a target (explicit choices go on top)."""
     cjk = target in CJK_TER
     return {
-        "tokenize": TOKENIZER_BY_TARGET.get(target or "", "13a"),
+        "tokenize": tokenizer_for(target),
         "ter_normalized": cjk,
         "ter_asian_support": cjk,
     }

@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # the names as a type checker and an editor see them
 _NAMES = {
     "Corpus": "mtlens.core.corpus:Corpus",
     "Language": "mtlens.core.language:Language",
+    "TOKENIZER_RULE": "mtlens.core.language:TOKENIZER_RULE",
     "corpus_from_bytes": "mtlens.readers.testset:corpus_from_bytes",
     "corpus_from_single": "mtlens.readers.testset:corpus_from_single",
     "decode_lines": "mtlens.readers.testset:decode_lines",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..core.errors import InputError
+from ..service.inputs import TOKENIZER_RULE
 from . import render, state, views, workspace
 from .guard import guard
 from .widgets import dataset_caption
@@ -43,8 +44,8 @@ def page() -> None:
             "Language pair (optional, e.g. en-zh)",
             key="up_lang",
             placeholder="detected from the references",
-            help="Sets the word BLEU tokenizer as sacrebleu's -l does (zh -> zh, ja -> ja-mecab, ko -> ko-mecab, "
-            "else 13a). Leave empty to detect the target language from the references' script.",
+            help=f"Sets the word BLEU tokenizer as sacrebleu's -l does ({TOKENIZER_RULE}). Leave empty to detect "
+            "the target language from the references' script.",
         ).strip()
         with st.expander("Optional: source text and human scores"):
             src = st.file_uploader("Source", key="up_source")

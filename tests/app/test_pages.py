@@ -703,3 +703,31 @@ def test_download_names_carry_the_sets_name(app):
         state.download_name("mtlens-scores", "csv", shown) == "mtlens-scores-Bundled-sample-WMT21-en-de-200-lines.csv"
     )
     assert state.download_name("mtlens-report", "html", None) == "mtlens-report.html"
+
+
+@pytest.mark.parametrize(
+    ("pair", "tokenize", "note"),
+    [
+        ("en-ko", "13a", None),  # Korean puts spaces between words: nothing to say
+        ("en-th", "13a", "written without spaces"),  # no tokenizer: words are phrases
+        ("en-ja", None, "(a segmenter)"),  # its language's segmenter
+    ],
+)
+def test_words_vs_characters_notes_follow_the_language_module(app, pair, tokenize, note):
+    """The note about words follows the language module's rules (core/language.py), not a list of its own:
+    Korean is not written without spaces."""
+    lines = b"\n".join(f"line {k} x".encode() for k in range(40)) + b"\n"
+    _upload(app, "up_refs", ("ref.txt", lines, "text/plain"))
+    _upload(app, "up_systems", ("A.txt", lines, "text/plain"), ("B.txt", lines, "text/plain"))
+    app.text_input(key="up_lang").set_value(pair)
+    app.run()
+    no_errors(app)
+    app.switch_page("pages/3_Words_vs_characters.py").run()
+    if tokenize is not None:
+        app.selectbox(key="w_tokenize").set_value(tokenize).run()
+    no_errors(app)
+    infos = [i.value for i in app.info]
+    if note is None:
+        assert not any("without spaces" in i or "segmenter)" in i for i in infos), infos
+    else:
+        assert any(note in i for i in infos), infos
