@@ -14,7 +14,8 @@ from .core.options import DEFAULTS, SPECS, Options
 from .service import presentation as report
 from .service.comparisons import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES, compare
 from .service.inputs import TOKENIZER_RULE, load_corpus, read_bytes
-from .service.results import REGISTRY, metric_names, parse_metric_list, score
+from .service.neural_scoring import PREFIX as NEURAL_PREFIX
+from .service.results import REGISTRY, metric_names, parse_metric_list, parse_names, score
 from .service.sets import __version__
 
 
@@ -278,23 +279,25 @@ def _load(args):
 
 
 def _prepare(args):
-    """The corpus (with its language pair) and the options, saying on stderr what was detected."""
+    """The evaluation (its corpus with its language pair) and the options, saying on stderr what was
+    detected."""
     ev = _evaluation(args)
     lang = ev.language
     if lang.how == "detected" and lang.target and args.tokenize is None:
         print(f"mtlens: note: {lang.describe()} (declare the pair with -l SRC-TGT)", file=sys.stderr)
     for w in lang.warnings():
         print(f"mtlens: warning: {w}", file=sys.stderr)
-    return ev.corpus, options_from_args(args, lang)
+    return ev, options_from_args(args, lang)
 
 
 def _load_and_score(args):
-    corpus, options = _prepare(args)
-    return _load_and_score_corpus(args, corpus, options)
+    ev, options = _prepare(args)
+    return _load_and_score_corpus(args, ev, options)
 
 
-def _load_and_score_corpus(args, corpus, options):
-    builtin, imported = _chosen_metrics(args, corpus)
+def _load_and_score_corpus(args, ev, options):
+    corpus = ev.corpus
+    builtin, imported = _chosen_metrics(args, ev)
     results = _score(args, corpus, builtin, options) if builtin else {}
     from .service.results import result_for
 
@@ -307,41 +310,33 @@ def _load_and_score_corpus(args, corpus, options):
     return corpus, results
 
 
-def _chosen_metrics(args, corpus):
+def _chosen_metrics(args, ev):
     """Built-in metric names and imported metrics: ``--metrics`` when given, else the command's defaults
-    and every imported metric."""
-    imported = []
-    files = [(f, read_bytes(f)) for f in getattr(args, "scores", None) or []]
-    annotations = ()
-    if getattr(args, "set", None) is not None:
-        saved = _store(args).load(args.set)
-        files = [*saved.scores, *files]  # the set's own imported metrics first
-        annotations = saved.annotations
-    if files:
-        from .service.inputs import read_score_files
+    and every metric the set offers from files (:func:`mtlens.service.evaluation.file_metrics`: the set's
+    own score files, then ``--scores``, its annotations' MQM and its neural models' cached scores)."""
+    from .service.evaluation import file_metrics, finished_neural
 
-        imported = read_score_files(files, corpus)
-    if annotations:
-        from .service.evaluation import annotation_metrics
-
-        imported += annotation_metrics(corpus, annotations, getattr(args, "mqm_weights", None))
-    if getattr(args, "set", None) is not None:  # the set's neural scores computed before
-        from .service.neural_scoring import completed
-
-        imported += [m for m in completed(_store(args), corpus) if m.name not in {i.name for i in imported}]
+    corpus = ev.corpus
+    extra = [(f, read_bytes(f)) for f in getattr(args, "scores", None) or []]
+    saved = getattr(args, "set", None) is not None
+    store = _store(args) if saved else None
+    imported = file_metrics(
+        store,
+        ev,
+        finished_neural(store, ev) if saved else (),
+        extra_scores=extra,
+        mqm_weights=getattr(args, "mqm_weights", None),
+    )
     if args.metrics is None:  # a set without a reference (from annotations) has only its own metrics
         return (parse_metric_list(args.default_metrics) if corpus.references else []), imported
-    items = [x.strip().lower() for x in args.metrics.split(",") if x.strip()]
     names = {i.name: i for i in imported}
-    for item in dict.fromkeys(items):
-        if item.startswith("comet:") and item not in names:
+    if not args.metrics.strip(" ,"):
+        return [], []
+    items = parse_names(args.metrics, [*REGISTRY, *names], also=lambda name: name.startswith(NEURAL_PREFIX))
+    for item in items:
+        if item not in REGISTRY and item not in names:  # comet:NAME: a registered model's scores
             names[item] = _neural_scores(args, corpus, item)
-    unknown = [x for x in items if x not in REGISTRY and x not in names]
-    if unknown:
-        choices = ", ".join([*REGISTRY, *names])
-        raise InputError(f"unknown metric '{unknown[0]}'; choose from {choices}")
-    builtin = [x for x in dict.fromkeys(items) if x in REGISTRY]
-    return builtin, [names[x] for x in dict.fromkeys(items) if x in names]
+    return [x for x in items if x in REGISTRY], [names[x] for x in items if x in names]
 
 
 def _neural_scores(args, corpus, item: str):
@@ -355,11 +350,9 @@ def _neural_scores(args, corpus, item: str):
 
         if neural.cached_scores(store, model, corpus) is None:
             print(f"mtlens: {item}: scoring the set's missing segments", file=sys.stderr)
-            if run(store, args.set, model.name) != "done":
-                job = store.job(args.set, model.digest) or {}
-                raise InputError(
-                    f"{item}: {job.get('message') or 'the job was cancelled; run the command again to go on'}"
-                )
+        if run(store, args.set, model.name) != "done":  # recorded as the set's job (nothing new: at once)
+            job = store.job(args.set, model.digest) or {}
+            raise InputError(f"{item}: {job.get('message') or 'the job was cancelled; run the command again to go on'}")
         return neural.scores_for(store, model, corpus)
     shown = {"last": -1}
 
@@ -447,9 +440,10 @@ def _run_analyze(args) -> str:
     _check_seed(args)
     if args.freq_corpus and not args.pair:
         raise InputError("--freq-corpus goes with --pair A B")
-    corpus, options = _prepare(args)
+    ev, options = _prepare(args)
+    corpus = ev.corpus
     if args.pair:
-        return _run_pair(args, corpus, options)
+        return _run_pair(args, ev, options)
     orders = words_chars.parse_orders(args.char_orders)
     wvc = words_chars.words_vs_chars(
         corpus, args.word_order, orders, args.ranking_char_order, tokenize=options.tokenize, lowercase=options.lowercase
@@ -462,7 +456,7 @@ def _run_analyze(args) -> str:
     results = None
     if files:
         human = human_mod.read_human_files(files, corpus)
-        _, results = _load_and_score_corpus(args, corpus, options)
+        _, results = _load_and_score_corpus(args, ev, options)
         doc.update(human_mod.to_dict(human_mod.human_correlation(results, human, seed=args.seed)))
         if human.segment:
             from dataclasses import asdict
@@ -482,7 +476,7 @@ def _run_analyze(args) -> str:
 
         wanted = [m.strip().lower() for m in args.autorank.split(",") if m.strip()]
         if results is None:
-            _, results = _load_and_score_corpus(args, corpus, options)
+            _, results = _load_and_score_corpus(args, ev, options)
         missing = [m for m in wanted if m not in results]
         if missing:
             raise InputError(f"--autorank: '{missing[0]}' is not among the metrics scored ({', '.join(results)})")
@@ -501,17 +495,18 @@ def _run_analyze(args) -> str:
     return report.analysis_to_table(doc)
 
 
-def _run_pair(args, corpus, options) -> str:
+def _run_pair(args, ev, options) -> str:
     from .service.analyses import pair_analysis
     from .service.inputs import read_lines
 
+    corpus = ev.corpus
     a, b = args.pair
     for name in (a, b):
         if name not in corpus.systems:
             raise InputError(f"--pair: '{name}' is not one of the systems: {', '.join(corpus.system_names)}")
     if a == b:
         raise InputError("--pair needs two different systems")
-    builtin, imported = _chosen_metrics(args, corpus)  # the first metric only: built-in ones come first
+    builtin, imported = _chosen_metrics(args, ev)  # the first metric only: built-in ones come first
     if builtin:
         result = _score(args, corpus, builtin[:1], options)[builtin[0]]
     elif imported:

@@ -9,6 +9,8 @@ README line that lists metrics (docs/architecture.md).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..core.errors import InputError
 from ..core.options import DEFAULTS, SPECS, Options
 from .base import Metric, Signature
@@ -56,7 +58,38 @@ def metric_class(name: str) -> type[Metric]:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise InputError(f"unknown metric {name!r}; choose from {', '.join(REGISTRY)}") from None
+        raise InputError(unknown_metric(name, REGISTRY)) from None
+
+
+def unknown_metric(name: str, choices) -> str:
+    """The one sentence for a metric name nobody knows."""
+    return f"unknown metric '{name}'; choose from {', '.join(choices)}"
+
+
+def parse_names(text: str | Sequence[str], known=None, also=None) -> list[str]:
+    """Metric names as a user writes them (``--metrics``, a link): stripped, lowercased, repeats removed, in
+    order; each one of ``known`` (default: the registry) or accepted by ``also`` (e.g. ``comet:NAME``), else
+    an InputError naming it and the choices. The one parser of metric names.
+
+    >>> parse_names("bleu, CHRF,bleu")
+    ['bleu', 'chrf']
+    >>> parse_names("bleu,comet:x", also=lambda name: name.startswith("comet:"))
+    ['bleu', 'comet:x']
+    """
+    items = text.split(",") if isinstance(text, str) else list(text)
+    known = list(REGISTRY) if known is None else list(known)
+    names: list[str] = []
+    for item in items:
+        name = item.strip().lower()
+        if not name:
+            continue
+        if name not in known and not (also is not None and also(name)):
+            raise InputError(unknown_metric(item.strip(), known))
+        if name not in names:
+            names.append(name)
+    if not names:
+        raise InputError("no metric was given")
+    return names
 
 
 def label(name: str) -> str:
@@ -133,6 +166,7 @@ __all__ = [
     "metric_names",
     "metrics_using",
     "options_key",
+    "parse_names",
     "register",
     "sentence_metrics",
     "stats_key",

@@ -11,7 +11,7 @@ import numpy as np
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.options import DEFAULTS, Options
-from ..metrics import REGISTRY, Metric, Signature, make_metric, stats_key
+from ..metrics import Metric, Signature, make_metric, parse_names, stats_key
 from ..readers.scores import ImportedMetric, ImportedScores
 from .engine import statistics_many
 
@@ -44,20 +44,9 @@ class MetricResult:
 
 
 def parse_metric_list(text: str | Sequence[str]) -> list[str]:
-    """``"bleu,chrf"`` -> ``["bleu", "chrf"]``, checking names and removing repeats."""
-    items = text.split(",") if isinstance(text, str) else list(text)
-    names = []
-    for item in items:
-        name = item.strip().lower()
-        if not name:
-            continue
-        if name not in REGISTRY:
-            raise InputError(f"unknown metric '{item.strip()}'; choose from {', '.join(REGISTRY)}")
-        if name not in names:
-            names.append(name)
-    if not names:
-        raise InputError("no metric was given")
-    return names
+    """``"bleu,chrf"`` -> ``["bleu", "chrf"]``, checking names and removing repeats
+    (:func:`mtlens.metrics.parse_names`)."""
+    return parse_names(text)
 
 
 def score_metric(corpus: Corpus, metric: Metric) -> MetricResult:

@@ -241,14 +241,18 @@ def annotation_metrics(corpus: Corpus, annotations, weights=None) -> list:
     return out
 
 
-def finished_neural(store, set_id: str) -> tuple[tuple[str, str], ...]:
-    """``(model, digest)`` of the set's finished neural jobs whose model is still registered as it was
-    (none when the store cannot say)."""
+def finished_neural(store, ev: Evaluation) -> tuple[tuple[str, str], ...]:
+    """``(model, digest)`` of the set's finished neural jobs whose model is still registered as it was (none
+    for a set that is not saved, or when the store cannot say). The pages and the command line offer a set's
+    neural scores by this one rule (:func:`file_metrics`); the command line's ``--metrics comet:NAME`` on a
+    saved set runs the set's job too, so its scores are offered afterwards by both."""
     from ..neural.models import models
     from ..runtime.jobs import status
 
+    if not ev.set_id:
+        return ()
     try:
-        jobs = [p for p in status(store, set_id) if p.state == "done"]
+        jobs = [p for p in status(store, ev.set_id) if p.state == "done"]
         if not jobs:
             return ()
         registered = {(m.name, m.digest) for m in models(store)}
@@ -257,16 +261,22 @@ def finished_neural(store, set_id: str) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((p.model, p.digest) for p in jobs if (p.model, p.digest) in registered))
 
 
-def file_metrics(store, ev: Evaluation, neural: Sequence[tuple[str, str]] = ()) -> list:
-    """The set's metrics that are read, not computed here: its imported score files, its annotations' MQM
-    and the cached scores of its finished neural jobs ``neural`` (:func:`finished_neural`), in that
-    order (each an :class:`mtlens.readers.scores.ImportedScores`)."""
+def file_metrics(
+    store, ev: Evaluation, neural: Sequence[tuple[str, str]] = (), extra_scores=(), mqm_weights=None
+) -> list:
+    """The set's metrics that are read, not computed here, in this order: its imported score files, then
+    ``extra_scores`` (``(name, bytes)``: the command line's ``--scores``), its annotations' MQM (with
+    ``mqm_weights``) and the cached scores of its neural models ``neural`` (:func:`finished_neural`); each
+    an :class:`mtlens.readers.scores.ImportedScores`, a name taken once (the first)."""
     from ..neural.models import cached_scores, get_model
     from ..readers.scores import read_score_files
 
-    out = read_score_files(list(ev.scores), ev.corpus) if ev.scores else []
-    out += annotation_metrics(ev.corpus, ev.annotations)
+    files = [*ev.scores, *extra_scores]
+    out = read_score_files(files, ev.corpus) if files else []
+    out += annotation_metrics(ev.corpus, ev.annotations, mqm_weights)
     for name, digest in neural:
+        if any(m.name == f"comet:{name}" or m.name == name for m in out):
+            continue
         try:
             model = get_model(store, name)
             scores = cached_scores(store, model, ev.corpus) if model.digest == digest else None

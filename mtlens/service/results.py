@@ -15,6 +15,7 @@ from ..metrics import (
     metric_names,
     metrics_using,
     options_key,
+    parse_names,
     sentence_metrics,
 )
 from ..runtime import engine, kernels
@@ -32,6 +33,7 @@ __all__ = [
     "metrics_using",
     "options_key",
     "parse_metric_list",
+    "parse_names",
     "prepare_for",
     "result_for",
     "score",

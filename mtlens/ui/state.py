@@ -208,7 +208,7 @@ def missing_set(err: InputError) -> None:
 
 def neural_done(ds: Dataset) -> tuple[tuple[str, str], ...]:
     """``(model, digest)`` of the set's finished neural jobs (:func:`mtlens.service.evaluation.finished_neural`)."""
-    return finished_neural(store(), ds.set_id) if ds.set_id else ()
+    return finished_neural(store(), ds.evaluation()) if ds.set_id else ()
 
 
 def use_sample() -> None:

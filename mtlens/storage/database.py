@@ -1,0 +1,258 @@
+"""The connection, the schema check and the size bounds every part of the store shares: one transaction a call, every database error one sentence, the ballast that lets a delete free space on a full disk."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import sqlite3
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..core.errors import InputError
+from ..core.limits import env_number
+from .schema import _APP_ID, FILE_NAME, MIGRATIONS, SCHEMA_VERSION
+
+#: the whole store's size limit, MB (``MTLENS_MAX_STORE_MB`` changes it)
+DEFAULT_MAX_MB = 4096
+
+
+#: what one visitor's sets may hold on a shared server, MB (``MTLENS_MAX_OWNER_MB``)
+DEFAULT_OWNER_MB = 512
+
+
+#: a file of this many bytes kept beside the store and removed when a delete meets a full disk, so that
+#: deleting (which writes to the journal) can always free space
+BALLAST_BYTES = 4 * 2**20
+
+
+BALLAST_NAME = "mtlens.ballast"
+
+
+def _expand(path) -> Path:
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        raise InputError(f"the data directory '{path}' names a home folder that does not exist") from None
+
+
+def default_data_dir() -> Path:
+    """``MTLENS_DATA_DIR``, else the per-user data directory (XDG on Linux, Application Support on
+    macOS, APPDATA on Windows) + ``mtlens``."""
+    env = os.environ.get("MTLENS_DATA_DIR")
+    if env:
+        try:
+            path = Path(env).expanduser()
+        except RuntimeError:  # "~nouser/x": no such user
+            path = Path(env)
+        if str(path).startswith("~"):
+            raise InputError(f"MTLENS_DATA_DIR={env!r} names a home folder that does not exist; give an existing path")
+        return path
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA", Path.home() / "AppData" / "Roaming")) / "mtlens"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "mtlens"
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "mtlens"
+
+
+def _dicts(cur: sqlite3.Cursor) -> list[dict]:
+    cols = [c[0] for c in cur.description]
+    return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+
+def _now() -> float:
+    return dt.datetime.now(dt.timezone.utc).timestamp()
+
+
+class _Missing(Exception):
+    """The store file does not exist yet (reading finds nothing)."""
+
+
+def _read_only_error(err: BaseException) -> bool:
+    low = str(err).lower()
+    return "readonly" in low or "read-only" in low or "unable to open" in low
+
+
+def _why(err: BaseException) -> str:
+    text = str(err) or type(err).__name__
+    low = text.lower()
+    if "readonly" in low or "read-only" in low or "permission" in low:
+        return f"{text} (the data directory is read-only: choose another with MTLENS_DATA_DIR or --data-dir)"
+    if "full" in low or "no space" in low:
+        return f"{text} (the disk is full: free space or choose another data directory)"
+    if "not a database" in low or "malformed" in low or "file is encrypted" in low:
+        return f"{text} (the file is damaged or not a database: move it away; a new workspace is created then)"
+    return text
+
+
+class Database:
+    """The connection, the schema check and the size bounds every part of the store shares: one transaction a call, every database error one sentence, the ballast that lets a delete free space on a full disk."""
+
+    def __init__(self, data_dir: str | Path | None = None, max_mb: float | None = None):
+        self.data_dir = _expand(data_dir) if data_dir is not None else default_data_dir()
+        self.path = self.data_dir / FILE_NAME
+        mb = max_mb if max_mb is not None else env_number("MTLENS_MAX_STORE_MB", DEFAULT_MAX_MB)
+        self.max_bytes = int(mb * 1024 * 1024)
+        self.owner_max_bytes = int(env_number("MTLENS_MAX_OWNER_MB", DEFAULT_OWNER_MB) * 1024 * 1024)
+        #: sentences about damaged stored statistics found (and dropped) by this Store, for the caller to show
+        self.notes: list[str] = []
+
+    @contextlib.contextmanager
+    def _db(self, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection inside one transaction (committed on success, rolled back on any error), with
+        every database error turned into a sentence."""
+        where = f"the workspace store '{self.path}'"
+        try:
+            if write:
+                self.data_dir.mkdir(parents=True, exist_ok=True)
+            elif not self.path.exists():
+                raise _Missing
+            con = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            con.execute("PRAGMA busy_timeout = 30000")
+            if not write:
+                con = self._readable(con)
+        except _Missing:
+            raise
+        except (OSError, sqlite3.Error) as err:
+            why = _why(err)
+            if write and "read-only" not in why and self.data_dir.is_dir() and not os.access(self.data_dir, os.W_OK):
+                why += " (the data directory is read-only: choose another with MTLENS_DATA_DIR or --data-dir)"
+            raise InputError(f"cannot open {where}: {why}") from None
+        try:
+            con.execute("PRAGMA foreign_keys = ON")
+            self._check_or_create(con, write)
+            con.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            yield con
+            con.execute("COMMIT")
+        except sqlite3.Error as err:
+            with contextlib.suppress(sqlite3.Error):
+                con.execute("ROLLBACK")
+            why = _why(err)
+            if write and "read-only" not in why and not os.access(self.data_dir, os.W_OK):
+                why += " (the data directory is read-only: choose another with MTLENS_DATA_DIR or --data-dir)"
+            raise InputError(f"{where} could not be {'written' if write else 'read'}: {why}") from None
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                con.execute("ROLLBACK")
+            raise
+        finally:
+            con.close()
+
+    def _readable(self, con: sqlite3.Connection) -> sqlite3.Connection:
+        """The connection if it can read; on a read-only file system (where a WAL database cannot make
+        its shared-memory file) a read-only one, else an immutable one: listing and opening sets work."""
+        try:
+            self._header(con)
+            return con
+        except sqlite3.OperationalError as err:
+            if not _read_only_error(err):
+                raise
+        con.close()
+        uri = self.path.resolve().as_uri()
+        for mode in ("mode=ro", "immutable=1"):
+            try:
+                ro = sqlite3.connect(f"{uri}?{mode}", uri=True, timeout=30, isolation_level=None)
+                self._header(ro)
+                return ro
+            except sqlite3.OperationalError as err:
+                last = err
+        raise last
+
+    @staticmethod
+    def _header(con: sqlite3.Connection) -> tuple[int, int, int]:
+        # one statement, so the three come from one snapshot even while another writer commits
+        row = con.execute(
+            "SELECT (SELECT user_version FROM pragma_user_version), (SELECT application_id FROM pragma_application_id), "
+            "(SELECT count(*) FROM sqlite_master)"
+        ).fetchone()
+        return int(row[0]), int(row[1]), int(row[2])
+
+    def _check_header(self, version: int, app: int, tables: int) -> None:
+        if tables and app != _APP_ID:
+            raise InputError(
+                f"'{self.path}' is not an mtlens workspace (another program's database); "
+                "move it away or choose another data directory"
+            )
+        if version > SCHEMA_VERSION:
+            raise InputError(
+                f"the workspace '{self.path}' was written by a newer mtlens (schema {version}, this one "
+                f"reads up to {SCHEMA_VERSION}); upgrade mtlens"
+            )
+
+    def _check_or_create(self, con: sqlite3.Connection, write: bool) -> None:
+        """Refuse foreign and newer files; create or migrate the schema under the write lock, so that
+        writers starting together never both create it."""
+        version, app, tables = self._header(con)
+        if version == 0 and tables == 0 and not write:
+            raise _Missing
+        self._check_header(version, app, tables)
+        if version == SCHEMA_VERSION:
+            return
+        if tables == 0:
+            con.execute("PRAGMA journal_mode = WAL")
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            version, app, tables = self._header(con)  # again, now that this connection holds the lock
+            self._check_header(version, app, tables)
+            if version == 0:
+                con.execute(f"PRAGMA application_id = {_APP_ID}")
+            for v in range(version + 1, SCHEMA_VERSION + 1):
+                for stmt in MIGRATIONS[v]:
+                    con.execute(stmt)
+            con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    def _used(self) -> int:
+        used = 0
+        for p in self.data_dir.glob(FILE_NAME + "*"):
+            with contextlib.suppress(OSError):  # a WAL file may vanish between glob and stat (another checkpoint)
+                used += p.stat().st_size
+        return used
+
+    def _check_size(self, adding: int, owner: str | None = None) -> None:
+        used = self._used()
+        if owner is not None:
+            mine = self._owner_bytes(owner)
+            if mine + adding > self.owner_max_bytes:
+                raise InputError(
+                    f"your sets hold {mine / 2**20:.0f} MB and this needs {adding / 2**20:.1f} MB more, over the "
+                    f"limit of {self.owner_max_bytes / 2**20:.0f} MB for one visitor (MTLENS_MAX_OWNER_MB); delete "
+                    "sets you no longer need"
+                )
+        if used + adding > self.max_bytes:
+            raise InputError(
+                f"the workspace is full: it holds {used / 2**20:.0f} MB and this needs {adding / 2**20:.1f} MB more, "
+                f"over its limit of {self.max_bytes / 2**20:.0f} MB (MTLENS_MAX_STORE_MB); delete sets you no longer need"
+            )
+
+    def _owner_bytes(self, owner: str) -> int:
+        try:
+            with self._db() as con:
+                row = con.execute(
+                    "SELECT (SELECT coalesce(sum(length(lines)), 0) FROM streams JOIN sets ON sets.id = set_id "
+                    "WHERE owner = ?) + (SELECT coalesce(sum(length(data)), 0) FROM files JOIN sets ON sets.id = "
+                    "set_id WHERE owner = ?)",
+                    (owner, owner),
+                ).fetchone()
+        except _Missing:
+            return 0
+        return int(row[0] or 0)
+
+    def _drop_ballast(self) -> bool:
+        try:
+            (self.data_dir / BALLAST_NAME).unlink()
+            return True
+        except OSError:
+            return False
+
+    def _keep_ballast(self) -> None:
+        """(Re)create the ballast file where there is room; never an error."""
+        p = self.data_dir / BALLAST_NAME
+        with contextlib.suppress(OSError):
+            if self.data_dir.is_dir() and not p.exists():
+                with p.open("wb") as f:
+                    f.write(b"\0" * BALLAST_BYTES)

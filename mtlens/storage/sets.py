@@ -1,0 +1,292 @@
+"""Saved sets: their text, side files, name and project; listing, loading, deleting, the bundle of a set."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import gzip
+import json
+import secrets
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..core.access import Visitor
+from ..core.corpus import Corpus
+from ..core.errors import InputError
+from .database import _Missing
+
+#: the id of the bundled sample, a read-only set that is always there
+SAMPLE_ID = "sample"
+
+
+@dataclass(frozen=True)
+class SetInfo:
+    """A saved set as listed (the CLI's ``list --format json`` rows)."""
+
+    id: str
+    name: str
+    language_pair: str | None
+    project: str | None
+    systems: list[str]
+    references: list[str]
+    lines: int
+    created: str
+    owner: str | None = None
+    language_how: str | None = None
+
+
+@dataclass(frozen=True)
+class SavedSet:
+    """A set read back: its info, the corpus, and its human score files ``(name, bytes)``."""
+
+    info: SetInfo
+    corpus: Corpus
+    human: tuple[tuple[str, bytes], ...]
+    scores: tuple[tuple[str, bytes], ...] = ()
+    annotations: tuple[tuple[str, bytes], ...] = ()
+
+
+def new_id() -> str:
+    """128 random bits as 32 hex digits (URL-safe, and never taken for a command-line option)."""
+    return secrets.token_hex(16)
+
+
+def _dumps_lines(lines: Sequence[str]) -> str:
+    return json.dumps(list(lines), ensure_ascii=True)  # ASCII JSON: lone surrogates survive too
+
+
+def _clean_name(name: str) -> str:
+    name = " ".join(str(name).split())[:200]
+    if not name:
+        raise InputError("a set needs a name")
+    return name
+
+
+class Sets:
+    """Saved sets: their text, side files, name and project; listing, loading, deleting, the bundle of a set."""
+
+    def save(
+        self,
+        corpus: Corpus,
+        name: str,
+        human: Sequence[tuple[str, bytes]] = (),
+        project: str | None = None,
+        set_id: str | None = None,
+        scores: Sequence[tuple[str, bytes]] = (),
+        owner: str | None = None,
+        language_how: str | None = None,
+        annotations: Sequence[tuple[str, bytes]] = (),
+    ) -> str:
+        """Save a corpus (with its human files, imported metric score files and data notes) as a new set
+        in one transaction; returns its id. ``owner``: the visitor id that may change it (None: the
+        operator); ``language_how``: ``declared`` or ``detected`` (how the language pair was decided)."""
+        name = _clean_name(name)
+        set_id = set_id or new_id()
+        rows = [("ref", n, k, _dumps_lines(v)) for k, (n, v) in enumerate(corpus.references.items())]
+        rows += [("sys", n, k, _dumps_lines(v)) for k, (n, v) in enumerate(corpus.systems.items())]
+        if corpus.source is not None:
+            rows.append(("src", "source", 0, _dumps_lines(corpus.source)))
+        side = [*human, *scores, *annotations]
+        self._check_size(sum(len(r[3]) for r in rows) + sum(len(d) for _, d in side), owner)
+        created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        with self._db(write=True) as con:
+            con.execute(
+                "INSERT INTO sets (id, name, language_pair, project, created, n_lines, owner, language_how, notes) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    set_id,
+                    name,
+                    corpus.language_pair,
+                    project,
+                    created,
+                    corpus.n_lines,
+                    owner,
+                    language_how,
+                    json.dumps(list(corpus.warnings)),
+                ),
+            )
+            con.executemany(
+                "INSERT INTO streams (set_id, kind, name, position, lines) VALUES (?, ?, ?, ?, ?)",
+                [(set_id, *r) for r in rows],
+            )
+            con.executemany(
+                "INSERT INTO files (set_id, kind, name, data) VALUES (?, ?, ?, ?)",
+                [(set_id, "human", n, bytes(d)) for n, d in human]
+                + [(set_id, "scores", n, bytes(d)) for n, d in scores]
+                + [(set_id, "annotations", n, bytes(d)) for n, d in annotations],
+            )
+        return set_id
+
+    def add_scores(self, set_id: str, name: str, data: bytes, visitor: Visitor | None = None) -> None:
+        """Add an imported metric scores file to a saved set (checked by the caller against the corpus)."""
+        self._check_change(set_id, visitor)
+        self._check_size(len(data), None if visitor is None else visitor.id)
+        with self._db(write=True) as con:
+            if con.execute("SELECT 1 FROM sets WHERE id = ?", (set_id,)).fetchone() is None:
+                raise InputError(f"no saved set has the id '{set_id}'")
+            con.execute("INSERT OR REPLACE INTO files VALUES (?, 'scores', ?, ?)", (set_id, name, bytes(data)))
+
+    def add_annotations(self, set_id: str, name: str, data: bytes, visitor: Visitor | None = None) -> None:
+        """Add an annotation file to a saved set (checked by the caller against its hypotheses)."""
+        self._check_change(set_id, visitor)
+        self._check_size(len(data), None if visitor is None else visitor.id)
+        with self._db(write=True) as con:
+            if con.execute("SELECT 1 FROM sets WHERE id = ?", (set_id,)).fetchone() is None:
+                raise InputError(f"no saved set has the id '{set_id}'")
+            con.execute("INSERT OR REPLACE INTO files VALUES (?, 'annotations', ?, ?)", (set_id, name, bytes(data)))
+
+    def add_systems(self, set_id: str, systems: Mapping[str, Sequence[str]], visitor: Visitor | None = None) -> None:
+        """Add system outputs to a saved set (same line count; a name already there is refused)."""
+        self._check_change(set_id, visitor)
+        saved = self.load(set_id)
+        clash = sorted(set(systems) & set(saved.corpus.systems))
+        if clash:
+            raise InputError(f"set '{saved.info.name}' already has a system named '{clash[0]}'")
+        merged = Corpus.build(dict(saved.corpus.references), {**saved.corpus.systems, **systems})  # checks lines
+        rows = [(n, len(saved.corpus.systems) + k, _dumps_lines(merged.systems[n])) for k, n in enumerate(systems)]
+        self._check_size(sum(len(r[2]) for r in rows), None if visitor is None else visitor.id)
+        with self._db(write=True) as con:
+            con.executemany(
+                "INSERT INTO streams (set_id, kind, name, position, lines) VALUES (?, 'sys', ?, ?, ?)",
+                [(set_id, *r) for r in rows],
+            )
+
+    def list(self, project: str | None = None, visitor: Visitor | None = None) -> list[SetInfo]:
+        """Every saved set, newest first (optionally one project's). A ``visitor`` who is not an
+        administrator sees only their own sets and those of the projects they are a member of."""
+        try:
+            with self._db() as con:
+                sets = con.execute(
+                    "SELECT id, name, language_pair, project, created, n_lines, owner FROM sets WHERE id != ? "
+                    "ORDER BY created DESC, id",
+                    (SAMPLE_ID,),  # the bundled sample is every workspace's, nobody's saved set
+                ).fetchall()
+                mine = (
+                    None
+                    if visitor is None or visitor.admin
+                    else {r[0] for r in con.execute("SELECT project FROM members WHERE member = ?", (visitor.id,))}
+                )
+                streams = con.execute(
+                    "SELECT set_id, kind, name FROM streams ORDER BY set_id, kind, position"
+                ).fetchall()
+        except _Missing:
+            return []
+        names: dict[tuple[str, str], list[str]] = {}
+        for sid, kind, n in streams:
+            names.setdefault((sid, kind), []).append(n)
+        out = [
+            SetInfo(sid, n, lp, pr, names.get((sid, "sys"), []), names.get((sid, "ref"), []), lines, created, ow)
+            for sid, n, lp, pr, created, lines, ow in sets
+            if mine is None or ow == visitor.id or pr in mine
+        ]
+        return [s for s in out if project is None or s.project == project]
+
+    def load(self, set_id: str) -> SavedSet:
+        """A saved set, or an InputError naming the id."""
+        try:
+            with self._db() as con:
+                row = con.execute(
+                    "SELECT id, name, language_pair, project, created, n_lines, owner, language_how, notes "
+                    "FROM sets WHERE id = ?",
+                    (set_id,),
+                ).fetchone()
+                streams = con.execute(
+                    "SELECT kind, name, lines FROM streams WHERE set_id = ? ORDER BY kind, position", (set_id,)
+                ).fetchall()
+                files = con.execute(
+                    "SELECT kind, name, data FROM files WHERE set_id = ? ORDER BY rowid", (set_id,)
+                ).fetchall()
+        except _Missing:
+            row = None
+        if row is None:
+            raise InputError(f"no saved set has the id '{set_id}' (see 'python -m mtlens list')")
+        try:
+            parsed = [(k, n, json.loads(lines)) for k, n, lines in streams]
+        except ValueError:
+            raise InputError(f"set '{set_id}' in the workspace is damaged (its text is not readable)") from None
+        if not row[5] or not any(k == "sys" for k, _, _ in streams):
+            raise InputError(
+                f"set '{row[1]}' ({set_id}) has no lines (an older mtlens saved it from a bundle); delete it "
+                f"with 'python -m mtlens delete {set_id}'"
+            )
+        refs = {n: v for k, n, v in parsed if k == "ref"}
+        syss = {n: v for k, n, v in parsed if k == "sys"}
+        src = next((v for k, _, v in parsed if k == "src"), None)
+        try:
+            notes = json.loads(row[8]) if row[8] else []
+            notes = [str(n) for n in notes] if isinstance(notes, list) else []
+        except ValueError:
+            notes = []
+        corpus = Corpus.build(refs, syss, src, notes, language_pair=row[2], allow_no_reference=True)
+        info = SetInfo(row[0], row[1], row[2], row[3], list(syss), list(refs), row[5], row[4], row[6], row[7])
+        human = tuple((n, bytes(d)) for k, n, d in files if k == "human")
+        scores = tuple((n, bytes(d)) for k, n, d in files if k == "scores")
+        annotations = tuple((n, bytes(d)) for k, n, d in files if k == "annotations")
+        return SavedSet(info, corpus, human, scores, annotations)
+
+    def rename(self, set_id: str, name: str, visitor: Visitor | None = None) -> None:
+        self._check_change(set_id, visitor)
+        with self._db(write=True) as con:
+            if con.execute("UPDATE sets SET name = ? WHERE id = ?", (_clean_name(name), set_id)).rowcount == 0:
+                raise InputError(f"no saved set has the id '{set_id}'")
+
+    def set_project(self, set_id: str, project: str | None, visitor: Visitor | None = None) -> None:
+        """Put a set in a project (None: none). A visitor may choose only projects they are a member of."""
+        self._check_change(set_id, visitor)
+        project = " ".join(str(project or "").split())[:200] or None
+        if project and visitor is not None and not visitor.admin and project not in self.projects_of(visitor.id):
+            raise InputError(
+                f"you are not a member of project '{project}'; the server's operator adds members "
+                f"('python -m mtlens access grant \"{project}\" {visitor.id}')"
+            )
+        with self._db(write=True) as con:
+            con.execute("UPDATE sets SET project = ? WHERE id = ?", (project, set_id))
+
+    def delete(self, set_id: str, visitor: Visitor | None = None) -> None:
+        """Delete a set and everything stored with it (text, files, statistics). On a full disk the
+        ballast file beside the store is given up first, so a delete can always free space."""
+        if set_id == SAMPLE_ID:
+            raise InputError("the bundled sample is read-only and cannot be deleted")
+        self._check_change(set_id, visitor)
+        try:
+            try:
+                self._delete(set_id)
+            except InputError as err:
+                if "disk is full" not in str(err) or not self._drop_ballast():
+                    raise
+                self._delete(set_id)
+        finally:
+            with contextlib.suppress(InputError, sqlite3.Error), self._db(write=True) as con:
+                con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._keep_ballast()
+
+    def project_of(self, set_id: str) -> str | None:
+        """The set's project (None: none), read without loading the set; InputError if it is not there."""
+        return self._set_field(set_id, "project")
+
+    def _delete(self, set_id: str) -> None:
+        with self._db(write=True) as con:
+            if con.execute("DELETE FROM sets WHERE id = ?", (set_id,)).rowcount == 0:
+                raise InputError(f"no saved set has the id '{set_id}'")
+            con.execute("DELETE FROM jobs WHERE set_id = ?", (set_id,))
+
+    def export_bundle(self, set_id: str) -> bytes:
+        """One file holding a set (gzip'd JSON: text, names, human files as hex), to import elsewhere."""
+        s = self.load(set_id)
+        c = s.corpus
+        doc = {
+            "format": "mtlens-set",
+            "version": 1,
+            "name": s.info.name,
+            "language_pair": c.language_pair,
+            "language_how": s.info.language_how,
+            "project": s.info.project,
+            "references": dict(c.references),
+            "systems": dict(c.systems),
+            "source": list(c.source) if c.source is not None else None,
+            "human": [[n, d.hex()] for n, d in s.human],
+            "scores": [[n, d.hex()] for n, d in s.scores],
+            "annotations": [[n, d.hex()] for n, d in s.annotations],
+        }
+        return gzip.compress(json.dumps(doc, ensure_ascii=True).encode("ascii"), mtime=0)
