@@ -543,7 +543,8 @@ def _run_report(args) -> str:
 
 
 def _run_import(args) -> str:
-    from .service.evaluation import evaluate, import_bundle, save
+    from .service.bundles import import_bundle
+    from .service.evaluation import evaluate, save
     from .service.inputs import read_path
 
     store = _store(args)

@@ -159,14 +159,15 @@ def test_unrated_segments_are_null_and_left_out_of_the_mean(tmp_path):
 
 
 def test_an_annotated_set_survives_a_bundle_round_trip(tmp_path):
-    from mtlens.service.evaluation import evaluate_annotations, import_bundle, open_saved, save
+    from mtlens.service.bundles import export_bundle, import_bundle
+    from mtlens.service.evaluation import evaluate_annotations, open_saved, save
     from mtlens.storage.store import Store
 
     tsv = TESTDATA / "mqm" / "mqm_ted_ende.excerpt.tsv"
     st = Store(tmp_path)
     sid = save(st, evaluate_annotations(tsv.read_bytes(), tsv.name), "ted").set_id
     other = Store(tmp_path / "other")
-    back = open_saved(other, import_bundle(other, st.export_bundle(sid)))
+    back = open_saved(other, import_bundle(other, export_bundle(st, sid)))
     assert back.annotations == ((tsv.name, tsv.read_bytes()),) and not back.corpus.references
     assert back.corpus.systems == open_saved(st, sid).corpus.systems
 

@@ -24,7 +24,7 @@ from mtlens.exports.html import build_html_report
 from mtlens.exports.tables import csv_cell, frame_to_csv, to_csv
 from mtlens.readers.scores import read_score_files, read_scores
 from mtlens.runtime.scoring import score, score_saved
-from mtlens.service.evaluation import import_bundle, read_bundle
+from mtlens.service.bundles import export_bundle, import_bundle, read_bundle
 from mtlens.storage.store import BALLAST_NAME, FILE_NAME, Store
 
 from .conftest import ROOT, SAMPLE, pair_files
@@ -180,9 +180,9 @@ def test_bundle_round_trip_keeps_everything(tmp_path):
     c = Corpus.build({"ref": refs[0]}, systems, language_pair="en-de")
     st = Store(tmp_path)
     sid = st.save(c, "x", human=[("human.tsv", (SAMPLE / "human.tsv").read_bytes())], project="P")
-    b = read_bundle(st.export_bundle(sid))
+    b = read_bundle(export_bundle(st, sid))
     assert b.corpus.systems == c.systems and b.corpus.language_pair == "en-de" and b.project == "P"
-    new = import_bundle(st, st.export_bundle(sid), owner=A.id)
+    new = import_bundle(st, export_bundle(st, sid), owner=A.id)
     assert st.load(new).info.owner == A.id and st.load(new).info.project is None  # a visitor's copy joins no project
 
 

@@ -23,7 +23,7 @@ from mtlens.core.errors import InputError
 from mtlens.core.options import DEFAULTS
 from mtlens.metrics import options_key
 from mtlens.runtime.scoring import score_saved
-from mtlens.service.evaluation import import_bundle
+from mtlens.service.bundles import export_bundle, import_bundle
 from mtlens.storage.store import FILE_NAME, SCHEMA_VERSION, Store
 
 from .conftest import ROOT, SAMPLE, pair_files
@@ -124,7 +124,7 @@ def test_reopening_reuses_statistics_and_an_added_system_is_the_only_one_scored(
 def test_bundle_round_trip_and_bad_bundles(tmp_path, sample_corpus):
     st = Store(tmp_path / "a")
     sid = st.save(sample_corpus, "to move", human=[("h.tsv", b"system\tmetric\tscore\nUEdin\tDA\t1\n")])
-    bundle = st.export_bundle(sid)
+    bundle = export_bundle(st, sid)
     other = Store(tmp_path / "b")
     new = import_bundle(other, bundle)
     back = other.load(new)

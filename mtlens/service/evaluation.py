@@ -5,9 +5,7 @@ decides and checks before a set is used or saved, in one place.
   notes and the side files of a test set, decided once and kept with the set;
 - :func:`options_for`: the language's defaults under the user's explicit options;
 - :func:`check_side_files`: human score files and imported metric score files read against the corpus;
-- :func:`read_bundle` / :func:`import_bundle`: a set bundle unpacked within limits (decompressed size,
-  JSON nesting, counts) and validated line by line by the same code as an uploaded text file, so a
-  bundle can never save what an upload would refuse.
+- set bundles (read, imported, exported): :mod:`mtlens.service.bundles`.
 """
 
 from __future__ import annotations
@@ -18,18 +16,9 @@ from dataclasses import dataclass
 
 from ..core.corpus import Corpus
 from ..core.errors import InputError
-from ..core.language import Language, language_defaults, parse_pair, with_language
-from ..core.limits import gunzip, load_json, max_bundle_bytes
+from ..core.language import Language, language_defaults, with_language
 from ..core.options import Options
-from ..readers.testset import decode_lines, with_warnings
-
-BUNDLE_FORMAT = "mtlens-set"
-BUNDLE_VERSION = 1
-#: counts a bundle may hold (a set with more is not one people compare in a dashboard)
-MAX_BUNDLE_STREAMS = 1000
-MAX_BUNDLE_FILES = 100
-#: lines a bundle may hold in all (counted before its JSON is parsed, so memory stays bounded)
-MAX_BUNDLE_LINES = 5_000_000
+from ..readers.testset import with_warnings
 
 
 def check_side_files(corpus: Corpus, human: Sequence[tuple[str, bytes]] = (), scores=(), annotations=()) -> None:
@@ -47,141 +36,6 @@ def check_side_files(corpus: Corpus, human: Sequence[tuple[str, bytes]] = (), sc
         from ..readers.scores import read_score_files
 
         read_score_files(list(scores), corpus)
-
-
-@dataclass(frozen=True)
-class Bundle:
-    """A bundle's content, validated."""
-
-    name: str
-    project: str | None
-    corpus: Corpus
-    human: tuple[tuple[str, bytes], ...]
-    scores: tuple[tuple[str, bytes], ...]
-    language_how: str | None = None
-    annotations: tuple[tuple[str, bytes], ...] = ()
-
-
-_BAD = "that file is not an mtlens set bundle (export one with 'Download this set')"
-
-
-def _lines(value, what: str) -> list[str]:
-    """One stream of a bundle, checked as an uploaded text file is (UTF-8, not empty, line bounds)."""
-    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-        raise InputError(f"{_BAD}: {what} is not a list of lines")
-    if not value:
-        raise InputError(f"the bundle's {what} has no lines")
-    try:
-        data = ("\n".join(value) + "\n").encode("utf-8")
-    except UnicodeEncodeError:
-        raise InputError(f"the bundle's {what} holds text that is not valid Unicode (a lone surrogate)") from None
-    lines = decode_lines(data, f"the bundle's {what}")
-    if lines != value:
-        raise InputError(f"the bundle's {what} holds line breaks or a byte order mark inside its lines")
-    return lines
-
-
-def _name(value, what: str) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value) > 200 or not value.isprintable():
-        raise InputError(f"{_BAD}: a {what} name is empty, too long or not printable text")
-    return value
-
-
-def _files(value, what: str) -> tuple[tuple[str, bytes], ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or len(value) > MAX_BUNDLE_FILES:
-        raise InputError(f"{_BAD}: its {what} files are not a list of at most {MAX_BUNDLE_FILES}")
-    out = []
-    for item in value:
-        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)):
-            raise InputError(f"{_BAD}: a {what} file is not a [name, hex] pair")
-        try:
-            out.append((_name(item[0], f"{what} file"), bytes.fromhex(item[1])))
-        except ValueError:
-            raise InputError(f"{_BAD}: the {what} file '{item[0][:60]}' is not hex") from None
-    return tuple(out)
-
-
-def read_bundle(data: bytes) -> Bundle:
-    """Unpack and validate a set bundle (see :meth:`mtlens.storage.store.Store.export_bundle`).
-
-    Raises:
-        InputError: one sentence: too large unpacked, not a bundle, a newer version, or what an upload
-            of the same files would be refused for.
-    """
-    if not bytes(data[:2]) == b"\x1f\x8b":
-        raise InputError(_BAD)
-    text = gunzip(data, max_bundle_bytes(), "the bundle").decode("utf-8", "replace")
-    if text.count('"') > 2 * MAX_BUNDLE_LINES + 10_000:
-        raise InputError(f"the bundle holds more than {MAX_BUNDLE_LINES:,} lines, the limit for one bundle")
-    try:
-        doc = load_json(text, "bundle", "the bundle")
-    except InputError as err:
-        raise InputError(f"{_BAD} ({err})") from None
-    if not isinstance(doc, dict) or doc.get("format") != BUNDLE_FORMAT:
-        raise InputError(_BAD)
-    version = doc.get("version")
-    if type(version) is not int or version < 1:
-        raise InputError(f"{_BAD}: its version is missing")
-    if version > BUNDLE_VERSION:
-        raise InputError(
-            f"the bundle was written by a newer mtlens (bundle version {version}, this one reads up to "
-            f"{BUNDLE_VERSION}); upgrade mtlens"
-        )
-    refs, syss = doc.get("references"), doc.get("systems")
-    if (
-        not isinstance(refs, dict)
-        or not isinstance(syss, dict)
-        or not syss
-        or (not refs and not doc.get("annotations"))
-    ):
-        raise InputError(f"{_BAD}: it needs references and systems")
-    if len(refs) + len(syss) > MAX_BUNDLE_STREAMS:
-        raise InputError(f"the bundle holds more than {MAX_BUNDLE_STREAMS} references and systems")
-    annotations = _files(doc.get("annotations"), "annotations")
-    if not refs and annotations:  # a set made from annotations alone
-        refs = {}
-    references = {_name(n, "reference"): _lines(v, f"reference '{n}'") for n, v in refs.items()}
-    systems = {_name(n, "system"): _lines(v, f"system '{n}'") for n, v in syss.items()}
-    source = None if doc.get("source") is None else _lines(doc.get("source"), "source")
-    pair = doc.get("language_pair")
-    if pair is not None:
-        if not isinstance(pair, str):
-            raise InputError(f"{_BAD}: its language pair is not text")
-        try:
-            pair = "-".join(parse_pair(pair))
-        except InputError:
-            raise InputError(f"the bundle's language pair {pair[:40]!r} is not of the form 'en-zh'") from None
-    name = doc.get("name")
-    name = _name(name, "set") if name is not None else "imported set"
-    project = doc.get("project")
-    if project is not None:
-        project = _name(project, "project")
-    corpus = with_warnings(
-        Corpus.build(references, systems, source, language_pair=pair, allow_no_reference=bool(annotations))
-    )
-    human, scores = _files(doc.get("human"), "human"), _files(doc.get("scores"), "scores")
-    check_side_files(corpus, human, scores, annotations)
-    how = doc.get("language_how")
-    how = how if how in ("declared", "detected") and pair else ("declared" if pair else None)
-    return Bundle(name, project, corpus, human, scores, how, annotations)
-
-
-def import_bundle(store, data: bytes, name: str | None = None, owner: str | None = None) -> str:
-    """Validate a bundle and save it as a new set of ``owner``; returns its id."""
-    b = read_bundle(data)
-    project = b.project if owner is None else None  # a visitor's copy joins no project
-    return store.save(
-        b.corpus,
-        name or b.name,
-        b.human,
-        project,
-        scores=b.scores,
-        owner=owner,
-        language_how=b.language_how,
-        annotations=b.annotations,
-    )
 
 
 # --------------------------------------------------------------------------- evaluations

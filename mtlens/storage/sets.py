@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import gzip
 import json
 import secrets
 import sqlite3
@@ -270,23 +269,3 @@ class Sets:
             if con.execute("DELETE FROM sets WHERE id = ?", (set_id,)).rowcount == 0:
                 raise InputError(f"no saved set has the id '{set_id}'")
             con.execute("DELETE FROM jobs WHERE set_id = ?", (set_id,))
-
-    def export_bundle(self, set_id: str) -> bytes:
-        """One file holding a set (gzip'd JSON: text, names, human files as hex), to import elsewhere."""
-        s = self.load(set_id)
-        c = s.corpus
-        doc = {
-            "format": "mtlens-set",
-            "version": 1,
-            "name": s.info.name,
-            "language_pair": c.language_pair,
-            "language_how": s.info.language_how,
-            "project": s.info.project,
-            "references": dict(c.references),
-            "systems": dict(c.systems),
-            "source": list(c.source) if c.source is not None else None,
-            "human": [[n, d.hex()] for n, d in s.human],
-            "scores": [[n, d.hex()] for n, d in s.scores],
-            "annotations": [[n, d.hex()] for n, d in s.annotations],
-        }
-        return gzip.compress(json.dumps(doc, ensure_ascii=True).encode("ascii"), mtime=0)

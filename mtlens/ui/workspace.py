@@ -14,7 +14,8 @@ import streamlit as st
 
 from ..core.errors import InputError
 from ..service import rankings
-from ..service.evaluation import add_annotations, import_bundle
+from ..service.bundles import export_bundle, import_bundle
+from ..service.evaluation import add_annotations
 from ..service.inputs import decode_lines, read_score_files, unique_names
 from . import identity, render, state
 
@@ -133,7 +134,7 @@ def _bundle_button(ds: state.Dataset) -> None:
     set_id = ds.set_id
     st.download_button(
         "Download this set (one file, to import on another machine)",
-        lambda: state.store().export_bundle(set_id),
+        lambda: export_bundle(state.store(), set_id),
         file_name=f"{state.slug(ds.name) or 'mtlens-set'}.mtlens.json.gz",
         mime="application/gzip",
         key=f"ws_bundle_{ds.set_id}",
