@@ -133,11 +133,17 @@ def test_only_the_ui_floor_and_the_pages_import_streamlit():
         assert not any(n.split(".")[0] == "streamlit" for n in _imported_names(path)), path
 
 
+#: the most lines a page script has: it sets the page up and calls its screen (mtlens/ui/screens)
+MAX_PAGE_LINES = 60
+
+
 def test_pages_are_thin():
-    """Pages read widgets and draw what mtlens.ui returns: of the core they import only its errors."""
+    """Pages set themselves up and call mtlens.ui: of the core they import only its errors, and each is at
+    most MAX_PAGE_LINES lines."""
     for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
         core = {n for n in _imported_names(path) if n.split(".")[0] == "mtlens"}
         assert {n for n in core if not n.startswith("mtlens.ui")} <= {"mtlens.core.errors"}, (path.name, core)
+        assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_PAGE_LINES, path.name
 
 
 #: what the faces (the command line, the UI package, the pages) may import of the core besides the service
@@ -147,7 +153,7 @@ FACE_MAY_IMPORT = {"mtlens.core.options", "mtlens.core.errors"}
 def _faces():
     return [
         PKG / "cli.py",
-        *sorted((PKG / "ui").glob("*.py")),
+        *sorted((PKG / "ui").rglob("*.py")),
         ROOT / "app.py",
         *sorted((ROOT / "pages").glob("*.py")),
     ]

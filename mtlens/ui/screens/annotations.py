@@ -1,0 +1,74 @@
+"""The human annotations: what the raters marked, summarised (MQM error counts, documents, rater agreement),
+and where the metrics disagree with them.
+
+The body of ``pages/8_Annotations.py`` (the page itself only sets the page up and calls :func:`page`)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from .. import cached, export, render, state, views
+from ..widgets import dataset_caption, metric_sidebar
+
+
+def page() -> None:
+    """Draw the page (inside the page guard)."""
+    st.title("Human annotations (MQM)")
+    ds = state.current()
+    opts = metric_sidebar()
+    dataset_caption(ds)
+    anns = cached.annotations(ds)
+    if not anns:
+        st.info(
+            "This set has no human error annotations. Upload an MQM file (Google's TSV with <v> spans) on the home "
+            "page: alone it makes a set, with references and systems it annotates their hypotheses."
+        )
+        st.stop()
+    for ann in anns:
+        if ann.problems:
+            with st.expander(f"{render.md(ann.name)}: {len(ann.problems)} row(s) to check"):
+                for p in ann.problems:
+                    st.caption(render.md(p))
+    tables = views.annotation_summaries(anns)
+    st.subheader("Errors per 100 rated segments, by category and severity")
+    export.table(tables["per100"], name="mtlens-mqm-per100", hide_index=True, key="ann_per100")
+    system = st.selectbox("System", list(ds.corpus.system_names), key="ann_system")
+    mine = tables["counts"][tables["counts"]["system"] == system]
+    fig = go.Figure()
+    for sev in sorted(set(mine["severity"])):
+        part = mine[mine["severity"] == sev]
+        fig.add_trace(go.Bar(name=sev, x=list(part["category"]), y=list(part["per 100 segments"])))
+    fig.update_layout(barmode="stack", height=380, margin={"t": 20}, yaxis_title="errors per 100 segments")
+    export.chart(fig, "ann_counts", f"mtlens-mqm-errors-{views.safe_key(system)}")
+    with st.expander("Error counts (every system, category and severity)"):
+        export.table(tables["counts"], name="mtlens-mqm-counts", hide_index=True, key="ann_counts_table")
+    st.subheader("MQM by document")
+    export.table(tables["documents"], name="mtlens-mqm-documents", hide_index=True, key="ann_docs")
+    st.subheader("Rater agreement")
+    agreement = tables["agreement"]
+    if agreement.empty or agreement["pearson"].isna().all():
+        st.caption(
+            "No two raters rated the same (system, segment) three times or more, so their agreement cannot be "
+            "measured (WMT21 TED assigns one rater per segment)."
+        )
+    if not agreement.empty:
+        export.table(agreement, name="mtlens-rater-agreement", hide_index=True, key="ann_agree")
+    st.subheader("Where a metric disagrees with the raters")
+    names = [m for m in cached.metric_names(ds, sentence=True) if m != "mqm"] or ["mqm"]
+    metric = st.selectbox("Metric", names, key="ann_metric")
+    st.caption(
+        "Percentile ranks of the metric's sentence scores and of MQM over the system's rated lines; the "
+        "disagreement is their absolute difference (1: one puts the line first, the other last)."
+    )
+    export.table(
+        views.metric_disagreements(ds, anns, metric, system, opts),
+        name=f"mtlens-disagreement-{metric}",
+        hide_index=True,
+        key="ann_disagree",
+    )
+    overlap = views.span_overlaps(ds, anns)
+    if not overlap.empty:
+        st.subheader("Predicted error spans against the raters' spans")
+        st.caption("Character-level precision, recall and F1 against the union of the raters' spans (micro average).")
+        export.table(overlap, name="mtlens-span-overlap", hide_index=True, key="ann_overlap")

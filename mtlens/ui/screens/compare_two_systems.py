@@ -1,0 +1,162 @@
+"""The two systems side by side: the n-grams each gets right, scores by bucket with paired tests, largest differences.
+
+The body of ``pages/6_Compare_two_systems.py`` (the page itself only sets the page up and calls :func:`page`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ...core.errors import InputError
+from .. import cached, export, render, state, views
+from ..widgets import dataset_caption, metric_sidebar, require_reference
+
+
+def page() -> None:
+    """Draw the page (inside the page guard)."""
+    st.title("Compare two systems")
+    ds = state.current()
+    opts = metric_sidebar()
+    dataset_caption(ds)
+    require_reference(ds, "This page")
+    c = ds.corpus
+    systems = list(c.system_names)
+    if len(systems) < 2:
+        st.info("This page needs at least two systems.")
+        st.stop()
+    sentence_metrics = cached.metric_names(ds, sentence=True)
+    state.from_link({"a": ("cmp_a", systems), "b": ("cmp_b", systems), "metric": ("cmp_metric", sentence_metrics)})
+    k1, k2, k3 = st.columns(3)
+    a = k1.selectbox("System A", systems, key="cmp_a")
+    b = k2.selectbox("System B", [s for s in systems if s != a], key="cmp_b")
+    metric = k3.selectbox("Metric for buckets and differences", sentence_metrics, key="cmp_metric")
+    state.to_link(a=a, b=b, metric=metric)
+    corpus_scores = cached.metric_result(ds, metric, opts).scores
+    st.markdown(render.md(views.agreement_sentence(metric, a, b, corpus_scores[a], corpus_scores[b])))
+
+    # --- n-grams
+    st.subheader("N-grams one system gets right more often")
+    st.caption(
+        "Matched in a reference with BLEU's clipping, summed over the corpus; "
+        "score = (A + 1) / (A + B + 2): above 0.5 A gets it right more often."
+    )
+    diff = cached.ngram_differences(ds, a, b, opts)
+    diff = diff[diff["matched_a"] + diff["matched_b"] >= 2]  # n-grams matched at least twice
+    n_sel = st.multiselect("n", [1, 2, 3, 4], default=[1, 2, 3, 4], key="cmp_n")
+    top = st.slider("rows", 5, 100, 20, key="cmp_top")
+    d = diff[diff["n"].isin(n_sel)]
+    cols = ["ngram", "n", "matched_a", "matched_b", "score"]
+    t1, t2 = st.columns(2)
+    better_a = d.sort_values(["score", "matched_a"], ascending=[False, False]).head(top)
+    better_b = d.sort_values(["score", "matched_b"], ascending=[True, False]).head(top)
+    t1.markdown(f"**{render.md(a)} (A) better**")
+    ev_a = t1.dataframe(
+        better_a[cols], hide_index=True, on_select="rerun", selection_mode="single-row", key="cmp_tab_a"
+    )
+    t2.markdown(f"**{render.md(b)} (B) better**")
+    ev_b = t2.dataframe(
+        better_b[cols], hide_index=True, on_select="rerun", selection_mode="single-row", key="cmp_tab_b"
+    )
+
+    def _examples(row, lines_col):
+        lines = row[lines_col][:5]
+        if not lines:
+            return
+        st.markdown(f"Example lines for *{render.md(row['ngram'])}*: " + ", ".join(map(str, lines)))
+        for ln in lines[:3]:
+            with st.expander(f"line {ln}"):
+                st.text(
+                    f"ref: {c.reference_streams()[0][ln - 1]}\nA:   {c.systems[a][ln - 1]}\nB:   {c.systems[b][ln - 1]}"
+                )
+                if st.button("Open in Sentences", key=f"open_{lines_col}_{ln}"):
+                    st.session_state.update({"sent_a": a, "sent_b": b, "sent_line": ln, "sent_line_input": ln})
+                    st.switch_page("pages/2_Sentences.py")
+
+    for ev, table, col in ((ev_a, better_a, "lines_a"), (ev_b, better_b, "lines_b")):
+        if ev is not None and ev.selection.rows:
+            _examples(table.iloc[ev.selection.rows[0]], col)
+
+    # --- buckets
+    st.subheader("Scores by bucket, each with a paired bootstrap test (B against A)")
+    freq_file = st.file_uploader(
+        "Word frequencies from (optional): a text file such as the training data's target side",
+        type=None,
+        key="cmp_freq",
+        help="Without it, word frequencies are counted in the first reference (and no word is 'unseen').",
+    )
+    frequency = None
+    if freq_file is not None:
+        try:
+            frequency = views.frequency_corpus(freq_file.getvalue(), freq_file.name)
+        except InputError as err:
+            st.error(str(err))
+    for kind in ("length", "frequency"):
+        res = cached.buckets(ds, kind, metric, a, b, opts, frequency if kind == "frequency" else None)
+        title = (
+            f"{metric} by reference length (words)"
+            if kind == "length"
+            else f"word F-measure by word frequency in {res.frequency_source}"
+        )
+        df = pd.DataFrame(
+            {
+                "bucket": [r.bucket for r in res.rows],
+                "lines": [r.lines for r in res.rows],
+                "A": [r.a for r in res.rows],
+                "B": [r.b for r in res.rows],
+                "B - A": [r.delta for r in res.rows],
+                "p": [r.p_value for r in res.rows],
+                "p (Holm)": [r.p_holm for r in res.rows],
+                "test": [
+                    ("significant" if r.significant else "not significant") if r.tested else "too few lines"
+                    for r in res.rows
+                ],
+            }
+        )
+        if kind == "frequency":
+            df.insert(2, "reference words", [r.words for r in res.rows])
+        fig = go.Figure(
+            [
+                go.Bar(name=f"A: {a}", x=df["bucket"], y=df["A"]),
+                go.Bar(name=f"B: {b}", x=df["bucket"], y=df["B"]),
+            ]
+        )
+        fig.update_layout(title=title, barmode="group", height=360, margin={"t": 40})
+        for r in res.rows:
+            if r.significant:
+                fig.add_annotation(x=r.bucket, y=max(r.a, r.b), text="*", showarrow=False, yshift=12, font={"size": 18})
+        export.chart(fig, f"cmp_{kind}")
+        export.table(
+            name=f"mtlens-buckets-{kind}",
+            df=df,
+            hide_index=True,
+            places=dict.fromkeys(("A", "B", "B - A"), views.metric_decimals(metric)),
+        )
+    st.caption(
+        f"* significant: Holm-corrected p < 0.05 over the tested buckets of the chart. Buckets with fewer than "
+        f"{views.MIN_TEST_LINES} lines are not tested. p: paired bootstrap, 1000 resamples, two-sided, "
+        "(#{resamples with |d - mean(d)| >= |observed d|} + 1) / (1000 + 1)."
+    )
+
+    # --- largest differences
+    st.subheader("Where the two differ most")
+    res = cached.metric_result(ds, metric, opts)
+    sa, sb = res.sentence_scores(a), res.sentence_scores(b)
+    order = (abs(sb - sa)).argsort()[::-1][:20]
+    export.table(
+        name="mtlens-largest-differences",
+        df=pd.DataFrame(
+            {
+                "line": order + 1,
+                f"{metric} A": sa[order],
+                f"{metric} B": sb[order],
+                "B - A": (sb - sa)[order],
+                "A": [c.systems[a][i][:100] for i in order],
+                "B": [c.systems[b][i][:100] for i in order],
+            }
+        ),
+        hide_index=True,
+    )
+    if st.button("Inspect these lines in Sentences (sorted by |B - A|)", key="cmp_to_sentences"):
+        st.session_state.update({"sent_a": a, "sent_b": b, "sent_metric": metric, "sent_sort": "largest |B - A|"})
+        st.switch_page("pages/2_Sentences.py")

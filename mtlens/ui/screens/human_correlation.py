@@ -1,0 +1,148 @@
+"""The human correlation: how each metric agrees with the human judgments uploaded with the data.
+
+The body of ``pages/5_Human_correlation.py`` (the page itself only sets the page up and calls :func:`page`)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from .. import cached, export, render, state, views
+from ..widgets import dataset_caption, metric_sidebar
+
+
+def page() -> None:
+    """Draw the page (inside the page guard)."""
+    st.title("Correlation with human judgments")
+    ds = state.current()
+    opts = metric_sidebar()
+    dataset_caption(ds)
+    human = cached.human(ds)
+    if human is None:
+        st.info(
+            "No human scores in this dataset: upload a TSV (system, metric, score; or system, line, metric, score) "
+            "on the home page."
+        )
+        st.stop()
+    for note in human.notes:
+        st.caption(render.md(note))
+
+    # the fast metrics' rows first (a table within seconds), then every metric's (TER and tBLEU take longer);
+    # a row is the same in both (each row has its own seeded resamples)
+    names = cached.metric_names(ds)
+    fast = cached.fast_metrics(names)
+    first = st.empty()
+    slow = [m for m in names if m not in fast]
+    parts = []
+    if fast and slow:
+        parts.append(cached.human_corr(ds, opts, cached.all_results(ds, opts, fast)))
+        with first.container(key="hc_first_rows"):
+            st.dataframe(export.numbers(views.correlation_table(parts[0])), hide_index=True)
+    results = cached.all_results(ds, opts, names)
+    parts.append(cached.human_corr(ds, opts, {m: results[m] for m in (slow if parts else names)}))
+    corr = views.merge_correlations(parts, names)
+    with first.container(key="hc_all_rows"):
+        export.table(name="mtlens-human-correlation", df=views.correlation_table(corr), hide_index=True)
+    st.caption(
+        "TER is an error rate: a good TER correlates negatively. Intervals: percentile bootstrap over systems "
+        "(system level) or rated segments (segment level), 1000 resamples."
+    )
+    for key, names in corr.missing.items():
+        if names:
+            st.warning(render.md(f"No human score ({key}) for: {', '.join(names)}"))
+
+    st.caption(
+        "pairwise_accuracy (system level): share of system pairs the metric orders as the humans do. acc_eq "
+        "(segment level, Deutsch et al. 2023): per segment, the share of system pairs ordered as the humans do or "
+        "tied in both, with the one tie threshold (acc_eq_epsilon, in metric units) that maximises the average "
+        "over segments."
+    )
+
+    st.subheader("Which metric agrees better? (PERM-BOTH, Deutsch et al. 2021)")
+    levels_all = [f"system:{h}" for h in human.system] + [f"segment:{h}" for h in human.segment]
+    state.from_link(
+        {
+            "clusters_by": ("hc_perm_level", levels_all),
+            "metric": ("hc_metric", list(results)),
+            "human": ("hc_level", levels_all),
+            "ranked_by": ("hc_rank_kind", list(human.segment)),
+        }
+    )
+    perm_level = st.selectbox("Human score", levels_all, key="hc_perm_level")
+    state.to_link(clusters_by=perm_level)
+    perm = cached.metric_clusters(ds, opts, results, perm_level)
+    export.table(views.metric_clusters_table(perm), name="mtlens-metric-clusters", hide_index=True, key="hc_perm_table")
+    st.caption(
+        f"Metrics by Pearson correlation ({perm.level}); cluster boundaries only where every metric above "
+        "correlates significantly better than every metric below. p: PERM-BOTH, 1000 permutations, one-sided "
+        "(share of permutations whose correlation difference is at least the observed one), Holm-corrected "
+        "over the metric pairs."
+    )
+
+    if human.segment:
+        st.subheader("Systems ranked by the human scores (as WMT findings tables)")
+        seg_kind = st.selectbox("Segment-level human score", list(human.segment), key="hc_rank_kind")
+        state.to_link(ranked_by=seg_kind)
+        ranks, _ = cached.human_ranks(ds, seg_kind)
+        export.table(
+            pd.DataFrame([asdict(x) for x in ranks]), name="mtlens-human-ranking", hide_index=True, key="hc_rank_table"
+        )
+        st.caption(
+            "Rank range: (systems that beat it) + 1 ... N - (systems it beats). Two systems are compared on the "
+            "segments both were rated on (at least 30), Wilcoxon signed-rank, Holm-corrected p < 0.05; clusters "
+            "split only where every system above beats every system below."
+        )
+
+    st.subheader("Metric against human score")
+    c1, c2 = st.columns(2)
+    metric = c1.selectbox("Metric", list(results), key="hc_metric")
+    levels = [f"system:{h}" for h in human.system] + [f"segment:{h}" for h in human.segment]
+    level = c2.selectbox("Human score", levels, key="hc_level")
+    state.to_link(metric=metric, human=level)
+    kind, h = level.split(":", 1)
+    r = results[metric]
+    if kind == "system":
+        names = [s for s in r.scores if s in human.system[h]]
+        fig = go.Figure(
+            go.Scatter(
+                x=[r.scores[s] for s in names],
+                y=[human.system[h][s] for s in names],
+                mode="markers+text",
+                text=list(names),
+                textposition="top center",
+            )
+        )
+    else:
+        xs, ys = views.segment_pairs(r, human.segment[h])
+        labels = [f"{s} line {line + 1}" for s, lines in human.segment[h].items() for line in lines]
+        fig = go.Figure(
+            go.Scattergl(
+                x=xs,
+                y=ys,
+                mode="markers",
+                text=labels,
+                marker={"opacity": 0.5},
+                hovertemplate="%{text}<br>%{x:.2f} / %{y:.2f}<extra></extra>",
+            )
+        )
+    fig.update_layout(xaxis_title=metric, yaxis_title=h, height=440, margin={"t": 20})
+    export.chart(fig, "hc_scatter")
+
+    if human.system and ds.corpus.references:  # tBLEU compares with a reference
+        st.subheader("tBLEU threshold sweep (Libovický & Pecina, Figure 2)")
+        sweep = cached.tbleu_sweep(ds, opts)
+        fig2 = go.Figure()
+        for hname, vals in sweep.correlation.items():
+            fig2.add_trace(
+                go.Scatter(
+                    x=sweep.epsilons,
+                    y=vals["pearson"],
+                    mode="lines+markers",
+                    name=f"Pearson vs {hname}",
+                )
+            )
+        fig2.update_layout(xaxis_title="epsilon", yaxis_title="correlation", height=380, margin={"t": 20})
+        export.chart(fig2, "hc_sweep")

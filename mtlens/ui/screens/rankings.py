@@ -1,0 +1,146 @@
+"""The rankings: every system by every metric, with signatures, confidence intervals, clusters and exports.
+
+The body of ``pages/1_Rankings.py`` (the page itself only sets the page up and calls :func:`page`)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from .. import cached, export, render, state, views, workspace
+from ..neural_panel import panel as neural_panel
+from ..widgets import dataset_caption, metric_sidebar
+
+
+def page() -> None:
+    """Draw the page (inside the page guard)."""
+    st.title("Rankings")
+    ds = state.current()
+    opts = metric_sidebar()
+    dataset_caption(ds)
+    neural_panel(ds)
+
+    size = ds.corpus.n_lines * len(ds.corpus.systems)
+    names = cached.metric_names(ds)
+    metrics_key = f"rank_metrics_{size > views.LARGE}_{len(names)}"  # a metric that appears (a finished job) is shown
+    state.from_link({views.SORT_PARAM: ("rank_sort", names)}, lists={views.METRICS_PARAM: (metrics_key, names)})
+    default_metrics = views.default_metrics(names, size)
+    chosen = st.multiselect(
+        "Metrics",
+        names,
+        default=None if metrics_key in st.session_state else default_metrics,
+        key=metrics_key,
+        help="TER and tBLEU take about a minute per 100,000 system lines; they are opt-in for large uploads.",
+    )
+    if size > views.LARGE:
+        st.caption(f"{size:,} system lines: TER and tBLEU are not computed unless you add them above.")
+    shown_metrics = [m for m in names if m in chosen] or ["bleu"]
+    sort_by = st.selectbox("Sort by", shown_metrics, key="rank_sort")
+    state.to_link(**views.rankings_link(shown_metrics, default_metrics, sort_by))  # what differs from the defaults
+
+    placeholder = st.empty()
+    bar = st.progress(0.0, text="Scoring…")
+    results = {}
+    for group in cached.metric_groups(shown_metrics):  # the table grows: the fast metrics, then the slow ones
+        bar.progress(len(results) / len(shown_metrics), text=f"Scoring {', '.join(group)}…")
+        results.update(cached.metric_results(ds, group, opts))
+        results = {m: results[m] for m in shown_metrics if m in results}
+        placeholder.dataframe(export.numbers(views.ranking_table(results, sort_by)), hide_index=True)
+    metrics = list(results)
+    cmp = None
+    testable = cached.can_test(ds)
+    if testable:
+        cmp = cached.comparison(ds, sort_by, opts, progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
+    bar.empty()
+    placeholder.dataframe(export.numbers(views.ranking_table(results, sort_by, cmp)), hide_index=True, key="rank_table")
+    if len(ds.corpus.systems) > 1 and not testable:
+        st.info(cached.too_few_lines(ds))
+    st.caption(views.clusters_note(metrics))
+    for m_name, (imp_scores, _) in cached.imported(ds).items():
+        if imp_scores.spans:
+            st.markdown(f"**{render.md(m_name)} error spans per system**")
+            counts = views.span_counts(ds, imp_scores.spans)
+            export.table(counts, name=f"mtlens-{m_name}-spans", hide_index=True, key=f"rank_spans_{m_name}")
+    if ds.set_id:
+        st.caption(workspace.quick_link(ds))
+    st.markdown("**Signatures**")
+    # plain preformatted text: st.code's highlighter is a 1.6 MB script a new browser session would load first
+    st.container(key="rank_signatures").text("\n".join(f"{m}: {r.signature}" for m, r in results.items()))
+
+    c1, c2, c3, c4 = st.columns(4)
+    files = views.exports(ds, results, sort_by, cmp)
+    c1.download_button(
+        "Download CSV", files["csv"](), file_name=state.file_name("mtlens-scores", "csv"), mime="text/csv", key="dl_csv"
+    )
+    c2.download_button(
+        "Download LaTeX",
+        files["tex"](),
+        file_name=state.file_name("mtlens-scores", "tex"),
+        mime="text/x-tex",
+        key="dl_latex",
+    )
+
+    c4.download_button(
+        "Download Excel",
+        files["xlsx"],
+        file_name=state.file_name("mtlens-scores", "xlsx"),
+        mime=export.XLSX_MIME,
+        key="dl_xlsx",
+        help="one sheet per table: scores, signatures, the sentence table (one column per metric), intervals",
+    )
+    # a prepared report belongs to the data, the human files, the options and the metrics it was made from
+    report_key = views.report_key(ds, opts, results)
+    if c3.button(
+        "Prepare HTML report", key="rank_report_make", help="one file with tables, charts, clusters, signatures"
+    ):
+        with st.spinner("Bootstrap intervals for every metric…"):
+            st.session_state["rank_report"] = (report_key, views.html_report(ds, opts, results, testable))
+    prepared = st.session_state.get("rank_report")
+    if prepared and prepared[0] == report_key:
+        c3.download_button(
+            "Download HTML report",
+            prepared[1],
+            file_name=state.file_name("mtlens-report", "html"),
+            mime="text/html",
+            key="dl_report",
+        )
+
+    # the two sections below are drawn only while open (a collapsed expander runs nothing): a chart loads
+    # plotly.js in the browser, about a second of a new browser session's first visit (docs/decisions.md,
+    # "Reopening a set")
+    auto_box = st.expander(
+        "AutoRank: several metrics in one ranking (as WMT24)", key="rank_auto_open", on_change="rerun"
+    )
+    if auto_box.open:
+        with auto_box:
+            picked = st.multiselect(
+                "Metrics to aggregate", metrics, default=[m for m in metrics if m in ("chrf", "ter")], key="rank_auto"
+            )
+            if picked:
+                auto = views.autorank_table(results, picked)
+                export.table(auto, name="mtlens-autorank", hide_index=True, key="rank_auto_table")
+                st.caption(
+                    "Each metric's system scores rescaled linearly so that the best system gets 1 and the worst N; the "
+                    "AutoRank is their mean (lower is better). The table shows every input."
+                )
+    chart_box = st.expander("Chart: scores with 95% confidence intervals", key="rank_chart_open", on_change="rerun")
+    if chart_box.open:
+        with chart_box:
+            chart_metric = st.selectbox("Metric", metrics, key="rank_chart_metric")
+            r = results[chart_metric]
+            names = sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
+            ci = None
+            if testable:
+                ccmp = cached.comparison(ds, chart_metric, opts)
+                ci = [ccmp.systems[n].ci for n in names]
+            fig = go.Figure(
+                go.Bar(
+                    x=list(names),
+                    y=[r.scores[n] for n in names],
+                    error_y={"type": "data", "array": ci, "visible": ci is not None},
+                    marker_color="#4C78A8",
+                    hovertemplate="%{x}: %{y:.2f}<extra></extra>",
+                )
+            )
+            fig.update_layout(yaxis_title=chart_metric, height=380, margin={"t": 20, "b": 40})
+            export.chart(fig, "rank_chart", f"mtlens-{chart_metric}")

@@ -1,0 +1,142 @@
+"""The significance: all pairs of systems, paired bootstrap or approximate randomisation, Holm, clusters.
+
+The body of ``pages/4_Significance.py`` (the page itself only sets the page up and calls :func:`page`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ...core.errors import InputError
+from .. import cached, export, render, state, views
+from ..widgets import dataset_caption, metric_sidebar
+
+
+def page() -> None:
+    """Draw the page (inside the page guard)."""
+    st.title("Significance")
+    ds = state.current()
+    opts = metric_sidebar()
+    dataset_caption(ds)
+    systems = list(ds.corpus.system_names)
+    if len(systems) < 2:
+        st.info("Significance tests need at least two systems.")
+        st.stop()
+    if not cached.can_test(ds):
+        st.info(cached.too_few_lines(ds))
+        st.stop()
+
+    state.from_link(
+        {
+            "metric": ("sig_metric", cached.metric_names(ds)),
+            "test": ("sig_test", ["bootstrap", "ar"]),
+            "alpha": ("sig_alpha", [0.05, 0.01, 0.1]),
+            "baseline": ("sig_baseline", systems),
+        }
+    )
+    c1, c2, c3, c4, c5 = st.columns(5)
+    metric = c1.selectbox("Metric", cached.metric_names(ds), key="sig_metric")
+    test = c2.selectbox(
+        "Test",
+        ["bootstrap", "ar"],
+        format_func=lambda t: {"bootstrap": "paired bootstrap", "ar": "approximate randomisation"}[t],
+        key="sig_test",
+    )
+    n = c3.number_input(
+        "Resamples / trials",
+        10,
+        views.MAX_SAMPLES,
+        1000 if test == "bootstrap" else 10000,
+        step=1000,
+        key=f"sig_n_{test}",
+    )
+    seed = c4.number_input("Seed", 0, 2**31 - 1, views.DEFAULT_SEED, key="sig_seed")
+    alpha = c5.selectbox("alpha", [0.05, 0.01, 0.1], key="sig_alpha")
+    baseline = st.selectbox(
+        "Compare",
+        ["all pairs", *systems],
+        format_func=lambda s: s if s == "all pairs" else f"each system with {s}",
+        key="sig_baseline",
+    )
+    baseline = None if baseline == "all pairs" else baseline
+    state.to_link(metric=metric, test=test, alpha=alpha, baseline=baseline)
+
+    bar = st.progress(0.0, text="Resampling…")
+    try:
+        cmp = cached.comparison(
+            ds,
+            metric,
+            opts,
+            test,
+            int(n),
+            int(seed),
+            baseline,
+            float(alpha),
+            progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg),
+        )
+    except InputError as err:  # e.g. too many resamples for a large test set
+        bar.empty()
+        st.error(str(err))
+        st.stop()
+    bar.empty()
+    st.caption(f"Signature: {cmp.signature} · {cmp.metric_signature}")
+
+    names, matrix = cmp.p_matrix(adjusted=True)
+    text = [["" if np.isnan(v) else views.p_text(v) for v in row] for row in matrix]
+    fig = go.Figure(
+        go.Heatmap(
+            z=matrix,
+            x=list(names),
+            y=list(names),
+            text=text,
+            texttemplate="%{text}",
+            zmin=0,
+            zmax=1,
+            colorscale=views.significance_colorscale(alpha),
+            colorbar={"title": "Holm p", "tickvals": [0, alpha, 1], "ticktext": ["0", f"α = {alpha:g}", "1"]},
+            hovertemplate="%{y} vs %{x}: p = %{z:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(height=120 + 40 * len(names), margin={"t": 20}, yaxis={"autorange": "reversed"})
+    st.subheader("Pairwise p-values (Holm-corrected)")
+    export.chart(fig, "sig_heatmap")
+
+    if cmp.clusters:
+        st.subheader("Clusters")
+        st.caption(
+            "Systems in score order, split only where every system above is significantly better than every system below."
+        )
+        for k, cl in enumerate(cmp.clusters, start=1):
+            st.markdown(f"**{k}.** " + render.md(", ".join(cl)))
+
+    st.subheader("Systems")
+    export.table(
+        name="mtlens-intervals",
+        df=pd.DataFrame(
+            {
+                "system": cmp.ranking,
+                "score": [cmp.systems[s].score for s in cmp.ranking],
+                "bootstrap mean": [cmp.systems[s].mean for s in cmp.ranking],
+                "95% CI ±": [cmp.systems[s].ci for s in cmp.ranking],
+            }
+        ),
+        hide_index=True,
+        places=dict.fromkeys(
+            ("score", "bootstrap mean", "95% CI ±"),
+            views.metric_decimals(metric, [s.score for s in cmp.systems.values()]),
+        ),
+    )
+    st.subheader("Pairs")
+    files = views.significance_exports(metric, cmp)
+    export.table(
+        name="mtlens-significance",
+        df=views.pairs_table(cmp),
+        hide_index=True,
+        csv=files["csv"],
+        latex=files["tex"],
+        places={"delta (a - b)": views.metric_decimals(metric, [s.score for s in cmp.systems.values()])},
+        column_config={"humans agree (est.)": st.column_config.Column(help=views.AGREEMENT_HELP)},
+    )
+    st.caption(views.AGREEMENT_HELP)
