@@ -51,7 +51,21 @@ def pytest_configure(config):
     os.environ["MTLENS_RAISE_ERRORS"] = "1"
 
 
+#: test files that drive real headless Chromium (marked ``browser``)
+BROWSER_FILES = ("test_browser", "test_load")
+#: fixtures that need the neural extra (marked ``neural``)
+NEURAL_FIXTURES = {"neural_python", "tiny_models"}
+
+
 def pytest_collection_modifyitems(config, items):
+    """Marks by what a test needs, so a fast subset can be chosen (README, "Tests"): ``browser`` (real
+    Chromium), ``neural`` (the COMET extra), ``shared`` (the full data); and the full-data tests are
+    skipped, with the reason, when the data is absent (failed instead with --require-shared-data)."""
+    for item in items:
+        if item.path.name.startswith(BROWSER_FILES):
+            item.add_marker(pytest.mark.browser)
+        if NEURAL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.neural)
     if SHARED.is_dir():
         return
     if config.getoption("--require-shared-data"):
