@@ -25,6 +25,7 @@ def test_significance_pairs_carry_the_human_agreement(app):
 
 
 def test_compare_two_systems_says_what_the_difference_means(app):
+    """The delta with BLEU's decimals (one, as sacrebleu prints it) and the human agreement of its size."""
     app.switch_page("pages/6_Compare_two_systems.py").run()
     app.selectbox(key="cmp_metric").set_value("bleu").run()
     no_errors(app)
@@ -32,5 +33,5 @@ def test_compare_two_systems_says_what_the_difference_means(app):
     refs, systems = pair_files(SAMPLE)
     bleu = score(Corpus.build({"ref": refs[0], "ref2": refs[1]}, systems), "bleu")["bleu"].scores
     est = human_agreement("bleu", bleu[b] - bleu[a])
-    want = f"bleu: {b} − {a} = {bleu[b] - bleu[a]:+.2f}; humans agree with a bleu difference of this size on about {est:.0%}"
+    want = f"bleu: {b} − {a} = {bleu[b] - bleu[a]:+.1f}; humans agree with a bleu difference of this size on about {est:.0%}"
     assert any(plain(m.value).startswith(want) for m in app.markdown)
