@@ -76,7 +76,7 @@ _space: np.ndarray | None = None
 
 def space_table() -> np.ndarray:
     """``table[c]``: code point ``c`` is white space as ``str.isspace`` (and so ``str.split``) sees it.
-    None lies above U+3000 (tests/test_chrf.py checks every code point)."""
+    None lies above U+3000 (tests/metrics/test_chrf.py checks every code point)."""
     global _space
     if _space is None:
         table = np.zeros(0x110000, dtype=bool)

@@ -56,7 +56,7 @@ class Tokenizer13a:
 
     The character set is read from sacrebleu's pattern (tested against every code point: only
     ASCII characters match); patterns other than 2.6.0's keep sacrebleu's tokenizer. Proven
-    identical on every line of ../shared/data and on random text (tests/test_tokenizers.py).
+    identical on every line of ../shared/data and on random text (tests/core/test_tokenizers.py).
     """
 
     _FIRST = r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"

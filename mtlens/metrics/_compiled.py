@@ -5,7 +5,7 @@ cached on disk by numba. Loading them costs a process about 0.3 s (importing num
 CPU target, linking the cached code), more than all of TER's work on a WMT test set shares between two
 cores. So the same functions are also compiled *ahead of time* by numba's own ahead-of-time compiler
 (``numba.pycc``), from the same source, into an ordinary extension module that needs neither numba
-nor LLVM to load (a fraction of a millisecond) and computes the same numbers (tests/test_kernels.py
+nor LLVM to load (a fraction of a millisecond) and computes the same numbers (tests/runtime/test_kernels.py
 compares the two on real data).
 
 - :func:`load` gives the kernel a metric computes with: the ahead-of-time module when one is built for

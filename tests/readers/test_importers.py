@@ -17,8 +17,8 @@ from mtlens.core.errors import InputError
 from mtlens.readers.folders import read_path
 from mtlens.storage.store import FILE_NAME, Store
 
-from .conftest import PAIRS, ROOT, SHARED, TESTDATA, pair_files
-from .test_store import kill_while_writing
+from ..conftest import PAIRS, ROOT, SHARED, TESTDATA, pair_files
+from ..storage.test_store import kill_while_writing
 
 
 def _mme_layout(root):

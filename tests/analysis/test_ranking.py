@@ -13,7 +13,7 @@ from mtlens.analysis.autorank import autorank, human_ranking
 from mtlens.analysis.significance import compare
 from mtlens.exports.tables import result_sheets, to_xlsx
 
-from .conftest import SAMPLE, pair_files
+from ..conftest import SAMPLE, pair_files
 
 
 def test_human_ranking_with_clear_and_unclear_differences():

@@ -15,7 +15,7 @@ from sacrebleu.metrics import CHRF as SacreCHRF
 
 from mtlens.metrics import BLEU, CHRF, CharBLEU
 
-from .conftest import PAIRS
+from ..conftest import PAIRS
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 

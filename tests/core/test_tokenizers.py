@@ -17,7 +17,7 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a as SacreTokenizer13a
 
 from mtlens.core.tokenizers import Tokenizer13a, get_tokenizer
 
-from .conftest import SAMPLE, SHARED, TESTDATA
+from ..conftest import SAMPLE, SHARED, TESTDATA
 
 
 def sacrebleu_13a(line: str) -> str:

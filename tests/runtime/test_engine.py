@@ -11,7 +11,7 @@ import textwrap
 
 from mtlens.runtime.processes import workers
 
-from .conftest import SAMPLE, TESTDATA, run_python
+from ..conftest import SAMPLE, TESTDATA, run_python
 
 
 def run_script(body: str, **env) -> dict:

@@ -26,7 +26,7 @@ from mtlens.runtime.scoring import score_saved
 from mtlens.service.bundles import export_bundle, import_bundle
 from mtlens.storage.store import FILE_NAME, SCHEMA_VERSION, Store
 
-from .conftest import ROOT, SAMPLE, pair_files
+from ..conftest import ROOT, SAMPLE, pair_files
 
 
 @pytest.fixture
@@ -268,7 +268,7 @@ def test_a_writer_killed_mid_save_leaves_no_half_written_set(tmp_path):
 def test_list_json_contract_through_the_cli(tmp_path, capsys):
     from mtlens.cli import main
 
-    from .conftest import TESTDATA
+    from ..conftest import TESTDATA
 
     d = str(tmp_path / "ws")
     assert main(["import", str(TESTDATA / "en-cs"), "--name", "excerpt", "--data-dir", d]) == 0

@@ -8,7 +8,7 @@ import sys
 from mtlens import Corpus
 from mtlens.storage.store import Store
 
-from .conftest import ROOT
+from ..conftest import ROOT
 
 
 def test_the_report_of_a_saved_set_is_titled_with_its_name(tmp_path):

@@ -7,7 +7,7 @@ import pytest
 from mtlens import InputError, load_corpus, score
 from mtlens.readers.testset import corpus_from_bytes, corpus_from_single, decode_lines, parse_tsv, parse_wmt_xml, stem
 
-from .conftest import SAMPLE, TESTDATA
+from ..conftest import SAMPLE, TESTDATA
 
 
 def test_plain_text_keeps_tabs_and_odd_separators_inside_lines():
@@ -224,7 +224,7 @@ def test_wmt_xml_anonymous_references_and_systems_are_all_kept():
 
     from sacrebleu.metrics import BLEU as SacreBLEU
 
-    from .conftest import TESTDATA, pair_files
+    from ..conftest import TESTDATA, pair_files
 
     refs, systems = pair_files(TESTDATA / "en-cs")
     h1, h2 = list(systems.values())[:2]

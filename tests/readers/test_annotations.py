@@ -13,7 +13,7 @@ import pytest
 from mtlens.core.errors import InputError
 from mtlens.readers.mqm import mqm_scores, parse_weights, read_mqm_tsv, segment_score, strip_spans
 
-from .conftest import ROOT, SHARED, TESTDATA
+from ..conftest import ROOT, SHARED, TESTDATA
 
 #: the averages name the rated human translations ref-A / ref-B where the ratings say ref / refB
 ALIAS = {"ref": "ref-A", "refB": "ref-B"}

@@ -13,7 +13,7 @@ from mtlens.analysis.significance import MIN_TEST_LINES
 from mtlens.core.options import DEFAULTS
 from mtlens.metrics import BLEU
 
-from .conftest import SAMPLE, TESTDATA, pair_files
+from ..conftest import SAMPLE, TESTDATA, pair_files
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from .conftest import run_python
+from ..conftest import run_python
 
 TER_KERNEL = "mtlens.metrics._ter_kernel"
 TBLEU_KERNEL = "mtlens.metrics._tbleu_kernel"

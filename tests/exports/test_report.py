@@ -10,7 +10,7 @@ from mtlens.cli import main
 from mtlens.exports.html import build_html_report
 from mtlens.exports.tables import table_to_latex
 
-from .conftest import SAMPLE, pair_files
+from ..conftest import SAMPLE, pair_files
 
 
 def test_report_is_offline_complete_and_escaped():

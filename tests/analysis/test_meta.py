@@ -15,7 +15,7 @@ from mtlens import Corpus, score
 from mtlens.analysis.human import human_correlation, read_human_files
 from mtlens.analysis.meta import acc_eq, pairwise_accuracy, perm_both, segment_matrix, soft_pairwise_accuracy
 
-from .conftest import SHARED, TESTDATA, pair_files
+from ..conftest import SHARED, TESTDATA, pair_files
 
 
 def agreement_by_loop(metric: dict, human: dict) -> float:

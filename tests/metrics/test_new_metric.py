@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from mtlens.cli import main
 from mtlens.metrics import Metric, Signature, register, unregister
 
-from .conftest import ROOT, SAMPLE
+from ..conftest import ROOT, SAMPLE
 
 
 class LengthRatio(Metric):

@@ -25,7 +25,7 @@ from mtlens.neural import models as neural
 from mtlens.runtime import jobs
 from mtlens.storage.store import Store
 
-from .conftest import ROOT, SAMPLE
+from ..conftest import ROOT, SAMPLE
 
 N = 48  # lines of the sample used (keeps comet-score's own runs short)
 SYSTEMS = ("UEdin", "HuaweiTSC")

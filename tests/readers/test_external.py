@@ -18,7 +18,7 @@ from mtlens.core.errors import InputError
 from mtlens.readers.scores import read_score_files, read_scores
 from mtlens.runtime.scoring import result_for
 
-from .conftest import SAMPLE, pair_files
+from ..conftest import SAMPLE, pair_files
 
 SYSTEMS = ["VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin"]
 

@@ -13,7 +13,7 @@ from mtlens.core import ngrams
 from mtlens.metrics import BLEU, CHRF, CharBLEU, _compiled, counts
 from mtlens.metrics.chrf import CHRFpp
 
-from .conftest import run_python
+from ..conftest import run_python
 
 
 @pytest.fixture

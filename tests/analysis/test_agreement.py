@@ -12,7 +12,7 @@ import pytest
 
 from mtlens.analysis.agreement import fit_for, human_agreement
 
-from .conftest import ROOT, SAMPLE
+from ..conftest import ROOT, SAMPLE
 
 
 def test_a_bleu_delta_of_one_point_is_the_published_accuracy():

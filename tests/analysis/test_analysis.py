@@ -16,7 +16,7 @@ from mtlens.analysis.sweep import tbleu_sweep
 from mtlens.analysis.words_chars import parse_orders, words_vs_chars
 from mtlens.core.errors import InputError
 
-from .conftest import SAMPLE, TESTDATA, pair_files
+from ..conftest import SAMPLE, TESTDATA, pair_files
 
 
 def _kappa_by_hand(a, b, k=10):

@@ -13,7 +13,7 @@ from mtlens.cli import main
 from mtlens.core.errors import InputError
 from mtlens.core.language import detect_target, language_defaults, parse_pair
 
-from .conftest import PAIRS, SAMPLE, SHARED, TESTDATA, pair_files
+from ..conftest import PAIRS, SAMPLE, SHARED, TESTDATA, pair_files
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from sacrebleu.metrics import CHRF as SacreCHRF
 
 from mtlens.cli import main
 
-from .conftest import ROOT, SAMPLE, read
+from ..conftest import ROOT, SAMPLE, read
 
 REFS = [str(SAMPLE / "ref.txt"), str(SAMPLE / "ref2.txt")]
 SYSTEMS = [str(SAMPLE / f"{n}.txt") for n in ("VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin")]

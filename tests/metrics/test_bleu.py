@@ -175,7 +175,7 @@ def test_invalid_options_are_clear():
 
 
 def test_ja_mecab_tokenizer_parity_on_real_japanese():
-    from .conftest import TESTDATA, read
+    from ..conftest import TESTDATA, read
 
     src = read(TESTDATA / "ja-en" / "src.txt")  # real Japanese sentences
     hyp = src[1:] + src[:1]
