@@ -1,146 +1,79 @@
 """sacrebleu 2.6.0 parity on the full real data of ../shared/data (all 8 WMT pairs).
 
-Full data for the fast metrics (BLEU with several option sets, chrF, chrF++); the
-first lines of each pair for character BLEU-18, where sacrebleu itself needs
-about 90 s per pair. Tolerance 1e-9 on the 0-100 scale. Marked ``shared``:
-skipped with a reason in a user's clone, mandatory in CI (``--require-shared-data``).
+sacrebleu's values are golden values computed by a checked-in script
+(``tests/golden/make_sacrebleu_golden.py``, which runs sacrebleu) into ``tests/golden/sacrebleu.json.gz``
+for the cases of ``tests/golden/cases.py``: word BLEU with several option sets and tokenizers, chrF,
+chrF++ and their eps smoothing on every line; character BLEU-18 on the first lines (sacrebleu needs
+about 90 s per pair); sentence scores; TER's per-line statistics on the first lines, with options, and
+on whole pairs. mtlens computes its side at every run. The file holds sacrebleu's version and a digest
+of the data: a test fails, naming the script, when either changed. Tolerance 1e-9 on the 0-100 scale;
+TER's statistics exactly. Marked ``shared``: skipped with a reason in a user's clone, mandatory in CI
+(``--require-shared-data``).
 """
 
 from __future__ import annotations
 
+import gzip
+import json
+
 import numpy as np
 import pytest
-from sacrebleu.metrics import BLEU as SacreBLEU
-from sacrebleu.metrics import CHRF as SacreCHRF
+import sacrebleu
 
-from mtlens.metrics import BLEU, CHRF, CharBLEU
+from mtlens.metrics import BLEU, CHRF, TER, CharBLEU
 
-from ..conftest import PAIRS
+from ..conftest import PAIRS, SHARED
+from ..golden import cases as golden_cases
+from ..golden.make_sacrebleu_golden import OUT, data_digest
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 
 TOL = 1e-9
+CASES = golden_cases.cases()
 
 
-def _check(ours, theirs_factory, refs, systems, label):
-    stats = ours.statistics(refs, list(systems.values()))
-    theirs = theirs_factory(refs)
-    for (name, hyp), st in zip(systems.items(), stats, strict=True):
-        want = theirs.corpus_score(hyp, None).score
-        assert ours.corpus_score(st) == pytest.approx(want, abs=TOL), (label, name)
+@pytest.fixture(scope="module")
+def golden():
+    """sacrebleu's values, checked to come from this sacrebleu and this data."""
+    doc = json.loads(gzip.decompress(OUT.read_bytes()))
+    redo = "run 'python -m tests.golden.make_sacrebleu_golden' again"
+    assert doc["sacrebleu"] == sacrebleu.__version__, f"golden values from sacrebleu {doc['sacrebleu']}: {redo}"
+    for pair in PAIRS:
+        assert doc["data"][pair] == data_digest(SHARED / "wmt" / pair), f"{pair}'s data changed: {redo}"
+    assert set(doc["cases"]) == {c.id for c in CASES}, f"the cases changed: {redo}"
+    return doc["cases"]
 
 
-@pytest.mark.parametrize("pair", PAIRS)
-def test_bleu_default(shared_pairs, pair):
-    refs, systems = shared_pairs[pair]
-    _check(BLEU(), lambda r: SacreBLEU(references=r), refs, systems, pair)
+def _ours(case):
+    o = dict(case.options)
+    if case.metric == "ter":
+        return TER(**o)
+    if case.metric == "chrf":
+        return CHRF(**o)
+    if o.get("tokenize") == "char":  # sacrebleu's character BLEU is BLEU with the char tokenizer
+        return CharBLEU(o.pop("max_ngram_order", 4))
+    o.pop("effective_order", None)  # sentence scores always use it, as sacrebleu's command line does
+    return BLEU(**o)
 
 
-@pytest.mark.parametrize("pair", PAIRS)
-def test_bleu_lowercase_intl(shared_pairs, pair):
-    refs, systems = shared_pairs[pair]
-    _check(
-        BLEU(tokenize="intl", lowercase=True),
-        lambda r: SacreBLEU(tokenize="intl", lowercase=True, references=r),
-        refs,
-        systems,
-        pair,
-    )
-
-
-@pytest.mark.parametrize(
-    ("pair", "tok"), [("en-zh", "zh"), ("en-ja", "zh"), ("en-ja", "char"), ("en-ja", "ja-mecab"), ("zh-en", "none")]
-)
-def test_bleu_other_tokenizers(shared_pairs, pair, tok):
-    refs, systems = shared_pairs[pair]
-    _check(BLEU(tokenize=tok), lambda r: SacreBLEU(tokenize=tok, references=r), refs, systems, pair)
-
-
-@pytest.mark.parametrize(("pair", "smooth"), [("en-cs", "floor"), ("de-en", "add-k"), ("cs-en", "none")])
-def test_bleu_smoothing(shared_pairs, pair, smooth):
-    refs, systems = shared_pairs[pair]
-    _check(BLEU(smooth_method=smooth), lambda r: SacreBLEU(smooth_method=smooth, references=r), refs, systems, pair)
-
-
-@pytest.mark.parametrize("pair", PAIRS)
-def test_chrf(shared_pairs, pair):
-    refs, systems = shared_pairs[pair]
-    _check(CHRF(), lambda r: SacreCHRF(references=r), refs, systems, pair)
-
-
-@pytest.mark.parametrize("pair", PAIRS)
-def test_chrf_plus_plus(shared_pairs, pair):
-    refs, systems = shared_pairs[pair]
-    _check(CHRF(word_order=2), lambda r: SacreCHRF(word_order=2, references=r), refs, systems, pair)
-
-
-def test_chrf_lowercase(shared_pairs):
-    refs, systems = shared_pairs["en-de"]
-    _check(CHRF(lowercase=True), lambda r: SacreCHRF(lowercase=True, references=r), refs, systems, "en-de")
-
-
-@pytest.mark.parametrize("pair", PAIRS)
-def test_char_bleu_18_on_the_first_lines(shared_pairs, pair):
-    refs, systems = shared_pairs[pair]
-    n = 150
-    refs = [r[:n] for r in refs]
-    subset = {k: v[:n] for k, v in list(systems.items())[:3]}
-    _check(CharBLEU(18), lambda r: SacreBLEU(tokenize="char", max_ngram_order=18, references=r), refs, subset, pair)
-
-
-def test_char_bleu_low_order_full_data(shared_pairs):
-    refs, systems = shared_pairs["en-ja"]
-    _check(CharBLEU(4), lambda r: SacreBLEU(tokenize="char", max_ngram_order=4, references=r), refs, systems, "en-ja")
-
-
-@pytest.mark.parametrize("pair", ["en-de", "zh-en"])
-def test_sentence_scores_full_pair(shared_pairs, pair):
-    refs, systems = shared_pairs[pair]
-    _name, hyp = next(iter(systems.items()))
-    for ours, theirs in [(BLEU(), SacreBLEU(effective_order=True)), (CHRF(), SacreCHRF())]:
-        got = ours.sentence_scores(ours.statistics(refs, [hyp])[0])
-        want = [theirs.sentence_score(h, [r[i] for r in refs]).score for i, h in enumerate(hyp)]
-        np.testing.assert_allclose(got, want, rtol=0, atol=TOL)
-
-
-# --------------------------------------------------------------------------- TER (sacrebleu is slow: subsets)
-@pytest.mark.parametrize("pair", PAIRS)
-def test_ter_on_the_first_lines(shared_pairs, pair):
-    from sacrebleu.metrics import TER as SacreTER
-
-    from mtlens.metrics import TER
-
-    refs, systems = shared_pairs[pair]
-    n = 120
-    refs = [r[:n] for r in refs]
-    subset = {k: v[:n] for k, v in list(systems.items())[:2]}
-    m = TER()
-    for (name, hyp), st in zip(subset.items(), m.statistics(refs, list(subset.values())), strict=True):
-        want = np.array(SacreTER(references=refs)._extract_corpus_statistics(hyp, None), dtype=np.float64)
-        np.testing.assert_array_equal(st, want, err_msg=f"{pair} {name}")
-
-
-@pytest.mark.parametrize(
-    ("pair", "options"),
-    [
-        ("en-zh", {"normalized": True, "asian_support": True}),
-        ("en-ja", {"no_punct": True, "asian_support": True}),
-        ("de-en", {"normalized": True}),
-        ("cs-en", {"case_sensitive": True, "no_punct": True}),
-    ],
-)
-def test_ter_options_on_the_first_lines(shared_pairs, pair, options):
-    from sacrebleu.metrics import TER as SacreTER
-
-    from mtlens.metrics import TER
-
-    refs, systems = shared_pairs[pair]
-    n = 60
-    refs = [r[:n] for r in refs]
-    name, hyp = next(iter(systems.items()))
-    st = TER(**options).statistics(refs, [hyp[:n]])[0]
-    want = np.array(SacreTER(**options, references=refs)._extract_corpus_statistics(hyp[:n], None), dtype=np.float64)
-    np.testing.assert_array_equal(st, want, err_msg=f"{pair} {name}")
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_sacrebleu_parity(shared_pairs, golden, case):
+    refs, systems = golden_cases.select(case, *shared_pairs[case.pair])
+    want = golden[case.id]
+    assert list(want) == list(systems)
+    ours = _ours(case)
+    for name, st in zip(systems, ours.statistics(refs, list(systems.values())), strict=True):
+        if case.kind == "ter":
+            np.testing.assert_array_equal(st, np.array(want[name], dtype=np.float64), err_msg=f"{case.id} {name}")
+        elif case.kind == "sentence":
+            np.testing.assert_allclose(ours.sentence_scores(st), want[name], rtol=0, atol=TOL, err_msg=case.id)
+        else:
+            assert ours.corpus_score(st) == pytest.approx(want[name], abs=TOL), (case.id, name)
+    if case.id.startswith("ter-en-cs/"):  # and the corpus score the command line prints from them
+        st = np.array(want["CUNI-Marian-Baselines"])
+        assert ours.corpus_score(ours.statistics(refs, list(systems.values()))[0]) == pytest.approx(
+            100 * st[:, 0].sum() / st[:, 1].sum(), abs=TOL
+        )
 
 
 @pytest.mark.parametrize("pair", ["zh-en", "ja-en", "en-ja", "en-zh"])
@@ -171,69 +104,6 @@ def test_ter_alignment_invariant_on_every_sentence_of_a_full_pair(shared_pairs):
             assert c["shift"] + c["substitution"] + c["insertion"] + c["deletion"] == a.edits == stats[i, 0], i
 
 
-def _sacre_ter_part(refs, hyp, options):
-    from sacrebleu.metrics import TER as SacreTER
-
-    return np.array(SacreTER(**options, references=refs)._extract_corpus_statistics(hyp, None), dtype=np.float64)
-
-
-def _sacre_ter_stats(refs, hyp, **options):
-    """sacrebleu's per-line TER statistics. Each line's statistics depend on that line alone, so the lines
-    are shared among the cores (every k-th line to one process; sacrebleu's pure-Python TER takes minutes
-    on the long zh-en lines) and put back in order."""
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-
-    k = max(1, min(len(os.sched_getaffinity(0)), 4))
-    if k == 1 or len(hyp) < 100:
-        return _sacre_ter_part(refs, hyp, options)
-    parts = [([r[j::k] for r in refs], hyp[j::k], options) for j in range(k)]
-    with ProcessPoolExecutor(k, mp_context=multiprocessing.get_context("spawn")) as ex:
-        done = list(ex.map(_sacre_ter_part, *zip(*parts, strict=True)))
-    out = np.empty((len(hyp), done[0].shape[1]), dtype=np.float64)
-    for j, part in enumerate(done):
-        out[j::k] = part
-    return out
-
-
-@pytest.mark.parametrize("pair", PAIRS)
-def test_ter_normalized_full_pairs(shared_pairs, pair):
-    """--ter-normalized on whole pairs: the double reference tokenization changes 3 reference lines of the data."""
-    from mtlens.metrics import TER
-
-    refs, systems = shared_pairs[pair]
-    name, hyp = next(iter(systems.items()))
-    st = TER(normalized=True).statistics(refs, [hyp])[0]
-    np.testing.assert_array_equal(st, _sacre_ter_stats(refs, hyp, normalized=True), err_msg=f"{pair} {name}")
-
-
-TER_OPTION_SETS = [
-    {},
-    {"normalized": True},
-    {"no_punct": True},
-    {"normalized": True, "asian_support": True},
-    {"no_punct": True, "asian_support": True},
-    {"case_sensitive": True},
-    {"normalized": True, "no_punct": True, "asian_support": True, "case_sensitive": True},
-]
-
-
-@pytest.mark.parametrize("options", TER_OPTION_SETS, ids=lambda o: "+".join(o) or "default")
-def test_ter_every_option_set_on_the_full_en_cs_pair(shared_pairs, options):
-    """Every TER option set on all 1002 lines of en-cs (whose ref2 line 99 is the double-tokenization case),
-    and the corpus score the CLI prints from them."""
-    from mtlens.metrics import TER
-
-    refs, systems = shared_pairs["en-cs"]
-    hyp = systems["CUNI-Marian-Baselines"]
-    m = TER(**options)
-    st = m.statistics(refs, [hyp])[0]
-    want = _sacre_ter_stats(refs, hyp, **options)
-    np.testing.assert_array_equal(st, want)
-    assert m.corpus_score(st) == pytest.approx(100 * want[:, 0].sum() / want[:, 1].sum(), abs=TOL)
-
-
 def test_ter_normalized_issue_case(shared_pairs):
     """The reported case: en-cs, CUNI-Marian-Baselines, first 250 lines, both references: sacrebleu 56.46384."""
     from sacrebleu.metrics import TER as SacreTER
@@ -247,19 +117,6 @@ def test_ter_normalized_issue_case(shared_pairs):
     got = m.corpus_score(m.statistics(refs, [hyp])[0])
     assert got == pytest.approx(SacreTER(normalized=True).corpus_score(hyp, refs).score, abs=TOL)
     assert round(got, 5) == 56.46384
-
-
-@pytest.mark.parametrize("pair", PAIRS)
-@pytest.mark.parametrize("word_order", [0, 2])
-def test_chrf_eps_smoothing(shared_pairs, pair, word_order):
-    refs, systems = shared_pairs[pair]
-    _check(
-        CHRF(word_order=word_order, eps_smoothing=True),
-        lambda r: SacreCHRF(word_order=word_order, eps_smoothing=True, references=r),
-        refs,
-        systems,
-        pair,
-    )
 
 
 # --------------------------------------------------------------------------- the two engines of clipped counts

@@ -1,0 +1,123 @@
+"""Compute sacrebleu's golden values for the full-data parity tests and write them to
+``tests/golden/sacrebleu.json.gz``.
+
+    .venv/bin/python -m tests.golden.make_sacrebleu_golden [--check]
+
+Runs sacrebleu (the version in requirements.txt) on every case of ``tests/golden/cases.py`` over
+``../shared/data/wmt``; the file also holds sacrebleu's version and a SHA-256 of every data file a case
+reads, so a parity test fails (and says to run this script) when either changed. sacrebleu's TER is
+pure Python and slow on long lines: its lines are shared among the cores. About 10 minutes on 2 cores.
+With ``--check`` nothing is written: the script recomputes everything and exits 1 when a value differs
+from the file (a scheduled CI job can run this weekly).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import multiprocessing
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import sacrebleu
+from sacrebleu.metrics import BLEU, CHRF, TER
+
+from .cases import PAIRS, cases, select
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared" / "data" / "wmt"
+OUT = Path(__file__).with_name("sacrebleu.json.gz")
+
+
+def read(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").split("\n")[:-1]
+
+
+def pair_files(folder: Path):
+    """References (ref.txt, ref2.txt, ...) and systems of a pair folder, as the tests read them."""
+    refs = [read(p) for p in sorted(folder.glob("ref*.txt"))]
+    systems = {p.stem: read(p) for p in sorted(folder.glob("*.txt")) if not p.stem.startswith(("ref", "src"))}
+    return refs, systems
+
+
+def data_digest(folder: Path) -> str:
+    """SHA-256 over the names and bytes of a pair's text files."""
+    h = hashlib.sha256()
+    for p in sorted(folder.glob("*.txt")):
+        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _ter_part(refs, hyp, options):
+    return [[float(v) for v in row] for row in TER(**options, references=refs)._extract_corpus_statistics(hyp, None)]
+
+
+def ter_stats(refs, hyp, options) -> list[list[float]]:
+    """sacrebleu's per-line TER statistics; each line depends on itself alone, so every k-th line goes to
+    one process and the lines are put back in order."""
+    k = max(1, min(len(os.sched_getaffinity(0)), 4))
+    if k == 1 or len(hyp) < 100:
+        return _ter_part(refs, hyp, options)
+    parts = [([r[j::k] for r in refs], hyp[j::k], options) for j in range(k)]
+    with ProcessPoolExecutor(k, mp_context=multiprocessing.get_context("spawn")) as ex:
+        done = list(ex.map(_ter_part, *zip(*parts, strict=True)))
+    out = [None] * len(hyp)
+    for j, part in enumerate(done):
+        out[j::k] = part
+    return out
+
+
+def golden(case, refs, systems):
+    if case.kind == "ter":
+        return {name: ter_stats(refs, hyp, case.options) for name, hyp in systems.items()}
+    cls = {"bleu": BLEU, "chrf": CHRF}[case.metric]
+    if case.kind == "sentence":
+        m = cls(**case.options)
+        return {
+            name: [m.sentence_score(h, [r[i] for r in refs]).score for i, h in enumerate(hyp)]
+            for name, hyp in systems.items()
+        }
+    m = cls(**case.options, references=refs)
+    return {name: m.corpus_score(hyp, None).score for name, hyp in systems.items()}
+
+
+def compute() -> dict:
+    data = {pair: pair_files(SHARED / pair) for pair in PAIRS}
+    out = {
+        "sacrebleu": sacrebleu.__version__,
+        "data": {pair: data_digest(SHARED / pair) for pair in PAIRS},
+        "cases": {},
+    }
+    for case in cases():
+        refs, systems = select(case, *data[case.pair])
+        out["cases"][case.id] = golden(case, refs, systems)
+        print(f"{case.id}: {len(systems)} system(s)", file=sys.stderr)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true", help="recompute and compare with the file; write nothing")
+    args = ap.parse_args(argv)
+    if not SHARED.is_dir():
+        print(f"{SHARED} is missing: the golden values are computed from the full data", file=sys.stderr)
+        return 2
+    new = compute()
+    if args.check:
+        old = json.loads(gzip.decompress(OUT.read_bytes()))
+        if old != new:
+            print(f"{OUT.name} differs from sacrebleu's values on this data: run the script again", file=sys.stderr)
+            return 1
+        print(f"{OUT.name} holds sacrebleu's values", file=sys.stderr)
+        return 0
+    OUT.write_bytes(gzip.compress(json.dumps(new, sort_keys=True).encode("utf-8"), mtime=0))
+    print(f"wrote {OUT} ({OUT.stat().st_size:,} bytes)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
