@@ -28,6 +28,8 @@ from scipy import stats as sps
 
 from .correlation import corr, rowwise_pearson
 
+#: relative tolerance of "at least the observed value" (sums in another order differ by a few ulps)
+TIE = 1e-12
 
 def pairwise_accuracy(metric: Mapping[str, float], human: Mapping[str, float]) -> tuple[float, int]:
     """(accuracy, number of pairs) over the systems that have both scores.
@@ -135,8 +137,14 @@ def perm_both(
     """(p-value that metric 2 correlates better than metric 1, observed difference corr2 - corr1).
 
     ``kind`` is the correlation (:data:`mtlens.analysis.correlation.KINDS`); NaN human scores are left
-    out first. The permutations are drawn in one block from the seeded generator (the same draws, in
-    the same order, as one draw per permutation) and scored row-wise.
+    out first. p is the share of swap patterns (each score swapped between the two metrics or not) whose
+    difference is at least the observed one, the observed pattern included. With few items (2**k
+    patterns, no more than ``n``: system-level tests on a handful of systems) every pattern is taken
+    once and p is exact (4 systems: multiples of 1/16); otherwise ``n`` patterns are drawn in one block
+    from the seeded generator (the same draws, in the same order, as one draw per permutation). Every
+    pattern's difference, the observed one included, is computed by the same row-wise arithmetic, and
+    "at least" allows 1e-12 (relative) for sums taken in another order, so the observed pattern always
+    counts.
     """
     ok = ~np.isnan(np.asarray(human, dtype=np.float64))
     g = np.asarray(human, dtype=np.float64)[ok]
@@ -153,16 +161,23 @@ def perm_both(
             return rowwise_pearson(np.broadcast_to(sps.rankdata(g), m.shape), sps.rankdata(m, axis=1))
         return np.array([corr(kind, g, row) for row in m])
 
+    def diffs(w: np.ndarray) -> np.ndarray:  # w: True keeps a score with its own metric
+        return rowwise(np.where(w, s2, s1)) - rowwise(np.where(w, s1, s2))
+
     s1, s2 = z(metric1), z(metric2)
     delta = corr(kind, g, s2) - corr(kind, g, s1)
+    observed = float(diffs(np.ones((1, s1.size), dtype=bool))[0])
+    at_least = observed - TIE * max(1.0, abs(observed))
+    if s1.size < 63 and 2**s1.size <= n:  # every pattern once: the exact p-value
+        k = np.arange(2**s1.size, dtype=np.int64)
+        w = ((k[:, None] >> np.arange(s1.size)) & 1).astype(bool)
+        return float(np.mean(diffs(w) >= at_least)), float(delta)
     rng = np.random.default_rng(seed)
     count = 0
     block = max(1, min(n, 2_000_000 // max(1, s1.size)))  # bounded memory: a few 16 MB arrays at a time
     for start in range(0, n, block):
         w = rng.integers(0, 2, size=(min(block, n - start), s1.size)).astype(bool)
-        m1 = np.where(w, s1, s2)
-        m2 = np.where(w, s2, s1)
-        count += int(np.sum(rowwise(m2) - rowwise(m1) >= delta))
+        count += int(np.sum(diffs(w) >= at_least))
     return count / n, float(delta)
 
 

@@ -15,7 +15,7 @@ from mtlens import Corpus, score
 from mtlens.analysis.human import human_correlation, read_human_files
 from mtlens.analysis.meta import acc_eq, pairwise_accuracy, perm_both, segment_matrix, soft_pairwise_accuracy
 
-from ..conftest import SHARED, TESTDATA, pair_files
+from ..conftest import SAMPLE, SHARED, TESTDATA, pair_files
 
 
 def agreement_by_loop(metric: dict, human: dict) -> float:
@@ -160,3 +160,48 @@ def test_wmt21_en_de_mqm_pairwise_accuracy_and_acc_eq():
         want = acc_eq_by_loop(m, h)
         assert (seg_row.acc_eq, seg_row.acc_eq_epsilon) == pytest.approx(want, abs=1e-12), metric
         assert 0.3 < seg_row.acc_eq < 0.8
+
+
+def _exact_perm_both(h, m1, m2):
+    """PERM-BOTH by enumeration, written plainly: every swap pattern of k items once (itertools), scipy's
+    Pearson for each, p = share with a difference at least the observed one (within 1e-12)."""
+    z1, z2 = ((v - v.mean()) / v.std() for v in (np.asarray(m1, float), np.asarray(m2, float)))
+    observed = sps.pearsonr(h, z2).statistic - sps.pearsonr(h, z1).statistic
+    hits = total = 0
+    for keep in itertools.product([True, False], repeat=len(h)):
+        w = np.array(keep)
+        d = sps.pearsonr(h, np.where(w, z2, z1)).statistic - sps.pearsonr(h, np.where(w, z1, z2)).statistic
+        hits += d >= observed - 1e-12 * max(1.0, abs(observed))
+        total += 1
+    return hits / total
+
+
+@pytest.mark.parametrize("k", [3, 4, 5])
+def test_perm_both_is_exact_on_a_handful_of_systems(k):
+    """With 2**k patterns (no more than n) every pattern is taken once: p equals the enumeration, and the
+    observed pattern always counts (p >= 1 / 2**k)."""
+    rng = np.random.default_rng(k)
+    for _ in range(20):
+        h = rng.normal(size=k)
+        m1, m2 = h + rng.normal(scale=0.5, size=k), h + rng.normal(scale=0.5, size=k)
+        p, _ = perm_both(h, m1, m2, "pearson", n=1000, seed=1)
+        assert p == _exact_perm_both(h, m1, m2)
+        assert p >= 1 / 2**k
+
+
+def test_perm_both_on_the_samples_four_systems_equals_the_enumeration_for_every_metric_pair(sample):
+    """The Human correlation page's system-level test on the bundled sample (4 systems, 16 patterns): for
+    every pair of metrics (either order) p is the exact enumeration's; bleu-c vs chrF read 0.000 before
+    (the unswapped pattern's difference fell one float step below the observed one)."""
+    refs, systems = sample
+    corpus = Corpus.build({"ref": refs[0], "ref2": refs[1]}, systems)
+    human = read_human_files([(n, (SAMPLE / n).read_bytes()) for n in ("human.tsv",)], corpus)
+    kind = next(iter(human.system))
+    names = [s for s in corpus.system_names if s in human.system[kind]]
+    h = np.array([human.system[kind][s] for s in names])
+    results = score(corpus, "bleu,bleu-c,chrf,chrf++,ter")
+    vec = {m: np.array([(1 if r.higher_is_better else -1) * r.scores[s] for s in names]) for m, r in results.items()}
+    for a, b in itertools.permutations(vec, 2):
+        p, _ = perm_both(h, vec[a], vec[b], "pearson", n=1000)
+        assert p == _exact_perm_both(h, vec[a], vec[b]), (a, b)
+        assert p >= 1 / 16
