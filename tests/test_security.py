@@ -65,6 +65,19 @@ def test_the_streamlit_config_listens_on_loopback_and_hides_error_details():
     assert cfg["client"]["showErrorDetails"] == "none"
 
 
+def test_the_streamlit_config_watches_no_files_and_shows_no_deploy_button():
+    """Streamlit's file watcher is off (it watched .venv and flooded the log) and the toolbar is a viewer's
+    (no Deploy button); both names are options this Streamlit knows, with the values it allows."""
+    from streamlit import config
+
+    cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    known = config.get_config_options()
+    assert cfg["server"]["fileWatcherType"] == "none" and "server.fileWatcherType" in known
+    assert cfg["client"]["toolbarMode"] == "viewer" and "client.toolbarMode" in known
+    assert '"none"' in known["server.fileWatcherType"].description
+    assert '"viewer"' in known["client.toolbarMode"].description
+
+
 def test_host_check_and_loopback_names():
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("") and not is_loopback("192.0.2.1")
