@@ -54,7 +54,7 @@ def current_set_panel(ds: state.Dataset) -> None:
         st.warning(render.md(f"This set is no longer in the workspace ({err}); this page still shows its data."))
         return
     visitor = identity.visitor()
-    if not store.may_change(ds.set_id, visitor):
+    if not state.may_change(ds.set_id):
         st.caption(
             "This set was shared with you by its link: you can read it and download it, but only its owner "
             "can rename, re-project, add to or delete it. Upload or import your own copy to change it."
@@ -194,7 +194,7 @@ def saved_sets_panel(ds: state.Dataset) -> None:
             st.error(render.md(str(err)))
         else:
             st.rerun()
-    if not state.store().may_change(chosen.id, visitor):
+    if not state.may_change(chosen.id):
         c3.caption("Only its owner can delete this set.")
         return
     sure = c3.checkbox(f"Yes, delete '{render.md(chosen.name)}' and its data", key="ws_delete_sure")
