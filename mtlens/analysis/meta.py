@@ -31,6 +31,7 @@ from .correlation import corr, rowwise_pearson
 #: relative tolerance of "at least the observed value" (sums in another order differ by a few ulps)
 TIE = 1e-12
 
+
 def pairwise_accuracy(metric: Mapping[str, float], human: Mapping[str, float]) -> tuple[float, int]:
     """(accuracy, number of pairs) over the systems that have both scores.
 
