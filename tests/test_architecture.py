@@ -37,9 +37,9 @@ def _modules() -> dict[str, ast.Module]:
     return out
 
 
-def _imports(name: str, tree: ast.Module, modules) -> set[str]:
-    is_pkg = (PKG / name.replace("mtlens", "", 1).lstrip(".").replace(".", "/") / "__init__.py").exists()
-    package = name if is_pkg else name.rsplit(".", 1)[0]
+def _mtlens_imports(tree: ast.Module, package: str, is_module) -> set[str]:
+    """Every mtlens module a tree imports, also inside functions: relative imports resolved from ``package``,
+    ``from X import name`` counted as X.name when ``is_module(X.name)``."""
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -53,7 +53,14 @@ def _imports(name: str, tree: ast.Module, modules) -> set[str]:
             if full.split(".")[0] != "mtlens":
                 continue
             for a in node.names:
-                found.add(f"{full}.{a.name}" if f"{full}.{a.name}" in modules else full)
+                found.add(f"{full}.{a.name}" if is_module(f"{full}.{a.name}") else full)
+    return found
+
+
+def _imports(name: str, tree: ast.Module, modules) -> set[str]:
+    is_pkg = (PKG / name.replace("mtlens", "", 1).lstrip(".").replace(".", "/") / "__init__.py").exists()
+    package = name if is_pkg else name.rsplit(".", 1)[0]
+    found = _mtlens_imports(tree, package, modules.__contains__)
     return {m for m in found if m in modules and m != name}
 
 
@@ -164,23 +171,11 @@ def _full_imports(path, package: str | None = None) -> set[str]:
     X.name when that is a module), also inside functions."""
     if package is None:
         package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name.split(".")[0] == "mtlens"}
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                full = ".".join(base + ([node.module] if node.module else []))
-            else:
-                full = node.module or ""
-            if full.split(".")[0] != "mtlens":
-                continue
-            for a in node.names:
-                sub = f"{full}.{a.name}"
-                is_module = (ROOT / (sub.replace(".", "/") + ".py")).exists() or (ROOT / sub.replace(".", "/")).is_dir()
-                found.add(sub if is_module else full)
-    return found
+
+    def is_module(name: str) -> bool:
+        return (ROOT / (name.replace(".", "/") + ".py")).exists() or (ROOT / name.replace(".", "/")).is_dir()
+
+    return _mtlens_imports(ast.parse(path.read_text(encoding="utf-8")), package, is_module)
 
 
 def test_the_faces_ask_the_service():
