@@ -147,6 +147,67 @@ def test_a_bundle_bomb_is_refused_in_one_sentence_with_bounded_memory(tmp_path):
     assert Store(tmp_path / "ws").list() == []
 
 
+def _peak_of_import(bundle, tmp_path, env=None):
+    """Import ``bundle`` in a fresh process: its return code, stderr and peak resident memory (MB)."""
+    code = (
+        "import sys\n"
+        "from mtlens.cli import main\n"
+        "rc = main(['import', sys.argv[1], '--data-dir', sys.argv[2]])\n"
+        "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]\n"
+        "print('RSS', hwm)\n"
+        "sys.exit(rc)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(bundle), str(tmp_path / "ws")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+    return r.returncode, r.stderr, int(r.stdout.split("RSS")[1]) / 1024
+
+
+@pytest.mark.parametrize(
+    ("part", "item"),
+    [(b'"x": [', b"{},"), (b'"x": [', b"[],"), (b'"x": [', b"0.5,"), (b'"references": {"r": ["a"]}, "y": [', b"1,")],
+    ids=["empty-objects-under-an-extra-key", "empty-lists", "floats", "small-integers"],
+)
+def test_a_bundle_of_millions_of_tiny_json_values_is_refused_with_bounded_memory(tmp_path, part, item):
+    """A few hundred KB of gzip whose JSON holds 30 million tiny values (parsed, 2-6 GB of Python
+    objects; issue 38): refused by counting values before parsing, the process stays under 1 GB,
+    nothing is saved."""
+    bomb = tmp_path / "values.mtlens.json.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as f:
+        f.write(b'{"format": "mtlens-set", "version": 1, "systems": {"A": ["a"]}, ' + part)
+        for _ in range(30):
+            f.write(item * 1_000_000)
+        f.write(item.rstrip(b",") + b"]}")
+    assert bomb.stat().st_size < 2**20
+    rc, err, peak_mb = _peak_of_import(bomb, tmp_path)
+    assert rc == 2 and "more than 6,000,000 JSON values" in err and "MTLENS_MAX_JSON_VALUES" in err, err
+    assert peak_mb < 1024, f"{peak_mb:.0f} MB resident while refusing"
+    assert Store(tmp_path / "ws").list() == []
+
+
+def test_the_json_value_limit_is_a_setting_and_counts_no_commas_inside_text(tmp_path, monkeypatch):
+    """Commas, colons and brackets inside lines are text, not values: a bundle of 3 lines full of them
+    passes a limit of 40 values; 50 lines do not."""
+    monkeypatch.setenv("MTLENS_MAX_JSON_VALUES", "40")
+    line = "a, b: [c] {d}, " * 1000
+    st = Store(tmp_path)
+    import_bundle(st, _bundle(references={"ref": [line] * 3}, systems={"A": [line] * 3}))
+    with pytest.raises(InputError, match="more than 40 JSON values"):
+        import_bundle(st, _bundle(references={"ref": ["x"] * 50}, systems={"A": ["y"] * 50}))
+    assert len(st.list()) == 1
+
+
+def test_a_bundle_with_a_part_bundles_do_not_have_is_refused(tmp_path):
+    st = Store(tmp_path)
+    with pytest.raises(InputError, match="a part that bundles do not have \\('extra'\\)"):
+        import_bundle(st, _bundle(extra=[{}] * 10))
+    assert st.list() == []
+
+
 def test_a_valid_bundle_of_spaces_is_refused_not_a_memory_error(tmp_path, monkeypatch):
     monkeypatch.setenv("MTLENS_MAX_BUNDLE_MB", "16")
     data = _bundle(references={"r": [" " * (20 * 2**20)]}, systems={"A": ["x"]})

@@ -63,6 +63,23 @@ class Bundle:
     annotations: tuple[tuple[str, bytes], ...] = ()
 
 
+#: the parts a bundle has (export_bundle writes each of them)
+_PARTS = frozenset(
+    [
+        "format",
+        "version",
+        "name",
+        "language_pair",
+        "language_how",
+        "project",
+        "references",
+        "systems",
+        "source",
+        "human",
+        "scores",
+        "annotations",
+    ]
+)
 _BAD = "that file is not an mtlens set bundle (export one with 'Download this set')"
 
 
@@ -113,15 +130,18 @@ def read_bundle(data: bytes) -> Bundle:
     """
     if not bytes(data[:2]) == b"\x1f\x8b":
         raise InputError(_BAD)
-    text = gunzip(data, max_bundle_bytes(), "the bundle").decode("utf-8", "replace")
-    if text.count('"') > 2 * MAX_BUNDLE_LINES + 10_000:
+    raw = gunzip(data, max_bundle_bytes(), "the bundle")
+    if raw.count(b'"') > 2 * MAX_BUNDLE_LINES + 10_000:
         raise InputError(f"the bundle holds more than {MAX_BUNDLE_LINES:,} lines, the limit for one bundle")
     try:
-        doc = load_json(text, "bundle", "the bundle")
+        doc = load_json(raw, "bundle", "the bundle")  # its values and depth are counted before parsing
     except InputError as err:
         raise InputError(f"{_BAD} ({err})") from None
     if not isinstance(doc, dict) or doc.get("format") != BUNDLE_FORMAT:
         raise InputError(_BAD)
+    unknown = sorted(set(doc) - _PARTS)
+    if unknown:
+        raise InputError(f"{_BAD}: it holds a part that bundles do not have ({unknown[0][:40]!r})")
     version = doc.get("version")
     if type(version) is not int or version < 1:
         raise InputError(f"{_BAD}: its version is missing")
