@@ -28,6 +28,7 @@ from mtlens.service.bundles import export_bundle, import_bundle, read_bundle
 from mtlens.storage.store import BALLAST_NAME, FILE_NAME, Store
 
 from .conftest import ROOT, SAMPLE, pair_files
+from .memory import run_with_peak
 
 A = Visitor("browser:" + "a" * 32, "A")
 B = Visitor("browser:" + "b" * 32, "B")
@@ -115,6 +116,73 @@ def test_reading_a_device_that_never_ends_stops_at_the_file_limit():
         "score", "--ref", str(SAMPLE / "ref.txt"), "--sys", "/dev/zero", env=dict(os.environ, MTLENS_MAX_FILE_MB="1")
     )
     assert r.returncode == 2 and "larger than 1 MB, the limit for one file (MTLENS_MAX_FILE_MB)" in r.stderr
+
+
+# --------------------------------------------------------------------------- long lines
+def _long_line_files(tmp_path, hyp_line: str, ref_line: str):
+    (tmp_path / "r.txt").write_text(ref_line + "\nshort line\n", encoding="utf-8")
+    (tmp_path / "h.txt").write_text(hyp_line + "\nshort line\n", encoding="utf-8")
+    return ["score", "--ref", str(tmp_path / "r.txt"), "--sys", str(tmp_path / "h.txt"), "--format", "json"]
+
+
+def test_a_19000_word_line_is_refused_by_ter_in_one_sentence_with_bounded_memory(tmp_path):
+    """Issue 38: one 19,000-word line (under the 100,000-character line limit) took TER's process tree to
+    5.5 GB. TER now refuses line pairs past MTLENS_MAX_TER_WORD_PAIRS before computing anything; the
+    whole process tree stays under 1 GB; the other metrics score the line."""
+    rng = np.random.default_rng(3)
+    ref = " ".join(f"w{k}" for k in rng.integers(0, 500, 19_000))
+    hyp = " ".join(f"w{k}" for k in rng.integers(0, 500, 19_000))
+    assert len(hyp) < 100_000
+    args = _long_line_files(tmp_path, hyp, ref)
+    r, peak = run_with_peak([sys.executable, "-m", "mtlens", *args, "--metrics", "ter"], cwd=ROOT)
+    assert r.returncode == 2, r.stderr
+    assert "TER aligns lines of up to 9,000,000 hypothesis x reference word pairs" in r.stderr
+    assert "line 1 of 'h' has 19,000 x 19,000 words" in r.stderr and "MTLENS_MAX_TER_WORD_PAIRS" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert peak < 1024, f"{peak:.0f} MB"
+    r, peak = run_with_peak([sys.executable, "-m", "mtlens", *args, "--metrics", "bleu,chrf++,bleu-c,nist"], cwd=ROOT)
+    assert r.returncode == 0 and peak < 1024, (r.stderr, peak)
+
+
+def test_a_long_line_identical_to_its_reference_is_ter_zero_without_tables(tmp_path):
+    """A line equal to its reference has no edits: TER 0 however long, no alignment tables (under 1 GB;
+    aligned, 19,000 words would take 5.8 GB)."""
+    line = " ".join(f"w{k % 499}" for k in range(19_000))
+    args = _long_line_files(tmp_path, line, line)
+    r, peak = run_with_peak([sys.executable, "-m", "mtlens", *args, "--metrics", "ter"], cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["systems"][0]["scores"]["ter"] == 0.0
+    assert peak < 1024, f"{peak:.0f} MB"
+
+
+def test_the_ter_bound_is_a_setting_and_sacrebleu_agrees_below_it(monkeypatch):
+    """At 30 x 40 word pairs a limit of 1,200 scores the line (sacrebleu's number), 1,199 refuses it."""
+    from sacrebleu.metrics import TER as SacreTER
+
+    ref = " ".join(f"r{k % 7}" for k in range(40))
+    hyp = " ".join(f"r{k % 5}" for k in range(30))
+    c = Corpus.build({"ref": [ref]}, {"A": [hyp]})
+    monkeypatch.setenv("MTLENS_MAX_TER_WORD_PAIRS", "1200")
+    assert score(c, "ter")["ter"].scores["A"] == pytest.approx(SacreTER().corpus_score([hyp], [[ref]]).score, abs=1e-9)
+    monkeypatch.setenv("MTLENS_MAX_TER_WORD_PAIRS", "1199")
+    with pytest.raises(InputError, match="line 1 of 'A' has 30 x 40 words"):
+        score(c, "ter")
+
+
+def test_tbleu_refuses_comparing_words_past_its_bound_in_one_sentence(tmp_path):
+    """Two different 99,000-character words of one line took tBLEU 50 s (its affix distance grows with
+    the square of a word's length): refused before any work; a long word with no similar word to
+    compare (the affix distance is then 1 without computing it) is scored."""
+    rng = np.random.default_rng(5)
+    a = "".join(rng.choice(list("abcdef"), 99_000))
+    b = "".join(rng.choice(list("abcdef"), 99_000))
+    args = _long_line_files(tmp_path, a, b)
+    r, peak = run_with_peak([sys.executable, "-m", "mtlens", *args, "--metrics", "tbleu"], cwd=ROOT, timeout=60)
+    assert r.returncode == 2 and "tolerant BLEU compares words of up to 1,000 characters" in r.stderr, r.stderr
+    assert "line 1 of 'h' has a 99,000-character word" in r.stderr and peak < 1024
+    args = _long_line_files(tmp_path, a + " x", "x y")
+    r = _run(*args, "--metrics", "tbleu")
+    assert r.returncode == 0, r.stderr
 
 
 # --------------------------------------------------------------------------- bundles

@@ -31,6 +31,14 @@ DEFAULT_MAX_FILE_MB = 512
 DEFAULT_MAX_BUNDLE_MB = 256
 
 
+#: the most hypothesis x reference word pairs TER aligns in one line (``MTLENS_MAX_TER_WORD_PAIRS``):
+#: its tables take 16 bytes a pair (two lines of 3,000 words: 144 MB); a 19,000-word line would take 5.8 GB
+DEFAULT_MAX_TER_WORD_PAIRS = 9_000_000
+#: the longest word tolerant BLEU compares with another word of similar length, characters
+#: (``MTLENS_MAX_TBLEU_WORD_CHARS``): the affix distance takes time with the square of the length
+DEFAULT_MAX_TBLEU_WORD_CHARS = 1_000
+
+
 def env_number(name: str, default: float, low: float = 0.0, high: float = 1e9) -> float:
     """A positive number from the environment variable ``name`` (``default`` when unset), or a sentence.
 
@@ -46,13 +54,21 @@ def env_number(name: str, default: float, low: float = 0.0, high: float = 1e9) -
         value = math.nan
     if not math.isfinite(value) or not low <= value <= high:
         raise InputError(
-            f"{name}={raw!r} is not a number from {low:g} to {high:g}; set it to a number of MB or unset it"
+            f"{name}={raw!r} is not a number from {low:g} to {high:g}; set it to a number in that range or unset it"
         )
     return value
 
 
 def max_file_bytes() -> int:
     return int(env_number("MTLENS_MAX_FILE_MB", DEFAULT_MAX_FILE_MB, 0.001) * 2**20)
+
+
+def max_ter_word_pairs() -> int:
+    return int(env_number("MTLENS_MAX_TER_WORD_PAIRS", DEFAULT_MAX_TER_WORD_PAIRS, 1))
+
+
+def max_tbleu_word_chars() -> int:
+    return int(env_number("MTLENS_MAX_TBLEU_WORD_CHARS", DEFAULT_MAX_TBLEU_WORD_CHARS, 1))
 
 
 def max_bundle_bytes() -> int:

@@ -120,6 +120,12 @@ class Metric(ABC):
         itself if the data turns out to need it."""
         return self.kernel is not None
 
+    def check_lines(self, references: Sequence[Sequence[str]], systems: dict[str, Sequence[str]]) -> None:
+        """Refuse, in one sentence (:class:`~mtlens.core.errors.InputError`), lines this metric cannot score
+        within its bounds (docs/security.md); called before any statistics are computed. Most metrics
+        take time and memory linear in a line's length and accept every line."""
+        return None
+
     @classmethod
     def from_options(cls, options) -> Metric:
         """Build the metric from :class:`~mtlens.core.options.Options`: each constructor parameter of

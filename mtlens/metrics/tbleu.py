@@ -43,6 +43,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.errors import InputError
+from ..core.limits import max_tbleu_word_chars
 from ..core.ngrams import ngram_counts, word_streams
 from ..core.options import DEFAULTS
 from . import _compiled
@@ -82,16 +84,36 @@ def affix_distances(words: Sequence[str], pairs: np.ndarray) -> np.ndarray:
     todo = np.flatnonzero((pairs[:, 0] != pairs[:, 1]) & (np.abs(lt - lr) < np.minimum(lt, lr)))
     if not len(todo):
         return out
+    longest = int(np.maximum(lt[todo], lr[todo]).max())
+    if longest > max_tbleu_word_chars():
+        raise _too_long(longest, "this set")
     work = int((lt[todo] * lr[todo]).sum())
-    chars, lens = _char_matrix(words)
-    if _numpy_work_done + work > NUMPY_WORK or _compiled.ready(KERNEL):
-        out[todo] = _compiled.load(KERNEL).affix_distances(chars, lens, np.ascontiguousarray(pairs[todo]))
-    else:
+    compiled = _numpy_work_done + work > NUMPY_WORK or _compiled.ready(KERNEL)
+    if not compiled:
         from ._affix_numpy import affix_distances as vectorised
 
         _numpy_work_done += work
-        out[todo] = vectorised(chars, lens, pairs[todo])
+    # words of similar width together: one long word does not widen every other word's row of characters
+    bucket = np.maximum(lt[todo], lr[todo]).astype(np.int64).clip(1)
+    bucket = np.floor(np.log2(bucket)).astype(np.int64)
+    for b in np.unique(bucket):
+        these = todo[bucket == b]
+        used, local = np.unique(pairs[these], return_inverse=True)
+        chars, lens = _char_matrix([words[w] for w in used])
+        local = np.ascontiguousarray(local.reshape(-1, 2), dtype=np.int64)
+        if compiled:
+            out[these] = _compiled.load(KERNEL).affix_distances(chars, lens, local)
+        else:
+            out[these] = vectorised(chars, lens, local)
     return out
+
+
+def _too_long(chars: int, where: str) -> InputError:
+    return InputError(
+        f"tolerant BLEU compares words of up to {max_tbleu_word_chars():,} characters with words of similar "
+        f"length (MTLENS_MAX_TBLEU_WORD_CHARS); {where} has a {chars:,}-character word to compare: choose "
+        "other metrics, or shorten or remove that line"
+    )
 
 
 def affix_distance(reference_word: str, hypothesis_word: str) -> float:
@@ -245,6 +267,23 @@ class TBLEU(Metric):
 
     def tokens(self, line: str) -> list[str]:
         return self._bleu.tokens(line)
+
+    def check_lines(self, references, systems):
+        """A segment whose hypothesis and a reference have two different words of similar length (the
+        pairs whose affix distance is computed) longer than
+        :func:`~mtlens.core.limits.max_tbleu_word_chars` is refused; only lines that long are tokenized."""
+        limit = max_tbleu_word_chars()
+        n = len(references[0]) if references else 0
+        for name, lines in systems.items():
+            for i in range(n):
+                if len(lines[i]) <= limit or all(len(r[i]) <= limit for r in references):
+                    continue
+                long_h = {w for w in self.tokens(lines[i]) if len(w) > limit // 2}
+                long_r = {w for r in references for w in self.tokens(r[i]) if len(w) > limit // 2}
+                for t in long_h:
+                    for w in long_r:
+                        if max(len(t), len(w)) > limit and t != w and abs(len(t) - len(w)) < min(len(t), len(w)):
+                            raise _too_long(max(len(t), len(w)), f"line {i + 1} of '{name}'")
 
     # --- matching (epsilon-independent) ---------------------------------
     def _replaceable(self, hyp_tok, refs_tok, eps: float) -> list[tuple[int, int]]:

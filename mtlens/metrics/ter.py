@@ -7,9 +7,11 @@ the references (shifts + beam edit distance, see :mod:`._ter_kernel`) and the
 average reference length. TER = 100 * sum(edits) / sum(avg_ref_len); 100 if
 there are edits but no reference words, 0 if neither.
 
-Bound for pathological input: a hypothesis/reference pair with more than
-:data:`MAX_CELLS` word pairs (e.g. two 5,000-word lines are 25 million) is
-still scored exactly, but its alignment matrix is not kept for display.
+Bound for pathological input: TER's tables hold one cell per hypothesis x
+reference word pair of a line, so a line pair with more than
+:func:`mtlens.core.limits.max_ter_word_pairs` word pairs (9 million: two lines of
+3,000 words, 144 MB) is refused in one sentence before anything is computed
+(docs/security.md); the longest line of the WMT data has 151 words.
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.errors import InputError
+from ..core.limits import max_ter_word_pairs
 from ..core.options import DEFAULTS
 from . import _compiled
 from .base import Metric, Signature
 
-#: word pairs above which the per-sentence alignment is not produced
-MAX_CELLS = 25_000_000
 #: the compiled kernel's module
 KERNEL = "mtlens.metrics._ter_kernel"
 #: up to this many (hypothesis, reference) pairs, sacrebleu's own TER (Python, about 3 ms a pair on WMT
@@ -41,6 +43,16 @@ def _tercom_tokenizer(normalized, no_punct, asian_support, case_sensitive):
 
     return TercomTokenizer(
         normalized=normalized, no_punct=no_punct, asian_support=asian_support, case_sensitive=case_sensitive
+    )
+
+
+def _too_large(n_hyp: int, n_ref: int, where: str) -> InputError | None:
+    limit = max_ter_word_pairs()
+    if n_hyp * n_ref <= limit:
+        return None
+    return InputError(
+        f"TER aligns lines of up to {limit:,} hypothesis x reference word pairs (MTLENS_MAX_TER_WORD_PAIRS); "
+        f"{where} has {n_hyp:,} x {n_ref:,} words: choose other metrics, or shorten or remove that line"
     )
 
 
@@ -112,6 +124,23 @@ class TER(Metric):
         once = self._tok(line.rstrip())
         return once.split() if self.single_pass else self._tok(once.rstrip()).split()
 
+    def check_lines(self, references, systems):
+        """Lines whose word pairs pass :func:`~mtlens.core.limits.max_ter_word_pairs` are refused. A line
+        has at most as many words as characters, so only lines long enough in characters are tokenized."""
+        limit = max_ter_word_pairs()
+        n = len(references[0]) if references else 0
+        ref_chars = [max(len(r[i]) for r in references) for i in range(n)]
+        for name, lines in systems.items():
+            for i, line in enumerate(lines):
+                if len(line) * ref_chars[i] > limit:
+                    words = self.words(line)
+                    refs_words = [self.ref_words(r[i]) for r in references]
+                    # a reference identical to the line needs no tables (block_statistics)
+                    ref_words = max((len(w) for w in refs_words if w != words), default=0)
+                    err = _too_large(len(words), ref_words, f"line {i + 1} of '{name}'")
+                    if err:
+                        raise err
+
     def block_statistics(self, references, hypotheses):
         R, H = len(references), len(hypotheses)
         n = len(references[0]) if R else 0
@@ -157,8 +186,14 @@ class TER(Metric):
         pairs = np.column_stack([np.repeat(u, R), (segment[:, None] * R + np.arange(R)[None, :]).ravel()]).astype(
             np.int64
         )
-        K = _compiled.load(KERNEL)
-        edits = K.ter_many(hyp_flat, hyp_off, ref_flat, ref_off, pairs).reshape(len(hyp_seqs), R)[which]
+        # a hypothesis identical to the reference has no edits (no shift can gain, the distance is 0):
+        # not aligned, so a long line repeated as its own reference needs no tables
+        same = np.array([hyp_seqs[h] == ref_seqs[r] for h, r in pairs], dtype=bool)
+        flat = np.zeros(len(pairs), dtype=np.int64)
+        if not same.all():
+            K = _compiled.load(KERNEL)
+            flat[~same] = K.ter_many(hyp_flat, hyp_off, ref_flat, ref_off, np.ascontiguousarray(pairs[~same]))
+        edits = flat.reshape(len(hyp_seqs), R)[which]
         return self._statistics(edits, refs, n, R)
 
     def _statistics(self, edits: np.ndarray, refs, n: int, R: int) -> list[np.ndarray]:
@@ -281,10 +316,13 @@ def ter_alignment(hypothesis: str, references: list[str], metric: TER | None = N
         >>> a.edits, a.counts["shift"], a.counts["substitution"], a.counts["insertion"]
         (4, 1, 2, 1)
     """
-    K = _compiled.load(KERNEL)
     metric = metric or TER()
     hyp_words = metric.words(hypothesis)
     refs_words = [metric.ref_words(r) for r in references]
+    err = _too_large(len(hyp_words), max(map(len, refs_words), default=0), "this line")
+    if err:
+        raise err
+    K = _compiled.load(KERNEL)
     vocab: dict[str, int] = {}
     hyp = np.array([vocab.setdefault(w, len(vocab)) for w in hyp_words], dtype=np.int64)
     best = None
@@ -308,7 +346,7 @@ def ter_alignment(hypothesis: str, references: list[str], metric: TER | None = N
         shifts.append(Shift(tuple(hyp_words[p] for p in moved), int(start), after, moved))
     shifted_words = tuple(hyp_words[p] for p in perm)
     ops = []
-    if len(ref) and len(hyp_words) * len(ref_words) <= MAX_CELLS:
+    if len(ref):
         trace = K.trace_ops(K.edit_distance_rows(shifted, ref), shifted, ref)
         i = j = 0
         for op in trace:

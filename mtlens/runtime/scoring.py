@@ -57,7 +57,7 @@ def score_metric(corpus: Corpus, metric: Metric) -> MetricResult:
 def score_metrics(corpus: Corpus, metrics: Sequence[Metric]) -> list[MetricResult]:
     """Compute several metrics for every system of the corpus, their blocks shared out together
     (:func:`mtlens.runtime.engine.statistics_many`)."""
-    _need_references(corpus, metrics)
+    _check(corpus, metrics, corpus.system_names)
     stats = statistics_many(metrics, corpus.reference_streams(), corpus.system_streams())
     return [
         result_from_stats(corpus, m, dict(zip(corpus.system_names, s, strict=True)))
@@ -65,12 +65,15 @@ def score_metrics(corpus: Corpus, metrics: Sequence[Metric]) -> list[MetricResul
     ]
 
 
-def _need_references(corpus: Corpus, metrics: Sequence[Metric]) -> None:
+def _check(corpus: Corpus, metrics: Sequence[Metric], systems: Sequence[str]) -> None:
+    """Refuse what the metrics cannot score, before any work: no reference, lines past a metric's bounds."""
     if metrics and not corpus.references:
         raise InputError(
             f"{metrics[0].name} needs a reference translation and this set has none (it was made from human "
             "annotations); add a reference to score BLEU, chrF, TER and the other lexical metrics"
         )
+    for m in metrics:
+        m.check_lines(corpus.reference_streams(), {s: corpus.systems[s] for s in systems})
 
 
 def result_from_stats(corpus: Corpus, metric: Metric, stats: dict[str, np.ndarray]) -> MetricResult:
@@ -128,12 +131,15 @@ def score_saved_many(store, set_id: str, corpus: Corpus, names: Sequence[str], o
     (:func:`mtlens.runtime.engine.statistics_many`), and their statistics are stored. A store that cannot
     take them (full, read-only) only costs the reuse next time."""
     metrics = [make_metric(name, options) for name in names]
-    _need_references(corpus, metrics)
+    if not corpus.references:
+        _check(corpus, metrics, [])
     have = [store.get_stats(set_id, m.name, stats_key(m.name, options)) for m in metrics]
     missing = [[s for s in corpus.system_names if s not in got or got[s].shape[0] != corpus.n_lines] for got in have]
     todo = [k for k, miss in enumerate(missing) if miss]
     systems = [s for s in corpus.system_names if any(s in missing[k] for k in todo)]
     if todo:
+        for k in todo:
+            _check(corpus, [metrics[k]], missing[k])
         fresh = statistics_many(
             [metrics[k] for k in todo], corpus.reference_streams(), [corpus.systems[s] for s in systems]
         )

@@ -176,8 +176,16 @@ def line_evidence(ds: state.Dataset, opts: Options, systems: Sequence[str], i: i
     return {
         "references": seg_refs,
         "ngrams": {s: ngram_matches(c.systems[s][i], seg_refs, bleu, max_order=4) for s in systems},
-        "ter": {s: ter_alignment(c.systems[s][i], seg_refs, ter) for s in systems},
+        "ter": {s: _alignment_or_sentence(c.systems[s][i], seg_refs, ter) for s in systems},
     }
+
+
+def _alignment_or_sentence(line: str, refs: Sequence[str], ter):
+    """The TER alignment, or the sentence why this line is past TER's bound (the page says it)."""
+    try:
+        return ter_alignment(line, refs, ter)
+    except InputError as err:
+        return str(err)
 
 
 def tbleu_rows(ds: state.Dataset, opts: Options, system: str, i: int) -> list[dict]:

@@ -251,6 +251,9 @@ def page() -> None:
     )
     for name in [sys_a, sys_b] if sys_b else [sys_a]:
         a = evidence["ter"][name]
+        if isinstance(a, str):  # past TER's bound: the sentence instead of the alignment
+            st.info(render.md(f"{name}: {a}"))
+            continue
         counts = a.counts
         st.markdown(
             f"*{render.md(name)}*: {a.edits} edits ({counts['shift']} shifts, {counts['substitution']} substitutions, "
