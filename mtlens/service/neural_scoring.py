@@ -1,11 +1,16 @@
 """Neural metrics for the faces: the registered checkpoints (:mod:`mtlens.neural.models`) and the
 background jobs that score a saved set with one (:mod:`mtlens.runtime.jobs`).
+
+Starting and cancelling a job change the set, so the faces go through :func:`start_job` and
+:func:`cancel_job`, which ask the store's policy first: only who may change a set (its owner, an
+administrator, the operator at the command line) may start or cancel its jobs; a link reader may watch.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..core.errors import InputError
 from ._lazy import lazy_names
 
 if TYPE_CHECKING:  # the names as a type checker and an editor see them
@@ -28,4 +33,31 @@ _NAMES = {
     "status": "mtlens.runtime.jobs:status",
 }
 __getattr__, __dir__ = lazy_names(__name__, _NAMES)
-__all__ = sorted([*_NAMES])
+__all__ = sorted([*_NAMES, "cancel_job", "may_run_jobs", "start_job"])
+
+
+def may_run_jobs(store, set_id: str, visitor) -> bool:
+    """Whether ``visitor`` (``None``: the operator) may start or cancel the set's neural jobs."""
+    if visitor is None or visitor.admin:
+        return True
+    try:
+        return store.may_change(set_id, visitor)
+    except InputError:
+        return False
+
+
+def _require(store, set_id: str, visitor, what: str) -> None:
+    if not may_run_jobs(store, set_id, visitor):
+        raise InputError(f"only the owner of this set can {what} its neural jobs; upload your own copy to score it")
+
+
+def start_job(store, set_id: str, model_name: str, visitor=None):
+    """Start (or join) the set's job with the model, if ``visitor`` may (:func:`mtlens.runtime.jobs.start`)."""
+    _require(store, set_id, visitor, "start")
+    return __getattr__("start")(store, set_id, model_name)
+
+
+def cancel_job(store, set_id: str, digest: str, visitor=None) -> None:
+    """Ask the set's running job with the model ``digest`` to stop, if ``visitor`` may."""
+    _require(store, set_id, visitor, "cancel")
+    __getattr__("cancel")(store, set_id, digest)

@@ -13,8 +13,8 @@ from . import identity, render, state
 from .state import Dataset
 
 
-def _may_start(ds: Dataset) -> bool:
-    return identity.visitor().admin or state.may_change(ds.set_id)
+def _may_run(ds: Dataset) -> bool:
+    return jobs.may_run_jobs(state.store(), ds.set_id, identity.visitor())
 
 
 def _duration(seconds: float) -> str:
@@ -84,10 +84,10 @@ def _start_form(ds: Dataset, registered) -> None:
     labels = {m.name: f"{m.metric} ({m.kind}, checkpoint {m.digest[:12]})" for m in registered}
     cols = st.columns([3, 1])
     name = cols[0].selectbox("Model", list(labels), format_func=labels.get, key="neural_model")
-    allowed = _may_start(ds)
+    allowed = _may_run(ds)
     if cols[1].button("Score", key="neural_start", disabled=not allowed, use_container_width=True):
         try:
-            jobs.start(state.store(), ds.set_id, name)
+            jobs.start_job(state.store(), ds.set_id, name, identity.visitor())
         except InputError as err:
             st.error(render.md(str(err)))
     if not allowed:
@@ -113,8 +113,11 @@ def _show(ds: Dataset) -> bool:
         line = describe(p)  # model names are [a-z0-9._-]; messages are shown as text
         if p.active:
             st.progress(p.fraction, text=render.md(line))
-            if st.button("Cancel", key=f"neural_cancel_{p.digest[:16]}"):
-                jobs.cancel(state.store(), ds.set_id, p.digest)
+            if _may_run(ds) and st.button("Cancel", key=f"neural_cancel_{p.digest[:16]}"):
+                try:
+                    jobs.cancel_job(state.store(), ds.set_id, p.digest, identity.visitor())
+                except InputError as err:
+                    st.error(render.md(str(err)))
         elif p.state == "done":
             st.success(render.md(line))
         else:

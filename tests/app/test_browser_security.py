@@ -130,6 +130,53 @@ def test_two_browsers_owner_and_link_reader(browser, tmp_path):
         ctx_b.close()
 
 
+def test_in_owners_mode_a_link_reader_has_no_cancel_button_for_the_owners_job(browser, tmp_path):
+    """Issue 38, item 4, in Chromium: the owner's running COMET job (a job row with a fresh heartbeat, as a
+    job process keeps it) shows a Cancel button to the owner and none to a link reader, who still sees
+    its progress. A forged cancel is refused by the service (tests/service/test_neural_jobs_access.py)."""
+    import sys
+    import threading
+    from urllib.parse import parse_qs, urlparse
+
+    from mtlens.storage.store import Store
+
+    env = dict(
+        os.environ, MTLENS_ACCESS="owners", MTLENS_DATA_DIR=str(tmp_path / "ws"), MTLENS_NEURAL_PYTHON=sys.executable
+    )
+    with running_server(tmp_path, env=env) as url:
+        ctx_a, a = _ctx(browser, url)
+        _upload(a, [SAMPLE / "ref.txt"], [SAMPLE / "UEdin.txt", SAMPLE / "Online-W.txt"])
+        a.get_by_label("Name").wait_for(timeout=60_000)
+        link = a.url
+        sid = parse_qs(urlparse(link).query)["set"][0]
+        store, digest = Store(tmp_path / "ws"), "e" * 64
+        store.claim_job(sid, digest, "tiny", lambda job: True)
+        stop = threading.Event()
+
+        def heartbeat():  # what the job process does while it scores
+            while not stop.is_set():
+                store.update_job(sid, digest, state="running", total=100, done=10)
+                stop.wait(2)
+
+        beat = threading.Thread(target=heartbeat, daemon=True)
+        beat.start()
+        try:
+            _goto(a, "Rankings")
+            a.get_by_text("comet:tiny: scoring 10 / 100").wait_for(timeout=120_000)
+            assert a.get_by_role("button", name="Cancel").count() == 1
+            ctx_b, b = _ctx(browser, link)
+            _goto(b, "Rankings")
+            b.get_by_text("comet:tiny: scoring 10 / 100").wait_for(timeout=120_000)
+            b.wait_for_timeout(2_000)  # a few polls of the job panel
+            assert b.get_by_role("button", name="Cancel").count() == 0
+            assert store.job(sid, digest)["state"] == "running"
+        finally:
+            stop.set()
+            beat.join()
+        ctx_a.close()
+        ctx_b.close()
+
+
 @pytest.fixture
 def oidc_provider():
     provider = pytest.importorskip("oidc_provider_mock")

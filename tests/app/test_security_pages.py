@@ -114,3 +114,31 @@ def test_hostile_link_parameters_are_ignored(line):
     default = _session("pages/2_Sentences.py", set="sample").number_input(key="sent_line_input").value
     at = _session("pages/2_Sentences.py", set="sample", line=line, a="<script>", metric="x' OR 1=1")
     assert at.number_input(key="sent_line_input").value == default
+
+
+def test_in_owners_mode_a_link_reader_sees_the_owners_job_but_no_cancel_button(monkeypatch):
+    """Issue 38, item 4: the owner's running COMET job is shown to a link reader without a Cancel button
+    (the service refuses a forged cancel: tests/service/test_neural_jobs_access.py); the owner has one."""
+    from mtlens.neural import models
+    from mtlens.ui import state
+
+    monkeypatch.setenv("MTLENS_ACCESS", "owners")
+    monkeypatch.setattr(models, "available", lambda: True)  # the panel's rights do not depend on the extra
+    a = _session()
+    sid = _upload_set(a)
+    store = state.store()
+    store.claim_job(sid, "e" * 64, "tiny", lambda job: True)
+    store.update_job(sid, "e" * 64, state="running", total=100, done=10)
+
+    def cancel_buttons(at):
+        return [b for b in at.button if (b.key or "").startswith("neural_cancel_")]
+
+    a.switch_page("pages/1_Rankings.py").run()
+    no_errors(a)
+    assert len(cancel_buttons(a)) == 1  # the owner may cancel
+    b = _session(set=sid)
+    b.switch_page("pages/1_Rankings.py").run()
+    no_errors(b)
+    assert any("comet:tiny: scoring 10 / 100" in plain(p.proto.text) for p in b.get("progress"))
+    assert cancel_buttons(b) == []
+    assert store.job(sid, "e" * 64)["state"] == "running"
