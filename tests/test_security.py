@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -473,6 +474,77 @@ def test_delete_works_on_a_full_disk(tmp_path, corpus):
 
 
 # --------------------------------------------------------------------------- access control
+def test_damaged_pin_rows_are_left_out_and_the_report_is_written(tmp_path):
+    """Issue 38, item 7: pin rows damaged in the store (systems not JSON, not a list, a line that is text,
+    negative or past the set, a metric that is not text) made ``report --set`` end in JSONDecodeError, TypeError or
+    ValueError. They are left out; the good pin is on its slide."""
+    from mtlens.storage.pins import Pin
+
+    refs, systems = pair_files(SAMPLE)
+    st = Store(tmp_path)
+    sid = st.save(Corpus.build({"ref": refs[0]}, systems, language_pair="en-de"), "pins")
+    st.pin(sid, Pin(2, ("UEdin",), "bleu", "kept note"))
+    with sqlite3.connect(tmp_path / FILE_NAME) as con:
+        for line, syss, metric in [
+            (3, "{not json", "bleu"),
+            (4, '{"a": 1}', "bleu"),
+            (5, "[1, 2]", "bleu"),
+            ("x", '["UEdin"]', "bleu"),
+            (-1, '["UEdin"]', "bleu"),
+            (10**6, '["UEdin"]', "bleu"),
+            (6, '["UEdin"]', b"bleu"),  # a blob, not text
+            (7, "[" * 5000 + "]" * 5000, "bleu"),
+        ]:
+            con.execute(
+                "INSERT INTO pins (set_id, line, systems, metric, note, created) VALUES (?, ?, ?, ?, '', 0)",
+                (sid, line, syss, metric),
+            )
+    assert [p.line for p in st.pins(sid)] == [2]
+    out = tmp_path / "r.html"
+    r = _run("report", "--set", sid, "--data-dir", str(tmp_path), "-o", str(out), "--n", "100")
+    assert r.returncode == 0, r.stderr
+    assert "kept note" in out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("weights", "said"),
+    [
+        ('{"major": ' + "9" * 400 + "}", "must be a number from 0 to 1,000,000, not 999999"),
+        ('{"major": 1e308}', "must be a number from 0 to 1,000,000, not 1e+308"),
+        ('{"major": -1}', "not -1"),
+        ('{"major": "5"}', "not 5"),
+        ('{"major": ' + "9" * 5000 + "}", "is not valid JSON"),
+    ],
+)
+def test_hostile_mqm_weights_are_one_sentence(weights, said):
+    """A 400-digit weight was an OverflowError; 1e308 gave every system a null score with a numpy warning."""
+    from mtlens.readers.mqm import parse_weights
+
+    with pytest.raises(InputError, match=re.escape(said)):
+        parse_weights(weights)
+
+
+@pytest.mark.parametrize("kind", ["loop", "unreadable", "long name"])
+def test_a_checkpoint_path_that_cannot_be_followed_is_one_sentence(tmp_path, kind):
+    """``models add`` on a symbolic link loop ended in RuntimeError (issue 38, item 7)."""
+    from mtlens.neural.models import checkpoint_file
+
+    if kind == "loop":
+        (tmp_path / "a").symlink_to(tmp_path / "b")
+        (tmp_path / "b").symlink_to(tmp_path / "a")
+        path = tmp_path / "a"
+    elif kind == "unreadable":
+        path = tmp_path / "model.ckpt"
+        path.write_bytes(b"x")
+        path.chmod(0)
+        if os.access(path, os.R_OK):  # root reads everything: nothing to refuse
+            path = tmp_path / "missing" / "model.ckpt"
+    else:
+        path = tmp_path / ("x" * 5000)
+    with pytest.raises(InputError, match="is not a readable COMET checkpoint"):
+        checkpoint_file(path)
+
+
 def test_owners_change_their_sets_and_a_link_only_reads(tmp_path, corpus):
     st = Store(tmp_path)
     a1 = st.save(corpus, "A's first", owner=A.id)

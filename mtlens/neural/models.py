@@ -146,13 +146,17 @@ def _error_of(output: str, stderr: str, code: int) -> str:
 # --------------------------------------------------------------------------- the registry
 def checkpoint_file(path: str | Path) -> Path:
     """A model folder (``hparams.yaml`` + ``checkpoints/model.ckpt``) or the checkpoint file itself."""
-    p = Path(os.path.expanduser(str(path))).resolve()
-    if p.is_dir():
-        p = p / "checkpoints" / "model.ckpt"
-    if not p.is_file():
+    try:
+        p = Path(os.path.expanduser(str(path))).resolve()
+        if p.is_dir():
+            p = p / "checkpoints" / "model.ckpt"
+        usable = p.is_file() and os.access(p, os.R_OK)
+    except (OSError, RuntimeError):  # a symbolic link loop (RuntimeError before Python 3.13), a name too long
+        usable = False
+    if not usable:
         raise InputError(
-            f"'{path}' is not a COMET checkpoint: give the model folder (hparams.yaml and checkpoints/model.ckpt) "
-            "or its checkpoints/model.ckpt"
+            f"'{str(path)[:200]}' is not a readable COMET checkpoint: give the model folder (hparams.yaml and "
+            "checkpoints/model.ckpt) or its checkpoints/model.ckpt"
         )
     return p
 

@@ -206,6 +206,10 @@ def read_mqm_tsv(data: bytes, name: str) -> Annotations:
     return Annotations(name, out, tuple(seg_ids), tuple(systems), tuple(problems))
 
 
+#: the largest MQM weight accepted (Google's largest is 25): sums of weights over a test set stay finite
+MAX_MQM_WEIGHT = 1_000_000
+
+
 def parse_weights(text: str | Mapping | None) -> dict:
     """Weights from ``--mqm-weights`` (JSON: ``{"major": 5, "minor": 1, "minor:fluency/punctuation": 0.1,
     "*:non-translation": 25}``) on top of :data:`GOOGLE_WEIGHTS`; keys are lowercased.
@@ -225,10 +229,17 @@ def parse_weights(text: str | Mapping | None) -> dict:
     if not isinstance(given, dict):
         raise InputError('--mqm-weights must be a JSON object such as {"major": 5, "minor": 1}')
     for key, value in given.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise InputError(f"--mqm-weights: the weight of '{key}' must be a number >= 0, not {value!r}")
+        try:
+            weight = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+        except OverflowError:  # an integer of hundreds of digits
+            weight = math.inf
+        if not 0 <= weight <= MAX_MQM_WEIGHT:
+            raise InputError(
+                f"--mqm-weights: the weight of '{str(key)[:60]}' must be a number from 0 to {MAX_MQM_WEIGHT:,}, "
+                f"not {str(value)[:30]}{'...' if len(str(value)) > 30 else ''}"
+            )
         k = str(key).strip().lower()
-        out[tuple(k.split(":", 1)) if ":" in k else k] = float(value)
+        out[tuple(k.split(":", 1)) if ":" in k else k] = weight
     return out
 
 

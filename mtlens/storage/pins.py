@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -10,6 +11,8 @@ from dataclasses import dataclass
 from ..core.access import Visitor
 from ..core.errors import InputError
 from .database import _Missing
+
+log = logging.getLogger(__name__)
 
 #: at most this many pins per set (a presentation, not a copy of the test set)
 MAX_PINS = 50
@@ -29,6 +32,27 @@ class Pin:
     note: str
 
 
+def _pin_from_row(row) -> Pin | None:
+    """A stored pin, or None for a row that is damaged (a line that is not a number in the set, systems
+    that are not a JSON list of names): such a row is left out, never a crash (docs/security.md)."""
+    line, systems, metric, note = row
+    try:
+        names = json.loads(systems) if isinstance(systems, (str, bytes)) else None
+    except (ValueError, RecursionError):
+        return None
+    if (
+        type(line) is not int
+        or line < 0
+        or not isinstance(names, list)
+        or not names
+        or not all(isinstance(n, str) for n in names)
+        or not isinstance(metric, str)
+        or not isinstance(note, str)
+    ):
+        return None
+    return Pin(line, tuple(names), metric, note)
+
+
 class Pins:
     """Sentences pinned for a set's presentation."""
 
@@ -41,7 +65,14 @@ class Pins:
                 ).fetchall()
         except _Missing:
             return []
-        return [Pin(int(r[0]), tuple(json.loads(r[1])), str(r[2]), str(r[3])) for r in rows]
+        try:
+            n_lines = int(self._set_field(set_id, "n_lines"))
+        except (InputError, TypeError, ValueError):
+            n_lines = 0
+        out = [p for p in map(_pin_from_row, rows) if p is not None and p.line < n_lines]
+        if len(out) < len(rows):
+            log.warning("set %s: %d damaged pin rows left out", set_id, len(rows) - len(out))
+        return out
 
     def pin(self, set_id: str, pin: Pin, visitor: Visitor | None = None) -> None:
         """Pin a sentence (again: its metric and note are replaced). Only who may change the set may pin."""

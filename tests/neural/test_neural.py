@@ -206,8 +206,11 @@ def test_only_new_segments_are_computed(neural_python, tiny_models, files, tmp_p
 # --------------------------------------------------------------------------- what goes wrong, in one sentence
 def test_missing_or_broken_checkpoints_and_inputs_are_one_sentence(neural_python, tiny_models, tmp_path):
     store = Store(tmp_path)
-    with pytest.raises(InputError, match="is not a COMET checkpoint"):
+    with pytest.raises(InputError, match="is not a readable COMET checkpoint"):
         neural.add_model(store, "x", tmp_path / "nowhere")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")  # issue 38: a RuntimeError before
+    with pytest.raises(InputError, match="is not a readable COMET checkpoint"):
+        neural.add_model(store, "x", tmp_path / "loop")
     broken = tmp_path / "broken"
     (broken / "checkpoints").mkdir(parents=True)
     (broken / "checkpoints" / "model.ckpt").write_bytes(b"not a checkpoint")
