@@ -89,20 +89,31 @@ def _why(err: BaseException) -> str:
 class Database:
     """The connection, the schema check and the size bounds every part of the store shares: one transaction a call, every database error one sentence, the ballast that lets a delete free space on a full disk."""
 
-    def __init__(self, data_dir: str | Path | None = None, max_mb: float | None = None):
+    def __init__(self, data_dir: str | Path | None = None, max_mb: float | None = None, reveal_path: bool = True):
         self.data_dir = _expand(data_dir) if data_dir is not None else default_data_dir()
         self.path = self.data_dir / FILE_NAME
+        #: whether sentences name the store's file (the operator's command line, the local dashboard); a
+        #: shared server's visitors and the quick view read "the workspace store" instead
+        self.reveal_path = reveal_path
         mb = max_mb if max_mb is not None else env_number("MTLENS_MAX_STORE_MB", DEFAULT_MAX_MB)
         self.max_bytes = int(mb * 1024 * 1024)
         self.owner_max_bytes = int(env_number("MTLENS_MAX_OWNER_MB", DEFAULT_OWNER_MB) * 1024 * 1024)
         #: sentences about damaged stored statistics found (and dropped) by this Store, for the caller to show
         self.notes: list[str] = []
 
+    def _named(self, what: str) -> str:
+        """``what`` and the store's file where it may be shown."""
+        return f"{what} '{self.path}'" if self.reveal_path else what
+
+    def _hidden(self, text: str) -> str:
+        """An error's text without the data directory's path where it may not be shown."""
+        return text if self.reveal_path else text.replace(str(self.data_dir), "the data directory")
+
     @contextlib.contextmanager
     def _db(self, write: bool = False) -> Iterator[sqlite3.Connection]:
         """A connection inside one transaction (committed on success, rolled back on any error), with
         every database error turned into a sentence."""
-        where = f"the workspace store '{self.path}'"
+        where = self._named("the workspace store")
         try:
             if write:
                 self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -118,7 +129,7 @@ class Database:
             why = _why(err)
             if write and "read-only" not in why and self.data_dir.is_dir() and not os.access(self.data_dir, os.W_OK):
                 why += " (the data directory is read-only: choose another with MTLENS_DATA_DIR or --data-dir)"
-            raise InputError(f"cannot open {where}: {why}") from None
+            raise InputError(f"cannot open {where}: {self._hidden(why)}") from None
         try:
             con.execute("PRAGMA foreign_keys = ON")
             self._check_or_create(con, write)
@@ -131,7 +142,7 @@ class Database:
             why = _why(err)
             if write and "read-only" not in why and not os.access(self.data_dir, os.W_OK):
                 why += " (the data directory is read-only: choose another with MTLENS_DATA_DIR or --data-dir)"
-            raise InputError(f"{where} could not be {'written' if write else 'read'}: {why}") from None
+            raise InputError(f"{where} could not be {'written' if write else 'read'}: {self._hidden(why)}") from None
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 con.execute("ROLLBACK")
@@ -171,12 +182,12 @@ class Database:
     def _check_header(self, version: int, app: int, tables: int) -> None:
         if tables and app != _APP_ID:
             raise InputError(
-                f"'{self.path}' is not an mtlens workspace (another program's database); "
+                f"{self._named('the file')} is not an mtlens workspace (another program's database); "
                 "move it away or choose another data directory"
             )
         if version > SCHEMA_VERSION:
             raise InputError(
-                f"the workspace '{self.path}' was written by a newer mtlens (schema {version}, this one "
+                f"{self._named('the workspace')} was written by a newer mtlens (schema {version}, this one "
                 f"reads up to {SCHEMA_VERSION}); upgrade mtlens"
             )
 

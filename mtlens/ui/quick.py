@@ -75,7 +75,7 @@ def rankings_view(request: Request) -> Response:
     if len(set_id) > MAX_ID:
         return _page(404, "No such set", "That link does not name a saved set.")
     try:
-        rk = rankings.saved(Store(), set_id, params)
+        rk = rankings.saved(Store(reveal_path=False), set_id, params)  # anyone with a link: no paths
     except InputError as err:
         return _page(404, "Cannot show this set", str(err))
     except Exception:  # the visitor gets one sentence; the server's log gets the details

@@ -136,8 +136,9 @@ def sample_dataset() -> Dataset:
 
 
 def store() -> Store:
-    """The workspace (``MTLENS_DATA_DIR`` or the per-user data directory)."""
-    return Store()
+    """The workspace (``MTLENS_DATA_DIR`` or the per-user data directory). Its sentences name its file
+    only in local mode: on a shared server where it lies is the operator's business."""
+    return Store(reveal_path=identity.mode() == "local")
 
 
 def saved_dataset(set_id: str) -> Dataset:

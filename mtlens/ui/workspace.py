@@ -223,7 +223,9 @@ def models_panel() -> None:
     except InputError as err:
         st.error(render.md(str(err)))
         return
+    admin = identity.visitor().admin
     if registered:
+        # where a checkpoint lies on the server is the operator's business: visitors see its digest only
         st.dataframe(
             [
                 {
@@ -231,7 +233,7 @@ def models_panel() -> None:
                     "kind": m.kind,
                     "reads": ", ".join(m.inputs),
                     "digest": m.digest[:12],
-                    "path": m.path,
+                    **({"path": m.path} if admin else {}),
                 }
                 for m in registered
             ],
@@ -239,7 +241,7 @@ def models_panel() -> None:
         )
     else:
         st.caption("No model is registered yet.")
-    if not identity.visitor().admin:
+    if not admin:
         st.caption("The operator registers models (python -m mtlens models add NAME PATH).")
         return
     with st.form("model_add", clear_on_submit=False):

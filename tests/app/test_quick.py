@@ -182,3 +182,15 @@ def test_the_quick_view_lives_under_the_servers_base_path(store_dir):
         r = c.get("/team/mt/quick/rankings?set=sample")
         assert r.status_code == 200 and "href='../Rankings?set=sample'" in r.text
         assert c.get("/quick/rankings?set=sample").status_code == 404
+
+
+def test_a_damaged_store_is_one_sentence_without_the_stores_path(store_dir, client):
+    """Issue 38, item 8: the quick view (anyone with a link) said where the store lies on the server."""
+    sid = _saved()
+    (store_dir / "mtlens.sqlite3").write_bytes(b"this is not a database at all" * 100)
+    for name in ("mtlens.sqlite3-wal", "mtlens.sqlite3-shm"):
+        (store_dir / name).unlink(missing_ok=True)
+    r = client.get(f"/quick/rankings?set={sid}")
+    assert r.status_code in (404, 500, 503) and "Traceback" not in r.text
+    assert "workspace store" in r.text or "could not be drawn" in r.text
+    assert str(store_dir) not in r.text and "sqlite3" not in r.text

@@ -8,6 +8,9 @@ import gzip
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from mtlens import Corpus
+from mtlens.core.errors import InputError
+
 from ..conftest import ROOT, SAMPLE
 from .conftest import errors, no_errors, plain
 
@@ -142,3 +145,63 @@ def test_in_owners_mode_a_link_reader_sees_the_owners_job_but_no_cancel_button(m
     assert any("comet:tiny: scoring 10 / 100" in plain(p.proto.text) for p in b.get("progress"))
     assert cancel_buttons(b) == []
     assert store.job(sid, "e" * 64)["state"] == "running"
+
+
+def test_on_a_shared_server_store_sentences_do_not_say_where_the_store_lies(monkeypatch, tmp_path):
+    """Issue 38, item 8: a read-only workspace's sentence on upload named the store's path to every
+    visitor. In owners mode the sentence says "the workspace store"; the operator's command line and the
+    local dashboard keep the path (they need it to act). A read-only file system (tmpfs remounted ro),
+    since file modes do not stop root."""
+    import subprocess
+
+    from mtlens.storage.store import Store
+
+    data = tmp_path / "ro"
+    data.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(data)], check=True)
+    try:
+        subprocess.run(["mount", "-o", "remount,ro", str(data)], check=True)
+        monkeypatch.setenv("MTLENS_DATA_DIR", str(data))
+        monkeypatch.setenv("MTLENS_ACCESS", "owners")
+        at = _session()
+        at.file_uploader(key="up_refs").set_value([("ref.txt", (SAMPLE / "ref.txt").read_bytes(), "text/plain")])
+        at.file_uploader(key="up_systems").set_value([("UEdin.txt", (SAMPLE / "UEdin.txt").read_bytes(), "text/plain")])
+        at.run()
+        said = " ".join([*errors(at), *(plain(w.value) for w in at.warning), *(plain(c.value) for c in at.caption)])
+        said += " ".join(plain(i.value) for i in at.info)
+        assert "read-only" in said, said
+        assert str(data) not in said
+        with pytest.raises(InputError) as err:
+            Store(data).save(Corpus.build({"ref": ["a"]}, {"A": ["a"]}), "x")
+        assert str(data) in str(err.value)  # the operator's store names its file
+    finally:
+        subprocess.run(["umount", "-l", str(data)], check=False)
+
+
+@pytest.mark.parametrize("access", ["owners", "local"])
+def test_checkpoint_paths_are_shown_to_the_operator_only(monkeypatch, tmp_path, access):
+    """Issue 38, item 8: the Neural models table showed every visitor in owners mode where the server's
+    checkpoints lie. A visitor sees metric, kind and digest; the operator (local mode) also the path."""
+    from mtlens.neural import models
+    from mtlens.ui import state
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("MTLENS_ACCESS", access)
+    monkeypatch.setattr(models, "available", lambda: True)
+    secret = "/srv/private/checkpoints/wmt22-comet-da/model.ckpt"
+    state.store().put_model(
+        {
+            "name": "da",
+            "path": secret,
+            "digest": "d" * 64,
+            "kind": "estimator",
+            "inputs": "src,mt,ref",
+            "size": 1,
+            "mtime": 0.0,
+        }
+    )
+    at = _session()
+    tables = [d.value for d in at.dataframe if "digest" in d.value.columns]
+    assert len(tables) == 1 and list(tables[0]["metric"]) == ["comet:da"]
+    shown_text = tables[0].to_string() + " ".join(plain(c.value) for c in at.caption)
+    assert (secret in shown_text) == (access == "local")
