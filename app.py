@@ -6,7 +6,8 @@ Streamlit runs this file in two roles:
   outputs, or the bundled sample (:func:`mtlens.ui.home.page`);
 - once per server, imported as a module, because it holds an ``st.App``: Streamlit then serves the
   dashboard and, beside it, the quick views of saved sets (plain HTML drawn on the server,
-  :mod:`mtlens.ui.quick`; docs/decisions.md, "Reopening a set").
+  :mod:`mtlens.ui.quick`; docs/decisions.md, "Reopening a set"), with the WebSocket origin check of
+  :mod:`mtlens.ui.origin` in front.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ if __name__ == "__main__":
 
     page()
 else:
+    from starlette.middleware import Middleware
+
+    from mtlens.ui.origin import SameOriginWebSockets
     from mtlens.ui.quick import routes
 
-    app = st.App(__file__, routes=routes())
+    app = st.App(__file__, routes=routes(), middleware=[Middleware(SameOriginWebSockets)])

@@ -85,7 +85,9 @@ def test_host_check_and_loopback_names():
     assert not is_loopback("0.0.0.0") and not is_loopback("") and not is_loopback("192.0.2.1")
     for ok in ("localhost:8501", "127.0.0.1:8501", "[::1]:8501", "127.0.0.2", "LOCALHOST"):
         assert host_allowed(ok, "127.0.0.1"), ok
-    for bad in ("evil.example:8501", "evil.example", "localhost.evil.example:8501", "", None, "[::1"):
+    bad_hosts = ("evil.example:8501", "evil.example", "localhost.evil.example:8501", "", None, "[::1")
+    bad_hosts += ("localhost:8731@evil.example", "localhost@evil.example", "127.0.0.1:80/evil", "localhost:x")
+    for bad in bad_hosts:  # issue 38, item 10: "localhost:8731@evil.example" was allowed
         assert not host_allowed(bad, "127.0.0.1"), bad
     assert host_allowed("evil.example", "0.0.0.0")  # a server on the network leaves it to its proxy
 
@@ -117,6 +119,52 @@ def test_reading_a_device_that_never_ends_stops_at_the_file_limit():
         "score", "--ref", str(SAMPLE / "ref.txt"), "--sys", "/dev/zero", env=dict(os.environ, MTLENS_MAX_FILE_MB="1")
     )
     assert r.returncode == 2 and "larger than 1 MB, the limit for one file (MTLENS_MAX_FILE_MB)" in r.stderr
+
+
+def test_a_named_pipe_without_a_writer_is_a_sentence_not_a_wait(tmp_path):
+    """``score --sys FIFO`` waited forever for a writer (issue 38, item 10); a pipe that is written to (as
+    bash's ``<(zcat sys.gz)``) is read whole."""
+    fifo = tmp_path / "sys.fifo"
+    os.mkfifo(fifo)
+    r = subprocess.run(
+        [sys.executable, "-m", "mtlens", "score", "--ref", str(SAMPLE / "ref.txt"), "--sys", str(fifo)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert r.returncode == 2 and "is a named pipe that nothing writes to" in r.stderr, r.stderr
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mtlens",
+            "score",
+            "--ref",
+            str(SAMPLE / "ref.txt"),
+            "--sys",
+            str(fifo),
+            "--metrics",
+            "bleu",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    with open(fifo, "wb") as w:  # waits until the command opened the pipe, then writes the system
+        w.write((SAMPLE / "UEdin.txt").read_bytes())
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    want = (
+        SacreBLEU()
+        .corpus_score(
+            (SAMPLE / "UEdin.txt").read_text(encoding="utf-8").splitlines(),
+            [(SAMPLE / "ref.txt").read_text(encoding="utf-8").splitlines()],
+        )
+        .score
+    )
+    assert f"{want:.1f}" in out
 
 
 # --------------------------------------------------------------------------- long lines

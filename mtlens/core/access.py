@@ -99,6 +99,9 @@ def mode(address: str | None, login_configured: bool) -> str:
 
 
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "[::1]", "::1"}
+#: a Host header as RFC 9110 has it: a name or an IPv4 address, or an IPv6 address in brackets, and an
+#: optional port; nothing else
+_HOST = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+|::1)(?::[0-9]{1,5})?")
 
 
 def host_allowed(host_header: str | None, address: str | None) -> bool:
@@ -115,13 +118,10 @@ def host_allowed(host_header: str | None, address: str | None) -> bool:
         return True
     if not host_header:
         return False
-    host = host_header.strip().lower()
-    if host.startswith("["):
-        if "]" not in host:
-            return False
-        host = host[: host.find("]") + 1]
-    elif host.count(":") == 1:
-        host = host.split(":", 1)[0]
+    m = _HOST.fullmatch(host_header.strip().lower())
+    if m is None:  # anything but name[:port] ("localhost:8501@evil.example", "a b", "[::1")
+        return False
+    host = m.group(1)
     if host in _LOCAL_HOSTS:
         return True
     try:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import re
+import stat
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -122,10 +124,18 @@ def read_bytes(path: str | Path) -> bytes:
         raise InputError(f"'{path}' is a folder, not a file")
     limit = max_file_bytes()
     try:
-        with p.open("rb") as f:  # bounded: a device or pipe that never ends (/dev/zero) stops at the limit
+        # a named pipe opened for reading waits for a writer, forever if none comes: opened without
+        # waiting, then read as usual (a pipe with a writer, e.g. bash's <(zcat sys.gz), reads whole;
+        # one without reads nothing)
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+        pipe = stat.S_ISFIFO(os.fstat(fd).st_mode)
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as f:  # bounded: a device or pipe that never ends (/dev/zero) stops at the limit
             data = f.read(limit + 1)
     except OSError as err:
         raise InputError(f"file '{path}' cannot be read: {err.strerror or err}") from None
+    if pipe and not data:
+        raise InputError(f"'{path}' is a named pipe that nothing writes to; give a file")
     if len(data) > limit:
         raise InputError(
             f"file '{path}' is larger than {limit / 2**20:.0f} MB, the limit for one file (MTLENS_MAX_FILE_MB)"
