@@ -125,11 +125,17 @@ def score_saved(store, set_id: str, corpus: Corpus, name: str, options):
     return score_saved_many(store, set_id, corpus, [name], options)[0]
 
 
-def score_saved_many(store, set_id: str, corpus: Corpus, names: Sequence[str], options) -> list[MetricResult]:
+def score_saved_many(
+    store, set_id: str, corpus: Corpus, names: Sequence[str], options, keep_only: Options | None = None
+) -> list[MetricResult]:
     """Several metrics' results for a saved set: stored statistics are reused, only systems without
     them (a system added later, a new option set) are scored, all metrics in one engine run
     (:func:`mtlens.runtime.engine.statistics_many`), and their statistics are stored. A store that cannot
-    take them (full, read-only) only costs the reuse next time."""
+    take them (full, read-only) only costs the reuse next time.
+
+    ``keep_only``: for a visitor who may not change the set, the set's own options: only statistics
+    those options would store are stored (one entry per metric, whoever asks); statistics for other
+    options are computed and returned, never stored (docs/security.md, "Bounded storage")."""
     metrics = [make_metric(name, options) for name in names]
     if not corpus.references:
         _check(corpus, metrics, [])
@@ -145,8 +151,10 @@ def score_saved_many(store, set_id: str, corpus: Corpus, names: Sequence[str], o
         )
         for k, stats in zip(todo, fresh, strict=True):
             new = {s: st for s, st in zip(systems, stats, strict=True) if s in missing[k]}
-            with contextlib.suppress(InputError):
-                store.put_stats(set_id, metrics[k].name, stats_key(metrics[k].name, options), new)
+            key = stats_key(metrics[k].name, options)
+            if keep_only is None or key == stats_key(metrics[k].name, keep_only):
+                with contextlib.suppress(InputError):
+                    store.put_stats(set_id, metrics[k].name, key, new)
             have[k].update(new)
     return [
         result_from_stats(corpus, m, {s: got[s] for s in corpus.system_names})
@@ -154,11 +162,14 @@ def score_saved_many(store, set_id: str, corpus: Corpus, names: Sequence[str], o
     ]
 
 
-def score_set(store, set_id: str | None, corpus: Corpus, names: Sequence[str], options) -> list[MetricResult]:
+def score_set(
+    store, set_id: str | None, corpus: Corpus, names: Sequence[str], options, keep_only: Options | None = None
+) -> list[MetricResult]:
     """Several metrics' results for a set: a saved set's statistics through the store
-    (:func:`score_saved_many`; the bundled sample is a saved set too); an upload that was not saved is scored."""
+    (:func:`score_saved_many`, ``keep_only`` as there; the bundled sample is a saved set too); an upload
+    that was not saved is scored."""
     if set_id:
-        return score_saved_many(store, set_id, corpus, names, options)
+        return score_saved_many(store, set_id, corpus, names, options, keep_only)
     return score_metrics(corpus, [make_metric(name, options) for name in names])
 
 

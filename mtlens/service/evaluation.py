@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.language import Language, language_defaults, with_language
-from ..core.options import Options
+from ..core.options import DEFAULTS, Options
 from ..readers.testset import with_warnings
 
 
@@ -201,6 +201,21 @@ def options_for(language: Language | None, base: Options, explicit=None) -> Opti
     then the options the user chose explicitly (a mapping) on top. The one place language defaults apply."""
     target = language.target if language is not None else None
     return Options.from_mapping({**base.as_dict(), **language_defaults(target), **dict(explicit or {})})
+
+
+def kept_options(store, set_id: str | None, language: Language | None, visitor) -> Options | None:
+    """Which statistics a visit stores (:func:`mtlens.runtime.scoring.score_saved_many`'s ``keep_only``):
+    all of them (``None``) when ``visitor`` may change the set (``None``: the operator); else only those
+    of the set's own options (its language's defaults), one entry per metric whoever asks, so readers
+    of a link (and of the quick view) cannot fill the store with new option sets (issue 38)."""
+    if visitor is None or visitor.admin:
+        return None
+    try:
+        if set_id and store.may_change(set_id, visitor):
+            return None
+    except InputError:
+        pass
+    return options_for(language, DEFAULTS)
 
 
 def add_annotations(store, set_id: str, name: str, data: bytes, visitor=None):

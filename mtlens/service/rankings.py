@@ -155,14 +155,15 @@ class Rankings:
         return table(self.results, self.sort_by, self.comparison)
 
 
-def saved(store, set_id: str, params=None) -> Rankings:
+def saved(store, set_id: str, params=None, visitor=None) -> Rankings:
     """The Rankings of a saved set (or the bundled sample) as the dashboard opens them from a link with the
     parameters ``params`` (options ``opt_*``, ``metrics``, ``sort``; none: the set's defaults): every
-    metric's statistics read from the store (those missing are computed and stored). Raises InputError
-    for an unknown id or an unreadable store."""
+    metric's statistics read from the store (those missing are computed and stored as
+    :func:`mtlens.service.evaluation.kept_options` allows ``visitor``; ``None``: the operator). Raises
+    InputError for an unknown id or an unreadable store."""
     from ..metrics import metric_names
     from ..runtime.scoring import result_for, score_set
-    from .evaluation import file_metrics, finished_neural, options_for
+    from .evaluation import file_metrics, finished_neural, kept_options, options_for
     from .sets import open_set
 
     ev = open_set(store, set_id)
@@ -173,7 +174,8 @@ def saved(store, set_id: str, params=None) -> Rankings:
     builtin = list(metric_names()) if corpus.references else []
     shown, sort_by = from_link(params, [*builtin, *imported], corpus.n_lines * len(corpus.systems))
     todo = [m for m in shown if m in REGISTRY]
-    by_name = dict(zip(todo, score_set(store, set_id, corpus, todo, opts), strict=True))
+    keep_only = kept_options(store, set_id, ev.language, visitor)
+    by_name = dict(zip(todo, score_set(store, set_id, corpus, todo, opts, keep_only), strict=True))
     results = {m: by_name[m] if m in by_name else result_for(corpus, imported[m]) for m in shown}
     testable = can_test(len(corpus.systems), corpus.n_lines)
     cmp = comparison(results[sort_by]) if testable else None

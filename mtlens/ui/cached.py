@@ -20,8 +20,9 @@ import streamlit as st
 
 from ..core.options import DEFAULTS, Options
 from ..service import rankings
+from ..service.evaluation import kept_options
 from ..service.results import REGISTRY, MetricResult, options_key, score_set
-from . import state
+from . import identity, state
 from .state import Dataset
 
 
@@ -44,7 +45,9 @@ _TOGETHER: dict[tuple, MetricResult] = {}
 
 
 def _score(dataset: Dataset, names: list[str], opts: Options) -> list[MetricResult]:
-    return score_set(state.store(), dataset.set_id, dataset.corpus, names, opts)
+    store = state.store()
+    keep_only = kept_options(store, dataset.set_id, dataset.language, identity.visitor())
+    return score_set(store, dataset.set_id, dataset.corpus, names, opts, keep_only)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading imported scores…")

@@ -75,13 +75,20 @@ def rankings_view(request: Request) -> Response:
     if len(set_id) > MAX_ID:
         return _page(404, "No such set", "That link does not name a saved set.")
     try:
-        rk = rankings.saved(Store(reveal_path=False), set_id, params)  # anyone with a link: no paths
+        # anyone with a link: no paths, and statistics stored only for the set's own options
+        reader = access.OPERATOR if identity.mode() == "local" else LINK_READER
+        rk = rankings.saved(Store(reveal_path=False), set_id, params, reader)
     except InputError as err:
         return _page(404, "Cannot show this set", str(err))
     except Exception:  # the visitor gets one sentence; the server's log gets the details
         _LOG.exception("quick view of set %r failed", set_id)
         return _page(500, "Not available", "This view could not be drawn; the dashboard may still open the set.")
     return HTMLResponse(rankings.to_html(rk, dashboard_link(params)), headers=_HEADERS)
+
+
+#: who asks for a quick view on a shared server: anyone with the link (no cookie is read), who may
+#: read the set and change nothing
+LINK_READER = access.Visitor("link:anyone", "anyone with the link")
 
 
 def routes() -> list[Route]:

@@ -194,3 +194,34 @@ def test_a_damaged_store_is_one_sentence_without_the_stores_path(store_dir, clie
     assert r.status_code in (404, 500, 503) and "Traceback" not in r.text
     assert "workspace store" in r.text or "could not be drawn" in r.text
     assert str(store_dir) not in r.text and "sqlite3" not in r.text
+
+
+def _stats_rows(store_dir) -> int:
+    import sqlite3
+
+    with sqlite3.connect(store_dir / "mtlens.sqlite3") as con:
+        return con.execute("SELECT count(*) FROM stats").fetchone()[0]
+
+
+def test_on_a_shared_server_quick_view_readers_cannot_fill_the_store(store_dir, client, monkeypatch):
+    """Issue 38, item 2: ``/quick/rankings?set=ID&opt_char_order=N`` with a new N each time stored a new
+    set of statistics for anyone with the link (a store limited to 80 MB was full in 17 s). On a shared
+    server a reader's visit stores only the set's own options' statistics (once, whoever asks); other
+    options are computed, shown and forgotten. In local mode the operator's views are kept."""
+    monkeypatch.setenv("MTLENS_ACCESS", "owners")
+    sid = _saved()
+    base = client.get(f"/quick/rankings?set={sid}&metrics=bleu-c")
+    assert base.status_code == 200
+    after_defaults = _stats_rows(store_dir)
+    assert after_defaults >= 1  # the set's own options: kept
+    seen = set()
+    for n in (2, 3, 4, 5, 7):
+        r = client.get(f"/quick/rankings?set={sid}&metrics=bleu-c&opt_char_order={n}")
+        assert r.status_code == 200
+        head, rows = _table(r.text)
+        seen.add(tuple(row[head.index("bleu-c")] for row in rows))
+    assert len(seen) == 5  # each option set was computed and shown
+    assert _stats_rows(store_dir) == after_defaults  # ... and none of them stored
+    monkeypatch.setenv("MTLENS_ACCESS", "local")
+    client.get(f"/quick/rankings?set={sid}&metrics=bleu-c&opt_char_order=2")
+    assert _stats_rows(store_dir) > after_defaults  # the operator's own views are kept

@@ -205,3 +205,30 @@ def test_checkpoint_paths_are_shown_to_the_operator_only(monkeypatch, tmp_path, 
     assert len(tables) == 1 and list(tables[0]["metric"]) == ["comet:da"]
     shown_text = tables[0].to_string() + " ".join(plain(c.value) for c in at.caption)
     assert (secret in shown_text) == (access == "local")
+
+
+def test_on_a_shared_server_a_link_reader_with_new_options_stores_nothing(monkeypatch, tmp_path):
+    """Issue 38, item 2, on the pages: a link reader who changes options sees their numbers, and the
+    store keeps only the statistics of the set's own options; the owner's option changes are kept."""
+    import sqlite3
+
+    def rows():
+        with sqlite3.connect(tmp_path / "mtlens.sqlite3") as con:
+            return con.execute("SELECT count(*) FROM stats").fetchone()[0]
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("MTLENS_ACCESS", "owners")
+    a = _session()
+    sid = _upload_set(a)
+    a.switch_page("pages/1_Rankings.py").run()
+    no_errors(a)
+    before = rows()
+    for n in (3, 5):
+        b = _session("pages/1_Rankings.py", set=sid, metrics="bleu-c", opt_char_order=str(n))
+        assert "bleu-c" in b.dataframe[0].value.columns
+    assert rows() == before
+    _session("pages/1_Rankings.py", set=sid, metrics="bleu-c", opt_char_order="5")  # a reader again
+    assert rows() == before
+    a.slider(key="w_char_order").set_value(7).run()  # the owner changes an option: kept
+    no_errors(a)
+    assert rows() > before
