@@ -4,6 +4,7 @@ nothing saved is lost. (The server's address, Host check and two browsers: tests
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -517,6 +518,36 @@ def test_delete_works_on_a_full_disk(tmp_path, corpus):
                 pass
         st.delete(sid)
         assert sid not in [s.id for s in st.list()]
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+@pytest.mark.parametrize("ballast", [True, False], ids=["with-ballast", "without-ballast"])
+def test_on_a_full_disk_reading_and_deleting_always_work(tmp_path, ballast):
+    """Issue 38, item 5: on a full disk without a ballast file ``delete`` said "database or disk is full";
+    with one, "disk I/O error", and then ``list`` could not open the store (SQLite could not create its
+    write-ahead log and shared-memory files). Now reading opens the file without them, and a delete
+    frees the ballast first, else deletes in the file itself: every command works until the last set
+    is gone."""
+    mnt = tmp_path / "full"
+    mnt.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)], check=True)
+    try:
+        st = Store(mnt)
+        big = Corpus.build({"r": [f"line {i} " + "x" * 200 for i in range(1000)]}, {"A": ["a"] * 1000})
+        first, second = st.save(big, "first"), st.save(big, "second")
+        assert (mnt / BALLAST_NAME).exists()  # made with the first save
+        if not ballast:
+            (mnt / BALLAST_NAME).unlink()
+        with open(mnt / "filler", "wb", buffering=0) as f, contextlib.suppress(OSError):
+            while True:  # whatever room is left, taken
+                f.write(b"\0" * 4096)
+        for sid, left in ((first, ["second"]), (second, [])):
+            r = _run("list", "--data-dir", str(mnt))
+            assert r.returncode == 0 and sid in r.stdout, r.stderr
+            r = _run("delete", sid, "--data-dir", str(mnt))
+            assert r.returncode == 0, r.stderr
+            assert [s.name for s in Store(mnt).list()] == left
     finally:
         subprocess.run(["umount", "-l", str(mnt)], check=False)
 

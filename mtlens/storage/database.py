@@ -70,8 +70,10 @@ class _Missing(Exception):
 
 
 def _read_only_error(err: BaseException) -> bool:
+    """An error that reading without writing can avoid: a read-only file system, or a full disk where
+    SQLite cannot create its write-ahead log or shared-memory file ("disk I/O error")."""
     low = str(err).lower()
-    return "readonly" in low or "read-only" in low or "unable to open" in low
+    return any(w in low for w in ("readonly", "read-only", "unable to open", "disk i/o error", "disk is full"))
 
 
 def _why(err: BaseException) -> str:
@@ -162,12 +164,15 @@ class Database:
         con.close()
         uri = self.path.resolve().as_uri()
         for mode in ("mode=ro", "immutable=1"):
+            ro = None
             try:
                 ro = sqlite3.connect(f"{uri}?{mode}", uri=True, timeout=30, isolation_level=None)
                 self._header(ro)
                 return ro
             except sqlite3.OperationalError as err:
                 last = err
+                if ro is not None:
+                    ro.close()  # a failed connection may hold a lock a delete then waits for
         raise last
 
     @staticmethod

@@ -62,6 +62,19 @@ def _clean_name(name: str) -> str:
     return name
 
 
+def _no_room(err: InputError) -> bool:
+    """An error of a full disk (SQLite says "disk is full", or "disk I/O error" when it cannot create
+    its write-ahead log or shared-memory file)."""
+    text = str(err)
+    return "disk is full" in text or "disk I/O error" in text or "No space" in text
+
+
+def _delete_rows(con, set_id: str) -> None:
+    if con.execute("DELETE FROM sets WHERE id = ?", (set_id,)).rowcount == 0:
+        raise InputError(f"no saved set has the id '{set_id}'")
+    con.execute("DELETE FROM jobs WHERE set_id = ?", (set_id,))
+
+
 class Sets:
     """Saved sets: their text, side files, name and project; listing, loading, deleting, the bundle of a set."""
 
@@ -115,6 +128,7 @@ class Sets:
                 + [(set_id, "scores", n, bytes(d)) for n, d in scores]
                 + [(set_id, "annotations", n, bytes(d)) for n, d in annotations],
             )
+        self._keep_ballast()  # room a delete can free on a disk that fills up later
         return set_id
 
     def add_scores(self, set_id: str, name: str, data: bytes, visitor: Visitor | None = None) -> None:
@@ -252,9 +266,16 @@ class Sets:
             try:
                 self._delete(set_id)
             except InputError as err:
-                if "disk is full" not in str(err) or not self._drop_ballast():
+                if not _no_room(err):
                     raise
-                self._delete(set_id)
+                try:
+                    if not self._drop_ballast():
+                        raise
+                    self._delete(set_id)
+                except InputError as again:
+                    if not _no_room(again):
+                        raise
+                    self._delete_in_place(set_id)
         finally:
             with contextlib.suppress(InputError, sqlite3.Error), self._db(write=True) as con:
                 con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -266,6 +287,33 @@ class Sets:
 
     def _delete(self, set_id: str) -> None:
         with self._db(write=True) as con:
-            if con.execute("DELETE FROM sets WHERE id = ?", (set_id,)).rowcount == 0:
-                raise InputError(f"no saved set has the id '{set_id}'")
-            con.execute("DELETE FROM jobs WHERE set_id = ?", (set_id,))
+            _delete_rows(con, set_id)
+
+    def _delete_in_place(self, set_id: str) -> None:
+        """The delete of last resort on a full disk without ballast: SQLite's write-ahead log and its
+        shared-memory index need new files, so the rows are deleted in the database file itself
+        (exclusive lock, rollback journal in memory), then the file is set back to WAL mode. A crash in
+        these milliseconds could damage the file, which is why the ballast is tried first."""
+        try:
+            con = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        except sqlite3.Error as err:
+            raise InputError(f"{self._named('the workspace store')} could not be written: {err}") from None
+        try:
+            con.execute("PRAGMA locking_mode = EXCLUSIVE")
+            con.execute("PRAGMA journal_mode = MEMORY")
+            con.execute("PRAGMA foreign_keys = ON")
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                _delete_rows(con, set_id)
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
+            con.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.Error as err:
+            raise InputError(
+                f"{self._named('the workspace store')} could not be written even in place: {err}; free space on "
+                "its disk"
+            ) from None
+        finally:
+            con.close()
