@@ -19,9 +19,20 @@ if __name__ == "__main__":
 
     page()
 else:
+    import contextlib
+
     from starlette.middleware import Middleware
 
+    from mtlens.service.results import stop_workers
     from mtlens.ui.origin import SameOriginWebSockets
     from mtlens.ui.quick import routes
 
-    app = st.App(__file__, routes=routes(), middleware=[Middleware(SameOriginWebSockets)])
+    @contextlib.asynccontextmanager
+    async def lifespan(_app):
+        """When the server stops (SIGTERM, Ctrl-C), the processes it started to score stop with it."""
+        try:
+            yield
+        finally:
+            stop_workers()
+
+    app = st.App(__file__, routes=routes(), middleware=[Middleware(SameOriginWebSockets)], lifespan=lifespan)

@@ -34,6 +34,7 @@ the engine decides everything else (docs/decisions.md, "The engine"):
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib
 import itertools
@@ -175,7 +176,40 @@ def _persistent_pool(size: int) -> ProcessPoolExecutor:
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(["mtlens.runtime.engine"])
             _pool, _pool_size = ProcessPoolExecutor(size, mp_context=ctx), size
+            _stop_helpers_at_exit()
         return _pool
+
+
+_helpers_registered = False
+
+
+def _stop_helpers_at_exit() -> None:
+    """Stop, when this process ends normally, every process it started for its pool: the workers, the
+    forkserver and multiprocessing's resource tracker. Left alone they outlived the server under PID 1
+    (issue 38). A server stopped by a signal does not run ``atexit`` (uvicorn re-raises the signal once
+    it has shut down), so ``app.py`` also calls :func:`stop_helpers` when its application stops."""
+    global _helpers_registered
+    if not _helpers_registered:
+        _helpers_registered = True
+        atexit.register(stop_helpers)
+
+
+def stop_helpers() -> None:
+    """Stop this process's pool, its workers, the forkserver and the resource tracker (idempotent)."""
+    global _pool
+    with _pool_lock:
+        ex, _pool = _pool, None
+    if ex is not None:
+        _kill(ex)
+        with contextlib.suppress(Exception):
+            ex.shutdown(wait=True, cancel_futures=True)
+    from multiprocessing import forkserver, resource_tracker
+
+    for helper in (getattr(forkserver, "_forkserver", None), getattr(resource_tracker, "_resource_tracker", None)):
+        stop = getattr(helper, "_stop", None)  # the standard library's own stop (private, so guarded)
+        if stop is not None:
+            with contextlib.suppress(Exception):
+                stop()
 
 
 def _drop_pool(broken: ProcessPoolExecutor) -> None:

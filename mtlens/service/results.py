@@ -42,6 +42,7 @@ __all__ = [
     "sentence_metrics",
     "shown",
     "start_warmup",
+    "stop_workers",
 ]
 
 
@@ -49,6 +50,12 @@ def start_warmup() -> None:
     """Start compiling the kernels in the background, once per process
     (:func:`mtlens.runtime.kernels.start_warmup`)."""
     kernels.start_warmup()
+
+
+def stop_workers() -> None:
+    """Stop every process this one started to score (its pool's workers, the forkserver, the resource
+    tracker): a server calls it when it stops (:func:`mtlens.runtime.engine.stop_helpers`)."""
+    engine.stop_helpers()
 
 
 def prepare_for(corpus: Corpus) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 
 import pytest
 import websockets
@@ -51,3 +52,59 @@ def test_a_page_on_another_local_port_cannot_open_the_dashboards_stream(tmp_path
 )
 def test_which_origins_are_refused(origin, host, out):
     assert refused(origin, host) is out
+
+
+def _server_pid(port: str) -> int:
+    from ..memory import _descendants
+
+    for pid in _descendants(os.getpid()):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"streamlit" in b" ".join(cmd) and port.encode() in cmd:
+            return pid
+    raise AssertionError("the server's process was not found")
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def test_stopping_the_server_stops_every_process_it_started(tmp_path):
+    """Issue 38, item 9: after SIGTERM to a server that had scored a set, its forkserver, a pool worker and
+    multiprocessing's resource tracker kept running under PID 1. The server now stops them when it
+    stops."""
+    import random
+    import signal
+    import time
+    import urllib.request
+
+    from mtlens import Corpus
+    from mtlens.storage.store import Store
+
+    from ..memory import _descendants, process_exists
+
+    rng = random.Random(0)
+    words = [f"w{k}" for k in range(900)]
+    lines = [[" ".join(rng.choices(words, k=30)) for _ in range(6000)] for _ in range(4)]
+    data = tmp_path / "ws"
+    sid = Store(data).save(Corpus.build({"r": lines[0]}, {f"S{k}": lines[k] for k in (1, 2, 3)}), "big")
+    env = dict(os.environ, MTLENS_DATA_DIR=str(data), MTLENS_WORKERS="2")
+    with running_server(tmp_path, env=env) as url:
+        port = url.rsplit(":", 1)[1]
+        with urllib.request.urlopen(f"{url}/quick/rankings?set={sid}&metrics=chrf,ter", timeout=600) as r:
+            assert r.status == 200
+        server = _server_pid(port)
+        started = [p for p in _descendants(server) if p != server]
+        kinds = " ".join(_cmdline(p) for p in started)
+        assert "forkserver" in kinds and "resource_tracker" in kinds, kinds  # it did start helpers
+        os.kill(server, signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and any(process_exists(p) for p in [server, *started]):
+            time.sleep(0.2)
+        left = [f"{p}: {_cmdline(p)[:100]}" for p in started if process_exists(p) and _cmdline(p)]
+        assert not left, left
