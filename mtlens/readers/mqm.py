@@ -45,6 +45,27 @@ MAX_ROWS = 2_000_000
 _TAG = re.compile(r"</?v>")
 
 
+#: the rows to check a file's annotations list at most (a file with 400,000 bad rows drew a caption
+#: each: the page never finished); the rest are counted in one last line
+MAX_PROBLEMS = 100
+
+
+class _Problems(list):
+    """The first :data:`MAX_PROBLEMS` sentences about a file's rows, and how many more there were."""
+
+    more = 0
+
+    def append(self, sentence: str) -> None:
+        if len(self) < MAX_PROBLEMS:
+            super().append(sentence)
+        else:
+            self.more += 1
+
+    def kept(self) -> tuple[str, ...]:
+        tail = (f"... and {self.more:,} more rows like these (not listed)",) if self.more else ()
+        return (*self, *tail)
+
+
 @dataclass(frozen=True)
 class MQMError:
     """One marked error: ``[start, end)`` character offsets into the hypothesis (None for an error with no
@@ -150,7 +171,7 @@ def read_mqm_tsv(data: bytes, name: str) -> Annotations:
     segments: dict[tuple[str, str], dict] = {}
     seg_ids: dict[str, None] = {}
     systems: dict[str, None] = {}
-    problems: list[str] = []
+    problems = _Problems()
     seen: set[tuple] = set()
     for k, line in enumerate(lines[first:], start=first + 1):
         if not line.strip():
@@ -203,7 +224,7 @@ def read_mqm_tsv(data: bytes, name: str) -> Annotations:
         key: MQMSegment(key[0], key[1], v["doc"], v["source"], v["hypothesis"], tuple(v["raters"]), tuple(v["errors"]))
         for key, v in segments.items()
     }
-    return Annotations(name, out, tuple(seg_ids), tuple(systems), tuple(problems))
+    return Annotations(name, out, tuple(seg_ids), tuple(systems), problems.kept())
 
 
 #: the largest MQM weight accepted (Google's largest is 25): sums of weights over a test set stay finite
@@ -326,7 +347,7 @@ def read_mtme_ratings(data: bytes, name: str, corpus) -> Annotations:
         raise InputError(f"'{name}' has {len(lines):,} rows; mtlens reads annotation files of up to {MAX_ROWS:,}")
     seen: dict[str, int] = {}
     segments: dict[tuple[str, str], MQMSegment] = {}
-    problems: list[str] = []
+    problems = _Problems()
     for k, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -378,7 +399,7 @@ def read_mtme_ratings(data: bytes, name: str, corpus) -> Annotations:
     systems = tuple(s for s in corpus.system_names if s in seen)
     if not systems:
         raise InputError(f"'{name}' holds no rating")
-    return Annotations(name, segments, seg_ids, systems, tuple(problems))
+    return Annotations(name, segments, seg_ids, systems, problems.kept())
 
 
 def read_annotations(data: bytes, name: str, corpus=None) -> Annotations:

@@ -126,3 +126,25 @@ def test_the_annotations_page_summarises_what_raters_marked(annotated):
         assert per100.loc[(row["system"], row["category"]), row["severity"]] == pytest.approx(row["per 100 segments"])
     assert any("cannot be measured" in c.value for c in annotated.caption)  # one rater per segment in TED
     assert annotated.get("plotly_chart")
+
+
+def test_a_file_with_400000_rows_to_check_is_listed_in_one_bounded_note(app):
+    """Issue 38, item 6: a 7 MB MQM file with 400,000 problem rows (an unknown severity each) drew a
+    caption per row; the page had not finished after 16 minutes. The first 100 are listed with a count
+    of the rest, in one element; the page finishes."""
+
+    from mtlens.readers.mqm import MAX_PROBLEMS
+
+    head = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n"
+    rows = [f"S{k % 2}\td\t1\t{k // 2 + 1}\tr1\tsrc {k // 2}\tout {k // 2}\tAccuracy\tbogus\n" for k in range(400_000)]
+    data = (head + "".join(rows)).encode()
+    assert 7 * 2**20 < len(data) < 30 * 2**20
+    ann = read_mqm_tsv(data, "big.tsv")
+    assert len(ann.problems) == MAX_PROBLEMS + 1
+    assert ann.problems[-1] == f"... and {400_000 - MAX_PROBLEMS:,} more rows like these (not listed)"
+    app.file_uploader(key="up_annotations").set_value([("big.tsv", data, "text/plain")]).run(timeout=600)
+    no_errors(app)
+    app.switch_page("pages/8_Annotations.py").run(timeout=600)
+    no_errors(app)
+    notes = [c.value for c in app.caption if "unknown severity" in c.value]
+    assert len(notes) == 1 and "399,900 more rows like these" in notes[0]

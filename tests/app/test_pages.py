@@ -733,3 +733,21 @@ def test_words_vs_characters_notes_follow_the_language_module(app, pair, tokeniz
         assert not any("without spaces" in i or "segmenter)" in i for i in infos), infos
     else:
         assert any(note in i for i in infos), infos
+
+
+def test_a_table_draws_at_most_its_row_limit_and_says_so():
+    """Issue 38, item 6: a page draws a bounded table (the downloads hold all rows)."""
+    from mtlens.ui import export
+
+    def page():
+        import pandas as pd
+
+        from mtlens.ui import export
+
+        export.table(pd.DataFrame({"line": range(1, 12_001)}), name="big", key="big")
+
+    at = AppTest.from_function(page, default_timeout=120)
+    at.run()
+    assert not at.exception
+    assert len(at.dataframe[0].value) == export.MAX_TABLE_ROWS
+    assert any(f"Showing the first {export.MAX_TABLE_ROWS:,} of 12,000 rows" in c.value for c in at.caption)

@@ -27,9 +27,9 @@ def page() -> None:
         st.stop()
     for ann in anns:
         if ann.problems:
-            with st.expander(f"{render.md(ann.name)}: {len(ann.problems)} row(s) to check"):
-                for p in ann.problems:
-                    st.caption(render.md(p))
+            with st.expander(f"{render.md(ann.name)}: rows to check"):
+                # one element for all of them (at most MAX_PROBLEMS and a count of the rest)
+                st.caption("  \n".join(render.md(p) for p in ann.problems))
     tables = views.annotation_summaries(anns)
     st.subheader("Errors per 100 rated segments, by category and severity")
     export.table(tables["per100"], name="mtlens-mqm-per100", hide_index=True, key="ann_per100")
