@@ -6,8 +6,8 @@ Streamlit runs this file in two roles:
   outputs, or the bundled sample (:func:`mtlens.ui.home.page`);
 - once per server, imported as a module, because it holds an ``st.App``: Streamlit then serves the
   dashboard and, beside it, the quick views of saved sets (plain HTML drawn on the server,
-  :mod:`mtlens.ui.quick`; docs/decisions.md, "Reopening a set"), with the WebSocket origin check of
-  :mod:`mtlens.ui.origin` in front.
+  :mod:`mtlens.ui.quick`; docs/decisions.md, "Reopening a set"), with the WebSocket origin check in
+  front and the scoring processes stopped with the server (:mod:`mtlens.ui.server`).
 """
 
 from __future__ import annotations
@@ -19,20 +19,6 @@ if __name__ == "__main__":
 
     page()
 else:
-    import contextlib
+    from mtlens.ui.server import app_parts
 
-    from starlette.middleware import Middleware
-
-    from mtlens.service.results import stop_workers
-    from mtlens.ui.origin import SameOriginWebSockets
-    from mtlens.ui.quick import routes
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_app):
-        """When the server stops (SIGTERM, Ctrl-C), the processes it started to score stop with it."""
-        try:
-            yield
-        finally:
-            stop_workers()
-
-    app = st.App(__file__, routes=routes(), middleware=[Middleware(SameOriginWebSockets)], lifespan=lifespan)
+    app = st.App(__file__, **app_parts())

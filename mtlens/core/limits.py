@@ -63,6 +63,14 @@ def max_file_bytes() -> int:
     return int(env_number("MTLENS_MAX_FILE_MB", DEFAULT_MAX_FILE_MB, 0.001) * 2**20)
 
 
+#: the most rows a table on a page draws (``MTLENS_MAX_TABLE_ROWS``); its downloads hold every row
+DEFAULT_MAX_TABLE_ROWS = 5_000
+
+
+def max_table_rows() -> int:
+    return int(env_number("MTLENS_MAX_TABLE_ROWS", DEFAULT_MAX_TABLE_ROWS, 1))
+
+
 def max_ter_word_pairs() -> int:
     return int(env_number("MTLENS_MAX_TER_WORD_PAIRS", DEFAULT_MAX_TER_WORD_PAIRS, 1))
 

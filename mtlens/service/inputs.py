@@ -21,6 +21,7 @@ _NAMES = {
     "files_fingerprint": "mtlens.readers.testset:files_fingerprint",
     "language_defaults": "mtlens.core.language:language_defaults",
     "load_corpus": "mtlens.readers.testset:load_corpus",
+    "max_table_rows": "mtlens.core.limits:max_table_rows",
     "read_annotations": "mtlens.readers.mqm:read_annotations",
     "read_bytes": "mtlens.readers.testset:read_bytes",
     "read_lines": "mtlens.readers.testset:read_lines",

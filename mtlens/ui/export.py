@@ -9,6 +9,7 @@ import warnings
 import pandas as pd
 import streamlit as st
 
+from ..service.inputs import max_table_rows
 from ..service.presentation import PLOTLY_CONFIG, frame_to_csv, safe_figure, table_to_latex, to_xlsx
 from ..service.results import column_decimals
 from . import state
@@ -87,11 +88,6 @@ def numbers(df: pd.DataFrame, places: dict[str, int] | None = None):
 MAX_STYLED_CELLS = 60_000
 
 
-#: the most rows a table on a page draws (the browser gets every row drawn; issue 38): the CSV, LaTeX
-#: and Excel downloads of the same table hold all of them
-MAX_TABLE_ROWS = 5_000
-
-
 def table(
     df: pd.DataFrame | None = None,
     *args,
@@ -106,10 +102,10 @@ def table(
     downloads of the same table; ``csv``/``latex`` replace the generic files by the core's own (e.g. with
     signatures)."""
     key = key or f"tbl_{name}"
-    shown = df
-    if df is not None and len(df) > MAX_TABLE_ROWS:  # a page draws a bounded table; the files hold all rows
-        shown = df.head(MAX_TABLE_ROWS)
-        st.caption(f"Showing the first {MAX_TABLE_ROWS:,} of {len(df):,} rows; the downloads below hold all of them.")
+    shown, limit = df, max_table_rows()
+    if df is not None and len(df) > limit:  # a page draws a bounded table (issue 38); the files hold all rows
+        shown = df.head(limit)
+        st.caption(f"Showing the first {limit:,} of {len(df):,} rows; the downloads below hold all of them.")
     event = st.dataframe(numbers(shown, places), *args, key=key, **kwargs)
     c1, c2, c3, _ = st.columns([1, 1, 1, 5])
     c1.download_button(

@@ -735,9 +735,10 @@ def test_words_vs_characters_notes_follow_the_language_module(app, pair, tokeniz
         assert any(note in i for i in infos), infos
 
 
-def test_a_table_draws_at_most_its_row_limit_and_says_so():
-    """Issue 38, item 6: a page draws a bounded table (the downloads hold all rows)."""
-    from mtlens.ui import export
+def test_a_table_draws_at_most_its_row_limit_and_says_so(monkeypatch):
+    """Issue 38, item 6: a page draws a bounded table (MTLENS_MAX_TABLE_ROWS, default 5,000; the
+    downloads hold all rows)."""
+    from mtlens.core.limits import DEFAULT_MAX_TABLE_ROWS
 
     def page():
         import pandas as pd
@@ -749,5 +750,9 @@ def test_a_table_draws_at_most_its_row_limit_and_says_so():
     at = AppTest.from_function(page, default_timeout=120)
     at.run()
     assert not at.exception
-    assert len(at.dataframe[0].value) == export.MAX_TABLE_ROWS
-    assert any(f"Showing the first {export.MAX_TABLE_ROWS:,} of 12,000 rows" in c.value for c in at.caption)
+    assert len(at.dataframe[0].value) == DEFAULT_MAX_TABLE_ROWS == 5_000
+    assert any("Showing the first 5,000 of 12,000 rows" in c.value for c in at.caption)
+    monkeypatch.setenv("MTLENS_MAX_TABLE_ROWS", "20000")
+    at = AppTest.from_function(page, default_timeout=120)
+    at.run()
+    assert len(at.dataframe[0].value) == 12_000 and not any("Showing the first" in c.value for c in at.caption)
