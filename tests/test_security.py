@@ -266,23 +266,12 @@ def test_a_bundle_bomb_is_refused_in_one_sentence_with_bounded_memory(tmp_path):
 
 
 def _peak_of_import(bundle, tmp_path, env=None):
-    """Import ``bundle`` in a fresh process: its return code, stderr and peak resident memory (MB)."""
-    code = (
-        "import sys\n"
-        "from mtlens.cli import main\n"
-        "rc = main(['import', sys.argv[1], '--data-dir', sys.argv[2]])\n"
-        "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]\n"
-        "print('RSS', hwm)\n"
-        "sys.exit(rc)\n"
+    """``mtlens import`` of ``bundle`` in a fresh process: its return code, stderr and the peak resident
+    memory of its whole process tree (MB)."""
+    r, peak = run_with_peak(
+        [sys.executable, "-m", "mtlens", "import", str(bundle), "--data-dir", str(tmp_path / "ws")], cwd=ROOT, env=env
     )
-    r = subprocess.run(
-        [sys.executable, "-c", code, str(bundle), str(tmp_path / "ws")],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-    )
-    return r.returncode, r.stderr, int(r.stdout.split("RSS")[1]) / 1024
+    return r.returncode, r.stderr, peak
 
 
 @pytest.mark.parametrize(
