@@ -263,15 +263,18 @@ def save_upload(ds: Dataset, name: str) -> tuple[Dataset, str | None]:
 def keep_upload(new: Dataset, files: set, shown: Dataset) -> tuple[Dataset, str | None]:
     """Save an upload under its automatic name; returns it and a sentence when it could not be saved.
 
-    The same upload grown by another file (references first, then systems) replaces the set it made a
-    moment ago, so the list does not fill with halves; only while that set is still the one shown, still
-    has its automatic name, and every one of its files (``(kind, name, size)``) is still in the upload.
+    The same upload grown by another file (references first, then systems), or shrunk by removing one
+    (its X), replaces the set it made a moment ago, so the list does not fill with intermediate states;
+    only while that set is still the one shown, still has its automatic name, and one upload's files
+    (``(kind, name, size)``) hold all of the other's.
     """
     pair = new.corpus.language_pair or "no language"
-    name = f"{len(new.corpus.systems)} systems, {pair}, {new.corpus.n_lines} lines"
+    n = len(new.corpus.systems)
+    name = f"{n} system{'' if n == 1 else 's'}, {pair}, {new.corpus.n_lines} lines"
     new, not_saved = save_upload(new, name)
     prev = st.session_state.get("mtlens_upload_set")
-    if prev and new.set_id and prev[0] != new.set_id and prev[0] == shown.set_id and prev[1] <= files:
+    same_upload = prev and (prev[1] <= files or files <= prev[1])
+    if same_upload and new.set_id and prev[0] != new.set_id and prev[0] == shown.set_id:
         with contextlib.suppress(InputError):
             if store().load(prev[0]).info.name == prev[2]:
                 store().delete(prev[0], identity.visitor())

@@ -371,6 +371,27 @@ def test_language_is_detected_shown_and_can_be_overridden(app):
     assert app.sidebar.selectbox(key="w_tokenize").value == "ja-mecab"
 
 
+def test_removing_files_from_an_upload_leaves_no_intermediate_set(app):
+    """Issue 37, item 4: a reference and 3 systems, then two system files removed with their X: the list
+    gained "2 systems, ..." and "1 systems, ..." sets. The upload's set follows it: one set, the last
+    state, named in good English."""
+    from mtlens.ui import state
+
+    names = ["UEdin", "Online-W", "HuaweiTSC"]
+    files = [(f"{n}.txt", (SAMPLE / f"{n}.txt").read_bytes(), "text/plain") for n in names]
+    _upload(app, "up_refs", ("ref.txt", (SAMPLE / "ref.txt").read_bytes(), "text/plain"))
+    _upload(app, "up_systems", *files)
+    app.run()
+    no_errors(app)
+    for k in (2, 1):
+        _upload(app, "up_systems", *files[:k])
+        app.run()
+        no_errors(app)
+    saved = state.store().list()
+    assert [s.systems for s in saved] == [["UEdin"]], [s.name for s in saved]
+    assert saved[0].name.startswith("1 system, ") and saved[0].id == app.query_params["set"]
+
+
 def test_an_upload_becomes_a_saved_set_with_a_link(app):
     from mtlens.ui import state
 
