@@ -116,8 +116,9 @@ class Language:
         of space-separated tokens is then a count of phrases, not of words."""
         return (self.target or "") in (*CJK_TER, *UNSEGMENTED_NO_TOKENIZER)
 
-    def describe(self) -> str:
-        """One sentence for a caption or stderr: what was declared or detected, and what it chose."""
+    def describe(self, tokenizer: str | None = None) -> str:
+        """One sentence for a caption or stderr: what was declared or detected, and what it chose;
+        ``tokenizer``: the word BLEU tokenizer in use, when the user chose another than the language's."""
         if self.how == "declared":
             what = f"language pair {self.pair} (declared)"
         elif self.script == "none":
@@ -127,6 +128,8 @@ class Language:
         else:
             what = f"{self.script} script detected in the references ({self.share:.0%} of letters)"
         chosen = f"word BLEU tokenizer {self.tokenizer}"
+        if tokenizer and tokenizer != self.tokenizer:
+            chosen = f"word BLEU tokenizer {tokenizer} (chosen; the language's default: {self.tokenizer})"
         if self.target in CJK_TER:
             chosen += ", TER with tercom's normalisation and CJK handling"
         return f"{what}; {chosen}"

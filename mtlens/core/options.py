@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -231,27 +232,44 @@ def link_value(value) -> str:
 
 def from_link(params, opts: Options) -> Options:
     """``opts`` with the options a link's parameters ``params`` (a mapping of strings) name; a value that
-    does not fit its option is ignored (the option keeps its value in ``opts``).
+    does not fit its option is ignored (the option keeps its value in ``opts``; :func:`read_link` also
+    says why).
 
     >>> from_link({"opt_lowercase": "1", "opt_char_order": "500", "opt_tokenize": "intl"}, DEFAULTS).values(
     ...     ["lowercase", "char_order", "tokenize"])
     (('tokenize', 'intl'), ('lowercase', True), ('char_order', 18))
     """
+    return read_link(params, opts)[0]
+
+
+def read_link(params, opts: Options) -> tuple[Options, list[str]]:
+    """:func:`from_link`, and one sentence for each option of the link that was ignored, and why (the
+    dashboard and the quick view show them: a link never changes the numbers silently).
+
+    >>> for note in read_link({"opt_char_order": "999", "opt_lowercase": "yes"}, DEFAULTS)[1]:
+    ...     print(note)
+    the link's opt_lowercase=yes was ignored (it must be 0 or 1)
+    the link's opt_char_order=999 was ignored (--char-order must be between 1 and 100, not '999')
+    """
+    notes = []
     for name, spec in SPECS.items():
         raw = params.get(OPTION_PARAM + name)
         if raw is None:
             continue
+        shown = raw if re.fullmatch(r"[\w.+-]{1,40}", raw) else repr(raw[:40])
         if spec.kind == "bool":
             if raw not in ("0", "1"):
+                notes.append(f"the link's {OPTION_PARAM}{name}={shown} was ignored (it must be 0 or 1)")
                 continue
             value = raw == "1"
         else:
             value = raw
         try:
             opts = opts.replace(**{name: value})
-        except (InputError, TypeError, ValueError):
-            continue
-    return opts
+        except (InputError, TypeError, ValueError) as err:
+            why = str(err)[:200] if isinstance(err, InputError) else "not a value it takes"
+            notes.append(f"the link's {OPTION_PARAM}{name}={shown} was ignored ({why})")
+    return opts, notes
 
 
 def link_params(opts: Options, baseline: Options) -> dict[str, str | None]:

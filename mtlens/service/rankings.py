@@ -22,8 +22,7 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from ..analysis.significance import DEFAULT_SEED, MIN_TEST_LINES, Comparison
-from ..core.options import DEFAULTS, OPTION_PARAM, SPECS
-from ..core.options import from_link as options_from_link
+from ..core.options import DEFAULTS, OPTION_PARAM, SPECS, read_link
 from ..exports import tables as report
 from ..exports.numbers import column_decimals, direction_note
 from ..metrics import REGISTRY
@@ -169,7 +168,7 @@ def saved(store, set_id: str, params=None, visitor=None) -> Rankings:
     ev = open_set(store, set_id)
     corpus = ev.corpus
     params = params or {}
-    opts = options_from_link(params, options_for(ev.language, DEFAULTS))
+    opts, link_notes = read_link(params, options_for(ev.language, DEFAULTS))
     imported = {s.name: s for s in file_metrics(store, ev, finished_neural(store, ev))}
     builtin = list(metric_names()) if corpus.references else []
     shown, sort_by = from_link(params, [*builtin, *imported], corpus.n_lines * len(corpus.systems))
@@ -186,11 +185,11 @@ def saved(store, set_id: str, params=None, visitor=None) -> Rankings:
         corpus.n_lines,
         len(corpus.systems),
         len(corpus.references),
-        ev.language.describe() if ev.language is not None else "",
+        ev.language.describe(opts.tokenize) if ev.language is not None else "",
         results,
         sort_by,
         cmp,
-        notes + store.notes,
+        [*(n[0].upper() + n[1:] for n in link_notes), *notes, *store.notes],
     )
 
 

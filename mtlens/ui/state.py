@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from ..core.errors import InputError
-from ..core.options import DEFAULTS, Options, link_params
-from ..core.options import from_link as options_in_link
+from ..core.options import DEFAULTS, Options, link_params, read_link
 from ..service import results
 from ..service.evaluation import (
     Evaluation,
@@ -165,6 +164,11 @@ def current() -> Dataset:
             missing_set(err)  # says so, offers the set list; never shows another set's numbers instead
         use_dataset(ds)
     elif ds is None:
+        if wanted is not None and not wanted.strip():  # "?set=" with nothing: said, not silently the sample
+            st.session_state[LINK_NOTES_KEY] = [
+                *st.session_state.get(LINK_NOTES_KEY, []),
+                "the link's set= names no set, so the bundled sample is shown",
+            ]
         ds = sample_dataset()
         use_dataset(ds)
     if ds.set_id and st.query_params.get("set") != ds.set_id:
@@ -327,9 +331,22 @@ def set_options(opts: Options) -> None:
     st.session_state[OPTIONS_KEY] = opts
 
 
+#: session key: sentences about what the session's link asked for and did not get (shown on every page)
+LINK_NOTES_KEY = "mtlens_link_notes"
+
+
 def options_from_link(opts: Options) -> Options:
-    """``opts`` with the options the address names (a colleague's link, :func:`mtlens.core.options.from_link`)."""
-    return options_in_link(st.query_params, opts)
+    """``opts`` with the options the address names (a colleague's link, :func:`mtlens.core.options.read_link`);
+    what it names and cannot be used is kept for :func:`link_notes`."""
+    opts, notes = read_link(st.query_params, opts)
+    if notes:
+        st.session_state[LINK_NOTES_KEY] = [*st.session_state.get(LINK_NOTES_KEY, []), *notes]
+    return opts
+
+
+def link_notes() -> list[str]:
+    """What this session's link asked for and did not get (ignored options, an empty set)."""
+    return list(st.session_state.get(LINK_NOTES_KEY, []))
 
 
 def options_to_link(opts: Options, baseline: Options) -> None:

@@ -63,6 +63,8 @@ def metric_sidebar() -> Options:
             for name in SPECS:
                 st.session_state[widget_key(name)] = getattr(opts, name)
     _seed_widget_state(opts)
+    for note in state.link_notes():  # a link never changes the numbers silently
+        st.warning(render.md(note[0].upper() + note[1:] + "."))
     sb = st.sidebar
     sb.header("Metric options")
     values = {}

@@ -18,7 +18,7 @@ from mtlens.service import rankings
 from mtlens.ui import identity, quick
 
 from ..conftest import ROOT
-from .conftest import TIMEOUT, no_errors, shown
+from .conftest import TIMEOUT, no_errors, plain, shown
 
 LOCAL = "http://localhost:8501"
 REFS = [f"the cat sat on mat number {k}" for k in range(60)]
@@ -225,3 +225,24 @@ def test_on_a_shared_server_quick_view_readers_cannot_fill_the_store(store_dir, 
     monkeypatch.setenv("MTLENS_ACCESS", "local")
     client.get(f"/quick/rankings?set={sid}&metrics=bleu-c&opt_char_order=2")
     assert _stats_rows(store_dir) > after_defaults  # the operator's own views are kept
+
+
+def test_link_options_that_cannot_be_used_are_said_in_both_views(store_dir, client):
+    """Issue 37, item 5: ``opt_char_order=999`` or ``opt_tokenize=bogus`` showed the default numbers with no
+    notice; the quick view's header said "word BLEU tokenizer 13a" while its signature said tok:intl."""
+    sid = _saved()
+    page = client.get(f"/quick/rankings?set={sid}&opt_char_order=999&opt_tokenize=bogus&metrics=bleu,bleu-c").text
+    assert "The link&#x27;s opt_char_order=999 was ignored" in page and "opt_tokenize=bogus was ignored" in page
+    page = client.get(f"/quick/rankings?set={sid}&opt_tokenize=intl&metrics=bleu").text
+    assert "tok:intl" in page and "word BLEU tokenizer intl (chosen" in page and "tokenizer 13a;" not in page
+    at = _dashboard(sid, opt_char_order="999", opt_tokenize="bogus")
+    said = " ".join(plain(w.value) for w in at.warning)
+    assert "The link's opt_char_order=999 was ignored" in said and "opt_tokenize=bogus was ignored" in said, said
+
+
+def test_an_empty_set_in_a_link_says_the_sample_is_shown(store_dir):
+    at = AppTest.from_file(str(ROOT / "pages" / "1_Rankings.py"), default_timeout=TIMEOUT)
+    at.query_params["set"] = ""
+    at.run()
+    no_errors(at)
+    assert any("names no set, so the bundled sample is shown" in w.value for w in at.warning)
