@@ -24,7 +24,10 @@ def column_decimals(table, places: dict | None = None) -> dict:
     :func:`decimals`; ``places`` gives those of columns the rule cannot name. Other columns are left out."""
     out = {}
     for c in table.columns:
-        values = [v for v in table[c] if v is not None and not isinstance(v, str)]
+        column = list(table[c])
+        if any(isinstance(v, str) for v in column):  # text (with gaps as NaN or None): not a number column
+            continue
+        values = [v for v in column if v is not None and not (isinstance(v, float | np.floating) and np.isnan(v))]
         if values and all(isinstance(v, float | np.floating) for v in values):
             d = (places or {}).get(c)
             out[c] = decimals(str(c), values) if d is None else d

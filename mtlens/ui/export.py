@@ -11,7 +11,7 @@ import streamlit as st
 
 from ..service.inputs import max_table_rows
 from ..service.presentation import PLOTLY_CONFIG, frame_to_csv, safe_figure, table_to_latex, to_xlsx
-from ..service.results import column_decimals
+from ..service.results import ABSENT, column_decimals
 from . import state
 
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -78,10 +78,15 @@ def numbers(df: pd.DataFrame, places: dict[str, int] | None = None):
     rule for every page) and "-" where a value is missing. A pandas Styler up to :data:`MAX_STYLED_CELLS`
     cells (values stay numbers: sorting and the CSV keep full precision); above, the frame itself.
     ``places``: decimals of columns the rule cannot name (e.g. "A" and "B" holding one metric's scores)."""
-    if df is None or df.size > MAX_STYLED_CELLS:
+    if df is None:
         return df
+    if df.size > MAX_STYLED_CELLS:  # no Styler: gaps in text columns written "-" (numbers stay numbers)
+        text = [c for c in df.columns if df[c].dtype == object]
+        return df.assign(**{str(c): df[c].where(df[c].notna(), ABSENT) for c in text}) if text else df
     fmt = {c: f"{{:.{d}f}}" for c, d in column_decimals(df, places).items()}
-    return df.style.format(fmt, na_rep="-")
+    rest = [c for c in df.columns if c not in fmt]
+    styler = df.style.format(fmt, na_rep=ABSENT)
+    return styler.format(na_rep=ABSENT, subset=rest) if rest else styler  # no "None" or "nan" in any cell
 
 
 #: above this many cells a table is shown without the Styler (formatting every cell in Python gets slow)

@@ -91,3 +91,14 @@ def test_an_absent_number_reads_a_dash():
         "1.00",
         "-0.50",
     ]
+
+
+def test_a_text_column_with_gaps_is_not_a_number_column():
+    """A column of names with a missing value (NaN once pandas has it) got a number format and the page
+    failed with "Unknown format code 'f' for object of type 'str'"."""
+    import pandas as pd
+
+    from mtlens.exports.numbers import column_decimals
+
+    df = pd.DataFrame({"p": [0.01234, None], "name": ["x", None], "bleu": [None, 3.0], "empty": [None, None]})
+    assert column_decimals(df) == {"p": 3, "bleu": 1}
