@@ -171,7 +171,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_args(r)
     _add_metric_args(r, "bleu,chrf,ter")
     r.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
-    r.add_argument("--n", type=int, default=1000, help="bootstrap resamples for intervals and clusters (1000)")
+    r.add_argument(
+        "--n",
+        type=int,
+        default=None,
+        help="bootstrap resamples for intervals and clusters (default 1000, more when there are many systems)",
+    )
     r.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
     r.add_argument(
         "--title", default=None, help="the report's title (default: the saved set's name, else 'mtlens report')"

@@ -27,6 +27,7 @@ Decisions (see README):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -92,6 +93,8 @@ class Comparison:
     pairs: list[PairResult]
     clusters: list[list[str]]
     ranking: list[str] = field(default_factory=list)
+    #: sentences about the test's power to find anything (the resamples for the number of pairs)
+    notes: tuple[str, ...] = ()
 
     @property
     def signature(self) -> str:
@@ -214,6 +217,44 @@ def check_test_settings(n: int, seed: int | None, alpha: float) -> None:
 
 
 # --------------------------------------------------------------------------- p-values
+def resamples_needed(pairs: int, alpha: float) -> int:
+    """The fewest resamples (or trials) with which a pair can be significant after Holm's correction
+    over ``pairs`` pairs, with room: the smallest p-value a test of ``n`` resamples gives is
+    ``1 / (n + 1)``, Holm multiplies the smallest by ``pairs``, and this asks for that product to be at
+    most ``alpha / 2``. For 91 pairs (14 systems) at alpha 0.05: 3,639; with 1,000 the smallest
+    Holm-corrected p is 91/1001 = 0.091 and no pair can ever be significant.
+
+    >>> resamples_needed(91, 0.05), resamples_needed(1, 0.05), resamples_needed(6, 0.05)
+    (3639, 39, 239)
+    """
+    return max(1, math.ceil(2 * pairs / alpha) - 1)
+
+
+def _resamples(test: str, n: int | None, pairs: int, alpha: float, n_seg: int) -> tuple[int, list[str]]:
+    """The resamples to draw, and what to say about them: by default the test's default, raised to
+    :func:`resamples_needed` (within the limits); a number the user gave is kept, with a sentence when it
+    is too few for any pair to be significant."""
+    needed = resamples_needed(pairs, alpha)
+    most = min(MAX_SAMPLES, MAX_DRAWS // max(n_seg, 1))
+    if n is None:
+        n = min(max(DEFAULT_SAMPLES[test], needed), max(DEFAULT_SAMPLES[test], most))
+        notes = (
+            [f"{n:,} resamples, chosen for {pairs} pairs so that a pair can be significant after Holm's correction"]
+            if n > DEFAULT_SAMPLES[test]
+            else []
+        )
+    else:
+        notes = []
+    smallest = min(1.0, pairs / (n + 1))
+    if smallest >= alpha:
+        notes.append(
+            f"with {pairs} pairs, {n:,} resamples cannot make any pair significant: the smallest Holm-corrected "
+            f"p they can give is {pairs}/({n:,} + 1) = {smallest:.3f}, not below alpha {alpha:g}; use at least "
+            f"{needed:,} resamples (--n)"
+        )
+    return n, notes
+
+
 def bootstrap_p_value(d: np.ndarray, observed: float) -> float:
     """Two-sided paired bootstrap p-value from the resampled differences ``d``:
     ``p = (#{k: |d_k - mean(d)| >= |observed|} + 1) / (n + 1)`` (so identical systems get p = 1)."""
@@ -281,7 +322,8 @@ def compare(
     Args:
         result: a metric's results (its per-segment statistics are resampled).
         test: ``"bootstrap"`` or ``"ar"`` (approximate randomisation).
-        n: resamples / trials (default 1000 / 10000).
+        n: resamples / trials (default: 1000 / 10000, raised to :func:`resamples_needed` for the number
+            of pairs; a number given is kept, with a note when it is too few for any pair to be significant).
         seed: the generator's seed (0 is a seed; None draws from the OS, not reproducible).
         baseline: compare each system with this one only; default: all pairs.
         alpha: significance level (after Holm's correction).
@@ -302,13 +344,14 @@ def compare(
     """
     if test not in DEFAULT_SAMPLES:
         raise InputError(f"unknown test '{test}'; choose bootstrap or ar")
-    n = DEFAULT_SAMPLES[test] if n is None else int(n)
-    check_test_settings(n, seed, alpha)
+    check_test_settings(DEFAULT_SAMPLES[test] if n is None else int(n), seed, alpha)
     names = list(result.scores)
     if baseline is not None and baseline not in names:
         raise InputError(f"baseline '{baseline}' is not one of the systems: {', '.join(names)}")
     ranking = sorted(names, key=lambda s: result.scores[s], reverse=result.higher_is_better)
     n_seg = len(next(iter(result.stats.values())))
+    n_pairs = len(names) * (len(names) - 1) // 2 if baseline is None else len(names) - 1
+    n, notes = _resamples(test, None if n is None else int(n), n_pairs, alpha, n_seg)
     if n_seg < MIN_TEST_LINES:
         raise InputError(
             f"significance tests need at least {MIN_TEST_LINES} lines; this test set has {n_seg} "
@@ -365,6 +408,7 @@ def compare(
         pairs=pair_results,
         clusters=clusters,
         ranking=ranking,
+        notes=tuple(notes),
     )
 
 

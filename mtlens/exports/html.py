@@ -127,7 +127,9 @@ def presentation_slides(
                 "Significance",
                 f"<div class='mtl-slide'><h2>Which differences are significant ({label})</h2>"
                 f"<table><tr><th></th><th></th>{head}</tr>{''.join(body)}</table><p class='mtl-note'>"
-                f"Holm-corrected p-values of {escape(cmp.test)} ({cmp.n} resamples); coloured: p &lt; {cmp.alpha:g}.</p></div>",
+                f"Holm-corrected p-values of {escape(cmp.test)} ({cmp.n} resamples); coloured: p &lt; {cmp.alpha:g}.</p>"
+                + "".join(f"<p class='mtl-note'>{escape(note[0].upper() + note[1:])}.</p>" for note in cmp.notes)
+                + "</div>",
             )
         )
     for pin in pins:

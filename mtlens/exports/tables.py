@@ -251,6 +251,8 @@ def comparisons_to_dict(comparisons: Mapping[str, Comparison]) -> dict:
             for p in c.pairs
         ],
         "clusters": {m: c.clusters for m, c in comparisons.items()},
+        "resamples": {m: c.n for m, c in comparisons.items()},
+        "notes": {m: list(c.notes) for m, c in comparisons.items() if c.notes},
     }
 
 
@@ -274,6 +276,7 @@ def comparisons_to_table(comparisons: Mapping[str, Comparison], digits: int | No
         d = digits if digits is not None else decimals(m, [s.score for s in c.systems.values()])
         cluster_of = {n: i + 1 for i, cl in enumerate(c.clusters) for n in cl}
         out.append(f"== {m} ({c.test}, n={c.n}) ==")
+        out += [f"note: {note}" for note in c.notes]  # the resamples for the number of pairs
         width = max(len(n) for n in c.ranking)
         for n in c.ranking:
             s = c.systems[n]

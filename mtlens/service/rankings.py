@@ -31,12 +31,14 @@ from ..runtime.scoring import MetricResult
 #: above this many system lines (lines x systems) the slow metrics (TER, tBLEU) are opt-in: about a minute
 #: per 100,000 system lines when nothing is stored
 LARGE = 30_000
-#: the Rankings' significance test: paired bootstrap, its resamples, seed and level (Holm-corrected)
-TEST, RESAMPLES, SEED, ALPHA = "bootstrap", 1000, DEFAULT_SEED, 0.05
+#: the Rankings' significance test: paired bootstrap, its resamples (None: 1000, more for many systems,
+#: :func:`mtlens.analysis.significance.resamples_needed`), seed and level (Holm-corrected)
+TEST, RESAMPLES, SEED, ALPHA = "bootstrap", None, DEFAULT_SEED, 0.05
 
 CLUSTERS_NOTE = (
     "Clusters: systems in score order, split only where every system above is significantly better than every "
-    f"system below (paired bootstrap, {RESAMPLES} resamples, Holm-corrected p < {ALPHA})."
+    f"system below (paired bootstrap, 1,000 resamples or more when there are many systems, so that a pair can "
+    f"be significant; Holm-corrected p < {ALPHA})."
 )
 
 
@@ -179,6 +181,7 @@ def saved(store, set_id: str, params=None, visitor=None) -> Rankings:
     testable = can_test(len(corpus.systems), corpus.n_lines)
     cmp = comparison(results[sort_by]) if testable else None
     notes = [] if testable or len(corpus.systems) < 2 else [too_few_lines(corpus.n_lines)]
+    notes += [n[0].upper() + n[1:] + "." for n in (cmp.notes if cmp is not None else ())]
     return Rankings(
         ev.name or set_id,
         set_id,

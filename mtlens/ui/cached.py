@@ -194,7 +194,7 @@ def comparison(
     name: str,
     opts: Options,
     test: str = rankings.TEST,
-    n: int = rankings.RESAMPLES,
+    n: int | None = rankings.RESAMPLES,
     seed: int = rankings.SEED,
     baseline: str | None = None,
     alpha: float = rankings.ALPHA,
@@ -210,7 +210,7 @@ def comparison(
         name,
         options_key(name, opts),
         test,
-        int(n),
+        None if n is None else int(n),
         int(seed),
         baseline,
         float(alpha),
@@ -219,7 +219,13 @@ def comparison(
     return COMPARISONS.get_or_compute(
         key,
         lambda: compare(
-            result, test=test, n=int(n), seed=int(seed), baseline=baseline, alpha=float(alpha), progress=progress
+            result,
+            test=test,
+            n=None if n is None else int(n),
+            seed=int(seed),
+            baseline=baseline,
+            alpha=float(alpha),
+            progress=progress,
         ),
     )
 

@@ -175,3 +175,72 @@ def test_no_test_on_too_few_lines_and_bounded_draws(sample):
             compare(full, "bootstrap", n=100_000)
         finally:
             sig.MAX_DRAWS = old
+
+
+def _fourteen_systems():
+    """14 systems that differ clearly (each a fraction more of the reference's words kept): 91 pairs."""
+    from mtlens import Corpus
+
+    rng = np.random.default_rng(4)
+    refs = [" ".join(f"w{k}" for k in rng.integers(0, 300, 20)) for _ in range(300)]
+    systems = {}
+    for s in range(14):
+        keep = 0.3 + 0.05 * s
+        systems[f"S{s:02d}"] = [" ".join(w if rng.random() < keep else "x" for w in line.split()) for line in refs]
+    return Corpus.build({"ref": refs}, systems)
+
+
+def test_with_many_pairs_the_default_resamples_can_find_a_difference():
+    """Issue 37, item 2: 14 systems are 91 pairs; with 1,000 resamples the smallest Holm-corrected p is
+    91/1001 = 0.091 > 0.05, so one cluster by construction. By default the resamples are raised so that
+    91 x 1/(n + 1) <= alpha / 2 (3,639), and said; a number given is kept, with the sentence why it can
+    find nothing."""
+    from mtlens.analysis.significance import compare, resamples_needed
+    from mtlens.runtime.scoring import score
+
+    result = score(_fourteen_systems(), "chrf")["chrf"]
+    auto = compare(result)
+    assert auto.n == resamples_needed(91, 0.05) == 3639
+    assert len(auto.clusters) > 1 and any(p.significant for p in auto.pairs)
+    assert auto.notes == (
+        "3,639 resamples, chosen for 91 pairs so that a pair can be significant after Holm's correction",
+    )
+    assert min(p.p_holm for p in auto.pairs) == pytest.approx(91 / 3640)  # the floor, reached: 1/(n+1) x 91
+    few = compare(result, n=1000)
+    assert not any(p.significant for p in few.pairs) and len(few.clusters) == 1
+    assert min(p.p_holm for p in few.pairs) == pytest.approx(91 / 1001)
+    assert "1,000 resamples cannot make any pair significant" in few.notes[0] and "3,639" in few.notes[0]
+
+
+def test_two_systems_keep_the_default_and_say_nothing():
+    from mtlens.analysis.significance import compare
+    from mtlens.runtime.scoring import score
+
+    c = _fourteen_systems()
+    two = type(c).build(dict(c.references), {k: c.systems[k] for k in ("S00", "S13")})
+    cmp = compare(score(two, "chrf")["chrf"])
+    assert cmp.n == 1000 and cmp.notes == ()
+
+
+def test_the_command_line_says_when_resamples_cannot_find_anything(tmp_path):
+    import subprocess
+    import sys
+
+    from ..conftest import ROOT
+
+    c = _fourteen_systems()
+    (tmp_path / "ref.txt").write_text("\n".join(c.references["ref"]) + "\n", encoding="utf-8")
+    files = []
+    for name, lines in c.systems.items():
+        (tmp_path / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        files.append(str(tmp_path / f"{name}.txt"))
+    args = ["compare", "--ref", str(tmp_path / "ref.txt"), "--sys", *files, "--metrics", "chrf", "--n", "1000"]
+    r = subprocess.run(
+        [sys.executable, "-m", "mtlens", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "note: with 91 pairs, 1,000 resamples cannot make any pair significant" in r.stdout

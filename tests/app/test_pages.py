@@ -371,11 +371,15 @@ def test_language_is_detected_shown_and_can_be_overridden(app):
     assert app.sidebar.selectbox(key="w_tokenize").value == "ja-mecab"
 
 
-def test_removing_files_from_an_upload_leaves_no_intermediate_set(app):
+def test_removing_files_from_an_upload_leaves_no_intermediate_set(tmp_path, monkeypatch):
     """Issue 37, item 4: a reference and 3 systems, then two system files removed with their X: the list
     gained "2 systems, ..." and "1 systems, ..." sets. The upload's set follows it: one set, the last
     state, named in good English."""
     from mtlens.ui import state
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))  # a workspace of its own: its list is this test's
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    app.run()
 
     names = ["UEdin", "Online-W", "HuaweiTSC"]
     files = [(f"{n}.txt", (SAMPLE / f"{n}.txt").read_bytes(), "text/plain") for n in names]
@@ -777,3 +781,26 @@ def test_a_table_draws_at_most_its_row_limit_and_says_so(monkeypatch):
     at = AppTest.from_function(page, default_timeout=120)
     at.run()
     assert len(at.dataframe[0].value) == 12_000 and not any("Showing the first" in c.value for c in at.caption)
+
+
+def test_rankings_and_significance_say_how_many_resamples_many_systems_need(tmp_path, monkeypatch):
+    """Issue 37, item 2, on the pages: 14 systems (91 pairs) get enough resamples to find differences,
+    and the pages say so; a number too small for any pair is said on the Significance page."""
+    from mtlens.ui import state
+
+    from ..analysis.test_significance import _fourteen_systems
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    sid = state.store().save(_fourteen_systems(), "fourteen")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.query_params.update({"set": sid, "metrics": "chrf"})
+    at.run()
+    at.switch_page("pages/1_Rankings.py").run()
+    no_errors(at)
+    assert any("3,639 resamples, chosen for 91 pairs" in c.value for c in at.caption)
+    assert at.dataframe[0].value["cluster (chrf)"].nunique() > 1
+    at.switch_page("pages/4_Significance.py").run()
+    no_errors(at)
+    at.number_input(key="sig_n_bootstrap").set_value(1000).run()
+    no_errors(at)
+    assert any("cannot make any pair significant" in w.value for w in at.warning)

@@ -56,6 +56,8 @@ def page() -> None:
     if len(ds.corpus.systems) > 1 and not testable:
         st.info(cached.too_few_lines(ds))
     st.caption(views.clusters_note(metrics))
+    for note in cmp.notes if cmp is not None else ():  # the test's power: resamples for the number of pairs
+        st.caption(render.md(note[0].upper() + note[1:] + "."))
     for m_name, (imp_scores, _) in cached.imported(ds).items():
         if imp_scores.spans:
             st.markdown(f"**{render.md(m_name)} error spans per system**")

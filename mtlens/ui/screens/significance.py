@@ -48,9 +48,12 @@ def page() -> None:
         "Resamples / trials",
         10,
         views.MAX_SAMPLES,
-        1000 if test == "bootstrap" else 10000,
+        None,
         step=1000,
         key=f"sig_n_{test}",
+        placeholder="chosen for the pairs",
+        help="Empty: 1,000 resamples (10,000 trials), more when there are so many pairs that fewer could never "
+        "make a pair significant after Holm's correction.",
     )
     seed = c4.number_input("Seed", 0, 2**31 - 1, views.DEFAULT_SEED, key="sig_seed")
     alpha = c5.selectbox("alpha", [0.05, 0.01, 0.1], key="sig_alpha")
@@ -70,7 +73,7 @@ def page() -> None:
             metric,
             opts,
             test,
-            int(n),
+            None if n is None else int(n),
             int(seed),
             baseline,
             float(alpha),
@@ -81,6 +84,8 @@ def page() -> None:
         st.error(str(err))
         st.stop()
     bar.empty()
+    for note in cmp.notes:  # how many resamples, and whether they can find anything at all
+        (st.warning if "cannot" in note else st.caption)(render.md(note[0].upper() + note[1:] + "."))
     st.caption(f"Signature: {cmp.signature} · {cmp.metric_signature}")
 
     names, matrix = cmp.p_matrix(adjusted=True)
