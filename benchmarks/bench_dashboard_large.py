@@ -20,7 +20,7 @@ import threading
 import time
 from itertools import cycle, islice
 
-from common import ROOT, SHARED, read
+from common import ROOT, read, shared
 
 sys.path.insert(0, str(ROOT))
 
@@ -35,7 +35,7 @@ def main():
     import mtlens
 
     refs, syss = [], [[] for _ in range(args.systems)]
-    for folder in sorted((SHARED / "wmt").iterdir()):
+    for folder in sorted(shared("wmt").iterdir()):
         systems = [p for p in sorted(folder.glob("*.txt")) if not p.stem.startswith(("ref", "src"))]
         refs += read(folder / "ref.txt")
         for k in range(args.systems):

@@ -22,7 +22,7 @@ import time
 from itertools import cycle, islice
 from pathlib import Path
 
-from common import ROOT, SHARED, read
+from common import ROOT, read, shared
 
 
 def main():
@@ -31,7 +31,7 @@ def main():
     ap.add_argument("--metrics", default="bleu,chrf")
     args = ap.parse_args()
     streams = {"ref": [], "A": [], "B": [], "C": []}
-    for folder in sorted((SHARED / "wmt").iterdir()):
+    for folder in sorted(shared("wmt").iterdir()):
         systems = [p for p in sorted(folder.glob("*.txt")) if not p.stem.startswith(("ref", "src"))]
         streams["ref"] += read(folder / "ref.txt")
         for key, path in zip("ABC", systems, strict=False):

@@ -39,7 +39,7 @@ from itertools import cycle, islice
 from pathlib import Path
 
 from bench_memory import peak_memory
-from common import ROOT, SHARED, read
+from common import ROOT, read, shared
 
 PEER = textwrap.dedent(
     """
@@ -97,7 +97,7 @@ def main():
     ap.add_argument("--sacrebleu-lines", type=int, default=100_000)
     args = ap.parse_args()
     streams = {"ref": [], "A": [], "B": []}
-    for folder in sorted((SHARED / "wmt").iterdir()):
+    for folder in sorted(shared("wmt").iterdir()):
         systems = [p for p in sorted(folder.glob("*.txt")) if not p.stem.startswith(("ref", "src"))]
         streams["ref"] += read(folder / "ref.txt")
         for key, path in zip("AB", systems, strict=False):

@@ -69,7 +69,10 @@ def main() -> None:
     from mtlens.neural import models as neural
     from mtlens.storage.store import Store
 
-    python = neural.python()
+    try:
+        python = neural.python()
+    except neural.NeuralUnavailable as err:  # one sentence, as every benchmark without its data
+        raise SystemExit(f"bench_neural needs the neural extra: {err}") from None
     work = Path(tempfile.mkdtemp(prefix="mtlens-bench-neural-"))
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
     subprocess.run(

@@ -36,7 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, SHARED
+from common import ROOT, shared
 
 sys.path.insert(0, str(ROOT))
 
@@ -128,7 +128,7 @@ def main():
     run = lambda *a: subprocess.run(  # noqa: E731
         [sys.executable, "-m", "mtlens", *a], capture_output=True, text=True, cwd=ROOT, env=env, check=True
     )
-    sid = run("import", str(SHARED / "wmt" / "en-de")).stdout.strip()
+    sid = run("import", str(shared("wmt", "en-de"))).stdout.strip()
     run("score", "--set", sid, "--metrics", METRICS)
     figures = {}
     os.environ["MTLENS_DATA_DIR"] = env["MTLENS_DATA_DIR"]

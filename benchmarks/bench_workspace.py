@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 
-from common import ROOT, SHARED
+from common import ROOT, shared
 
 sys.path.insert(0, str(ROOT))
 
@@ -26,7 +26,7 @@ def main():
 
     t = time.perf_counter()
     sid = subprocess.run(
-        [sys.executable, "-m", "mtlens", "import", str(SHARED / "wmt" / "en-de")],
+        [sys.executable, "-m", "mtlens", "import", str(shared("wmt", "en-de"))],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
+#: ../shared/data (MTLENS_BENCH_SHARED names another folder: the tests run the benchmarks without it)
+SHARED = Path(os.environ.get("MTLENS_BENCH_SHARED") or ROOT.parent / "shared" / "data")
 
 
 def read(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").split("\n")[:-1]
 
 
-def pair(name: str):
-    folder = SHARED / "wmt" / name
-    if not folder.is_dir():
+def shared(*parts: str) -> Path:
+    """A folder of ../shared/data, or one sentence (not a traceback) when a plain clone has none."""
+    folder = SHARED.joinpath(*parts)
+    if not folder.exists():
         raise SystemExit(f"benchmark data {folder} is missing (it needs ../shared/data)")
+    return folder
+
+
+def pair(name: str):
+    folder = shared("wmt", name)
     refs = sorted(folder.glob("ref*.txt"))
     systems = [p for p in sorted(folder.glob("*.txt")) if not p.stem.startswith(("ref", "src"))]
     return refs, systems

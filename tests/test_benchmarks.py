@@ -1,0 +1,50 @@
+"""Every benchmark run where its data or its extra is missing (a plain clone without ../shared) ends with
+one sentence saying what it needs, never a traceback (issue 37, item 9)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import ROOT
+
+NEEDS_DATA = [
+    "bench_cli",
+    "bench_dashboard",
+    "bench_dashboard_large",
+    "bench_memory",
+    "bench_million",
+    "bench_reopen",
+    "bench_score",
+    "bench_significance",
+    "bench_slow_metrics",
+    "bench_tbleu",
+    "bench_ter",
+    "bench_workspace",
+]
+
+
+@pytest.mark.parametrize("name", [*NEEDS_DATA, "bench_neural"])
+def test_a_benchmark_without_its_data_says_what_it_needs(name, tmp_path):
+    env = dict(
+        os.environ, MTLENS_BENCH_SHARED=str(tmp_path / "no-shared"), MTLENS_NEURAL_PYTHON=str(tmp_path / "no-python")
+    )
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / f"{name}.py")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    said = r.stderr.strip().splitlines()[-1]
+    assert "is missing (it needs ../shared/data)" in said or "needs the neural extra" in said, said
+
+
+def test_every_benchmark_is_covered():
+    found = {p.stem for p in (ROOT / "benchmarks").glob("bench_*.py")}
+    assert found - {*NEEDS_DATA, "bench_neural"} == {"bench_first_use", "bench_human_page"}  # they need no data
