@@ -29,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -93,6 +94,8 @@ class Language:
             without letters).
         how: ``declared`` or ``detected``.
         share: the main script's share of the references' letters (detected) or None.
+        read_from: what the script was read from: ``the references``, or ``the translations`` for a set
+            without references (made from annotations).
     """
 
     pair: str | None
@@ -100,6 +103,7 @@ class Language:
     script: str
     how: str
     share: float | None = None
+    read_from: str = "the references"
 
     @property
     def tokenizer(self) -> str:
@@ -122,11 +126,11 @@ class Language:
         if self.how == "declared":
             what = f"language pair {self.pair} (declared)"
         elif self.script == "none":
-            what = "no letters in the references (numbers or punctuation only), so no language was detected"
+            what = f"no letters in {self.read_from} (numbers or punctuation only), so no language was detected"
         elif self.target:
             what = f"target language {self.target} detected ({self.script} script, {self.share:.0%} of letters)"
         else:
-            what = f"{self.script} script detected in the references ({self.share:.0%} of letters)"
+            what = f"{self.script} script detected in {self.read_from} ({self.share:.0%} of letters)"
         chosen = f"word BLEU tokenizer {self.tokenizer}"
         if tokenizer and tokenizer != self.tokenizer:
             chosen = f"word BLEU tokenizer {tokenizer} (chosen; the language's default: {self.tokenizer})"
@@ -219,5 +223,7 @@ def with_language(corpus, declared: str | None = None):
     else the detected target as ``und-TGT``; a space-delimited script leaves the pair unset."""
     # a set made from annotations has no reference: its first system's text tells the target language
     lang = resolve(declared or corpus.language_pair, corpus.reference_streams() or corpus.system_streams()[:1])
+    if not corpus.reference_streams():
+        lang = dataclasses.replace(lang, read_from="the translations")
     pair = lang.pair or (f"und-{lang.target}" if lang.target else None)
     return corpus.with_language(pair), lang

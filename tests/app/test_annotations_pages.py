@@ -148,3 +148,19 @@ def test_a_file_with_400000_rows_to_check_is_listed_in_one_bounded_note(app):
     no_errors(app)
     notes = [c.value for c in app.caption if "unknown severity" in c.value]
     assert len(notes) == 1 and "399,900 more rows like these" in notes[0]
+
+
+def test_a_set_without_references_offers_no_empty_controls_or_mqm_against_itself(annotated):
+    """Issue 37, item 10: Sentences showed n-gram controls that do nothing without a reference; the
+    Annotations page offered only "mqm" against MQM itself; the language note said "detected in the
+    references" for a set that has none."""
+    annotated.switch_page("pages/2_Sentences.py").run()
+    no_errors(annotated)
+    assert not [s for s in annotated.slider if s.key in ("sent_order", "sent_char_order")]
+    assert not [r for r in annotated.radio if r.key == "sent_unit"]
+    annotated.switch_page("pages/8_Annotations.py").run()
+    no_errors(annotated)
+    assert not [s for s in annotated.selectbox if s.key == "ann_metric"]
+    assert any("no metric to hold against the raters" in c.value for c in annotated.caption)
+    ds = annotated.session_state["mtlens_dataset"]
+    assert "detected in the translations" in ds.language.describe()

@@ -55,18 +55,24 @@ def page() -> None:
     if not agreement.empty:
         export.table(agreement, name="mtlens-rater-agreement", hide_index=True, key="ann_agree")
     st.subheader("Where a metric disagrees with the raters")
-    names = [m for m in cached.metric_names(ds, sentence=True) if m != "mqm"] or ["mqm"]
-    metric = st.selectbox("Metric", names, key="ann_metric")
-    st.caption(
-        "Percentile ranks of the metric's sentence scores and of MQM over the system's rated lines; the "
-        "disagreement is their absolute difference (1: one puts the line first, the other last)."
-    )
-    export.table(
-        views.metric_disagreements(ds, anns, metric, system, opts),
-        name=f"mtlens-disagreement-{metric}",
-        hide_index=True,
-        key="ann_disagree",
-    )
+    names = [m for m in cached.metric_names(ds, sentence=True) if not m.startswith("mqm")]
+    if not names:  # MQM against itself would say nothing
+        st.caption(
+            "This set has no metric to hold against the raters: it has no reference (for BLEU, chrF, ...) and no "
+            "imported or neural sentence scores. Add a reference or metric scores to the set to compare."
+        )
+    else:
+        metric = st.selectbox("Metric", names, key="ann_metric")
+        st.caption(
+            "Percentile ranks of the metric's sentence scores and of MQM over the system's rated lines; the "
+            "disagreement is their absolute difference (1: one puts the line first, the other last)."
+        )
+        export.table(
+            views.metric_disagreements(ds, anns, metric, system, opts),
+            name=f"mtlens-disagreement-{metric}",
+            hide_index=True,
+            key="ann_disagree",
+        )
     overlap = views.span_overlaps(ds, anns)
     if not overlap.empty:
         st.subheader("Predicted error spans against the raters' spans")

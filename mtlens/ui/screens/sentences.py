@@ -113,7 +113,7 @@ def page() -> None:
     why_not = views.may_pin(ds)
     if why_not is None:
         is_pinned = any(p.line == i and list(p.systems) == shown_systems for p in views.pins(ds))
-        p1, p2 = st.columns([4, 1])
+        p1, p2 = st.columns([3, 2])  # room for "Pin for the presentation" on one line
         note = p1.text_input("Note for the presentation (optional)", key=f"sent_pin_note_{i}", max_chars=500)
         try:
             if is_pinned and p2.button("Unpin", key="sent_unpin", help="remove it from the presentation"):
@@ -129,10 +129,12 @@ def page() -> None:
     else:
         st.caption(why_not)
     st.markdown(render.STYLE, unsafe_allow_html=True)
-    h1, h2, h3 = st.columns([1, 1, 2])
-    order = h1.slider("n-gram order to highlight", 1, 4, 2, key="sent_order")
-    unit = h2.radio("Units", ["words (BLEU)", "characters (chrF)"], key="sent_unit")
-    char_n = h3.slider("character n-gram order", 1, 6, 3, key="sent_char_order") if unit.startswith("char") else 3
+    order, unit, char_n = 2, "words (BLEU)", 3
+    if c.references:  # the highlight controls act on matches against a reference: none without one
+        h1, h2, h3 = st.columns([1, 1, 2])
+        order = h1.slider("n-gram order to highlight", 1, 4, 2, key="sent_order")
+        unit = h2.radio("Units", ["words (BLEU)", "characters (chrF)"], key="sent_unit")
+        char_n = h3.slider("character n-gram order", 1, 6, 3, key="sent_char_order") if unit.startswith("char") else 3
 
     if c.source is not None:
         st.markdown("**Source**")
