@@ -205,6 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("delete", help="delete a saved set and everything stored with it")
     d.add_argument("id", metavar="ID")
     _add_data_dir(d)
+    sub.add_parser(
+        "build", help="compile the kernels (TER, tBLEU, n-gram counts) now, so no first use waits (installation)"
+    )
     db = sub.add_parser("dashboard", help="start the dashboard (on 127.0.0.1) and print the link to open")
     db.add_argument("--set", metavar="ID", help="open this saved set")
     db.add_argument("--ref", action="append", default=[], metavar="REF", help="save these files as a set and open it")
@@ -668,6 +671,17 @@ def _run_models(args) -> str:
     return "\n".join(rows) + "\n" if rows else "no model is registered (python -m mtlens models add NAME PATH)\n"
 
 
+def _run_build(args) -> str:
+    import time
+
+    from .service.results import build_kernels
+
+    start = time.perf_counter()
+    built = build_kernels()
+    how = f"{len(built)} built ahead of time" if built else "numba's, cached (no C compiler for ahead-of-time builds)"
+    return f"mtlens: kernels ready ({how}) in {time.perf_counter() - start:.1f} s\n"
+
+
 def _run_delete(args) -> str:
     _store(args).delete(args.id)
     return f"deleted {args.id}\n"
@@ -739,6 +753,7 @@ _COMMANDS = {
     "import": _run_import,
     "list": _run_list,
     "delete": _run_delete,
+    "build": _run_build,
     "dashboard": _run_dashboard,
     "access": _run_access,
     "models": _run_models,

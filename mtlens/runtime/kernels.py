@@ -146,6 +146,14 @@ def _wait_for_warmup(timeout: float = 120.0) -> bool:
     return proc.poll() is None
 
 
+def build_all() -> list[str]:
+    """Compile every kernel now and build its ahead-of-time module (the installation's step,
+    ``python -m mtlens build``); returns the kernel modules that are built ahead of time afterwards."""
+    modules = sorted(set(kernel_modules().values()))
+    prepare(kernel_modules(), build=True)
+    return [m for m in modules if _compiled.built(m)]
+
+
 def _warm_everything() -> None:
     """The warm-up's work: numba's kernels first (a page waiting for a kernel can then load them from
     numba's cache), then every ahead-of-time module not built yet (later processes load those)."""

@@ -25,6 +25,7 @@ __all__ = [
     "ABSENT",
     "REGISTRY",
     "MetricResult",
+    "build_kernels",
     "column_decimals",
     "decimals",
     "direction_note",
@@ -50,6 +51,13 @@ def start_warmup() -> None:
     """Start compiling the kernels in the background, once per process
     (:func:`mtlens.runtime.kernels.start_warmup`)."""
     kernels.start_warmup()
+
+
+def build_kernels() -> list[str]:
+    """Compile the kernels (TER, tBLEU, the n-gram counts) and build them ahead of time now, as the
+    installation's last step, so that no first page waits for a compiler
+    (:func:`mtlens.runtime.kernels.build_all`); the modules built."""
+    return kernels.build_all()
 
 
 def stop_workers() -> None:

@@ -360,3 +360,28 @@ def test_analyze_pair_with_frequency_corpus_has_unseen_words(capsys, tmp_path):
     unseen = [r for r in doc["buckets"]["frequency"] if r["bucket"].startswith("0 (not in")]
     assert unseen and unseen[0]["words"] > 1000  # nearly every reference word is absent from that tiny corpus
     assert doc["buckets"]["frequency_source"] == str(freq)
+
+
+@pytest.mark.slow  # about 40 s of compiling
+def test_build_compiles_every_kernel_into_a_fresh_cache(tmp_path):
+    """Issue 37, item 6: the README's install command builds the kernels (``mtlens build``), so the first
+    page after installing waits for no compiler. Into an empty kernel cache it builds every kernel
+    module; a second run finds them built."""
+    import os
+    import subprocess
+    import sys
+
+    from mtlens.runtime.kernels import kernel_modules
+
+    from ..conftest import ROOT
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    r = subprocess.run(
+        [sys.executable, "-m", "mtlens", "build"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=900
+    )
+    assert r.returncode == 0, r.stderr
+    n = len(set(kernel_modules().values()))
+    assert f"kernels ready ({n} built ahead of time)" in r.stdout or "numba's, cached" in r.stdout, r.stdout
+    if "built ahead of time" in r.stdout:
+        assert len(list((tmp_path / "cache" / "mtlens-aot").glob("*.so"))) >= n
+    assert "python -m mtlens build" in (ROOT / "README.md").read_text(encoding="utf-8").split("```bash")[1]
