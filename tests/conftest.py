@@ -7,6 +7,8 @@ skipped, with a reason, when it is absent (a user's clone); with
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -157,3 +159,28 @@ def run_python(code: str, **env) -> dict:
     )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@contextlib.contextmanager
+def tmpfs(path: Path, size_mb: int = 16, read_only: bool = False):
+    """A small tmpfs mounted at ``path`` (created) for the test's body, unmounted after (root only):
+    a file system that can be filled or made read-only. ``read_only``: remounted read-only at once."""
+    path.mkdir(exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m", "tmpfs", str(path)], check=True)
+    try:
+        if read_only:
+            remount_read_only(path)
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+def remount_read_only(path: Path) -> None:
+    subprocess.run(["mount", "-o", "remount,ro", str(path)], check=True)
+
+
+def fill(folder: Path) -> None:
+    """Take whatever room is left on ``folder``'s file system (a file ``filler``)."""
+    with open(folder / "filler", "wb", buffering=0) as f, contextlib.suppress(OSError):
+        while True:
+            f.write(b"\0" * 4096)

@@ -4,7 +4,6 @@ nothing saved is lost. (The server's address, Host check and two browsers: tests
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
 import os
@@ -29,7 +28,7 @@ from mtlens.runtime.scoring import score, score_saved
 from mtlens.service.bundles import export_bundle, import_bundle, read_bundle
 from mtlens.storage.store import BALLAST_NAME, FILE_NAME, Store
 
-from .conftest import ROOT, SAMPLE, pair_files
+from .conftest import ROOT, SAMPLE, fill, pair_files, remount_read_only, tmpfs
 from .memory import run_with_peak
 
 A = Visitor("browser:" + "a" * 32, "A")
@@ -449,13 +448,10 @@ def test_statistics_of_a_version_1_store_are_dropped_on_upgrade(tmp_path, corpus
 # --------------------------------------------------------------------------- the store's file system
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a read-only file system needs root (CI runs as root)")
 def test_a_store_on_a_read_only_file_system_can_be_listed_and_opened(tmp_path, corpus):
-    mnt = tmp_path / "ro"
-    mnt.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)], check=True)
-    try:
+    with tmpfs(tmp_path / "ro") as mnt:
         st = Store(mnt)
         sid = st.save(corpus, "kept")
-        subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
+        remount_read_only(mnt)
         ro = Store(mnt)
         assert [s.id for s in ro.list()] == [sid]
         assert ro.load(sid).corpus.systems == corpus.systems
@@ -463,8 +459,6 @@ def test_a_store_on_a_read_only_file_system_can_be_listed_and_opened(tmp_path, c
             ro.save(corpus, "more")
         r = _run("list", "--data-dir", str(mnt))
         assert r.returncode == 0 and sid in r.stdout
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
 def test_size_accounting_survives_a_vanishing_wal_file(tmp_path, corpus, monkeypatch):
@@ -486,10 +480,7 @@ def test_delete_works_on_a_full_disk(tmp_path, corpus):
     """A tmpfs just large enough: once it is full, a delete still frees space (the ballast file goes first)."""
     if os.geteuid() != 0:
         pytest.skip("mounting a small file system needs root (CI runs as root)")
-    mnt = tmp_path / "small"
-    mnt.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(mnt)], check=True)
-    try:
+    with tmpfs(tmp_path / "small", 6) as mnt:
         st = Store(mnt)
         big = Corpus.build({"r": [f"line {i} " + "x" * 200 for i in range(2000)]}, {"A": ["a"] * 2000})
         sid = st.save(big, "first")
@@ -498,17 +489,9 @@ def test_delete_works_on_a_full_disk(tmp_path, corpus):
         with pytest.raises(InputError, match="disk is full|No space"):
             for k in range(20):
                 st.save(big, f"more {k}")
-        with open(mnt / "filler", "wb") as f:  # whatever room is left, taken
-            try:
-                while True:
-                    f.write(b"\0" * 65536)
-                    f.flush()
-            except OSError:
-                pass
+        fill(mnt)
         st.delete(sid)
         assert sid not in [s.id for s in st.list()]
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
 @pytest.mark.parametrize("ballast", [True, False], ids=["with-ballast", "without-ballast"])
@@ -518,27 +501,20 @@ def test_on_a_full_disk_reading_and_deleting_always_work(tmp_path, ballast):
     write-ahead log and shared-memory files). Now reading opens the file without them, and a delete
     frees the ballast first, else deletes in the file itself: every command works until the last set
     is gone."""
-    mnt = tmp_path / "full"
-    mnt.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)], check=True)
-    try:
+    with tmpfs(tmp_path / "full") as mnt:
         st = Store(mnt)
         big = Corpus.build({"r": [f"line {i} " + "x" * 200 for i in range(1000)]}, {"A": ["a"] * 1000})
         first, second = st.save(big, "first"), st.save(big, "second")
         assert (mnt / BALLAST_NAME).exists()  # made with the first save
         if not ballast:
             (mnt / BALLAST_NAME).unlink()
-        with open(mnt / "filler", "wb", buffering=0) as f, contextlib.suppress(OSError):
-            while True:  # whatever room is left, taken
-                f.write(b"\0" * 4096)
+        fill(mnt)
         for sid, left in ((first, ["second"]), (second, [])):
             r = _run("list", "--data-dir", str(mnt))
             assert r.returncode == 0 and sid in r.stdout, r.stderr
             r = _run("delete", sid, "--data-dir", str(mnt))
             assert r.returncode == 0, r.stderr
             assert [s.name for s in Store(mnt).list()] == left
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
 # --------------------------------------------------------------------------- access control

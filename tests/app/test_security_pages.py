@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from mtlens import Corpus
 from mtlens.core.errors import InputError
 
-from ..conftest import ROOT, SAMPLE
+from ..conftest import ROOT, SAMPLE, tmpfs
 from .conftest import errors, no_errors, plain
 
 
@@ -152,15 +152,9 @@ def test_on_a_shared_server_store_sentences_do_not_say_where_the_store_lies(monk
     visitor. In owners mode the sentence says "the workspace store"; the operator's command line and the
     local dashboard keep the path (they need it to act). A read-only file system (tmpfs remounted ro),
     since file modes do not stop root."""
-    import subprocess
-
     from mtlens.storage.store import Store
 
-    data = tmp_path / "ro"
-    data.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(data)], check=True)
-    try:
-        subprocess.run(["mount", "-o", "remount,ro", str(data)], check=True)
+    with tmpfs(tmp_path / "ro", read_only=True) as data:
         monkeypatch.setenv("MTLENS_DATA_DIR", str(data))
         monkeypatch.setenv("MTLENS_ACCESS", "owners")
         at = _session()
@@ -174,8 +168,6 @@ def test_on_a_shared_server_store_sentences_do_not_say_where_the_store_lies(monk
         with pytest.raises(InputError) as err:
             Store(data).save(Corpus.build({"ref": ["a"]}, {"A": ["a"]}), "x")
         assert str(data) in str(err.value)  # the operator's store names its file
-    finally:
-        subprocess.run(["umount", "-l", str(data)], check=False)
 
 
 @pytest.mark.parametrize("access", ["owners", "local"])
