@@ -6,6 +6,8 @@ correlations with 1000-resample bootstrap intervals) is drawn and until the page
 clusters by PERM-BOTH, the WMT-style human ranking, the scatter and the tBLEU sweep), against the goal of
 issue 22: first table within 5 s of clicking the page. Chromium shares the machine's cores with the
 server, as it does on a user's laptop. Needs /usr/bin/chromium and playwright (the test extra).
+Peer in the same run: sacrebleu 2.6.0's command line scoring the sample's 4 systems with the four
+metrics it has (BLEU, chrF, chrF++, TER: system scores only, no correlation, no interval).
 
     python benchmarks/bench_human_page.py
 """
@@ -13,6 +15,7 @@ server, as it does on a user's laptop. Needs /usr/bin/chromium and playwright (t
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -64,13 +67,30 @@ def main():
             figures["a link, new server process"] = (first, time.perf_counter() - t)
             assert page.locator('[data-testid="stException"]').count() == 0
         browser.close()
+    peer = _sacrebleu_four_metrics()
     print("| Human correlation on the sample | first table, s | whole page, s |")
     print("|---|---:|---:|")
     for what, (first, whole) in figures.items():
         print(f"| {what} | {first:.1f} | {whole:.1f} |")
     first = figures["from the home page"][0]
     met = "met" if first <= GOAL_FIRST_TABLE else "NOT met"
+    print(f"| peer: sacrebleu 2.6.0 CLI, BLEU, chrF, chrF++ and TER of the 4 systems (whole processes) | {peer:.1f} | |")
+    whole = figures["from the home page"][1]
+    print(f"first table / peer: {first / peer:.2f}x the time; whole page / peer: {whole / peer:.2f}x")
     print(f"goal: first table within {GOAL_FIRST_TABLE:g} s of clicking the page: {first:.1f} s, {met}")
+
+
+def _sacrebleu_four_metrics() -> float:
+    sample = ROOT / "sample_data"
+    systems = [str(p) for p in sorted(sample.glob("*.txt")) if not p.stem.startswith(("ref", "src"))]
+    refs = [str(sample / "ref.txt"), str(sample / "ref2.txt")]
+    sacrebleu = str(Path(sys.executable).with_name("sacrebleu"))
+    runs = [[sacrebleu, *refs, "-i", *systems, "-m", "bleu", "chrf", "ter", "-f", "json"]]
+    runs.append([sacrebleu, *refs, "-i", *systems, "-m", "chrf", "--chrf-word-order", "2", "-f", "json"])
+    t = time.perf_counter()
+    for cmd in runs:
+        subprocess.run(cmd, check=True, capture_output=True)
+    return time.perf_counter() - t
 
 
 if __name__ == "__main__":

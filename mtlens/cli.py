@@ -19,6 +19,10 @@ from .service.results import REGISTRY, metric_names, parse_metric_list, parse_na
 from .service.sets import __version__
 
 
+#: the exit status of a bug (0: done, 1: the gate found a regression, 2: bad input, 130: interrupted)
+INTERNAL_ERROR = 3
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one sentence, exit 2, no usage dump
         self.exit(2, f"mtlens: error: {message} (see '{self.prog} --help')\n")
@@ -80,6 +84,12 @@ def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
         help="segment scores of another metric (comet-score JSON or text, MetricX JSONL, mt-metrics-eval "
         ".seg.score, TSV with system/line columns); repeat for several",
     )
+    _add_option_flags(s)
+    s.add_argument("--format", default="table", choices=["table", "json", "csv", "latex"])
+
+
+def _add_option_flags(s: argparse.ArgumentParser) -> None:
+    """One flag per field of :class:`Options` (flags, help and defaults from :data:`mtlens.core.options.SPECS`)."""
     for name, spec in SPECS.items():
         default = getattr(DEFAULTS, name)
         flag = spec.flag(name)
@@ -98,7 +108,6 @@ def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
                 metavar="N" if spec.kind == "int" else "X",
                 help=f"{spec.help} (default {default})",
             )
-    s.add_argument("--format", default="table", choices=["table", "json", "csv", "latex"])
 
 
 def options_from_args(args, language=None) -> Options:
@@ -234,6 +243,46 @@ def build_parser() -> argparse.ArgumentParser:
         _add_data_dir(a)
     a = ac_sub.add_parser("list", help="every project's members")
     _add_data_dir(a)
+    g = sub.add_parser(
+        "gate",
+        help="may the candidate replace the baseline? exit 0 no regression, 1 regression, 2 bad input",
+    )
+    g.add_argument("--ref", action="append", default=[], metavar="REF", help="a reference file (repeat for several)")
+    g.add_argument("--src", metavar="SRC", help="the source file (QE models need it)")
+    g.add_argument("-l", "--language-pair", metavar="SRC-TGT", help="e.g. en-de (default: detect the target)")
+    g.add_argument("--set", metavar="ID", help="a saved set: --baseline and --candidate name two of its runs")
+    g.add_argument("--baseline", required=True, metavar="FILE|NAME", help="the baseline's output (or run name)")
+    g.add_argument("--candidate", required=True, metavar="FILE|NAME", help="the candidate's output (or run name)")
+    g.add_argument("--metrics", default=None, help="comma-separated, e.g. chrf,bleu,comet:NAME (default bleu,chrf)")
+    g.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction (0.05)")
+    g.add_argument(
+        "--min-agreement",
+        type=float,
+        default=None,
+        metavar="A",
+        help="a regression must also be one humans would notice: estimated agreement at least A (0-1, Kocmi et al. 2024)",
+    )
+    g.add_argument("--format", default="text", choices=["text", "json", "markdown", "junit"])
+    g.add_argument("-o", "--output", metavar="FILE", help="also write the verdict (in --format) to this file")
+    _add_option_flags(g)
+    _add_data_dir(g)
+    ad = sub.add_parser("add", help="add a system output to a saved set as a run (time, family, metadata)")
+    ad.add_argument("--set", required=True, metavar="ID")
+    ad.add_argument("file", metavar="FILE", help="the system output (one line per segment)")
+    ad.add_argument("--name", help="the run's name (default: the file's stem)")
+    ad.add_argument("--family", help="the run's lineage, e.g. my-model (steps are tested within a family)")
+    ad.add_argument("--at", metavar="ISO-8601", help="when the output was made (default: now; no offset: UTC)")
+    ad.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help="metadata (repeat)")
+    ad.add_argument("--format", default="table", choices=["table", "json"])
+    _add_data_dir(ad)
+    hi = sub.add_parser("history", help="a set's runs over time, with intervals and the significance of every step")
+    hi.add_argument("--set", required=True, metavar="ID")
+    hi.add_argument("--family", help="only this family's runs")
+    hi.add_argument("--metrics", default=None, help="comma-separated (default bleu,chrf)")
+    hi.add_argument("--baseline", metavar="NAME", help="also give every run's delta to this run")
+    hi.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction (0.05)")
+    hi.add_argument("--format", default="table", choices=["table", "json"])
+    _add_data_dir(hi)
     mo = sub.add_parser("models", help="neural models (COMET, CometKiwi, xCOMET) from local checkpoints")
     mo_sub = mo.add_subparsers(dest="action", required=True, parser_class=_Parser)
     a = mo_sub.add_parser("add", help="register a local checkpoint; then score with --metrics comet:NAME")
@@ -349,29 +398,13 @@ def _chosen_metrics(args, ev):
 
 def _neural_scores(args, corpus, item: str):
     """A registered model's scores (computing what the cache lacks, with progress on stderr)."""
-    from .service import neural_scoring as neural
+    from .service.neural_scoring import model_scores
 
-    store = _store(args)
-    model = neural.get_model(store, item)
-    if getattr(args, "set", None) is not None:  # a saved set: a job, as the dashboard would run it
-        from .service.neural_scoring import run
+    return model_scores(_store(args), corpus, item, getattr(args, "set", None), _say)
 
-        if neural.cached_scores(store, model, corpus) is None:
-            print(f"mtlens: {item}: scoring the set's missing segments", file=sys.stderr)
-        if run(store, args.set, model.name) != "done":  # recorded as the set's job (nothing new: at once)
-            job = store.job(args.set, model.digest) or {}
-            raise InputError(f"{item}: {job.get('message') or 'the job was cancelled; run the command again to go on'}")
-        return neural.scores_for(store, model, corpus)
-    shown = {"last": -1}
 
-    def progress(done: int, total: int) -> None:
-        if total and (sys.stderr.isatty() or done in (0, total)):
-            pct = int(100 * done / total)
-            if pct != shown["last"]:
-                shown["last"] = pct
-                print(f"mtlens: {item}: {done}/{total} new segments scored", file=sys.stderr)
-
-    return neural.scores_for(store, model, corpus, progress)
+def _say(sentence: str) -> None:
+    print(f"mtlens: {sentence}", file=sys.stderr)
 
 
 def _score(args, corpus, metrics, options):
@@ -745,7 +778,82 @@ def _run_dashboard(args) -> str:
     return ""  # pragma: no cover
 
 
+class _Exit(Exception):
+    """A command's output with an exit status other than 0 (the gate's regression: 1)."""
+
+    def __init__(self, out: str, status: int):
+        super().__init__(out)
+        self.out, self.status = out, status
+
+
+def _run_gate(args) -> str:
+    from .service.gate import gate_files, gate_set, render
+
+    given = {name: getattr(args, name) for name in SPECS if getattr(args, name, None) is not None}
+    common = dict(
+        metrics=args.metrics,
+        alpha=args.alpha,
+        min_agreement=args.min_agreement,
+        options=given,
+        say=_say,
+    )
+    if args.set is not None:
+        extra = [f for f, v in (("--ref", args.ref), ("--src", args.src)) if v]
+        if extra:
+            raise InputError(f"--set names a saved set; leave out {', '.join(extra)}")
+        res = gate_set(_store(args), args.set, args.baseline, args.candidate, **common)
+    else:
+        res = gate_files(_store(args), args.ref, args.baseline, args.candidate, args.src, args.language_pair, **common)
+    out = render(res, args.format)
+    if args.output:
+        from pathlib import Path
+
+        try:
+            Path(args.output).write_text(out, encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"cannot write '{args.output}': {err.strerror or err}") from None
+    if res.verdict == "regression":
+        raise _Exit(out, 1)
+    return out
+
+
+def _run_add(args) -> str:
+    from pathlib import Path
+
+    from .service.runs import add_run, parse_meta
+
+    meta = parse_meta(args.meta)
+    run = add_run(
+        _store(args),
+        args.set,
+        read_bytes(args.file),
+        Path(args.file).name,
+        args.name,
+        args.family,
+        args.at,
+        meta,
+    )
+    doc = {"name": run.name, "family": run.family, "at": run.at, "meta": run.meta}
+    if args.format == "json":
+        return report.dumps(doc) + "\n"
+    fam = f", family {run.family}" if run.family else ""
+    return f"added run '{run.name}'{fam}, made {run.at}, to set {args.set}\n"
+
+
+def _run_history(args) -> str:
+    from .service.runs import history, history_to_dict
+
+    h = history(_store(args), args.set, args.family, args.metrics, args.baseline, args.alpha)
+    doc = history_to_dict(h)
+    if args.format == "json":
+        return report.dumps(doc) + "\n"
+    return report.history_to_table(doc)
+
+
 _COMMANDS = {
+    "gate": _run_gate,
+    "add": _run_add,
+    "history": _run_history,
     "score": _run_score,
     "compare": _run_compare,
     "analyze": _run_analyze,
@@ -769,17 +877,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as err:
         print(f"mtlens: error: {err}", file=sys.stderr)
         return 2
+    except _Exit as done:
+        out, status = done.out, done.status
     except MemoryError:
         print("mtlens: error: out of memory; score fewer or shorter files at once", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
-    except Exception as err:  # a bug: still one sentence, never a traceback
+    except Exception as err:  # a bug: still one sentence, never a traceback; 3, so no CI reads it as a verdict
         print(f"mtlens: internal error: {type(err).__name__}: {err}", file=sys.stderr)
-        return 1
+        return INTERNAL_ERROR
+    else:
+        status = 0
     try:
         sys.stdout.write(out)
         sys.stdout.flush()
     except BrokenPipeError:
-        return 0
-    return 0
+        return status
+    return status

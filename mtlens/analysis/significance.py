@@ -412,6 +412,48 @@ def compare(
     )
 
 
+@dataclass(frozen=True)
+class PairedDelta:
+    """One paired bootstrap comparison of ``a`` with ``b``: ``delta = score(a) - score(b)``, its two-sided
+    p-value (:func:`bootstrap_p_value`) and the standard deviation ``se`` of the resampled deltas (the
+    standard error of the delta, which the power estimate uses)."""
+
+    a: str
+    b: str
+    delta: float
+    p_value: float
+    se: float
+
+
+def paired_deltas(
+    result: MetricResult, pairs: Sequence[tuple[str, str]], n: int, seed: int | None = DEFAULT_SEED, systems=None
+) -> tuple[list[PairedDelta], dict[str, SystemCI]]:
+    """The paired bootstrap for chosen pairs only (the release gate's one pair, a history's consecutive
+    runs), with every system's 95% interval from the same resamples: one draw of ``n`` resamples of the
+    segments, as :func:`compare` draws them (same seed, same resamples). ``systems``: the systems to give
+    intervals for (default: those in ``pairs``). No correction is applied here: the caller knows its family
+    of tests."""
+    check_test_settings(n, seed, 0.05)
+    names = list(dict.fromkeys([*(systems or []), *(x for pair in pairs for x in pair)]))
+    n_seg = len(next(iter(result.stats.values())))
+    if n_seg < MIN_TEST_LINES:
+        raise InputError(
+            f"significance tests need at least {MIN_TEST_LINES} lines; this test set has {n_seg} "
+            "(a resampling test over a handful of lines has no variance to measure)"
+        )
+    if n * n_seg > MAX_DRAWS:
+        raise InputError(f"{n:,} resamples of {n_seg:,} lines exceed the limit of {MAX_DRAWS:,} drawn segments")
+    idx = bootstrap_indices(n_seg, n, np.random.default_rng(seed))
+    boot = _bootstrap_scores(result, names, idx, False, None, result.metric)
+    cis = {s: SystemCI(result.scores[s], *_percentile_ci(boot[s])) for s in names}
+    out = []
+    for a, b in pairs:
+        d = boot[a] - boot[b]
+        observed = result.scores[a] - result.scores[b]
+        out.append(PairedDelta(a, b, observed, bootstrap_p_value(d, observed), float(np.std(d, ddof=1))))
+    return out, cis
+
+
 def paired_bootstrap_p(
     stats_a: np.ndarray,
     stats_b: np.ndarray,

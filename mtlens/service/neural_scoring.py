@@ -33,7 +33,7 @@ _NAMES = {
     "status": "mtlens.runtime.jobs:status",
 }
 __getattr__, __dir__ = lazy_names(__name__, _NAMES)
-__all__ = sorted([*_NAMES, "cancel_job", "may_run_jobs", "start_job"])
+__all__ = sorted([*_NAMES, "cancel_job", "may_run_jobs", "model_scores", "start_job"])
 
 
 def may_run_jobs(store, set_id: str, visitor) -> bool:
@@ -61,3 +61,28 @@ def cancel_job(store, set_id: str, digest: str, visitor=None) -> None:
     """Ask the set's running job with the model ``digest`` to stop, if ``visitor`` may."""
     _require(store, set_id, visitor, "cancel")
     __getattr__("cancel")(store, set_id, digest)
+
+
+def model_scores(store, corpus, item: str, set_id: str | None = None, say=None):
+    """A registered model's scores for ``corpus`` (``item``: ``comet:NAME``), computing only what its cache
+    lacks. For a saved set (``set_id``) the work is the set's job, as the dashboard would run it, so that
+    its scores are offered afterwards by both faces; ``say``: a callable taking one progress sentence."""
+    neural = __getattr__
+    model = neural("get_model")(store, item)
+    if set_id is not None:
+        if neural("cached_scores")(store, model, corpus) is None and say:
+            say(f"{item}: scoring the set's missing segments")
+        if neural("run")(store, set_id, model.name) != "done":  # recorded as the set's job (nothing new: at once)
+            job = store.job(set_id, model.digest) or {}
+            raise InputError(f"{item}: {job.get('message') or 'the job was cancelled; run the command again to go on'}")
+        return neural("scores_for")(store, model, corpus)
+    shown = {"last": -1}
+
+    def progress(done: int, total: int) -> None:
+        if say and total:
+            pct = int(100 * done / total)
+            if pct != shown["last"] and (pct % 10 == 0 or done == total):
+                shown["last"] = pct
+                say(f"{item}: {done}/{total} new segments scored")
+
+    return neural("scores_for")(store, model, corpus, progress)

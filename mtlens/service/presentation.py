@@ -24,6 +24,8 @@ _NAMES = {
     "comparisons_to_latex": "mtlens.exports.tables:comparisons_to_latex",
     "comparisons_to_table": "mtlens.exports.tables:comparisons_to_table",
     "dumps": "mtlens.exports.tables:dumps",
+    "history_rows": "mtlens.exports.history:history_rows",
+    "history_to_table": "mtlens.exports.history:history_to_table",
     "frame_to_csv": "mtlens.exports.tables:frame_to_csv",
     "p_text": "mtlens.exports.html:p_text",
     "pair_to_table": "mtlens.exports.tables:pair_to_table",

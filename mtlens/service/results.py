@@ -8,6 +8,7 @@ scores, and the preparation of the workers and compiled kernels before the first
 from __future__ import annotations
 
 from ..core.corpus import Corpus
+from ..core.errors import InputError
 from ..exports.numbers import ABSENT, column_decimals, decimals, direction_note, shown
 from ..metrics import (
     REGISTRY,
@@ -30,6 +31,7 @@ __all__ = [
     "decimals",
     "direction_note",
     "make_metric",
+    "named_results",
     "metric_names",
     "metrics_using",
     "options_key",
@@ -71,3 +73,32 @@ def prepare_for(corpus: Corpus) -> None:
     them (:func:`mtlens.runtime.engine.start_pool`, weighed by every metric's cost per character)."""
     chars = sum(len(x) for lines in (*corpus.references.values(), *corpus.systems.values()) for x in lines)
     engine.start_pool(chars * sum(m.cost_per_char for m in REGISTRY.values()))
+
+
+def named_results(store, ev, text: str, options, keep_only=None, say=None) -> dict[str, MetricResult]:
+    """The results of the metrics a user names (``"bleu,chrf,comet:NAME"``), for the faces that take a list
+    of names (the release gate, a set's history): built-in metrics scored (a saved set's stored statistics
+    reused, new ones stored), ``comet:NAME`` from a registered model (only segments its cache lacks are
+    scored: :func:`mtlens.service.neural_scoring.model_scores`), and the set's own imported metrics by
+    name. An unknown name, or a model the set cannot feed (a QE model without a source), is one InputError."""
+    from .evaluation import file_metrics
+    from .neural_scoring import PREFIX, model_scores
+
+    imported = {m.name: m for m in file_metrics(store, ev)}
+    names = parse_names(text, [*REGISTRY, *imported], also=lambda n: n.startswith(PREFIX))
+    builtin = [n for n in names if n in REGISTRY]
+    if builtin and not ev.corpus.references:
+        raise InputError(f"{', '.join(builtin)} need a reference, and this set has none")
+    if ev.set_id is None:
+        got = score(ev.corpus, builtin, options) if builtin else {}
+    else:
+        got = dict(zip(builtin, score_saved_many(store, ev.set_id, ev.corpus, builtin, options, keep_only), strict=True))
+    out = {}
+    for n in names:
+        if n in got:
+            out[n] = got[n]
+        elif n in imported:
+            out[n] = result_for(ev.corpus, imported[n])
+        else:
+            out[n] = result_for(ev.corpus, model_scores(store, ev.corpus, n, ev.set_id, say))
+    return out

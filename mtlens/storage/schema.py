@@ -3,7 +3,7 @@ migrations that bring a database from each version to the next."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 FILE_NAME = "mtlens.sqlite3"
 
@@ -110,6 +110,18 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             note TEXT NOT NULL DEFAULT '',
             created REAL NOT NULL,
             PRIMARY KEY (set_id, line, systems)
+        )""",
+    ),
+    5: (
+        # runs (issue 34): when a system output was made, its family (lineage) and free metadata; a system
+        # without a row is a run of no family made when its set was saved (mtlens/storage/runs.py)
+        """CREATE TABLE runs (
+            set_id TEXT NOT NULL REFERENCES sets(id) ON DELETE CASCADE,
+            system TEXT NOT NULL,
+            family TEXT,
+            at TEXT NOT NULL,
+            meta TEXT NOT NULL DEFAULT '{}',
+            PRIMARY KEY (set_id, system)
         )""",
     ),
 }

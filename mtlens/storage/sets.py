@@ -89,9 +89,11 @@ class Sets:
         owner: str | None = None,
         language_how: str | None = None,
         annotations: Sequence[tuple[str, bytes]] = (),
+        runs: Mapping[str, tuple[str | None, str, str]] | None = None,
     ) -> str:
         """Save a corpus (with its human files, imported metric score files and data notes) as a new set
-        in one transaction; returns its id. ``owner``: the visitor id that may change it (None: the
+        in one transaction; returns its id. ``runs``: system -> (family, ISO time, metadata JSON) for
+        systems that are runs of a family (a bundle's). ``owner``: the visitor id that may change it (None: the
         operator); ``language_how``: ``declared`` or ``detected`` (how the language pair was decided)."""
         name = _clean_name(name)
         set_id = set_id or new_id()
@@ -128,6 +130,10 @@ class Sets:
                 + [(set_id, "scores", n, bytes(d)) for n, d in scores]
                 + [(set_id, "annotations", n, bytes(d)) for n, d in annotations],
             )
+            con.executemany(
+                "INSERT INTO runs (set_id, system, family, at, meta) VALUES (?, ?, ?, ?, ?)",
+                [(set_id, n, *facts) for n, facts in (runs or {}).items() if n in corpus.systems],
+            )
         self._keep_ballast()  # room a delete can free on a disk that fills up later
         return set_id
 
@@ -149,8 +155,15 @@ class Sets:
                 raise InputError(f"no saved set has the id '{set_id}'")
             con.execute("INSERT OR REPLACE INTO files VALUES (?, 'annotations', ?, ?)", (set_id, name, bytes(data)))
 
-    def add_systems(self, set_id: str, systems: Mapping[str, Sequence[str]], visitor: Visitor | None = None) -> None:
-        """Add system outputs to a saved set (same line count; a name already there is refused)."""
+    def add_systems(
+        self,
+        set_id: str,
+        systems: Mapping[str, Sequence[str]],
+        visitor: Visitor | None = None,
+        runs: Mapping[str, tuple[str | None, str, str]] | None = None,
+    ) -> None:
+        """Add system outputs to a saved set (same line count; a name already there is refused), with
+        their run facts ``runs``: name -> (family, ISO time, metadata JSON), in the same transaction."""
         self._check_change(set_id, visitor)
         saved = self.load(set_id)
         clash = sorted(set(systems) & set(saved.corpus.systems))
@@ -163,6 +176,10 @@ class Sets:
             con.executemany(
                 "INSERT INTO streams (set_id, kind, name, position, lines) VALUES (?, 'sys', ?, ?, ?)",
                 [(set_id, *r) for r in rows],
+            )
+            con.executemany(
+                "INSERT INTO runs (set_id, system, family, at, meta) VALUES (?, ?, ?, ?, ?)",
+                [(set_id, n, *facts) for n, facts in (runs or {}).items() if n in systems],
             )
 
     def list(self, project: str | None = None, visitor: Visitor | None = None) -> list[SetInfo]:

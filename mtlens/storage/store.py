@@ -18,7 +18,7 @@ Safety decisions (docs/decisions.md, "Workspace"):
   :class:`~mtlens.core.errors.InputError` sentence; the store's size is bounded (``MTLENS_MAX_STORE_MB``).
 
 The store is split by concern (one module each, :mod:`mtlens.storage`): :mod:`.database` (connection,
-schema check, sizes), :mod:`.schema`, :mod:`.sets`, :mod:`.owners`, :mod:`.pins`, :mod:`.statistics`,
+schema check, sizes), :mod:`.schema`, :mod:`.sets`, :mod:`.runs`, :mod:`.owners`, :mod:`.pins`, :mod:`.statistics`,
 :mod:`.registry` (neural checkpoints and cached scores) and :mod:`.job_rows`; :class:`Store` is all of them.
 """
 
@@ -30,6 +30,7 @@ from .job_rows import JobRows
 from .owners import Owners
 from .pins import MAX_PIN_NOTE, MAX_PINS, Pin, Pins
 from .registry import Registry
+from .runs import Run, Runs
 from .schema import _APP_ID, FILE_NAME, MIGRATIONS, SCHEMA_VERSION
 from .sets import SAMPLE_ID, SavedSet, SetInfo, Sets, new_id
 from .statistics import Statistics
@@ -47,6 +48,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "_APP_ID",
     "Pin",
+    "Run",
     "SavedSet",
     "SetInfo",
     "Store",
@@ -55,7 +57,7 @@ __all__ = [
 ]
 
 
-class Store(Sets, Pins, Owners, Statistics, Registry, JobRows, Database):
+class Store(Sets, Runs, Pins, Owners, Statistics, Registry, JobRows, Database):
     """The workspace database in ``data_dir`` (created on first write).
 
     Example:

@@ -1,0 +1,149 @@
+"""The release gate's verdict for people (text), programs (JSON), pull requests (Markdown) and CI systems
+(JUnit XML). The JSON is a contract (issue 34): ``{"verdict", "metrics": [{"metric", "baseline", "candidate",
+"delta", "p", "p_holm", "human_agreement", "min_detectable_delta", "regression"}]}`` with full precision;
+the other formats follow :mod:`mtlens.exports.numbers`' rule for decimals."""
+
+from __future__ import annotations
+
+import json
+import math
+from xml.sax.saxutils import escape, quoteattr
+
+from ..analysis.gate import GateResult
+from .numbers import UNIT_DECIMALS, decimals, shown
+
+FORMATS = ("text", "json", "markdown", "junit")
+
+
+def _number(v):
+    return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v
+
+
+def to_dict(res: GateResult) -> dict:
+    return {
+        "verdict": res.verdict,
+        "baseline_name": res.baseline,
+        "candidate_name": res.candidate,
+        "metrics": [
+            {
+                "metric": g.metric,
+                "baseline": g.baseline,
+                "candidate": g.candidate,
+                "delta": g.delta,
+                "p": g.p,
+                "p_holm": g.p_holm,
+                "human_agreement": _number(g.human_agreement),
+                "min_detectable_delta": _number(g.min_detectable_delta),
+                "regression": g.regression,
+                "improvement": g.improvement,
+                "higher_is_better": g.higher_is_better,
+                "signature": g.signature,
+            }
+            for g in res.metrics
+        ],
+        "lines": res.lines,
+        "alpha": res.alpha,
+        "min_agreement": res.min_agreement,
+        "rule": res.rule,
+        "test": res.test,
+        "notes": list(res.notes),
+    }
+
+
+def to_json(res: GateResult) -> str:
+    return json.dumps(to_dict(res), ensure_ascii=False, indent=2) + "\n"
+
+
+def _rows(res: GateResult) -> list[list[str]]:
+    rows = []
+    for g in res.metrics:
+        places = decimals(g.metric, [g.baseline, g.candidate])
+        if g.regression:
+            outcome = "REGRESSION"
+        elif g.improvement:
+            outcome = "better"
+        else:
+            outcome = "no significant change" if g.p_holm >= res.alpha else "worse (below the agreement bar)"
+        rows.append(
+            [
+                g.metric,
+                shown(g.baseline, places),
+                shown(g.candidate, places),
+                ("+" if g.delta > 0 else "") + shown(g.delta, places + 1),
+                shown(g.p, UNIT_DECIMALS),
+                shown(g.p_holm, UNIT_DECIMALS),
+                shown(g.human_agreement, UNIT_DECIMALS) if g.human_agreement is not None else "no published fit",
+                shown(g.min_detectable_delta, places + 1),
+                outcome,
+            ]
+        )
+    return rows
+
+
+_HEAD = ["metric", "baseline", "candidate", "delta", "p", "p (Holm)", "humans agree (est.)", "min. detectable", ""]
+
+
+def _footer(res: GateResult) -> list[str]:
+    lines = [
+        f"Rule: {res.rule}.",
+        f"p: two-sided paired bootstrap p-value over {res.lines:,} lines, {res.n:,} resamples; p (Holm): corrected "
+        f"over the {len(res.metrics)} metrics; min. detectable: smallest |delta| found with 80% power.",
+    ]
+    return lines + [f"Note: {n}" for n in res.notes]
+
+
+def to_text(res: GateResult) -> str:
+    head = f"{res.verdict.upper()}: {res.candidate} (candidate) vs {res.baseline} (baseline)"
+    rows = [_HEAD, *_rows(res)]
+    widths = [max(len(r[k]) for r in rows) for k in range(len(_HEAD))]
+    table = [
+        "  ".join(c.ljust(w) if k in (0, 8) else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths, strict=True)))
+        for r in rows
+    ]
+    return "\n".join([head, "", *[t.rstrip() for t in table], "", *_footer(res)]) + "\n"
+
+
+def _md(cell: str) -> str:
+    return cell.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(res: GateResult) -> str:
+    icon = ":x:" if res.verdict == "regression" else ":white_check_mark:"
+    out = [
+        f"### {icon} mtlens gate: **{res.verdict}**",
+        "",
+        f"Candidate `{_md(res.candidate)}` vs baseline `{_md(res.baseline)}`",
+        "",
+        "| " + " | ".join(_HEAD[:-1] + ["outcome"]) + " |",
+        "|---|" + "---:|" * 7 + "---|",
+    ]
+    out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in _rows(res)]
+    return "\n".join([*out, "", *_footer(res)]) + "\n"
+
+
+def to_junit(res: GateResult) -> str:
+    """One test suite, one test case per metric; a regression is a failure (CI systems show its message)."""
+    failures = sum(g.regression for g in res.metrics)
+    name = f"mtlens gate: {res.candidate} vs {res.baseline}"
+    out = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<testsuites name="mtlens gate" tests="{len(res.metrics)}" failures="{failures}">',
+        f'<testsuite name={quoteattr(name)} tests="{len(res.metrics)}" failures="{failures}" errors="0">',
+    ]
+    for g, row in zip(res.metrics, _rows(res), strict=True):
+        summary = (
+            f"{g.metric}: baseline {row[1]}, candidate {row[2]}, delta {row[3]}, p {row[4]}, p (Holm) {row[5]}, "
+            f"humans agree (est.) {row[6]}, min. detectable {row[7]}"
+        )
+        out.append(f"<testcase classname=\"mtlens.gate\" name={quoteattr(g.metric)}>")
+        if g.regression:
+            out.append(f"<failure message={quoteattr(f'{g.metric} regressed')}>{escape(summary)}</failure>")
+        out.append(f"<system-out>{escape(summary)}</system-out>")
+        out.append("</testcase>")
+    out.append(f"<system-out>{escape(' '.join(_footer(res)))}</system-out>")
+    out += ["</testsuite>", "</testsuites>"]
+    return "\n".join(out) + "\n"
+
+
+def render(res: GateResult, fmt: str) -> str:
+    return {"text": to_text, "json": to_json, "markdown": to_markdown, "junit": to_junit}[fmt](res)

@@ -1,0 +1,87 @@
+"""The release gate as the faces call it: a candidate against a baseline, from files or in a saved set
+(:mod:`mtlens.analysis.gate` decides; :mod:`mtlens.exports.gate` writes the verdict).
+
+Exit status of the command line: 0 no regression, 1 regression, 2 bad input (nothing is saved by a gate).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..analysis.gate import GateResult, check_gate_settings, gate
+from ..core.errors import InputError
+from ..core.options import DEFAULTS
+from ..exports.gate import FORMATS, render
+from .evaluation import Evaluation, evaluate, options_for
+
+__all__ = ["DEFAULT_METRICS", "FORMATS", "GateResult", "gate_evaluation", "gate_files", "gate_set", "render"]
+
+#: the metrics a gate compares when none are named (sacrebleu's two defaults)
+DEFAULT_METRICS = "bleu,chrf"
+
+
+def gate_evaluation(
+    store,
+    ev: Evaluation,
+    baseline: str,
+    candidate: str,
+    metrics: str | None = None,
+    alpha: float = 0.05,
+    min_agreement: float | None = None,
+    options=None,
+    visitor=None,
+    say=None,
+) -> GateResult:
+    """The gate on an evaluation holding both systems (a saved set's stored statistics are reused).
+    ``options``: explicit metric options over the language's defaults."""
+    from .evaluation import kept_options
+    from .results import named_results
+
+    check_gate_settings(alpha, min_agreement)
+    for who, name in (("baseline", baseline), ("candidate", candidate)):
+        if name not in ev.corpus.systems:
+            raise InputError(
+                f"the {who} '{name}' is not a system of this set; its systems: {', '.join(ev.corpus.system_names)}"
+            )
+    if baseline == candidate:
+        raise InputError("the candidate and the baseline are the same system; name two")
+    opts = options_for(ev.language, DEFAULTS, options)
+    keep = kept_options(store, ev.set_id, ev.language, visitor) if ev.set_id else None
+    results = named_results(store, ev, metrics or DEFAULT_METRICS, opts, keep, say)
+    return gate(results, baseline, candidate, alpha, min_agreement)
+
+
+def gate_set(store, set_id: str, baseline: str, candidate: str, **kwargs) -> GateResult:
+    """The gate between two systems (runs) of a saved set."""
+    from .sets import open_set
+
+    return gate_evaluation(store, open_set(store, set_id), baseline, candidate, **kwargs)
+
+
+def gate_files(
+    store,
+    references: Sequence[str],
+    baseline: str,
+    candidate: str,
+    source: str | None = None,
+    language_pair: str | None = None,
+    **kwargs,
+) -> GateResult:
+    """The gate between two files against the references (nothing is saved). The systems are named by
+    their file stems, or ``baseline`` and ``candidate`` when the stems are the same."""
+    from ..readers.testset import corpus_from_bytes, read_bytes
+
+    if not references:
+        raise InputError("give at least one --ref file")
+    names = [Path(baseline).stem, Path(candidate).stem]
+    if names[0] == names[1]:
+        names = ["baseline", "candidate"]
+    corpus = corpus_from_bytes(
+        [(str(p), read_bytes(p)) for p in references],
+        [(f"{n}.txt", read_bytes(p)) for n, p in zip(names, (baseline, candidate), strict=True)],
+        (str(source), read_bytes(source)) if source is not None else None,
+    )
+    ev = evaluate(corpus, language_pair)
+    return gate_evaluation(store, dataclasses.replace(ev, set_id=None), names[0], names[1], **kwargs)

@@ -1,0 +1,256 @@
+"""Runs and their history as the faces call them (issue 34): a system output added to a saved set with when it
+was made, its family (lineage) and metadata; and per family and metric, the runs over time with their
+bootstrap intervals and the significance of every step (docs/decisions.md, "Runs and history").
+
+- A step is two consecutive runs of one family (time order); runs without a family are points, never steps.
+- Each step is a paired bootstrap (the same resamples for every step and every interval of a metric);
+  ``p``: two-sided, ``(#{k: |d_k - mean(d)| >= |delta|} + 1) / (n + 1)``; ``p_holm``: Holm's correction over
+  all the steps shown for that metric; a step is significant when ``p_holm < alpha``.
+- Adding a run scores only what is new: stored statistics are per system, and neural scores are cached
+  per segment, so the next page or command computes the new run's segments alone.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..core.errors import InputError
+from ..core.options import DEFAULTS
+from ..storage.runs import Run, check_meta, clean_family, utc_iso
+from .evaluation import options_for
+
+__all__ = ["History", "Run", "Step", "add_run", "history", "history_to_dict", "parse_at", "parse_meta"]
+
+#: a run's name is cut to this many characters
+MAX_RUN_NAME = 200
+
+
+def parse_at(text: str | None) -> str | None:
+    """A run's time as a user writes it (ISO-8601: ``2026-11-26``, ``2026-11-26T10:00``, with or without an
+    offset; a time without one is UTC) -> the store's form; None for none given."""
+    if text is None or not str(text).strip():
+        return None
+    try:
+        when = dt.datetime.fromisoformat(str(text).strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"--at '{str(text)[:80]}' is not an ISO-8601 time (e.g. 2026-11-26T14:30:00Z)") from None
+    return utc_iso(when)
+
+
+def parse_meta(items: Sequence[str]) -> dict[str, str]:
+    """``["checkpoint=step-42000", "commit=1a2b3c"]`` -> a dict (the first ``=`` splits; a key given twice
+    keeps the last value)."""
+    out = {}
+    for item in items:
+        key, eq, value = str(item).partition("=")
+        if not eq or not key.strip():
+            raise InputError(f"--meta takes KEY=VALUE, not '{str(item)[:80]}'")
+        out[key.strip()] = value
+    return check_meta(out)
+
+
+def add_run(
+    store,
+    set_id: str,
+    data: bytes,
+    file_name: str,
+    name: str | None = None,
+    family: str | None = None,
+    at: str | None = None,
+    meta: dict[str, str] | None = None,
+    visitor=None,
+) -> Run:
+    """Add a system output (the bytes of a text file) to a saved set as a run. Checked before anything is
+    saved: the visitor may change the set, the file reads as UTF-8 text, its line count is the set's, the
+    name is new. Nothing is scored here: the next view scores the new run alone."""
+    from ..readers.testset import decode_lines, stem
+    from .sets import SAMPLE_ID
+
+    if set_id == SAMPLE_ID:
+        raise InputError("the bundled sample is read-only; save your own set to add runs to it")
+    if not store.may_change(set_id, visitor):
+        raise InputError("only the owner of this set can add runs to it; upload your own copy to add one")
+    name = " ".join(str(name or stem(file_name)).split())[:MAX_RUN_NAME]
+    if not name:
+        raise InputError("a run needs a name (--name)")
+    lines = decode_lines(data, file_name)
+    n_lines = store.load(set_id).info.lines
+    if len(lines) != n_lines:
+        raise InputError(f"'{file_name}' has {len(lines):,} lines; the set's references have {n_lines:,}")
+    return store.add_run(set_id, name, lines, clean_family(family), parse_at(at) if at else None, meta, visitor)
+
+
+@dataclass(frozen=True)
+class Step:
+    """A run compared with the previous run of its family, on one metric."""
+
+    previous: str
+    delta: float
+    p: float
+    p_holm: float
+    significant: bool
+    human_agreement: float | None
+
+
+@dataclass(frozen=True)
+class History:
+    """The runs (time order) and, per metric, each run's score, 95% interval and step."""
+
+    set_id: str
+    runs: list[Run]
+    metrics: list[str]
+    scores: dict[str, dict[str, float]]
+    low: dict[str, dict[str, float]]
+    high: dict[str, dict[str, float]]
+    steps: dict[str, dict[str, Step]]
+    higher_is_better: dict[str, bool]
+    baseline: str | None
+    alpha: float
+    n: int
+    seed: int
+    notes: list[str] = field(default_factory=list)
+
+    def to_baseline(self, metric: str, run: str) -> float | None:
+        if self.baseline is None or self.baseline not in self.scores[metric]:
+            return None
+        return self.scores[metric][run] - self.scores[metric][self.baseline]
+
+
+def _steps(runs: Sequence[Run]) -> list[tuple[str, str]]:
+    """(run, previous run of its family) for every run of a family but its first, in time order."""
+    last: dict[str, str] = {}
+    out = []
+    for r in runs:
+        if r.family is None:
+            continue
+        if r.family in last:
+            out.append((r.name, last[r.family]))
+        last[r.family] = r.name
+    return out
+
+
+def history(
+    store,
+    set_id: str,
+    family: str | None = None,
+    metrics: str | None = None,
+    baseline: str | None = None,
+    alpha: float = 0.05,
+    seed: int | None = None,
+    visitor=None,
+) -> History:
+    """The set's runs (one family's, or all) with their scores on ``metrics`` (default: BLEU and chrF, or the
+    set's own metrics when it has no reference), intervals and steps."""
+    from ..analysis.agreement import human_agreement
+    from ..analysis.significance import (
+        DEFAULT_SAMPLES,
+        DEFAULT_SEED,
+        MIN_TEST_LINES,
+        holm,
+        paired_deltas,
+        resamples_needed,
+    )
+    from .evaluation import file_metrics, kept_options
+    from .results import named_results
+    from .sets import open_set
+
+    seed = DEFAULT_SEED if seed is None else seed
+    ev = open_set(store, set_id)
+    runs = store.runs(set_id) if ev.set_id else []
+    if family is not None:
+        runs = [r for r in runs if r.family == family]
+        if not runs:
+            families = sorted({r.family for r in store.runs(set_id) if r.family})
+            raise InputError(
+                f"the set has no runs of family '{family}'"
+                + (f"; its families: {', '.join(families)}" if families else "; it has no families yet")
+            )
+    names = [r.name for r in runs]
+    if baseline is not None and baseline not in ev.corpus.systems:
+        raise InputError(f"the baseline '{baseline}' is not a run of this set: {', '.join(ev.corpus.system_names)}")
+    if metrics is None:
+        metrics = "bleu,chrf" if ev.corpus.references else ",".join(m.name for m in file_metrics(store, ev)[:2])
+    shown = [*names, *([baseline] if baseline and baseline not in names else [])]
+    opts = options_for(ev.language, DEFAULTS)
+    results = named_results(store, ev, metrics, opts, kept_options(store, set_id, ev.language, visitor))
+    steps = _steps(runs)
+    n = max(DEFAULT_SAMPLES["bootstrap"], resamples_needed(max(len(steps), 1), alpha))
+    scores, low, high, out_steps, notes = {}, {}, {}, {}, []
+    for m, r in results.items():
+        scores[m] = {s: r.scores[s] for s in shown}
+        low[m], high[m], out_steps[m] = {}, {}, {}
+        if ev.corpus.n_lines < MIN_TEST_LINES:
+            continue
+        deltas, cis = paired_deltas(r, steps, n, seed, systems=shown)
+        for s, ci in cis.items():
+            low[m][s], high[m][s] = ci.low, ci.high
+        adjusted = holm([d.p_value for d in deltas]) if deltas else []
+        for d, ph in zip(deltas, adjusted, strict=True):
+            out_steps[m][d.a] = Step(d.b, d.delta, d.p_value, float(ph), bool(ph < alpha), human_agreement(m, d.delta))
+    if ev.corpus.n_lines < MIN_TEST_LINES:
+        notes.append(
+            f"{ev.corpus.n_lines} lines: too few for intervals and step tests (at least {MIN_TEST_LINES}); scores only"
+        )
+    if not steps and runs:
+        notes.append("no family has two runs yet, so there is no step to test (give runs a family: --family)")
+    return History(
+        set_id,
+        runs,
+        list(results),
+        scores,
+        low,
+        high,
+        out_steps,
+        {m: r.higher_is_better for m, r in results.items()},
+        baseline,
+        alpha,
+        n,
+        seed,
+        notes,
+    )
+
+
+def _num(v):
+    return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v
+
+
+def history_to_dict(h: History) -> dict:
+    """The history as JSON (a contract: ``{"runs": [{"name", "family", "at", "meta", "scores"}]}`` in time
+    order; each run also has its intervals, its step to the previous run of its family and its delta to
+    the baseline)."""
+    runs = []
+    for r in h.runs:
+        runs.append(
+            {
+                "name": r.name,
+                "family": r.family,
+                "at": r.at,
+                "meta": r.meta,
+                "scores": {m: h.scores[m].get(r.name) for m in h.metrics},
+                "ci95": {m: [_num(h.low[m].get(r.name)), _num(h.high[m].get(r.name))] for m in h.metrics},
+                "step": {
+                    m: {
+                        "previous": s.previous,
+                        "delta": s.delta,
+                        "p": s.p,
+                        "p_holm": s.p_holm,
+                        "significant": s.significant,
+                        "human_agreement": _num(s.human_agreement),
+                    }
+                    for m in h.metrics
+                    if (s := h.steps[m].get(r.name)) is not None
+                },
+                "delta_to_baseline": {m: _num(h.to_baseline(m, r.name)) for m in h.metrics} if h.baseline else {},
+            }
+        )
+    return {
+        "set": h.set_id,
+        "metrics": h.metrics,
+        "baseline": h.baseline,
+        "runs": runs,
+        "test": f"test:paired-bootstrap|n:{h.n}|seed:{h.seed}|alpha:{h.alpha:g}|correction:holm-over-steps",
+        "notes": h.notes,
+    }
