@@ -1,0 +1,128 @@
+"""Runs and history in the service (mtlens/service/runs.py, mtlens/storage/runs.py): who may add, what is
+scored again (nothing already scored), steps within families, damaged rows, a set deleted with its runs."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from mtlens.core.access import Visitor
+from mtlens.core.corpus import Corpus
+from mtlens.core.errors import InputError
+from mtlens.runtime import scoring
+from mtlens.service import runs as service_runs
+from mtlens.storage.store import Store
+
+from ..conftest import SAMPLE, read
+
+
+def _set(store: Store, owner: str | None = None) -> str:
+    refs = {"ref": read(SAMPLE / "ref.txt")}
+    systems = {s: read(SAMPLE / f"{s}.txt") for s in ("UEdin", "Online-W")}
+    return store.save(Corpus.build(refs, systems), "runs", owner=owner)
+
+
+def _bytes(name: str, swap: bool = False) -> bytes:
+    lines = read(SAMPLE / f"{name}.txt")
+    if swap:
+        lines = [lines[(i + 7) % len(lines)] if i % 5 == 0 else x for i, x in enumerate(lines)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_adding_a_run_scores_only_the_new_run(tmp_path, monkeypatch):
+    store = Store(tmp_path)
+    set_id = _set(store)
+    first = service_runs.history(store, set_id)  # scores and stores the two systems
+    assert set(first.scores["bleu"]) == {"UEdin", "Online-W"}
+    seen = []
+    real = scoring.statistics_many
+
+    def counting(metrics, refs, hyps, *args, **kwargs):
+        seen.append((tuple(m.name for m in metrics), len(hyps)))
+        return real(metrics, refs, hyps, *args, **kwargs)
+
+    monkeypatch.setattr(scoring, "statistics_many", counting)
+    service_runs.add_run(store, set_id, _bytes("HuaweiTSC"), "HuaweiTSC.txt", family="f", at="2030-01-01")
+    again = service_runs.history(store, set_id)
+    assert seen == [(("bleu", "chrf"), 1)]  # one system, the new one, once for both metrics
+    assert again.scores["bleu"]["UEdin"] == first.scores["bleu"]["UEdin"]
+    seen.clear()
+    service_runs.history(store, set_id)
+    assert seen == []  # everything stored
+
+
+def test_only_who_may_change_a_set_adds_runs(tmp_path):
+    store = Store(tmp_path)
+    set_id = _set(store, owner="browser:owner")
+    reader = Visitor("browser:reader", "reader")
+    with pytest.raises(InputError, match="only the owner of this set can add runs"):
+        service_runs.add_run(store, set_id, _bytes("HuaweiTSC"), "H.txt", visitor=reader)
+    run = service_runs.add_run(store, set_id, _bytes("HuaweiTSC"), "H.txt", visitor=Visitor("browser:owner", "owner"))
+    assert run.name == "H" and run.family is None
+    with pytest.raises(InputError, match="bundled sample is read-only"):
+        service_runs.add_run(store, "sample", _bytes("HuaweiTSC"), "H.txt")
+
+
+def test_steps_are_within_a_family_in_time_order_with_holm_over_the_steps(tmp_path):
+    store = Store(tmp_path)
+    set_id = _set(store)
+    add = service_runs.add_run
+    add(store, set_id, _bytes("HuaweiTSC"), "a.txt", name="m-1", family="m", at="2026-01-01")
+    add(store, set_id, _bytes("HuaweiTSC", swap=True), "b.txt", name="m-2", family="m", at="2026-01-02")
+    add(store, set_id, _bytes("VolcTrans-GLAT"), "c.txt", name="m-3", family="m", at="2026-01-03")
+    add(store, set_id, _bytes("VolcTrans-GLAT"), "d.txt", name="other-1", family="other", at="2026-01-02T12:00")
+    h = service_runs.history(store, set_id)
+    assert [r.name for r in h.runs] == ["m-1", "m-2", "other-1", "m-3", "UEdin", "Online-W"]  # the set was saved today
+    steps = h.steps["bleu"]
+    assert set(steps) == {"m-2", "m-3"}  # runs without a family and first runs have none
+    assert steps["m-2"].previous == "m-1" and steps["m-3"].previous == "m-2"
+    assert steps["m-2"].delta < 0 and steps["m-2"].significant
+    from mtlens.analysis.significance import holm
+
+    raw = [steps["m-2"].p, steps["m-3"].p]
+    assert [steps["m-2"].p_holm, steps["m-3"].p_holm] == pytest.approx(list(holm(raw)))
+    fam = service_runs.history(store, set_id, family="m", baseline="UEdin")
+    assert [r.name for r in fam.runs] == ["m-1", "m-2", "m-3"]
+    doc = service_runs.history_to_dict(fam)
+    m1 = doc["runs"][0]
+    assert m1["delta_to_baseline"]["bleu"] == pytest.approx(fam.scores["bleu"]["m-1"] - fam.scores["bleu"]["UEdin"])
+    low, high = m1["ci95"]["bleu"]
+    assert low < m1["scores"]["bleu"] < high
+
+
+def test_a_damaged_run_row_reads_as_no_metadata_and_runs_go_with_their_set(tmp_path):
+    store = Store(tmp_path)
+    set_id = _set(store)
+    service_runs.add_run(store, set_id, _bytes("HuaweiTSC"), "H.txt", family="f", meta={"k": "v"})
+    con = sqlite3.connect(store.path)
+    con.execute("UPDATE runs SET meta = '[1, 2' WHERE system = 'H'")
+    con.commit()
+    run = next(r for r in store.runs(set_id) if r.name == "H")
+    assert run.meta == {} and run.family == "f"
+    store.delete(set_id)
+    assert con.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+    con.close()
+
+
+@pytest.mark.parametrize(
+    ("meta", "said"),
+    [
+        ({str(i): "x" for i in range(51)}, "at most 50 metadata entries"),
+        ({"k" * 65: "x"}, "must have 1 to 64 characters"),
+        ({"k": "x" * 501}, "longer than 500 characters"),
+    ],
+)
+def test_metadata_is_bounded(tmp_path, meta, said):
+    store = Store(tmp_path)
+    set_id = _set(store)
+    with pytest.raises(InputError, match=said):
+        service_runs.add_run(store, set_id, _bytes("HuaweiTSC"), "H.txt", meta=meta)
+    assert [r.name for r in store.runs(set_id)] == ["UEdin", "Online-W"]
+
+
+def test_times_are_read_as_iso_8601_in_utc():
+    assert service_runs.parse_at("2026-11-26") == "2026-11-26T00:00:00+00:00"
+    assert service_runs.parse_at("2026-11-26T10:30:00+02:00") == "2026-11-26T08:30:00+00:00"
+    assert service_runs.parse_at("2026-11-26T10:30:00Z") == "2026-11-26T10:30:00+00:00"
+    assert service_runs.parse_at(" ") is None
