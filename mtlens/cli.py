@@ -18,7 +18,6 @@ from .service.neural_scoring import PREFIX as NEURAL_PREFIX
 from .service.results import REGISTRY, metric_names, parse_metric_list, parse_names, score
 from .service.sets import __version__
 
-
 #: the exit status of a bug (0: done, 1: the gate found a regression, 2: bad input, 130: interrupted)
 INTERNAL_ERROR = 3
 

@@ -108,7 +108,7 @@ def gate(
         raise InputError("the gate needs at least one metric")
     if baseline == candidate:
         raise InputError("the candidate and the baseline are the same system; name two")
-    for name, r in results.items():
+    for r in results.values():
         for who, system in (("baseline", baseline), ("candidate", candidate)):
             if system not in r.scores:
                 raise InputError(f"the {who} '{system}' is not one of the systems: {', '.join(r.scores)}")

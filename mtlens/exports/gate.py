@@ -114,7 +114,7 @@ def to_markdown(res: GateResult) -> str:
         "",
         f"Candidate `{_md(res.candidate)}` vs baseline `{_md(res.baseline)}`",
         "",
-        "| " + " | ".join(_HEAD[:-1] + ["outcome"]) + " |",
+        "| " + " | ".join([*_HEAD[:-1], "outcome"]) + " |",
         "|---|" + "---:|" * 7 + "---|",
     ]
     out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in _rows(res)]
@@ -135,7 +135,7 @@ def to_junit(res: GateResult) -> str:
             f"{g.metric}: baseline {row[1]}, candidate {row[2]}, delta {row[3]}, p {row[4]}, p (Holm) {row[5]}, "
             f"humans agree (est.) {row[6]}, min. detectable {row[7]}"
         )
-        out.append(f"<testcase classname=\"mtlens.gate\" name={quoteattr(g.metric)}>")
+        out.append(f'<testcase classname="mtlens.gate" name={quoteattr(g.metric)}>')
         if g.regression:
             out.append(f"<failure message={quoteattr(f'{g.metric} regressed')}>{escape(summary)}</failure>")
         out.append(f"<system-out>{escape(summary)}</system-out>")

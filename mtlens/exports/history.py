@@ -55,3 +55,119 @@ def history_to_table(doc: dict) -> str:
     ]
     foot += [f"note: {n}" for n in doc.get("notes", [])]
     return "\n".join(lines + foot) + "\n"
+
+
+def history_figure(doc: dict, metric: str):
+    """Per family, the runs of ``metric`` over time: a line through the scores, the 95% band around it, and a
+    marker on every step that was significant (its delta, p after Holm and human agreement on hover). Runs
+    without a family are single points. User text is escaped by the caller (:func:`mtlens.exports.html.safe_figure`)."""
+    import plotly.graph_objects as go
+
+    from ..metrics import label
+
+    fig = go.Figure()
+    groups: dict[str, list[dict]] = {}
+    for run in doc["runs"]:
+        groups.setdefault(run["family"] or "", []).append(run)
+    places = decimals(metric, [r["scores"].get(metric) for r in doc["runs"] if r["scores"].get(metric) is not None])
+    for family, runs in groups.items():
+        x = [r["at"] for r in runs]
+        y = [r["scores"].get(metric) for r in runs]
+        low = [r["ci95"].get(metric, [None, None])[0] for r in runs]
+        high = [r["ci95"].get(metric, [None, None])[1] for r in runs]
+        name = family or "runs without a family"
+        if family and all(v is not None for v in low + high):
+            fig.add_trace(
+                go.Scatter(
+                    x=x + x[::-1],
+                    y=high + low[::-1],
+                    fill="toself",
+                    line={"width": 0},
+                    opacity=0.2,
+                    hoverinfo="skip",
+                    showlegend=False,
+                    legendgroup=name,
+                    name=f"{name} 95% CI",
+                )
+            )
+        hover = [
+            f"{r['name']}<br>{shown(r['scores'].get(metric), places)}"
+            + ("" if r["ci95"].get(metric, [None])[0] is None else f" [{shown(lo, places)}, {shown(hi, places)}]")
+            for r, lo, hi in zip(runs, low, high, strict=True)
+        ]
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=y,
+                mode="lines+markers" if family else "markers",
+                name=name,
+                legendgroup=name,
+                text=hover,
+                hovertemplate="%{text}<extra></extra>",
+                error_y=None
+                if family or any(v is None for v in low + high)
+                else {
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [h - v for h, v in zip(high, y, strict=True)],
+                    "arrayminus": [v - lo for v, lo in zip(y, low, strict=True)],
+                },
+            )
+        )
+        steps = [(r, r["step"][metric]) for r in runs if r["step"].get(metric, {}).get("significant")]
+        if steps:
+            fig.add_trace(
+                go.Scatter(
+                    x=[r["at"] for r, _ in steps],
+                    y=[r["scores"][metric] for r, _ in steps],
+                    mode="markers",
+                    marker={"symbol": "star", "size": 16, "line": {"width": 1}},
+                    name=f"{name}: significant step",
+                    legendgroup=name,
+                    text=[
+                        f"{r['name']} vs {s['previous']}: {_signed(s['delta'], places + 1)}, p (Holm) "
+                        f"{shown(s['p_holm'], UNIT_DECIMALS)}, humans agree (est.) "
+                        f"{shown(s['human_agreement'], UNIT_DECIMALS)}"
+                        for r, s in steps
+                    ],
+                    hovertemplate="%{text}<extra></extra>",
+                )
+            )
+    fig.update_layout(
+        height=360,
+        margin={"t": 30, "b": 40},
+        yaxis_title=label(metric),
+        xaxis_title="made (UTC)",
+        legend={"orientation": "h", "y": -0.25},
+    )
+    return fig
+
+
+def history_slide(doc: dict, metric: str) -> tuple[str, str]:
+    """The presentation's slide: each family's runs in time order with their score and their step (a
+    significant step marked), as (title, HTML); user text is escaped."""
+    from html import escape
+
+    from ..metrics import label
+
+    rows = []
+    places = decimals(metric, [r["scores"].get(metric) for r in doc["runs"] if r["scores"].get(metric) is not None])
+    for run in doc["runs"]:
+        step = run["step"].get(metric)
+        cls = " class='mtl-sig'" if step and step["significant"] else ""
+        delta = "" if step is None else _signed(step["delta"], places + 1) + (" *" if step["significant"] else "")
+        agree = "" if step is None else shown(step["human_agreement"], UNIT_DECIMALS)
+        rows.append(
+            f"<tr><td>{escape(run['family'] or ABSENT)}</td><td>{escape(run['name'])}</td>"
+            f"<td>{escape(run['at'][:16].replace('T', ' '))}</td><td>{shown(run['scores'].get(metric), places)}</td>"
+            f"<td{cls}>{escape(delta)}</td><td>{escape(agree)}</td></tr>"
+        )
+    name = escape(label(metric))
+    html = (
+        f"<div class='mtl-slide'><h2>Runs over time: {name}</h2><table><tr><th>family</th><th>run</th>"
+        f"<th>made (UTC)</th><th>{name}</th><th>step</th><th>humans agree (est.)</th></tr>{''.join(rows)}</table>"
+        "<p class='mtl-note'>Step: the change from the previous run of the same family; * significant after Holm's "
+        "correction over the steps (paired bootstrap). Humans agree: the share of judges expected to agree with a "
+        "delta this size (Kocmi et al. 2024).</p></div>"
+    )
+    return f"Runs over time: {label(metric)}", html

@@ -24,6 +24,8 @@ _NAMES = {
     "comparisons_to_latex": "mtlens.exports.tables:comparisons_to_latex",
     "comparisons_to_table": "mtlens.exports.tables:comparisons_to_table",
     "dumps": "mtlens.exports.tables:dumps",
+    "history_figure": "mtlens.exports.history:history_figure",
+    "history_slide": "mtlens.exports.history:history_slide",
     "history_rows": "mtlens.exports.history:history_rows",
     "history_to_table": "mtlens.exports.history:history_to_table",
     "frame_to_csv": "mtlens.exports.tables:frame_to_csv",

@@ -19,6 +19,9 @@ from ..metrics import (
     parse_names,
     sentence_metrics,
 )
+from ..metrics import (
+    label as metric_label,
+)
 from ..runtime import engine, kernels
 from ..runtime.scoring import MetricResult, parse_metric_list, result_for, score, score_saved_many, score_set
 
@@ -31,9 +34,10 @@ __all__ = [
     "decimals",
     "direction_note",
     "make_metric",
-    "named_results",
+    "metric_label",
     "metric_names",
     "metrics_using",
+    "named_results",
     "options_key",
     "parse_metric_list",
     "parse_names",
@@ -92,7 +96,9 @@ def named_results(store, ev, text: str, options, keep_only=None, say=None) -> di
     if ev.set_id is None:
         got = score(ev.corpus, builtin, options) if builtin else {}
     else:
-        got = dict(zip(builtin, score_saved_many(store, ev.set_id, ev.corpus, builtin, options, keep_only), strict=True))
+        got = dict(
+            zip(builtin, score_saved_many(store, ev.set_id, ev.corpus, builtin, options, keep_only), strict=True)
+        )
     out = {}
     for n in names:
         if n in got:

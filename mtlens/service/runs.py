@@ -22,7 +22,39 @@ from ..core.options import DEFAULTS
 from ..storage.runs import Run, check_meta, clean_family, utc_iso
 from .evaluation import options_for
 
-__all__ = ["History", "Run", "Step", "add_run", "history", "history_to_dict", "parse_at", "parse_meta"]
+__all__ = [
+    "History",
+    "Run",
+    "Step",
+    "add_run",
+    "families",
+    "history",
+    "history_to_dict",
+    "parse_at",
+    "parse_meta",
+    "runs_key",
+]
+
+
+def families(store, set_id: str | None) -> list[str]:
+    """The families of the set's runs, in the order of their first run (none for an unsaved set)."""
+    if not set_id:
+        return []
+    try:
+        return list(dict.fromkeys(r.family for r in store.runs(set_id) if r.family))
+    except InputError:
+        return []
+
+
+def runs_key(store, set_id: str | None) -> tuple:
+    """What a cached history depends on besides the text: every run's name, family, time and metadata."""
+    if not set_id:
+        return ()
+    try:
+        return tuple((r.name, r.family, r.at, tuple(sorted(r.meta.items()))) for r in store.runs(set_id))
+    except InputError:
+        return ()
+
 
 #: a run's name is cut to this many characters
 MAX_RUN_NAME = 200
@@ -141,9 +173,11 @@ def history(
     alpha: float = 0.05,
     seed: int | None = None,
     visitor=None,
+    options=None,
 ) -> History:
     """The set's runs (one family's, or all) with their scores on ``metrics`` (default: BLEU and chrF, or the
-    set's own metrics when it has no reference), intervals and steps."""
+    set's own metrics when it has no reference), intervals and steps. ``options``: the metric options
+    (default: the set's language defaults, as sacrebleu would score it)."""
     from ..analysis.agreement import human_agreement
     from ..analysis.significance import (
         DEFAULT_SAMPLES,
@@ -174,7 +208,7 @@ def history(
     if metrics is None:
         metrics = "bleu,chrf" if ev.corpus.references else ",".join(m.name for m in file_metrics(store, ev)[:2])
     shown = [*names, *([baseline] if baseline and baseline not in names else [])]
-    opts = options_for(ev.language, DEFAULTS)
+    opts = options if options is not None else options_for(ev.language, DEFAULTS)
     results = named_results(store, ev, metrics, opts, kept_options(store, set_id, ev.language, visitor))
     steps = _steps(runs)
     n = max(DEFAULT_SAMPLES["bootstrap"], resamples_needed(max(len(steps), 1), alpha))

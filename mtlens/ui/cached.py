@@ -357,3 +357,30 @@ def metric_clusters(dataset: Dataset, opts: Options, results, level: str):
     """Metrics clustered by PERM-BOTH tests of their correlation with one human score type."""
     key = (dataset.scores_fingerprint, *((m, options_key(m, opts)) for m in results))
     return _metric_clusters(dataset.fingerprint, dataset.human_fingerprint, key, level, results, human(dataset))
+
+
+@st.cache_resource(max_entries=16, show_spinner="Runs over time: scores, intervals, step tests…")
+def _history(key: tuple, _dataset: Dataset, family, metrics, baseline, _opts: Options) -> dict:
+    from ..service.runs import history, history_to_dict
+
+    h = history(state.store(), _dataset.set_id, family, metrics, baseline, visitor=identity.visitor(), options=_opts)
+    return history_to_dict(h)
+
+
+def history(dataset: Dataset, family: str | None, metrics: list[str], baseline: str | None, opts: Options) -> dict:
+    """A saved set's history (:func:`mtlens.service.runs.history`, as JSON), cached by its text, its runs,
+    the family, metrics, baseline and options."""
+    from ..service.runs import runs_key
+
+    text = ",".join(metrics)
+    key = (
+        dataset.fingerprint,
+        dataset.scores_fingerprint,
+        dataset.set_id,
+        runs_key(state.store(), dataset.set_id),
+        family,
+        text,
+        baseline,
+        tuple(options_key(m, opts) for m in metrics if m in REGISTRY),
+    )
+    return _history(key, dataset, family, text, baseline, opts)

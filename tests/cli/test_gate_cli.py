@@ -130,7 +130,18 @@ def test_a_pass_exits_0_and_names_with_the_same_stem_are_told_apart(tmp_path):
     (tmp_path / "b").mkdir()
     base = _write(tmp_path / "a" / "out.txt", read(SAMPLE / "UEdin.txt"))
     cand = _write(tmp_path / "b" / "out.txt", read(SAMPLE / "UEdin.txt"))
-    proc = mtlens("gate", "--ref", str(SAMPLE / "ref.txt"), "--baseline", str(base), "--candidate", str(cand), "--format", "json", data_dir=tmp_path)
+    proc = mtlens(
+        "gate",
+        "--ref",
+        str(SAMPLE / "ref.txt"),
+        "--baseline",
+        str(base),
+        "--candidate",
+        str(cand),
+        "--format",
+        "json",
+        data_dir=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["verdict"] == "pass" and (doc["baseline_name"], doc["candidate_name"]) == ("baseline", "candidate")
@@ -171,13 +182,46 @@ def test_add_then_history_and_gate_on_a_set(tmp_path):
     good = SAMPLE / "Online-W.txt"
     bad = _write(tmp_path / "bad.txt", _swap_a_fifth(read(good)))
     # added out of time order: the history is in the order the outputs were made
-    a = mtlens("add", "--set", set_id, str(bad), "--name", "ckpt-2", "--family", "mine", "--at", "2026-11-21T09:00:00Z",
-               "--meta", "step=2000", data_dir=tmp_path)
+    a = mtlens(
+        "add",
+        "--set",
+        set_id,
+        str(bad),
+        "--name",
+        "ckpt-2",
+        "--family",
+        "mine",
+        "--at",
+        "2026-11-21T09:00:00Z",
+        "--meta",
+        "step=2000",
+        data_dir=tmp_path,
+    )
     assert a.returncode == 0, a.stderr
-    a = mtlens("add", "--set", set_id, str(good), "--name", "ckpt-1", "--family", "mine", "--at", "2026-11-20",
-               "--meta", "step=1000", "--meta", "commit=1a2b", "--format", "json", data_dir=tmp_path)
+    a = mtlens(
+        "add",
+        "--set",
+        set_id,
+        str(good),
+        "--name",
+        "ckpt-1",
+        "--family",
+        "mine",
+        "--at",
+        "2026-11-20",
+        "--meta",
+        "step=1000",
+        "--meta",
+        "commit=1a2b",
+        "--format",
+        "json",
+        data_dir=tmp_path,
+    )
     assert a.returncode == 0 and json.loads(a.stdout) == {
-        "name": "ckpt-1", "family": "mine", "at": "2026-11-20T00:00:00+00:00", "meta": {"step": "1000", "commit": "1a2b"}
+        "name": "ckpt-1",
+        "family": "mine",
+        "at": "2026-11-20T00:00:00+00:00",
+        "meta": {"step": "1000", "commit": "1a2b"},
     }
     h = mtlens("history", "--set", set_id, "--family", "mine", "--format", "json", data_dir=tmp_path)
     assert h.returncode == 0, h.stderr
@@ -187,7 +231,9 @@ def test_add_then_history_and_gate_on_a_set(tmp_path):
         ("ckpt-2", "mine", "2026-11-21T09:00:00+00:00"),
     ]
     refs = [read(SAMPLE / "ref.txt"), read(SAMPLE / "ref2.txt")]
-    assert runs[0]["scores"]["bleu"] == pytest.approx(SacreBLEU(references=refs).corpus_score(read(good), None).score, abs=1e-9)
+    assert runs[0]["scores"]["bleu"] == pytest.approx(
+        SacreBLEU(references=refs).corpus_score(read(good), None).score, abs=1e-9
+    )
     step = runs[1]["step"]["bleu"]
     assert step["previous"] == "ckpt-1" and step["delta"] < 0 and step["significant"]
     assert runs[0]["step"] == {}
@@ -195,7 +241,9 @@ def test_add_then_history_and_gate_on_a_set(tmp_path):
     assert table.returncode == 0 and "ckpt-2" in table.stdout and "*" in table.stdout
     g = mtlens("gate", "--set", set_id, "--baseline", "ckpt-1", "--candidate", "ckpt-2", data_dir=tmp_path)
     assert g.returncode == 1 and g.stdout.startswith("REGRESSION")
-    g = mtlens("gate", "--set", set_id, "--baseline", "ckpt-1", "--candidate", "UEdin", "--format", "json", data_dir=tmp_path)
+    g = mtlens(
+        "gate", "--set", set_id, "--baseline", "ckpt-1", "--candidate", "UEdin", "--format", "json", data_dir=tmp_path
+    )
     assert g.returncode in (0, 1) and json.loads(g.stdout)["verdict"] in ("pass", "regression")
 
 

@@ -1,0 +1,192 @@
+"""History: a saved set's runs over time, per family and metric, with confidence bands, a marker on every
+significant step, the table of runs with deltas to the previous run and to a chosen baseline; and a form
+to add a run (a new system output) to the set, for who may change it.
+
+The body of ``pages/10_History.py`` (the page itself only sets the page up and calls :func:`page`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import streamlit as st
+
+from ...core.errors import InputError
+from ...service import presentation as report
+from ...service import runs as service_runs
+from ...service.results import metric_label
+from .. import cached, export, identity, render, state
+from ..widgets import dataset_caption, metric_sidebar
+
+ALL = "all families"
+NO_BASELINE = "none"
+
+
+def _add_form(ds: state.Dataset) -> None:
+    """Upload a run into this saved set (shown only to who may change it)."""
+    with st.expander("Add a run to this set", expanded=False):
+        with st.form("hist_add", clear_on_submit=True, border=False):
+            up = st.file_uploader("System output (one line per segment, UTF-8)", key="hist_file", type=None)
+            c1, c2 = st.columns(2)
+            name = c1.text_input("Run name", key="hist_name", placeholder="default: the file's name")
+            known = service_runs.families(state.store(), ds.set_id)
+            family = c2.text_input(
+                "Family",
+                key="hist_family",
+                placeholder=", ".join(known[:3]) or "e.g. my-model",
+                help="The run's lineage: steps are tested between consecutive runs of one family.",
+            )
+            c3, c4 = st.columns(2)
+            now = dt.datetime.now(dt.timezone.utc)
+            day = c3.date_input("Made on (UTC)", value=now.date(), key="hist_day")
+            at = c4.time_input("at (UTC)", value=now.time().replace(microsecond=0), key="hist_time", step=60)
+            meta = st.text_area(
+                "Metadata (KEY=VALUE, one per line)",
+                key="hist_meta",
+                height=80,
+                placeholder="checkpoint=step-42000\ncommit=1a2b3c",
+            )
+            submitted = st.form_submit_button("Add run", type="primary")
+        if submitted:
+            if up is None:
+                st.error("Choose the run's file first.")
+                return
+            try:
+                when = dt.datetime.combine(day, at, tzinfo=dt.timezone.utc).isoformat()
+                run = service_runs.add_run(
+                    state.store(),
+                    ds.set_id,
+                    up.getvalue(),
+                    up.name,
+                    name or None,
+                    family or None,
+                    when,
+                    service_runs.parse_meta([x for x in meta.splitlines() if x.strip()]),
+                    identity.visitor(),
+                )
+            except InputError as err:
+                st.error(render.md(str(err)))
+                return
+            state.open_set(ds.set_id)  # the set now has the run: reload it
+            st.session_state["hist_added"] = run.name
+            st.rerun()
+
+
+def page() -> None:
+    """Draw the page (inside the page guard)."""
+    st.title("History")
+    ds = state.current()
+    opts = metric_sidebar()
+    dataset_caption(ds)
+    if not ds.set_id or ds.read_only:
+        st.info(
+            "Runs are added to a saved set of yours: upload a set on the home page (it is saved), then add each "
+            "new system output here or with `python -m mtlens add --set ID FILE --family F`."
+        )
+        if not ds.set_id:
+            st.stop()
+    if state.may_change(ds.set_id):
+        _add_form(ds)
+    added = st.session_state.pop("hist_added", None)
+    if added:
+        st.success(render.md(f"Added run '{added}'."))
+    families = service_runs.families(state.store(), ds.set_id)
+    names = cached.metric_names(ds)
+    runs = list(ds.corpus.system_names)
+    state.from_link(
+        {"family": ("hist_family_pick", [ALL, *families]), "baseline": ("hist_baseline", [NO_BASELINE, *runs])},
+        lists={"metrics": ("hist_metrics", names)},
+    )
+    if "hist_metrics" not in st.session_state:
+        st.session_state["hist_metrics"] = [m for m in ("bleu", "chrf") if m in names] or names[:1]
+    c1, c2, c3 = st.columns([1, 2, 1])
+    family = c1.selectbox("Family", [ALL, *families], key="hist_family_pick")
+    metrics = c2.multiselect("Metrics", names, key="hist_metrics")
+    baseline = c3.selectbox(
+        "Baseline", [NO_BASELINE, *runs], key="hist_baseline", help="Every run's delta to this run, in the table."
+    )
+    state.to_link(
+        family=None if family == ALL else family,
+        metrics=metrics,
+        baseline=None if baseline == NO_BASELINE else baseline,
+    )
+    if not metrics:
+        st.info("Choose at least one metric.")
+        st.stop()
+    if not families:
+        st.caption("No run has a family yet: give runs a family to see their steps tested.")
+    doc = cached.history(
+        ds, None if family == ALL else family, metrics, None if baseline == NO_BASELINE else baseline, opts
+    )
+    for note in doc["notes"]:
+        st.caption(render.md(note[0].upper() + note[1:] + "."))
+    for m in doc["metrics"]:
+        st.subheader(f"{metric_label(m)} over time")
+        export.chart(report.history_figure(doc, m), f"hist_chart_{m}", name=f"mtlens-history-{m}")
+    st.subheader("Runs")
+    rows = report.history_rows(doc)
+    export.table(
+        name="mtlens-history",
+        df=pd.DataFrame(rows),
+        hide_index=True,
+        csv=_csv(doc).encode("utf-8"),
+    )
+    st.caption(
+        "Step: the change from the previous run of the same family; * significant after Holm's correction over the "
+        "steps shown. p: two-sided paired bootstrap p-value (" + render.md(doc["test"]) + "). Humans agree: the "
+        "share of judges expected to agree with a delta this size (Kocmi et al. 2024)."
+    )
+    meta = [{"run": r["name"], **r["meta"]} for r in doc["runs"] if r["meta"]]
+    if meta:
+        st.subheader("Metadata")
+        st.dataframe(pd.DataFrame(meta).fillna("-"), hide_index=True)
+
+
+def _csv(doc: dict) -> str:
+    """Full precision, one row per run and metric (machine-read)."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    w = csv.writer(out)
+    w.writerow(
+        [
+            "run",
+            "family",
+            "at",
+            "metric",
+            "score",
+            "ci_low",
+            "ci_high",
+            "previous",
+            "step_delta",
+            "step_p",
+            "step_p_holm",
+            "step_significant",
+            "step_human_agreement",
+            "delta_to_baseline",
+        ]
+    )
+    for r in doc["runs"]:
+        for m in doc["metrics"]:
+            s = r["step"].get(m, {})
+            lo, hi = r["ci95"].get(m, [None, None])
+            w.writerow(
+                [
+                    r["name"],
+                    r["family"] or "",
+                    r["at"],
+                    m,
+                    r["scores"].get(m),
+                    lo,
+                    hi,
+                    s.get("previous", ""),
+                    s.get("delta", ""),
+                    s.get("p", ""),
+                    s.get("p_holm", ""),
+                    s.get("significant", ""),
+                    s.get("human_agreement", ""),
+                    r["delta_to_baseline"].get(m, ""),
+                ]
+            )
+    return out.getvalue()
