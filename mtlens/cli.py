@@ -267,7 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_dir(g)
     ad = sub.add_parser("add", help="add a system output to a saved set as a run (time, family, metadata)")
     ad.add_argument("--set", required=True, metavar="ID")
-    ad.add_argument("file", metavar="FILE", help="the system output (one line per segment)")
+    ad.add_argument(
+        "file", metavar="FILE", help="the system output (one line per segment), or a set bundle: its new systems"
+    )
     ad.add_argument("--name", help="the run's name (default: the file's stem)")
     ad.add_argument("--family", help="the run's lineage, e.g. my-model (steps are tested within a family)")
     ad.add_argument("--at", metavar="ISO-8601", help="when the output was made (default: now; no offset: UTC)")
@@ -821,17 +823,23 @@ def _run_add(args) -> str:
 
     from .service.runs import add_run, parse_meta
 
+    data = read_bytes(args.file)
+    if data[:2] == b"\x1f\x8b":  # a set bundle: its new systems, with their run facts
+        from .service.bundles import add_bundle_runs
+
+        given = [
+            f
+            for f, v in (("--name", args.name), ("--family", args.family), ("--at", args.at), ("--meta", args.meta))
+            if v
+        ]
+        if given:
+            raise InputError(f"a bundle's runs carry their own facts; leave out {', '.join(given)}")
+        added = add_bundle_runs(_store(args), args.set, data)
+        if args.format == "json":
+            return report.dumps({"added": added}) + "\n"
+        return f"added {len(added)} run(s) from the bundle to set {args.set}: {', '.join(added)}\n"
     meta = parse_meta(args.meta)
-    run = add_run(
-        _store(args),
-        args.set,
-        read_bytes(args.file),
-        Path(args.file).name,
-        args.name,
-        args.family,
-        args.at,
-        meta,
-    )
+    run = add_run(_store(args), args.set, data, Path(args.file).name, args.name, args.family, args.at, meta)
     doc = {"name": run.name, "family": run.family, "at": run.at, "meta": run.meta}
     if args.format == "json":
         return report.dumps(doc) + "\n"

@@ -20,7 +20,8 @@ from ..readers.testset import decode_lines, with_warnings
 from .evaluation import check_side_files
 
 BUNDLE_FORMAT = "mtlens-set"
-BUNDLE_VERSION = 1
+#: 2 adds the systems' run facts (time, family, metadata: issue 34); version 1 bundles are still read
+BUNDLE_VERSION = 2
 #: counts a bundle may hold (a set with more is not one people compare in a dashboard)
 MAX_BUNDLE_STREAMS = 1000
 MAX_BUNDLE_FILES = 100
@@ -46,6 +47,7 @@ def export_bundle(store, set_id: str) -> bytes:
         "human": [[n, d.hex()] for n, d in s.human],
         "scores": [[n, d.hex()] for n, d in s.scores],
         "annotations": [[n, d.hex()] for n, d in s.annotations],
+        "runs": [{"system": r.name, "family": r.family, "at": r.at, "meta": r.meta} for r in store.runs(set_id)],
     }
     return gzip.compress(json.dumps(doc, ensure_ascii=True).encode("ascii"), mtime=0)
 
@@ -61,6 +63,8 @@ class Bundle:
     scores: tuple[tuple[str, bytes], ...]
     language_how: str | None = None
     annotations: tuple[tuple[str, bytes], ...] = ()
+    #: system -> (family, ISO time in UTC, metadata JSON), as the store keeps run facts
+    runs: dict[str, tuple[str | None, str, str]] | None = None
 
 
 #: the parts a bundle has (export_bundle writes each of them)
@@ -78,6 +82,7 @@ _PARTS = frozenset(
         "human",
         "scores",
         "annotations",
+        "runs",
     ]
 )
 _BAD = "that file is not an mtlens set bundle (export one with 'Download this set')"
@@ -186,7 +191,31 @@ def read_bundle(data: bytes) -> Bundle:
     check_side_files(corpus, human, scores, annotations)
     how = doc.get("language_how")
     how = how if how in ("declared", "detected") and pair else ("declared" if pair else None)
-    return Bundle(name, project, corpus, human, scores, how, annotations)
+    return Bundle(name, project, corpus, human, scores, how, annotations, _runs(doc.get("runs"), systems))
+
+
+def _runs(value, systems) -> dict[str, tuple[str | None, str, str]]:
+    """The bundle's run facts, checked as ``mtlens add`` checks them; only for systems the bundle has."""
+    from ..storage.runs import check_meta, clean_family
+    from .runs import parse_at
+
+    if value is None:
+        return {}
+    if not isinstance(value, list) or len(value) > MAX_BUNDLE_STREAMS:
+        raise InputError(f"{_BAD}: its runs are not a list of at most {MAX_BUNDLE_STREAMS}")
+    out = {}
+    for item in value:
+        if not isinstance(item, dict) or set(item) - {"system", "family", "at", "meta"}:
+            raise InputError(f"{_BAD}: a run is not an object with system, family, at and meta")
+        system, family, at, meta = item.get("system"), item.get("family"), item.get("at"), item.get("meta") or {}
+        if system not in systems:
+            raise InputError(f"{_BAD}: a run names a system the bundle does not have")
+        if family is not None and not isinstance(family, str):
+            raise InputError(f"{_BAD}: the family of run '{system}' is not text")
+        if not isinstance(at, str) or not isinstance(meta, dict):
+            raise InputError(f"{_BAD}: run '{system}' has no time or its metadata is not an object")
+        out[system] = (clean_family(family), parse_at(at), json.dumps(check_meta(meta)))
+    return out
 
 
 def import_bundle(store, data: bytes, name: str | None = None, owner: str | None = None) -> str:
@@ -202,4 +231,23 @@ def import_bundle(store, data: bytes, name: str | None = None, owner: str | None
         owner=owner,
         language_how=b.language_how,
         annotations=b.annotations,
+        runs=b.runs,
     )
+
+
+def add_bundle_runs(store, set_id: str, data: bytes, visitor=None) -> list[str]:
+    """Add the systems of a bundle that a saved set does not have yet, with their run facts (a history
+    moved from another workspace, or a colleague's new runs). The bundle must hold the set's own test
+    set: the same references, in the same order; else nothing is added. Returns the names added."""
+    from ..storage.runs import no_facts
+
+    b = read_bundle(data)
+    saved = store.load(set_id)
+    if list(b.corpus.references.values()) != list(saved.corpus.references.values()):
+        raise InputError("the bundle's references are not this set's: its runs were made on another test set")
+    new = {n: v for n, v in b.corpus.systems.items() if n not in saved.corpus.systems}
+    if not new:
+        raise InputError("the bundle has no system this set does not have already")
+    facts = {n: (b.runs or {}).get(n) or no_facts() for n in new}
+    store.add_systems(set_id, new, visitor, runs=facts)
+    return list(new)

@@ -45,6 +45,11 @@ def utc_iso(when: dt.datetime) -> str:
     return when.astimezone(dt.timezone.utc).isoformat(timespec="seconds")
 
 
+def no_facts() -> tuple[None, str, str]:
+    """The run facts of a system given without any: no family, made now, no metadata."""
+    return (None, utc_iso(dt.datetime.now(dt.timezone.utc)), "{}")
+
+
 def clean_family(family: str | None) -> str | None:
     family = " ".join(str(family or "").split())[:MAX_FAMILY]
     return family or None

@@ -103,3 +103,22 @@ def test_a_link_reader_sees_the_history_but_no_form(tmp_path, monkeypatch):
     no_errors(at)
     assert list(at.dataframe[0].value["run"]) == ["m-1", "m-2", "UEdin"]
     assert not [u for u in at.get("file_uploader")]
+
+
+def test_a_bundle_uploaded_into_the_set_adds_its_new_runs(tmp_path, monkeypatch):
+    from mtlens.service.bundles import export_bundle, import_bundle
+    from mtlens.service.runs import add_run
+    from mtlens.ui import state
+
+    sid = _set_with_runs(tmp_path, monkeypatch)
+    store = state.store()
+    elsewhere = import_bundle(store, export_bundle(store, sid))  # a colleague's copy, one more run in it
+    add_run(store, elsewhere, _bytes("HuaweiTSC"), "c.txt", name="m-3", family="m", at="2026-11-03")
+    at = _page(sid)
+    at.file_uploader(key="hist_file").set_value(
+        [("set.mtlens.gz", export_bundle(store, elsewhere), "application/gzip")]
+    )
+    at.button(key="FormSubmitter:hist_add-Add run").click().run()
+    no_errors(at)
+    assert not errors(at), errors(at)
+    assert list(at.dataframe[0].value["run"]) == ["m-1", "m-2", "m-3", "UEdin"]

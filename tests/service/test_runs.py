@@ -126,3 +126,74 @@ def test_times_are_read_as_iso_8601_in_utc():
     assert service_runs.parse_at("2026-11-26T10:30:00+02:00") == "2026-11-26T08:30:00+00:00"
     assert service_runs.parse_at("2026-11-26T10:30:00Z") == "2026-11-26T10:30:00+00:00"
     assert service_runs.parse_at(" ") is None
+
+
+def test_a_bundle_carries_the_runs_and_adds_its_new_runs_to_a_set(tmp_path):
+    from mtlens.service.bundles import add_bundle_runs, export_bundle, import_bundle
+
+    a = Store(tmp_path / "a")
+    set_id = _set(a)
+    service_runs.add_run(
+        a, set_id, _bytes("HuaweiTSC"), "H.txt", name="m-1", family="m", at="2026-01-01", meta={"step": "1"}
+    )
+    b = Store(tmp_path / "b")
+    copy = import_bundle(b, export_bundle(a, set_id))
+    assert [(r.name, r.family, r.at, r.meta) for r in b.runs(copy)][0] == (
+        "m-1",
+        "m",
+        "2026-01-01T00:00:00+00:00",
+        {"step": "1"},
+    )
+    # a new run made in workspace a reaches the copy in b by a bundle: only the systems b lacks are added
+    service_runs.add_run(a, set_id, _bytes("VolcTrans-GLAT"), "V.txt", name="m-2", family="m", at="2026-01-02")
+    assert add_bundle_runs(b, copy, export_bundle(a, set_id)) == ["m-2"]
+    assert [r.name for r in b.runs(copy) if r.family == "m"] == ["m-1", "m-2"]
+    with pytest.raises(InputError, match="no system this set does not have"):
+        add_bundle_runs(b, copy, export_bundle(a, set_id))
+    other = b.save(Corpus.build({"ref": read(SAMPLE / "ref2.txt")}, {"X": read(SAMPLE / "UEdin.txt")}), "other")
+    with pytest.raises(InputError, match="references are not this set's"):
+        add_bundle_runs(b, other, export_bundle(a, set_id))
+    with pytest.raises(InputError, match="only the owner"):
+        owned = b.save(
+            Corpus.build({"ref": read(SAMPLE / "ref.txt")}, {"X": read(SAMPLE / "UEdin.txt")}), "o", owner="browser:x"
+        )
+        add_bundle_runs(b, owned, export_bundle(a, set_id), visitor=Visitor("browser:y", "y"))
+
+
+@pytest.mark.parametrize(
+    ("runs", "said"),
+    [
+        ([{"system": "nope", "at": "2026-01-01"}], "a run names a system the bundle does not have"),
+        ([{"system": "UEdin", "at": "soon"}], "is not an ISO-8601 time"),
+        ([{"system": "UEdin", "at": "2026-01-01", "meta": {"k": "x" * 600}}], "longer than 500"),
+        ([{"system": "UEdin", "at": "2026-01-01", "extra": 1}], "a run is not an object"),
+        ("runs", "runs are not a list"),
+    ],
+)
+def test_bad_run_facts_in_a_bundle_are_one_sentence(tmp_path, runs, said):
+    import gzip
+    import json
+
+    from mtlens.service.bundles import export_bundle, import_bundle
+
+    a = Store(tmp_path / "a")
+    doc = json.loads(gzip.decompress(export_bundle(a, _set(a))))
+    doc["runs"] = runs
+    with pytest.raises(InputError, match=said):
+        import_bundle(Store(tmp_path / "b"), gzip.compress(json.dumps(doc).encode()))
+    assert Store(tmp_path / "b").list() == []
+
+
+def test_a_version_1_bundle_is_still_read(tmp_path):
+    import gzip
+    import json
+
+    from mtlens.service.bundles import export_bundle, import_bundle
+
+    a = Store(tmp_path / "a")
+    doc = json.loads(gzip.decompress(export_bundle(a, _set(a))))
+    del doc["runs"]
+    doc["version"] = 1
+    b = Store(tmp_path / "b")
+    sid = import_bundle(b, gzip.compress(json.dumps(doc).encode()))
+    assert [r.family for r in b.runs(sid)] == [None, None]

@@ -26,7 +26,13 @@ def _add_form(ds: state.Dataset) -> None:
     """Upload a run into this saved set (shown only to who may change it)."""
     with st.expander("Add a run to this set", expanded=False):
         with st.form("hist_add", clear_on_submit=True, border=False):
-            up = st.file_uploader("System output (one line per segment, UTF-8)", key="hist_file", type=None)
+            up = st.file_uploader(
+                "System output (one line per segment, UTF-8), or a set bundle of the same test set",
+                key="hist_file",
+                type=None,
+                help="A bundle (from 'Download this set') adds the systems this set does not have, with their own "
+                "family, time and metadata; the fields below are then not used.",
+            )
             c1, c2 = st.columns(2)
             name = c1.text_input("Run name", key="hist_name", placeholder="default: the file's name")
             known = service_runs.families(state.store(), ds.set_id)
@@ -52,11 +58,19 @@ def _add_form(ds: state.Dataset) -> None:
                 st.error("Choose the run's file first.")
                 return
             try:
+                data = up.getvalue()
+                if data[:2] == b"\x1f\x8b":  # a set bundle
+                    from ...service.bundles import add_bundle_runs
+
+                    added = add_bundle_runs(state.store(), ds.set_id, data, identity.visitor())
+                    state.open_set(ds.set_id)
+                    st.session_state["hist_added"] = ", ".join(added)
+                    st.rerun()
                 when = dt.datetime.combine(day, at, tzinfo=dt.timezone.utc).isoformat()
                 run = service_runs.add_run(
                     state.store(),
                     ds.set_id,
-                    up.getvalue(),
+                    data,
                     up.name,
                     name or None,
                     family or None,
