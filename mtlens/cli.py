@@ -576,7 +576,15 @@ def _run_report(args) -> str:
         comparisons = {m: compare(r, "bootstrap", n=args.n, seed=args.seed) for m, r in results.items()}
     title = args.title or (_store(args).load(args.set).info.name if args.set else "mtlens report")
     pins = _store(args).pins(args.set) if args.set else []  # the sentences pinned for the presentation
-    html = build_html_report(corpus, results, comparisons, title, pins)
+    history = None
+    if args.set:  # a set with runs of a family: their history on the first metric, a slide of the presentation
+        from .service.runs import families, history_to_dict
+        from .service.runs import history as runs_history
+
+        first = next(iter(results))
+        if families(_store(args), args.set) and first in REGISTRY:
+            history = history_to_dict(runs_history(_store(args), args.set, metrics=first, seed=args.seed))
+    html = build_html_report(corpus, results, comparisons, title, pins, history)
     try:
         Path(args.output).write_text(html, encoding="utf-8")
     except OSError as err:

@@ -64,12 +64,13 @@ def p_text(p: float) -> str:
 
 
 def presentation_slides(
-    corpus: Corpus, results: Mapping[str, MetricResult], cmp: Comparison | None, pins=()
+    corpus: Corpus, results: Mapping[str, MetricResult], cmp: Comparison | None, pins=(), history: dict | None = None
 ) -> list[tuple[str, str]]:
     """The presentation, as (title, HTML) slides: the ranking as WMT findings tables draw it (rank ranges,
     clusters separated by rules, each adjacent delta with the share of humans expected to agree, Kocmi et
-    al. 2024), the significance matrix, then each pinned sentence (:class:`mtlens.storage.store.Pin`). User text
-    is escaped. Numbers with their decimals (:func:`mtlens.exports.numbers.decimals`)."""
+    al. 2024), the significance matrix, the runs over time when ``history`` (a set's history as JSON,
+    :func:`mtlens.service.runs.history_to_dict`) has a family, then each pinned sentence
+    (:class:`mtlens.storage.store.Pin`). User text is escaped. Numbers with their decimals (:func:`mtlens.exports.numbers.decimals`)."""
     from ..analysis.agreement import human_agreement
     from ..metrics import label as metric_label
 
@@ -132,6 +133,10 @@ def presentation_slides(
                 + "</div>",
             )
         )
+    if history and any(r["family"] for r in history["runs"]) and metric in history["metrics"]:
+        from .history import history_slide
+
+        slides.append(history_slide(history, metric))
     for pin in pins:
         i = pin.line
         if not 0 <= i < corpus.n_lines:
@@ -191,6 +196,7 @@ def build_html_report(
     comparisons: Mapping[str, Comparison] | None = None,
     title: str = "mtlens report",
     pins=(),
+    history: dict | None = None,
 ) -> str:
     """The report as one HTML string (about 5 MB, most of it plotly.js); it ends with the presentation
     (:func:`presentation_slides` for the first metric, with the pinned sentences ``pins``), which the
@@ -275,7 +281,7 @@ def build_html_report(
     parts.append("<h2>Signatures</h2><ul>")
     parts += [f"<li><b>{escape(m)}</b>: <code>{escape(r.signature)}</code></li>" for m, r in results.items()]
     parts.append("</ul>")
-    slides = presentation_slides(corpus, results, comparisons.get(metrics[0]), pins)
+    slides = presentation_slides(corpus, results, comparisons.get(metrics[0]), pins, history)
     parts.append("<h2>Presentation</h2><p><button id='mtl-present'>Present</button> (arrow keys move, Esc leaves)</p>")
     parts += [f"<section class='mtl-present'>{html}</section>" for _, html in slides]
     parts.append(_PRESENT_JS)

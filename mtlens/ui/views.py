@@ -38,7 +38,8 @@ from ..service.presentation import (
 from ..service.rankings import LARGE, METRICS_PARAM, SORT_PARAM, clusters_note, default_metrics
 from ..service.rankings import link_params as rankings_link
 from ..service.rankings import table as ranking_table
-from ..service.results import make_metric, metric_names, options_key
+from ..service.results import REGISTRY, make_metric, metric_names, options_key
+from ..service.runs import families
 from . import cached, state
 
 __all__ = [
@@ -158,7 +159,10 @@ def presentation(ds: state.Dataset, opts: Options, metric: str) -> list[tuple[st
     results = cached.metric_results(ds, [m for m in cached.metric_names(ds) if m in wanted], opts)
     results = {metric: results.pop(metric), **results}
     cmp = cached.comparison(ds, metric, opts) if cached.can_test(ds) else None
-    return presentation_slides(ds.corpus, results, cmp, pins(ds))
+    history = None
+    if metric in REGISTRY and families(state.store(), ds.set_id):  # a set with runs of a family: their history
+        history = cached.history(ds, None, [metric], None, opts)
+    return presentation_slides(ds.corpus, results, cmp, pins(ds), history)
 
 
 def autorank_table(results: dict, picked: Sequence[str]) -> pd.DataFrame:

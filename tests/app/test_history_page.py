@@ -122,3 +122,13 @@ def test_a_bundle_uploaded_into_the_set_adds_its_new_runs(tmp_path, monkeypatch)
     no_errors(at)
     assert not errors(at), errors(at)
     assert list(at.dataframe[0].value["run"]) == ["m-1", "m-2", "m-3", "UEdin"]
+
+
+def test_the_presentation_has_a_slide_of_the_runs(tmp_path, monkeypatch):
+    sid = _set_with_runs(tmp_path, monkeypatch)
+    at = AppTest.from_file(str(ROOT / "pages" / "9_Presentation.py"), default_timeout=120)
+    at.query_params.update({"set": sid, "metric": "bleu", "slide": "3"})
+    at.run()
+    no_errors(at)
+    html = at.get("html")[0].proto.body
+    assert "Runs over time: BLEU" in html and "m-2" in html and "mtl-sig" in html
