@@ -90,9 +90,9 @@ def history_figure(doc: dict, metric: str):
                     name=f"{name} 95% CI",
                 )
             )
-        hover = [
-            f"{r['name']}<br>{shown(r['scores'].get(metric), places)}"
-            + ("" if r["ci95"].get(metric, [None])[0] is None else f" [{shown(lo, places)}, {shown(hi, places)}]")
+        detail = [
+            shown(r["scores"].get(metric), places)
+            + ("" if lo is None else f" [{shown(lo, places)}, {shown(hi, places)}]")
             for r, lo, hi in zip(runs, low, high, strict=True)
         ]
         fig.add_trace(
@@ -102,8 +102,9 @@ def history_figure(doc: dict, metric: str):
                 mode="lines+markers" if family else "markers",
                 name=name,
                 legendgroup=name,
-                text=hover,
-                hovertemplate="%{text}<extra></extra>",
+                text=[r["name"] for r in runs],
+                customdata=detail,
+                hovertemplate="%{text}<br>%{customdata}<extra></extra>",
                 error_y=None
                 if family or any(v is None for v in low + high)
                 else {
@@ -124,13 +125,13 @@ def history_figure(doc: dict, metric: str):
                     marker={"symbol": "star", "size": 16, "line": {"width": 1}},
                     name=f"{name}: significant step",
                     legendgroup=name,
-                    text=[
-                        f"{r['name']} vs {s['previous']}: {_signed(s['delta'], places + 1)}, p (Holm) "
-                        f"{shown(s['p_holm'], UNIT_DECIMALS)}, humans agree (est.) "
-                        f"{shown(s['human_agreement'], UNIT_DECIMALS)}"
-                        for r, s in steps
+                    text=[f"{r['name']} vs {s['previous']}" for r, s in steps],
+                    customdata=[
+                        f"{_signed(s['delta'], places + 1)}, p (Holm) {shown(s['p_holm'], UNIT_DECIMALS)}, humans "
+                        f"agree (est.) {shown(s['human_agreement'], UNIT_DECIMALS)}"
+                        for _, s in steps
                     ],
-                    hovertemplate="%{text}<extra></extra>",
+                    hovertemplate="%{text}<br>step %{customdata}<extra></extra>",
                 )
             )
     fig.update_layout(

@@ -138,7 +138,7 @@ def test_a_bundle_carries_the_runs_and_adds_its_new_runs_to_a_set(tmp_path):
     )
     b = Store(tmp_path / "b")
     copy = import_bundle(b, export_bundle(a, set_id))
-    assert [(r.name, r.family, r.at, r.meta) for r in b.runs(copy)][0] == (
+    assert next((r.name, r.family, r.at, r.meta) for r in b.runs(copy)) == (
         "m-1",
         "m",
         "2026-01-01T00:00:00+00:00",
