@@ -349,3 +349,68 @@ def test_score_on_a_saved_set_runs_a_job_and_later_commands_find_the_scores(
     again = json.loads(mtlens("score", "--set", set_id, "--format", "json", data_dir=tmp_path).stdout)
     assert "comet:tiny" in again["signatures"]  # a set's computed scores come with it, like imported ones
     assert store.job(set_id, neural.get_model(store, "tiny").digest)["state"] == "done"
+
+
+# --------------------------------------------------------------------------- runs (issue 34)
+def test_a_fourth_run_scores_only_its_own_segments_and_the_gate_reads_comet(
+    neural_python, tiny_models, files, tmp_path
+):
+    """Three COMET-scored runs, then a fourth added with ``mtlens add``: the set's job scores the new run's
+    N segments alone (the cache holds the other 3N), and the gate and the history read comet:tiny."""
+    store = Store(tmp_path)
+    model = neural.add_model(store, "tiny", tiny_models["tiny-comet"])
+    set_id = _saved_set(store, files, systems=(*SYSTEMS, "Online-W"))
+    mtlens("score", "--set", set_id, "--metrics", "comet:tiny", "--format", "json", data_dir=tmp_path)
+    job = store.job(set_id, model.digest)
+    assert (job["resumed_at"], job["done"], job["total"]) == (0, 3 * N, 3 * N)
+    with sqlite3.connect(store.path) as con:
+        cached = con.execute("SELECT COUNT(*) FROM neural").fetchone()[0]
+    fourth = tmp_path / "fourth.txt"
+    lines = (SAMPLE / "VolcTrans-GLAT.txt").read_text(encoding="utf-8").split("\n")[:N]
+    fourth.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    mtlens("add", "--set", set_id, str(fourth), "--name", "run-4", "--family", "f", data_dir=tmp_path)
+    gate = mtlens(
+        "gate",
+        "--set",
+        set_id,
+        "--baseline",
+        "UEdin",
+        "--candidate",
+        "run-4",
+        "--metrics",
+        "comet:tiny,bleu",
+        "--format",
+        "json",
+        data_dir=tmp_path,
+        check=False,
+    )
+    assert gate.returncode in (0, 1), gate.stderr
+    job = store.job(set_id, model.digest)
+    assert (job["resumed_at"], job["done"], job["total"]) == (3 * N, 4 * N, 4 * N)  # only the new N
+    with sqlite3.connect(store.path) as con:
+        assert con.execute("SELECT COUNT(*) FROM neural").fetchone()[0] == cached + N
+    doc = json.loads(gate.stdout)
+    comet = next(m for m in doc["metrics"] if m["metric"] == "comet:tiny")
+    gold = comet_score(neural_python, tiny_models["tiny-comet"], files, ("UEdin",))
+    assert comet["baseline"] == pytest.approx(np.mean([s["COMET"] for s in gold["UEdin"]]), abs=1e-6)
+    hist = mtlens("history", "--set", set_id, "--metrics", "comet:tiny", "--format", "json", data_dir=tmp_path)
+    runs = json.loads(hist.stdout)["runs"]
+    assert runs[-1]["name"] == "run-4" and runs[-1]["scores"]["comet:tiny"] == pytest.approx(comet["candidate"])
+
+
+def test_the_gate_with_a_qe_model_needs_the_source(neural_python, tiny_models, files, tmp_path):
+    mtlens("models", "add", "kiwi", str(tiny_models["tiny-kiwi"]), data_dir=tmp_path)
+    proc = mtlens(
+        "gate",
+        "--ref",
+        str(files / "ref.txt"),
+        "--baseline",
+        str(files / "UEdin.txt"),
+        "--candidate",
+        str(files / "HuaweiTSC.txt"),
+        "--metrics",
+        "comet:kiwi",
+        data_dir=tmp_path,
+        check=False,
+    )
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "source" in proc.stderr, proc.stderr
