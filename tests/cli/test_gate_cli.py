@@ -33,6 +33,16 @@ def mtlens(*args, data_dir: Path, cwd: Path = ROOT) -> subprocess.CompletedProce
     )
 
 
+def inproc(capsys, *argv, data_dir: Path) -> subprocess.CompletedProcess:
+    """The same command in this process (``mtlens.cli.main``): the many bad-input cases need no new
+    interpreter each; the verdicts and the recipe run whole processes."""
+    from mtlens.cli import main
+
+    code = main([*argv, "--data-dir", str(data_dir)])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(argv, code, out, err)
+
+
 def _write(path: Path, lines: list[str]) -> Path:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -159,12 +169,12 @@ def test_a_pass_exits_0_and_names_with_the_same_stem_are_told_apart(tmp_path):
         (["--candidate", "MISSING"], "MISSING"),
     ],
 )
-def test_bad_input_is_one_sentence_exit_2(tmp_path, extra, said):
+def test_bad_input_is_one_sentence_exit_2(tmp_path, capsys, extra, said):
     short = _write(tmp_path / "short.txt", ["a", "b", "c"])
     args = ["gate", "--ref", str(SAMPLE / "ref.txt"), "--baseline", str(SAMPLE / "UEdin.txt")]
     args += ["--candidate", str(SAMPLE / "Online-W.txt")]
     extra = [str(short) if x == "SHORT" else str(tmp_path / "MISSING.txt") if x == "MISSING" else x for x in extra]
-    proc = mtlens(*args, *extra, data_dir=tmp_path / "ws")
+    proc = inproc(capsys, *args, *extra, data_dir=tmp_path / "ws")
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     assert said in proc.stderr and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert proc.stdout == ""
@@ -260,10 +270,15 @@ def test_add_then_history_and_gate_on_a_set(tmp_path):
         (["gate", "--set", "SET", "--baseline", "nope", "--candidate", "UEdin"], "the baseline 'nope' is not a system"),
     ],
 )
-def test_bad_runs_input_is_one_sentence_exit_2_and_saves_nothing(tmp_path, argv, said):
-    set_id = _saved(tmp_path)
+def test_bad_runs_input_is_one_sentence_exit_2_and_saves_nothing(tmp_path, capsys, argv, said):
+    from mtlens.service.evaluation import evaluate, save
+    from mtlens.service.inputs import load_corpus
+
+    files = [SAMPLE / f"{n}.txt" for n in ("HuaweiTSC", "Online-W", "UEdin", "VolcTrans-GLAT")]
+    ev = evaluate(load_corpus([SAMPLE / "ref.txt", SAMPLE / "ref2.txt"], files))
+    set_id = save(Store(tmp_path), ev, "sample copy").set_id
     short = _write(tmp_path / "short.txt", ["a", "b", "c"])
     subs = {"SET": set_id, "SHORT": str(short), "GOOD": str(SAMPLE / "Online-W.txt")}
-    proc = mtlens(*[subs.get(x, x) for x in argv], data_dir=tmp_path)
+    proc = inproc(capsys, *[subs.get(x, x) for x in argv], data_dir=tmp_path)
     assert proc.returncode == 2 and said in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
     assert [r.name for r in Store(tmp_path).runs(set_id)] == ["HuaweiTSC", "Online-W", "UEdin", "VolcTrans-GLAT"]

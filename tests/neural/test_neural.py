@@ -391,7 +391,7 @@ def test_a_fourth_run_scores_only_its_own_segments_and_the_gate_reads_comet(
         assert con.execute("SELECT COUNT(*) FROM neural").fetchone()[0] == cached + N
     doc = json.loads(gate.stdout)
     comet = next(m for m in doc["metrics"] if m["metric"] == "comet:tiny")
-    gold = comet_score(neural_python, tiny_models["tiny-comet"], files, ("UEdin",))
+    gold = comet_score(neural_python, tiny_models["tiny-comet"], files, SYSTEMS)  # the file the first test made
     assert comet["baseline"] == pytest.approx(np.mean([s["COMET"] for s in gold["UEdin"]]), abs=1e-6)
     hist = mtlens("history", "--set", set_id, "--metrics", "comet:tiny", "--format", "json", data_dir=tmp_path)
     runs = json.loads(hist.stdout)["runs"]
