@@ -278,6 +278,14 @@ def test_upload_rankings_csv_equals_cli_and_screenshots(browser, server, tmp_pat
     ):
         _goto(page, label)
         page.screenshot(path=str(SHOTS / f"{shot}.png"))
+        if label == "Sentences":  # issue 37: the pin button's label is whole, not cut to "Pin for the presenta..."
+            button = page.locator(".st-key-sent_pin button")
+            button.wait_for(timeout=60_000)
+            assert button.inner_text().strip().endswith("Pin for the presentation")
+            cut = button.evaluate(
+                "b => Array.from(b.querySelectorAll('*')).concat([b]).some(e => e.scrollWidth > e.clientWidth + 1)"
+            )
+            assert not cut, "the pin button's label is cut off"
     assert not dialogs
     ctx.close()
 
