@@ -35,6 +35,12 @@ def _add_data_args(s: argparse.ArgumentParser) -> None:
         "--data", metavar="FILE", help="one TSV (with header) or WMT XML file holding references and systems"
     )
     s.add_argument("--set", metavar="ID", help="a saved set of the workspace instead of files (see 'list')")
+    s.add_argument(
+        "--docs",
+        metavar="FILE",
+        help="every line's document (one 'doc_id' or 'doc_id<TAB>domain' per line), for --by and --resample "
+        "documents; WMT XML (--data) carries them already",
+    )
     _add_data_dir(s)
     s.add_argument(
         "-l",
@@ -128,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_args(s)
     _add_metric_args(s, "bleu,chrf")
     s.add_argument("--sentence-level", action="store_true", help="also give one score per line")
+    s.add_argument("--by", choices=["domain", "document"], help="also score every domain (or document) on its own")
 
     c = sub.add_parser("compare", help="significance tests between systems (all pairs, or against a baseline)")
     _add_data_args(c)
@@ -145,6 +152,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--baseline", metavar="NAME", help="compare every system with this one only")
     c.add_argument("--sacrebleu-compatible", action="store_true", help="reproduce sacrebleu's sampling and p-values")
     c.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction")
+    c.add_argument(
+        "--resample",
+        default="segments",
+        choices=["segments", "documents"],
+        help="resample segments (sacrebleu's way, the default) or whole documents (segments of a document are "
+        "correlated; needs documents: --data FILE.xml or --docs FILE)",
+    )
 
     a = sub.add_parser("analyze", help="words vs characters (Denoual & Lepage), human correlation, tBLEU sweep")
     _add_data_args(a)
@@ -316,6 +330,8 @@ def _evaluation(args):
     if args.set is None:
         return evaluate(_load(args), args.language_pair)
     extra = [f for f, v in (("--ref", args.ref), ("--sys", args.sys), ("--src", args.src), ("--data", args.data)) if v]
+    if getattr(args, "docs", None):
+        extra.append("--docs (a saved set keeps the documents it was saved with)")
     if extra:
         raise InputError(f"--set names a saved set; leave out {', '.join(extra)}")
     ev = open_set(_store(args), args.set)
@@ -333,13 +349,23 @@ def _load(args):
         raise InputError("give at least one --ref file (or --data FILE.tsv|FILE.xml)")
     if args.data is None and not args.sys:
         raise InputError("give at least one --sys file (or --data FILE.tsv|FILE.xml)")
-    return load_corpus(args.ref, args.sys, args.src, args.data)
+    corpus = load_corpus(args.ref, args.sys, args.src, args.data)
+    if getattr(args, "docs", None):
+        from .service.inputs import read_documents
+
+        documents, domains = read_documents(read_bytes(args.docs), args.docs, corpus.n_lines)
+        corpus = corpus.with_documents(documents, domains)
+    return corpus
 
 
 def _prepare(args):
     """The evaluation (its corpus with its language pair) and the options, saying on stderr what was
     detected."""
     ev = _evaluation(args)
+    from .service.inputs import documents_notes
+
+    for note in documents_notes(ev.corpus.documents, ev.corpus.domains):
+        print(f"mtlens: note: {note}", file=sys.stderr)
     lang = ev.language
     if lang.how == "detected" and lang.target and args.tokenize is None:
         print(f"mtlens: note: {lang.describe()} (declare the pair with -l SRC-TGT)", file=sys.stderr)
@@ -423,6 +449,18 @@ def _score(args, corpus, metrics, options):
 
 def _run_score(args) -> str:
     corpus, results = _load_and_score(args)
+    if args.by:
+        from .service.analyses import group_scores, groups_labels
+
+        groups = group_scores(results, groups_labels(corpus, args.by))
+        if args.format == "json":
+            doc = report.results_to_dict(results, args.sentence_level)
+            doc["language_pair"] = corpus.language_pair
+            doc.update(report.groups_to_dict(groups, args.by))
+            return report.dumps(doc) + "\n"
+        if args.format in ("csv", "latex"):
+            raise InputError("--by writes json or table")
+        return report.to_table(results) + "\n" + report.groups_to_table(groups, args.by)
     if args.format == "json":
         doc = report.results_to_dict(results, args.sentence_level)
         doc["language_pair"] = corpus.language_pair
@@ -443,9 +481,14 @@ def _run_compare(args) -> str:
     from .service.comparisons import check_test_settings
 
     check_test_settings(args.n or 1, args.seed, args.alpha)
-    _, results = _load_and_score(args)
+    corpus, results = _load_and_score(args)
     if len(next(iter(results.values())).scores) < 2:
         raise InputError("significance tests need at least two systems")
+    documents = None
+    if args.resample == "documents":
+        if corpus.documents is None:
+            raise InputError("--resample documents needs documents: --data FILE.xml (WMT XML) or --docs FILE")
+        documents = corpus.documents
     comparisons = {
         m: compare(
             r,
@@ -455,6 +498,7 @@ def _run_compare(args) -> str:
             baseline=args.baseline,
             alpha=args.alpha,
             sacrebleu_compatible=args.sacrebleu_compatible,
+            documents=documents,
         )
         for m, r in results.items()
     }

@@ -76,6 +76,9 @@ class PairResult:
     p_value: float
     p_holm: float
     significant: bool
+    #: the smallest |delta| this test set detects with 80% power at Holm's strictest level
+    #: (:func:`mtlens.analysis.power.min_detectable_delta`, from the bootstrap's standard error of the delta)
+    min_detectable_delta: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -95,13 +98,16 @@ class Comparison:
     ranking: list[str] = field(default_factory=list)
     #: sentences about the test's power to find anything (the resamples for the number of pairs)
     notes: tuple[str, ...] = ()
+    #: what is resampled: ``segments`` (sacrebleu's way) or ``documents`` (whole documents, issue 35)
+    resample: str = "segments"
 
     @property
     def signature(self) -> str:
         mode = "sacrebleu" if self.sacrebleu_compatible else "mtlens"
         seed = "none" if self.seed is None else str(self.seed)
+        unit = "" if self.resample == "segments" else f"|resample:{self.resample}"
         return (
-            f"test:{self.test}|n:{self.n}|seed:{seed}|alpha:{self.alpha}|correction:holm|mode:{mode}"
+            f"test:{self.test}|n:{self.n}|seed:{seed}|alpha:{self.alpha}|correction:holm{unit}|mode:{mode}"
             f"|version:mtlens-{__version__}"
         )
 
@@ -187,8 +193,14 @@ def _chunks(n_samples: int, n_segments: int):
         yield a, min(n_samples, a + step)
 
 
-def _bootstrap_scores(result: MetricResult, names, idx, compat: bool, progress, label) -> dict[str, np.ndarray]:
-    n_seg = idx.shape[1]
+def _bootstrap_scores(
+    result: MetricResult, names, idx, compat: bool, progress, label, units: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """Every system's score in each resample. ``idx``: the drawn units of each resample (segments, or
+    documents when ``units`` gives each segment's document number): a segment counts as often as its
+    unit was drawn."""
+    n_units = idx.shape[1]
+    n_seg = n_units if units is None else len(units)
     scorer = result.scorer
     out = {n: np.empty(idx.shape[0]) for n in names}
     if not names:
@@ -198,7 +210,10 @@ def _bootstrap_scores(result: MetricResult, names, idx, compat: bool, progress, 
     dtype = np.float32 if compat else np.float64  # sacrebleu sums float32 statistics
     stacked = np.hstack([np.asarray(result.stats[name], dtype=dtype) for name in names])
     for a, b in _chunks(idx.shape[0], n_seg):
-        totals_all = (index_counts(idx[a:b], n_seg).astype(dtype) @ stacked).astype(np.float64)
+        counts = index_counts(idx[a:b], n_units)
+        if units is not None:
+            counts = counts[:, units]  # a document drawn k times counts each of its segments k times
+        totals_all = (counts.astype(dtype) @ stacked).astype(np.float64)
         for j, name in enumerate(names):
             out[name][a:b] = scorer.score_from_totals(totals_all[:, j * k : (j + 1) * k])
         if progress:
@@ -276,13 +291,18 @@ def _bootstrap_pair_p(result: MetricResult, pairs, boot: dict[str, np.ndarray], 
     return out
 
 
-def _ar_pair_p(result: MetricResult, pairs, n, n_seg, seed, baseline, compat: bool, progress) -> list[float]:
+def _ar_pair_p(
+    result: MetricResult, pairs, n, n_seg, seed, baseline, compat: bool, progress, units: np.ndarray | None = None
+) -> list[float]:
     """Paired approximate randomisation (Riezler & Maxwell 2005): each segment's statistics are
     swapped between the two systems with probability 1/2 (the same swaps for every pair);
     ``p = (#{k: |d_k| >= |d_obs|} + 1) / (n + 1)`` (sacrebleu-compatible: strict ``>``)."""
     scorer = result.scorer
     rng = np.random.default_rng(seed)
-    sel = rng.integers(2, size=(n, n_seg), dtype=bool)
+    n_units = n_seg if units is None else int(units.max()) + 1
+    sel = rng.integers(2, size=(n, n_units), dtype=bool)
+    if units is not None:
+        sel = sel[:, units]  # a document's segments are swapped together
     prepared = []
     for a, b in pairs:
         # sacrebleu swaps with the baseline as its first system
@@ -316,6 +336,7 @@ def compare(
     sacrebleu_compatible: bool = False,
     n_ci: int = 1000,
     progress: Progress | None = None,
+    documents: Sequence[str] | None = None,
 ) -> Comparison:
     """Paired tests between systems of one metric.
 
@@ -331,6 +352,10 @@ def compare(
             p-value and interval formulas (and its "seed 0 means random").
         n_ci: bootstrap resamples for the confidence intervals when ``test="ar"``.
         progress: optional callback ``(fraction, message)``.
+        documents: every segment's document id: whole documents are resampled (bootstrap) or swapped
+            (randomisation) instead of segments, since the segments of one document are correlated
+            (a cluster bootstrap; docs/decisions.md, "Documents and domains"). With one segment per
+            document the result is the segment-level one, bit for bit.
 
     Returns:
         A :class:`Comparison`.
@@ -363,6 +388,21 @@ def compare(
             f"the limit is {MAX_DRAWS:,}: use at most --n {MAX_DRAWS // n_seg}"
         )
     rng_seed = (seed if seed else None) if sacrebleu_compatible else seed
+    units = None
+    if documents is not None:
+        if sacrebleu_compatible:
+            raise InputError(
+                "sacrebleu resamples segments only: leave out --sacrebleu-compatible to resample documents"
+            )
+        if len(documents) != n_seg:
+            raise InputError(f"the document ids have {len(documents)} lines, the test set {n_seg}")
+        order = {d: k for k, d in enumerate(dict.fromkeys(documents))}  # numbered in order of appearance
+        units = np.fromiter((order[d] for d in documents), dtype=np.int64, count=n_seg)
+        if len(order) < MIN_TEST_LINES:
+            raise InputError(
+                f"document-level tests need at least {MIN_TEST_LINES} documents; this test set has {len(order)}"
+            )
+    n_units = n_seg if units is None else int(units.max()) + 1
 
     if baseline is None:
         pairs = list(combinations(ranking, 2))
@@ -371,9 +411,9 @@ def compare(
 
     # bootstrap scores: the intervals, and the paired bootstrap test itself
     n_boot = n if test == "bootstrap" else n_ci
-    boot_idx = bootstrap_indices(n_seg, n_boot, np.random.default_rng(rng_seed))
+    boot_idx = bootstrap_indices(n_units, n_boot, np.random.default_rng(rng_seed))
     boot = _bootstrap_scores(
-        result, names, boot_idx, sacrebleu_compatible, progress if test == "bootstrap" else None, result.metric
+        result, names, boot_idx, sacrebleu_compatible, progress if test == "bootstrap" else None, result.metric, units
     )
     ci_fn = _sacrebleu_ci if sacrebleu_compatible else _percentile_ci
     systems = {}
@@ -384,12 +424,25 @@ def compare(
     if test == "bootstrap":
         raw = _bootstrap_pair_p(result, pairs, boot, n, sacrebleu_compatible)
     else:
-        raw = _ar_pair_p(result, pairs, n, n_seg, rng_seed, baseline, sacrebleu_compatible, progress)
+        raw = _ar_pair_p(result, pairs, n, n_seg, rng_seed, baseline, sacrebleu_compatible, progress, units)
     adjusted = holm(raw)
+    from .power import min_detectable_delta
+
     pair_results = [
-        PairResult(a, b, result.metric, result.scores[a] - result.scores[b], float(p), float(ph), bool(ph < alpha))
+        PairResult(
+            a,
+            b,
+            result.metric,
+            result.scores[a] - result.scores[b],
+            float(p),
+            float(ph),
+            bool(ph < alpha),
+            min_detectable_delta(float(np.std(boot[a] - boot[b], ddof=1)), alpha, len(pairs)),
+        )
         for (a, b), p, ph in zip(pairs, raw, adjusted, strict=True)
     ]
+    if units is not None and not sacrebleu_compatible:
+        notes += _wider_note(result, names, systems, n_seg, n_boot, rng_seed)
     sig = {frozenset((p.a, p.b)): p.significant for p in pair_results}
 
     def better(x: str, y: str) -> bool:
@@ -409,7 +462,33 @@ def compare(
         clusters=clusters,
         ranking=ranking,
         notes=tuple(notes),
+        resample="segments" if units is None else "documents",
     )
+
+
+#: the document-level interval is called "much wider" from this ratio of widths on
+WIDER = 1.5
+
+
+def _wider_note(result: MetricResult, names, systems, n_seg: int, n_boot: int, seed) -> list[str]:
+    """A sentence when the document-level intervals are much wider than the segment-level ones (the
+    segments of a document are correlated: a segment-level test would be too optimistic here)."""
+    idx = bootstrap_indices(n_seg, n_boot, np.random.default_rng(seed))
+    seg = _bootstrap_scores(result, names, idx, False, None, result.metric)
+    ratios = []
+    for s in names:
+        _, half, _, _ = _percentile_ci(seg[s])
+        if half > 0:
+            ratios.append(systems[s].ci / half)
+    if not ratios:
+        return []
+    ratio = float(np.median(ratios))
+    if ratio < WIDER:
+        return [f"document-level intervals are {ratio:.1f} times as wide as segment-level ones"]
+    return [
+        f"document-level intervals are {ratio:.1f} times as wide as segment-level ones: the segments of a "
+        "document are correlated, and a segment-level test would claim more than this test set supports"
+    ]
 
 
 @dataclass(frozen=True)

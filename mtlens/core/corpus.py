@@ -31,6 +31,8 @@ class Corpus:
         warnings: notes about the data found while reading (not errors).
         language_pair: ``SRC-TGT`` when known (declared, read from the file, or ``und-TGT`` for a
             detected target), shown in every signature; None otherwise.
+        documents: the document id of every line (WMT XML ``<doc id>``, a documents file), or None.
+        domains: the domain of every line (``<doc domain>``; "" where a document names none), or None.
 
     Raises:
         InputError: no reference, no system, or streams of different lengths.
@@ -46,6 +48,8 @@ class Corpus:
     source: tuple[str, ...] | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
     language_pair: str | None = None
+    documents: tuple[str, ...] | None = None
+    domains: tuple[str, ...] | None = None
 
     @classmethod
     def build(
@@ -56,6 +60,8 @@ class Corpus:
         warnings: Sequence[str] = (),
         language_pair: str | None = None,
         allow_no_reference: bool = False,
+        documents: Sequence[str] | None = None,
+        domains: Sequence[str] | None = None,
     ) -> Corpus:
         """Check and freeze the streams (the only constructor that should be used). A set made from human
         annotations alone has no reference (``allow_no_reference``): lexical metrics then say they need one."""
@@ -80,7 +86,26 @@ class Corpus:
             src = _freeze("source", source, "source")
             if len(src) != n:
                 raise InputError(f"the source has {len(src)} lines, the reference '{first_name}' has {n}")
-        return cls(refs, syss, src, tuple(warnings), language_pair)
+        docs = _labels(documents, "document id", n, first_name)
+        doms = _labels(domains, "domain", n, first_name)
+        if doms is not None and docs is None:
+            raise InputError("domains come with documents: give each line its document id too")
+        if doms is not None and not any(doms):
+            doms = None  # no document names a domain
+        return cls(refs, syss, src, tuple(warnings), language_pair, docs, doms)
+
+    def with_documents(self, documents: Sequence[str] | None, domains: Sequence[str] | None = None) -> Corpus:
+        """The same corpus with every line's document id (and domain), checked."""
+        first_name, first = next(iter((self.references or self.systems).items()))
+        docs = _labels(documents, "document id", len(first), first_name)
+        doms = _labels(domains, "domain", len(first), first_name)
+        if doms is not None and not any(doms):
+            doms = None
+        return dataclasses.replace(self, documents=docs, domains=doms)
+
+    @property
+    def document_count(self) -> int:
+        return len(set(self.documents)) if self.documents is not None else 0
 
     def with_language(self, language_pair: str | None) -> Corpus:
         """The same corpus with its language pair set."""
@@ -103,6 +128,18 @@ class Corpus:
 
     def system_streams(self) -> list[tuple[str, ...]]:
         return list(self.systems.values())
+
+
+def _labels(values, what: str, n: int, first_name: str) -> tuple[str, ...] | None:
+    """Per-line labels (document ids, domains): text, one per line; None stays None."""
+    if values is None:
+        return None
+    out = tuple(values)
+    if len(out) != n:
+        raise InputError(f"the {what}s have {len(out)} lines, the reference '{first_name}' has {n}")
+    if not all(isinstance(v, str) and len(v) <= 200 for v in out):
+        raise InputError(f"every {what} must be text of at most 200 characters")
+    return out
 
 
 def _freeze(name, lines, kind) -> tuple[str, ...]:

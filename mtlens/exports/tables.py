@@ -246,10 +246,13 @@ def comparisons_to_dict(comparisons: Mapping[str, Comparison]) -> dict:
                 "significant": p.significant,
                 # the estimated accuracy of humans agreeing with this delta (Kocmi et al. 2024); None: no fit
                 "human_agreement": human_agreement(p.metric, p.delta),
+                # the smallest |delta| the test set detects with 80% power (docs/decisions.md); None: unknown
+                "min_detectable_delta": p.min_detectable_delta if math.isfinite(p.min_detectable_delta) else None,
             }
             for c in comparisons.values()
             for p in c.pairs
         ],
+        "resample": first.resample,
         "clusters": {m: c.clusters for m, c in comparisons.items()},
         "resamples": {m: c.n for m, c in comparisons.items()},
         "notes": {m: list(c.notes) for m, c in comparisons.items() if c.notes},
@@ -509,3 +512,40 @@ def set_labels(sets) -> dict[str, str]:
     sets = list(sets)
     names = [n for _, n in sets]
     return {i: (f"{n} ({i[:8]})" if names.count(n) > 1 else n) for i, n in sets}
+
+
+def groups_to_dict(groups, by: str) -> dict:
+    """``score --by domain|document --format json``: ``{"by", "groups": [{"group", "lines", "scores": [{"system",
+    "metric", "score"}]}]}`` (full precision)."""
+    return {
+        "by": by,
+        "groups": [
+            {
+                "group": g.name,
+                "lines": len(g.lines),
+                "scores": [
+                    {"system": s, "metric": m, "score": v} for m, by_sys in g.scores.items() for s, v in by_sys.items()
+                ],
+            }
+            for g in groups
+        ],
+    }
+
+
+def groups_to_table(groups, by: str) -> str:
+    """One table per group: systems by the first metric, one column per metric (the table's decimals)."""
+    from .numbers import decimals, shown
+
+    parts = []
+    for g in groups:
+        metrics = list(g.scores)
+        systems = sorted(g.scores[metrics[0]], key=lambda s: -g.scores[metrics[0]][s])
+        rows = [["system", *metrics]]
+        rows += [[s, *(shown(g.scores[m][s], decimals(m, g.scores[m].values())) for m in metrics)] for s in systems]
+        widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
+        lines = [
+            "  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths, strict=True)))
+            for r in rows
+        ]
+        parts.append(f"{by} {g.name} ({len(g.lines):,} lines)\n" + "\n".join(lines))
+    return "\n\n".join(parts) + "\n"

@@ -225,11 +225,13 @@ def parse_wmt_xml(data: bytes, name: str) -> Corpus:
     src: list[str] = []
     refs: dict[str, list[str]] = {}
     syss: dict[str, list[str]] = {}
+    doc_of: list[str] = []  # every line's document id and domain (issue 35)
+    domain_of: list[str] = []
     docs = root.findall(".//doc")
     if not docs:
         raise InputError(f"'{name}' has no <doc> element; expected WMT XML: <dataset><doc><src>...")
-    for doc in docs:
-        doc_id = doc.get("id", "?")
+    for number, doc in enumerate(docs, start=1):
+        doc_id = " ".join((doc.get("id") or f"#{number}").split())[:200]
         src_el = doc.find("src")
         ref_els = doc.findall("ref")
         doc_src = _segments(src_el, doc_id, "source", name) if src_el is not None else None
@@ -242,6 +244,8 @@ def parse_wmt_xml(data: bytes, name: str) -> Corpus:
         else:
             order = []
         offset = len(src) if doc_src is not None else len(next(iter(refs.values()), []))
+        doc_of.extend([doc_id] * len(order))
+        domain_of.extend([" ".join((doc.get("domain") or "").split())[:200]] * len(order))
         if doc_src is not None:
             src.extend(doc_src.values())
         for store, kind, group in ((refs, "reference", doc_refs), (syss, "system", doc_hyps)):
@@ -274,7 +278,7 @@ def parse_wmt_xml(data: bytes, name: str) -> Corpus:
     )
     if s_lang and t_lang:
         pair = f"{s_lang}-{t_lang}"
-    return Corpus.build(refs, syss, src if src else None, language_pair=pair)
+    return Corpus.build(refs, syss, src if src else None, language_pair=pair, documents=doc_of, domains=domain_of)
 
 
 def _ref_names(els) -> list[str]:
@@ -517,3 +521,46 @@ def sample_corpus() -> Corpus:
     """The bundled sample's corpus (the dashboard's first set; neural jobs on it read it from here)."""
     refs, systems, src = sample_files()
     return corpus_from_bytes(refs, systems, src)
+
+
+# --------------------------------------------------------------------------- documents and domains (issue 35)
+def read_documents(data: bytes, name: str, n_lines: int) -> tuple[list[str], list[str] | None]:
+    """A documents file: one line per segment, ``doc_id`` or ``doc_id<TAB>domain``, aligned with the test
+    set's lines. Returns (document ids, domains or None). A document's lines need not be contiguous."""
+    lines = decode_lines(data, name)
+    if len(lines) != n_lines:
+        raise InputError(f"the documents file '{name}' has {len(lines):,} lines; the test set has {n_lines:,}")
+    docs, domains = [], []
+    for k, line in enumerate(lines, start=1):
+        doc, _, domain = line.partition("\t")
+        doc, domain = " ".join(doc.split()), " ".join(domain.split())
+        if not doc:
+            raise InputError(f"line {k} of the documents file '{name}' has no document id")
+        if len(doc) > 200 or len(domain) > 200:
+            raise InputError(f"line {k} of the documents file '{name}' has an id or domain over 200 characters")
+        docs.append(doc)
+        domains.append(domain)
+    return docs, domains if any(domains) else None
+
+
+def documents_notes(documents, domains=None) -> list[str]:
+    """What is worth saying about a test set's documents: documents whose lines are not contiguous (allowed:
+    resampling keeps a document whole wherever its lines are), lines without a domain."""
+    notes = []
+    if documents is None:
+        return notes
+    seen, last, split = set(), None, []
+    for d in documents:
+        if d != last:
+            if d in seen and d not in split:
+                split.append(d)
+            seen.add(d)
+            last = d
+    if split:
+        notes.append(
+            f"{len(split)} document(s) have lines that are not next to each other (e.g. '{split[0][:60]}'); they "
+            "are kept whole when documents are resampled"
+        )
+    if domains is not None and not all(domains):
+        notes.append(f"{sum(1 for x in domains if not x):,} lines have no domain; they form the group '(no domain)'")
+    return notes

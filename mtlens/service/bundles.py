@@ -20,7 +20,8 @@ from ..readers.testset import decode_lines, with_warnings
 from .evaluation import check_side_files
 
 BUNDLE_FORMAT = "mtlens-set"
-#: 2 adds the systems' run facts (time, family, metadata: issue 34); version 1 bundles are still read
+#: 2 adds the systems' run facts (time, family, metadata: issue 34) and every line's document id and domain
+#: (issue 35); version 1 bundles are still read
 BUNDLE_VERSION = 2
 #: counts a bundle may hold (a set with more is not one people compare in a dashboard)
 MAX_BUNDLE_STREAMS = 1000
@@ -48,6 +49,8 @@ def export_bundle(store, set_id: str) -> bytes:
         "scores": [[n, d.hex()] for n, d in s.scores],
         "annotations": [[n, d.hex()] for n, d in s.annotations],
         "runs": [{"system": r.name, "family": r.family, "at": r.at, "meta": r.meta} for r in store.runs(set_id)],
+        "documents": list(c.documents) if c.documents is not None else None,
+        "domains": list(c.domains) if c.domains is not None else None,
     }
     return gzip.compress(json.dumps(doc, ensure_ascii=True).encode("ascii"), mtime=0)
 
@@ -83,6 +86,8 @@ _PARTS = frozenset(
         "scores",
         "annotations",
         "runs",
+        "documents",
+        "domains",
     ]
 )
 _BAD = "that file is not an mtlens set bundle (export one with 'Download this set')"
@@ -187,6 +192,12 @@ def read_bundle(data: bytes) -> Bundle:
     corpus = with_warnings(
         Corpus.build(references, systems, source, language_pair=pair, allow_no_reference=bool(annotations))
     )
+    documents, domains = doc.get("documents"), doc.get("domains")
+    for what, value in (("document ids", documents), ("domains", domains)):
+        if value is not None and (not isinstance(value, list) or not all(isinstance(x, str) for x in value)):
+            raise InputError(f"{_BAD}: its {what} are not a list of text")
+    if documents is not None:
+        corpus = corpus.with_documents(documents, domains)
     human, scores = _files(doc.get("human"), "human"), _files(doc.get("scores"), "scores")
     check_side_files(corpus, human, scores, annotations)
     how = doc.get("language_how")

@@ -22,6 +22,8 @@ _NAMES = {
     "language_defaults": "mtlens.core.language:language_defaults",
     "load_corpus": "mtlens.readers.testset:load_corpus",
     "max_table_rows": "mtlens.core.limits:max_table_rows",
+    "documents_notes": "mtlens.readers.testset:documents_notes",
+    "read_documents": "mtlens.readers.testset:read_documents",
     "read_annotations": "mtlens.readers.mqm:read_annotations",
     "read_bytes": "mtlens.readers.testset:read_bytes",
     "read_lines": "mtlens.readers.testset:read_lines",

@@ -24,6 +24,8 @@ _NAMES = {
     "comparisons_to_latex": "mtlens.exports.tables:comparisons_to_latex",
     "comparisons_to_table": "mtlens.exports.tables:comparisons_to_table",
     "dumps": "mtlens.exports.tables:dumps",
+    "groups_to_dict": "mtlens.exports.tables:groups_to_dict",
+    "groups_to_table": "mtlens.exports.tables:groups_to_table",
     "history_figure": "mtlens.exports.history:history_figure",
     "history_slide": "mtlens.exports.history:history_slide",
     "history_rows": "mtlens.exports.history:history_rows",

@@ -123,5 +123,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             meta TEXT NOT NULL DEFAULT '{}',
             PRIMARY KEY (set_id, system)
         )""",
+        # every line's document id and domain (issue 35), as JSON {"documents": [...], "domains": [...]}
+        "ALTER TABLE sets ADD COLUMN segments TEXT",
     ),
 }

@@ -55,6 +55,27 @@ def _dumps_lines(lines: Sequence[str]) -> str:
     return json.dumps(list(lines), ensure_ascii=True)  # ASCII JSON: lone surrogates survive too
 
 
+def _dumps_segments(corpus: Corpus) -> str | None:
+    if corpus.documents is None:
+        return None
+    return json.dumps({"documents": list(corpus.documents), "domains": list(corpus.domains or [])}, ensure_ascii=True)
+
+
+def _loads_segments(text, n_lines: int) -> tuple[list[str] | None, list[str] | None]:
+    """A set's document ids and domains; a damaged value reads as none (the set still opens)."""
+    try:
+        doc = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        return None, None
+    if not isinstance(doc, dict):
+        return None, None
+    documents, domains = doc.get("documents"), doc.get("domains") or None
+    ok = lambda v: isinstance(v, list) and len(v) == n_lines and all(isinstance(x, str) for x in v)  # noqa: E731
+    if not ok(documents):
+        return None, None
+    return documents, domains if ok(domains) else None
+
+
 def _clean_name(name: str) -> str:
     name = " ".join(str(name).split())[:200]
     if not name:
@@ -106,8 +127,8 @@ class Sets:
         created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         with self._db(write=True) as con:
             con.execute(
-                "INSERT INTO sets (id, name, language_pair, project, created, n_lines, owner, language_how, notes) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO sets (id, name, language_pair, project, created, n_lines, owner, language_how, notes, "
+                "segments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     set_id,
                     name,
@@ -118,6 +139,7 @@ class Sets:
                     owner,
                     language_how,
                     json.dumps(list(corpus.warnings)),
+                    _dumps_segments(corpus),
                 ),
             )
             con.executemany(
@@ -217,8 +239,8 @@ class Sets:
         try:
             with self._db() as con:
                 row = con.execute(
-                    "SELECT id, name, language_pair, project, created, n_lines, owner, language_how, notes "
-                    "FROM sets WHERE id = ?",
+                    "SELECT id, name, language_pair, project, created, n_lines, owner, language_how, notes, "
+                    "segments FROM sets WHERE id = ?",
                     (set_id,),
                 ).fetchone()
                 streams = con.execute(
@@ -249,6 +271,9 @@ class Sets:
         except ValueError:
             notes = []
         corpus = Corpus.build(refs, syss, src, notes, language_pair=row[2], allow_no_reference=True)
+        documents, domains = _loads_segments(row[9], corpus.n_lines)
+        if documents is not None:
+            corpus = corpus.with_documents(documents, domains)
         info = SetInfo(row[0], row[1], row[2], row[3], list(syss), list(refs), row[5], row[4], row[6], row[7])
         human = tuple((n, bytes(d)) for k, n, d in files if k == "human")
         scores = tuple((n, bytes(d)) for k, n, d in files if k == "scores")

@@ -1,0 +1,65 @@
+"""Scores by group of lines: per domain or per document (issue 35).
+
+A group's score is the metric's corpus score over the group's lines: the per-segment statistics of those
+lines summed, then the metric's own formula (for BLEU, chrF and TER exactly what sacrebleu gives when it
+scores those lines alone, since their corpus scores are functions of summed segment statistics).
+Groups are listed in the order of their first line; lines without a label form the group
+:data:`NO_LABEL`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.corpus import Corpus
+from ..core.errors import InputError
+from ..runtime.scoring import MetricResult
+
+#: the group of lines whose document names no domain
+NO_LABEL = "(no domain)"
+BY = ("domain", "document")
+
+
+@dataclass(frozen=True)
+class Group:
+    """One group: its name, its lines (0-based) and every metric's score of every system on them."""
+
+    name: str
+    lines: np.ndarray
+    scores: dict[str, dict[str, float]]
+
+
+def labels_for(corpus: Corpus, by: str) -> tuple[str, ...]:
+    """Every line's group: its domain or its document id; an InputError when the test set has none."""
+    if by not in BY:
+        raise InputError(f"--by takes {' or '.join(BY)}, not '{by}'")
+    values = corpus.domains if by == "domain" else corpus.documents
+    if values is None:
+        where = "WMT XML <doc domain=...>" if by == "domain" else "WMT XML <doc id=...> or --docs FILE"
+        raise InputError(f"this test set has no {by}s ({where} gives them)")
+    return tuple(v or NO_LABEL for v in values)
+
+
+def group_scores(results: Mapping[str, MetricResult], labels: Sequence[str]) -> list[Group]:
+    """Every metric's score of every system on each group of lines."""
+    order = list(dict.fromkeys(labels))
+    where = np.asarray([order.index(x) for x in labels]) if len(order) < 64 else _positions(labels, order)
+    out = []
+    for g, name in enumerate(order):
+        lines = np.flatnonzero(where == g)
+        scores = {}
+        for metric, r in results.items():
+            scores[metric] = {
+                s: float(r.scorer.score_from_totals(np.asarray(st, dtype=np.float64)[lines].sum(axis=0)))
+                for s, st in r.stats.items()
+            }
+        out.append(Group(name, lines, scores))
+    return out
+
+
+def _positions(labels, order) -> np.ndarray:
+    index = {x: k for k, x in enumerate(order)}
+    return np.fromiter((index[x] for x in labels), dtype=np.int64, count=len(labels))

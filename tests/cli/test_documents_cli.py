@@ -1,0 +1,102 @@
+"""`score --by domain|document`, `compare --resample documents`, `--docs FILE` (issue 35): the command-line
+contract, and documents kept with a saved set and its bundle."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mtlens.cli import main
+from mtlens.readers.testset import load_corpus
+from mtlens.service.bundles import export_bundle, import_bundle
+from mtlens.storage.store import Store
+
+from ..conftest import SAMPLE, SHARED
+
+DATA = [
+    "--ref",
+    str(SAMPLE / "ref.txt"),
+    "--sys",
+    *(str(SAMPLE / f"{s}.txt") for s in ("UEdin", "Online-W", "HuaweiTSC")),
+]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def docs(tmp_path):
+    path = tmp_path / "docs.tsv"
+    path.write_text("".join(f"d{i // 5}\t{'news' if i < 100 else 'social'}\n" for i in range(200)), encoding="utf-8")
+    return str(path)
+
+
+def test_score_by_domain_json_contract(capsys, docs):
+    code, out, err = run(
+        capsys, "score", *DATA, "--docs", docs, "--by", "domain", "--metrics", "bleu,chrf", "--format", "json"
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [(g["group"], g["lines"]) for g in doc["groups"]] == [("news", 100), ("social", 100)]
+    assert {(s["system"], s["metric"]) for s in doc["groups"][0]["scores"]} == {
+        (s, m) for s in ("UEdin", "Online-W", "HuaweiTSC") for m in ("bleu", "chrf")
+    }
+    code, out, err = run(capsys, "score", *DATA, "--docs", docs, "--by", "document", "--metrics", "bleu")
+    assert code == 0 and out.count("document d") == 40
+
+
+def test_compare_by_documents_gives_every_pair_its_min_detectable_delta(capsys, docs):
+    code, out, err = run(
+        capsys, "compare", *DATA, "--docs", docs, "--resample", "documents", "--n", "500", "--format", "json"
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["resample"] == "documents" and "resample:documents" in doc["signature"]
+    assert all(p["min_detectable_delta"] > 0 for p in doc["pairs"]) and len(doc["pairs"]) == 6
+    code, out, _ = run(capsys, "compare", *DATA, "--n", "500", "--format", "json")
+    assert all(p["min_detectable_delta"] > 0 for p in json.loads(out)["pairs"])
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["compare", "--resample", "documents"], "--resample documents needs documents"),
+        (["score", "--by", "domain"], "this test set has no domains"),
+        (["score", "--docs", "SHORT"], "has 2 lines; the test set has 200"),
+    ],
+)
+def test_without_documents_it_is_one_sentence(capsys, tmp_path, extra, said):
+    short = tmp_path / "short.tsv"
+    short.write_text("a\nb\n", encoding="utf-8")
+    extra = [str(short) if x == "SHORT" else x for x in extra]
+    code, out, err = run(capsys, extra[0], *DATA, *extra[1:])
+    assert code == 2 and said in err and err.count("\n") == 1 and out == ""
+
+
+def test_documents_and_domains_stay_with_a_saved_set_and_its_bundle(tmp_path):
+    corpus = load_corpus([SAMPLE / "ref.txt"], [SAMPLE / "UEdin.txt"])
+    corpus = corpus.with_documents([f"d{i // 10}" for i in range(200)], ["news"] * 200)
+    a = Store(tmp_path / "a")
+    sid = a.save(corpus, "with documents")
+    back = a.load(sid).corpus
+    assert back.documents == corpus.documents and back.domains == corpus.domains
+    b = Store(tmp_path / "b")
+    copy = b.load(import_bundle(b, export_bundle(a, sid))).corpus
+    assert copy.documents == corpus.documents and copy.domains == corpus.domains
+    a.save(load_corpus([SAMPLE / "ref.txt"], [SAMPLE / "UEdin.txt"]), "without")
+    assert all(s.corpus.documents is None for s in [a.load(x.id) for x in a.list()] if s.info.name == "without")
+
+
+@pytest.mark.shared
+def test_the_wmt_xml_carries_its_documents_through_the_command_line(capsys):
+    xml = str(SHARED / "wmt22-xml" / "wmttest2022.ja-en.all.xml")
+    code, out, err = run(
+        capsys, "score", "--data", xml, "-l", "ja-en", "--by", "domain", "--metrics", "chrf", "--format", "json"
+    )
+    assert code == 0, err
+    groups = json.loads(out)["groups"]
+    assert len(groups) >= 2 and sum(g["lines"] for g in groups) == load_corpus(data=xml).n_lines
