@@ -275,6 +275,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="A",
         help="a regression must also be one humans would notice: estimated agreement at least A (0-1, Kocmi et al. 2024)",
     )
+    g.add_argument("--docs", metavar="FILE", help="every line's document ('doc_id[<TAB>domain]' per line)")
+    g.add_argument(
+        "--resample",
+        default="segments",
+        choices=["segments", "documents"],
+        help="resample segments (default) or whole documents (--docs, or a saved set's documents)",
+    )
     g.add_argument("--format", default="text", choices=["text", "json", "markdown", "junit"])
     g.add_argument("-o", "--output", metavar="FILE", help="also write the verdict (in --format) to this file")
     _add_option_flags(g)
@@ -849,14 +856,17 @@ def _run_gate(args) -> str:
         min_agreement=args.min_agreement,
         options=given,
         say=_say,
+        resample=args.resample,
     )
     if args.set is not None:
-        extra = [f for f, v in (("--ref", args.ref), ("--src", args.src)) if v]
+        extra = [f for f, v in (("--ref", args.ref), ("--src", args.src), ("--docs", args.docs)) if v]
         if extra:
             raise InputError(f"--set names a saved set; leave out {', '.join(extra)}")
         res = gate_set(_store(args), args.set, args.baseline, args.candidate, **common)
     else:
-        res = gate_files(_store(args), args.ref, args.baseline, args.candidate, args.src, args.language_pair, **common)
+        res = gate_files(
+            _store(args), args.ref, args.baseline, args.candidate, args.src, args.language_pair, args.docs, **common
+        )
     out = render(res, args.format)
     if args.output:
         from pathlib import Path

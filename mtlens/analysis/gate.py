@@ -72,6 +72,8 @@ class GateResult:
     seed: int | None
     lines: int
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: what was resampled: segments, or whole documents
+    resample: str = "segments"
 
     @property
     def rule(self) -> str:
@@ -81,7 +83,8 @@ class GateResult:
     @property
     def test(self) -> str:
         seed = "none" if self.seed is None else str(self.seed)
-        return f"test:paired-bootstrap|n:{self.n}|seed:{seed}|alpha:{self.alpha:g}|correction:holm-over-metrics"
+        unit = "" if self.resample == "segments" else f"|resample:{self.resample}"
+        return f"test:paired-bootstrap|n:{self.n}|seed:{seed}|alpha:{self.alpha:g}|correction:holm-over-metrics{unit}"
 
 
 def check_gate_settings(alpha: float, min_agreement: float | None) -> None:
@@ -99,10 +102,12 @@ def gate(
     min_agreement: float | None = None,
     n: int | None = None,
     seed: int | None = DEFAULT_SEED,
+    documents=None,
 ) -> GateResult:
     """The gate's verdict for ``candidate`` against ``baseline`` on every metric of ``results`` (each holding
     both systems). ``n``: bootstrap resamples (default 1,000, more when the metrics are so many that Holm's
-    correction needs them: :func:`~mtlens.analysis.significance.resamples_needed`)."""
+    correction needs them: :func:`~mtlens.analysis.significance.resamples_needed`). ``documents``: every
+    line's document id: whole documents are resampled (the test and the smallest detectable delta)."""
     check_gate_settings(alpha, min_agreement)
     if not results:
         raise InputError("the gate needs at least one metric")
@@ -121,7 +126,7 @@ def gate(
     n = n or max(DEFAULT_SAMPLES["bootstrap"], resamples_needed(m, alpha))
     raw = []
     for r in results.values():
-        (pd,), _ = paired_deltas(r, [(candidate, baseline)], n, seed)
+        (pd,), _ = paired_deltas(r, [(candidate, baseline)], n, seed, documents=documents)
         raw.append(pd)
     adjusted = holm([pd.p_value for pd in raw])
     out, notes = [], []
@@ -154,4 +159,5 @@ def gate(
             )
         )
     verdict = "regression" if any(g.regression for g in out) else "pass"
-    return GateResult(verdict, baseline, candidate, out, alpha, min_agreement, n, seed, lines, tuple(notes))
+    resample = "segments" if documents is None else "documents"
+    return GateResult(verdict, baseline, candidate, out, alpha, min_agreement, n, seed, lines, tuple(notes), resample)

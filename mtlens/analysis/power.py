@@ -30,3 +30,21 @@ def min_detectable_delta(se: float, alpha: float, tests: int = 1, power: float =
         return math.nan
     z = NormalDist()
     return (z.inv_cdf(1 - alpha / (2 * max(tests, 1))) + z.inv_cdf(power)) * se
+
+
+def segments_needed(
+    se: float, n_segments: int, delta: float, alpha: float, tests: int = 1, power: float = POWER
+) -> int | None:
+    """How many segments (of the same kind) a test set needs so that ``|delta|`` is detected with ``power``:
+    the standard error falls as ``1 / sqrt(n)``, so ``n * (min_detectable_delta / delta) ** 2`` (None for a
+    zero delta or an unknown standard error).
+
+    >>> segments_needed(1.0, 1000, 2.8016, 0.05)  # the delta detectable now: the lines there are
+    1000
+    >>> segments_needed(1.0, 1000, 1.4008, 0.05)  # half that delta: four times the lines
+    4000
+    """
+    mdd = min_detectable_delta(se, alpha, tests, power)
+    if not math.isfinite(mdd) or not delta:
+        return None
+    return max(1, math.ceil(n_segments * (mdd / abs(delta)) ** 2 - 1e-9))

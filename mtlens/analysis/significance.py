@@ -79,6 +79,8 @@ class PairResult:
     #: the smallest |delta| this test set detects with 80% power at Holm's strictest level
     #: (:func:`mtlens.analysis.power.min_detectable_delta`, from the bootstrap's standard error of the delta)
     min_detectable_delta: float = math.nan
+    #: the bootstrap's standard deviation of the resampled deltas (the delta's standard error)
+    se: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -394,14 +396,7 @@ def compare(
             raise InputError(
                 "sacrebleu resamples segments only: leave out --sacrebleu-compatible to resample documents"
             )
-        if len(documents) != n_seg:
-            raise InputError(f"the document ids have {len(documents)} lines, the test set {n_seg}")
-        order = {d: k for k, d in enumerate(dict.fromkeys(documents))}  # numbered in order of appearance
-        units = np.fromiter((order[d] for d in documents), dtype=np.int64, count=n_seg)
-        if len(order) < MIN_TEST_LINES:
-            raise InputError(
-                f"document-level tests need at least {MIN_TEST_LINES} documents; this test set has {len(order)}"
-            )
+        units = document_units(documents, n_seg)
     n_units = n_seg if units is None else int(units.max()) + 1
 
     if baseline is None:
@@ -428,6 +423,7 @@ def compare(
     adjusted = holm(raw)
     from .power import min_detectable_delta
 
+    ses = [float(np.std(boot[a] - boot[b], ddof=1)) for a, b in pairs]
     pair_results = [
         PairResult(
             a,
@@ -437,9 +433,10 @@ def compare(
             float(p),
             float(ph),
             bool(ph < alpha),
-            min_detectable_delta(float(np.std(boot[a] - boot[b], ddof=1)), alpha, len(pairs)),
+            min_detectable_delta(se, alpha, len(pairs)),
+            se,
         )
-        for (a, b), p, ph in zip(pairs, raw, adjusted, strict=True)
+        for (a, b), p, ph, se in zip(pairs, raw, adjusted, ses, strict=True)
     ]
     if units is not None and not sacrebleu_compatible:
         notes += _wider_note(result, names, systems, n_seg, n_boot, rng_seed)
@@ -464,6 +461,19 @@ def compare(
         notes=tuple(notes),
         resample="segments" if units is None else "documents",
     )
+
+
+def document_units(documents: Sequence[str], n_seg: int) -> np.ndarray:
+    """Every segment's document as a number (documents numbered in order of appearance, so one segment per
+    document in order gives the segments' own numbers); at least MIN_TEST_LINES documents."""
+    if len(documents) != n_seg:
+        raise InputError(f"the document ids have {len(documents)} lines, the test set {n_seg}")
+    order = {d: k for k, d in enumerate(dict.fromkeys(documents))}
+    if len(order) < MIN_TEST_LINES:
+        raise InputError(
+            f"document-level tests need at least {MIN_TEST_LINES} documents; this test set has {len(order)}"
+        )
+    return np.fromiter((order[d] for d in documents), dtype=np.int64, count=n_seg)
 
 
 #: the document-level interval is called "much wider" from this ratio of widths on
@@ -505,13 +515,18 @@ class PairedDelta:
 
 
 def paired_deltas(
-    result: MetricResult, pairs: Sequence[tuple[str, str]], n: int, seed: int | None = DEFAULT_SEED, systems=None
+    result: MetricResult,
+    pairs: Sequence[tuple[str, str]],
+    n: int,
+    seed: int | None = DEFAULT_SEED,
+    systems=None,
+    documents: Sequence[str] | None = None,
 ) -> tuple[list[PairedDelta], dict[str, SystemCI]]:
     """The paired bootstrap for chosen pairs only (the release gate's one pair, a history's consecutive
     runs), with every system's 95% interval from the same resamples: one draw of ``n`` resamples of the
     segments, as :func:`compare` draws them (same seed, same resamples). ``systems``: the systems to give
     intervals for (default: those in ``pairs``). No correction is applied here: the caller knows its family
-    of tests."""
+    of tests. ``documents``: resample whole documents (as :func:`compare`)."""
     check_test_settings(n, seed, 0.05)
     names = list(dict.fromkeys([*(systems or []), *(x for pair in pairs for x in pair)]))
     n_seg = len(next(iter(result.stats.values())))
@@ -522,8 +537,10 @@ def paired_deltas(
         )
     if n * n_seg > MAX_DRAWS:
         raise InputError(f"{n:,} resamples of {n_seg:,} lines exceed the limit of {MAX_DRAWS:,} drawn segments")
-    idx = bootstrap_indices(n_seg, n, np.random.default_rng(seed))
-    boot = _bootstrap_scores(result, names, idx, False, None, result.metric)
+    units = None if documents is None else document_units(documents, n_seg)
+    n_units = n_seg if units is None else int(units.max()) + 1
+    idx = bootstrap_indices(n_units, n, np.random.default_rng(seed))
+    boot = _bootstrap_scores(result, names, idx, False, None, result.metric, units)
     cis = {s: SystemCI(result.scores[s], *_percentile_ci(boot[s])) for s in names}
     out = []
     for a, b in pairs:

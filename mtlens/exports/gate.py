@@ -46,6 +46,7 @@ def to_dict(res: GateResult) -> dict:
         "min_agreement": res.min_agreement,
         "rule": res.rule,
         "test": res.test,
+        "resample": res.resample,
         "notes": list(res.notes),
     }
 
@@ -86,7 +87,8 @@ _HEAD = ["metric", "baseline", "candidate", "delta", "p", "p (Holm)", "humans ag
 def _footer(res: GateResult) -> list[str]:
     lines = [
         f"Rule: {res.rule}.",
-        f"p: two-sided paired bootstrap p-value over {res.lines:,} lines, {res.n:,} resamples; p (Holm): corrected "
+        f"p: two-sided paired bootstrap p-value over {res.lines:,} lines ({res.resample} resampled), {res.n:,} "
+        f"resamples; p (Holm): corrected "
         f"over the {len(res.metrics)} metrics; min. detectable: smallest |delta| found with 80% power.",
     ]
     return lines + [f"Note: {n}" for n in res.notes]

@@ -20,6 +20,8 @@ _NAMES = {
     "disagreements": "mtlens.analysis.mqm_summary:disagreements",
     "document_scores": "mtlens.analysis.mqm_summary:document_scores",
     "error_counts": "mtlens.analysis.mqm_summary:error_counts",
+    "min_detectable_delta": "mtlens.analysis.power:min_detectable_delta",
+    "segments_needed": "mtlens.analysis.power:segments_needed",
     "group_scores": "mtlens.analysis.groups:group_scores",
     "groups_labels": "mtlens.analysis.groups:labels_for",
     "frequency_buckets": "mtlens.analysis.pairwise:frequency_buckets",

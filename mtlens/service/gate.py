@@ -33,9 +33,11 @@ def gate_evaluation(
     options=None,
     visitor=None,
     say=None,
+    resample: str = "segments",
 ) -> GateResult:
     """The gate on an evaluation holding both systems (a saved set's stored statistics are reused).
-    ``options``: explicit metric options over the language's defaults."""
+    ``options``: explicit metric options over the language's defaults; ``resample``: ``segments`` or
+    ``documents`` (the evaluation's documents: WMT XML, a documents file, a saved set's)."""
     from .evaluation import kept_options
     from .results import named_results
 
@@ -49,8 +51,15 @@ def gate_evaluation(
         raise InputError("the candidate and the baseline are the same system; name two")
     opts = options_for(ev.language, DEFAULTS, options)
     keep = kept_options(store, ev.set_id, ev.language, visitor) if ev.set_id else None
+    documents = None
+    if resample == "documents":
+        documents = ev.corpus.documents
+        if documents is None:
+            raise InputError("--resample documents needs documents: --docs FILE (or a saved set that has them)")
+    elif resample != "segments":
+        raise InputError(f"--resample takes segments or documents, not '{resample}'")
     results = named_results(store, ev, metrics or DEFAULT_METRICS, opts, keep, say)
-    return gate(results, baseline, candidate, alpha, min_agreement)
+    return gate(results, baseline, candidate, alpha, min_agreement, documents=documents)
 
 
 def gate_set(store, set_id: str, baseline: str, candidate: str, **kwargs) -> GateResult:
@@ -67,6 +76,7 @@ def gate_files(
     candidate: str,
     source: str | None = None,
     language_pair: str | None = None,
+    docs: str | None = None,
     **kwargs,
 ) -> GateResult:
     """The gate between two files against the references (nothing is saved). The systems are named by
@@ -83,5 +93,10 @@ def gate_files(
         [(f"{n}.txt", read_bytes(p)) for n, p in zip(names, (baseline, candidate), strict=True)],
         (str(source), read_bytes(source)) if source is not None else None,
     )
+    if docs is not None:
+        from ..readers.testset import read_documents
+
+        documents, domains = read_documents(read_bytes(docs), str(docs), corpus.n_lines)
+        corpus = corpus.with_documents(documents, domains)
     ev = evaluate(corpus, language_pair)
     return gate_evaluation(store, dataclasses.replace(ev, set_id=None), names[0], names[1], **kwargs)

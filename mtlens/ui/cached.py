@@ -199,11 +199,13 @@ def comparison(
     baseline: str | None = None,
     alpha: float = rankings.ALPHA,
     progress=None,
+    resample: str = "segments",
 ):
     """Significance tests of one metric (cached by data, options and test settings); by default the
-    Rankings' test (:mod:`mtlens.service.rankings`)."""
+    Rankings' test (:mod:`mtlens.service.rankings`). ``resample="documents"``: whole documents."""
     from ..service.comparisons import compare
 
+    documents = dataset.corpus.documents if resample == "documents" else None
     key = (
         dataset.fingerprint,
         dataset.scores_fingerprint,
@@ -214,6 +216,7 @@ def comparison(
         int(seed),
         baseline,
         float(alpha),
+        None if documents is None else hash(documents),
     )
     result = metric_result(dataset, name, opts)
     return COMPARISONS.get_or_compute(
@@ -226,6 +229,7 @@ def comparison(
             baseline=baseline,
             alpha=float(alpha),
             progress=progress,
+            documents=documents,
         ),
     )
 

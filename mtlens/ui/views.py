@@ -497,10 +497,29 @@ def pairs_table(cmp) -> pd.DataFrame:
                 "p (Holm)": p.p_holm,
                 "significant": p.significant,
                 "humans agree (est.)": human_agreement(p.metric, p.delta),
+                "min. detectable": p.min_detectable_delta,
             }
             for p in cmp.pairs
         ]
     )
+
+
+#: what the pairs table's "min. detectable" column says
+DETECTABLE_HELP = (
+    "The smallest difference this test set detects with 80% power at Holm's strictest level (alpha divided "
+    "by the number of pairs), from the bootstrap's standard error of the delta (docs/decisions.md)."
+)
+
+
+def segments_needed_table(cmp, delta: float, n_lines: int) -> pd.DataFrame:
+    """For each pair: the lines a test set of this kind needs to detect ``delta`` with 80% power."""
+    from ..service.analyses import segments_needed
+
+    rows = []
+    for p in cmp.pairs:
+        need = segments_needed(p.se, n_lines, delta, cmp.alpha, len(cmp.pairs))
+        rows.append({"a": p.a, "b": p.b, "min. detectable": p.min_detectable_delta, "lines needed": need})
+    return pd.DataFrame(rows)
 
 
 def agreement_sentence(metric: str, a: str, b: str, score_a: float, score_b: float) -> str:
@@ -515,3 +534,20 @@ def agreement_sentence(metric: str, a: str, b: str, score_a: float, score_b: flo
         else f"{metric} has no published fit of how often humans agree with its differences"
     )
     return f"{metric}: {b} − {a} = {delta:+.{metric_decimals(metric, [score_a, score_b])}f}; {where}."
+
+
+def domain_table(ds: state.Dataset, results: dict, sort_by: str) -> pd.DataFrame:
+    """Rankings by domain: one row per system, one column per domain and metric (``news bleu``)."""
+    from ..service.analyses import group_scores, groups_labels
+
+    groups = group_scores(results, groups_labels(ds.corpus, "domain"))
+    r = results[sort_by]
+    order = sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
+    rows = []
+    for s in order:
+        row = {"system": s}
+        for g in groups:
+            for m in results:
+                row[f"{g.name} {m} ({len(g.lines):,} lines)"] = g.scores[m][s]
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -94,9 +94,17 @@ def dataset_caption(ds: state.Dataset) -> None:
     name = f"Set: {render.md(ds.name)} · " if ds.name else ""
     if ds.project:
         name += f"Project: {render.md(ds.project)} · "
+    docs = ""
+    if c.documents is not None:
+        docs = f" · {c.document_count:,} documents"
+        if c.domains is not None:
+            domains = sorted({d for d in c.domains if d})
+            docs += f" · {len(domains)} domain(s): {render.md(', '.join(domains[:8]))}" + (
+                " …" if len(domains) > 8 else ""
+            )
     st.caption(
         f"{name}Data: {origin}{render.md(lang)} · {len(c.systems)} systems · {c.n_lines:,} lines · "
-        f"{len(c.references)} reference(s)"
+        f"{len(c.references)} reference(s){docs}"
     )
 
 

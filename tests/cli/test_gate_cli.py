@@ -282,3 +282,25 @@ def test_bad_runs_input_is_one_sentence_exit_2_and_saves_nothing(tmp_path, capsy
     proc = inproc(capsys, *[subs.get(x, x) for x in argv], data_dir=tmp_path)
     assert proc.returncode == 2 and said in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
     assert [r.name for r in Store(tmp_path).runs(set_id)] == ["HuaweiTSC", "Online-W", "UEdin", "VolcTrans-GLAT"]
+
+
+def test_the_gate_resamples_documents_and_one_segment_per_document_changes_nothing(tmp_path, capsys):
+    ref, base, bad = _sample_files(tmp_path)
+    common = ["gate", "--ref", str(ref), "--baseline", str(base), "--candidate", str(bad), "--format", "json"]
+    per_line = tmp_path / "lines.tsv"
+    per_line.write_text("".join(f"s{i}\n" for i in range(200)), encoding="utf-8")
+    fives = tmp_path / "fives.tsv"
+    fives.write_text("".join(f"d{i // 5}\n" for i in range(200)), encoding="utf-8")
+    seg = json.loads(inproc(capsys, *common, data_dir=tmp_path).stdout)
+    one = json.loads(
+        inproc(capsys, *common, "--docs", str(per_line), "--resample", "documents", data_dir=tmp_path).stdout
+    )
+    assert [(m["p"], m["min_detectable_delta"]) for m in seg["metrics"]] == [
+        (m["p"], m["min_detectable_delta"]) for m in one["metrics"]
+    ]
+    docs = inproc(capsys, *common, "--docs", str(fives), "--resample", "documents", data_dir=tmp_path)
+    doc = json.loads(docs.stdout)
+    assert docs.returncode == 1 and doc["resample"] == "documents" and "resample:documents" in doc["test"]
+    assert all(d["min_detectable_delta"] != s["min_detectable_delta"] for d, s in zip(doc["metrics"], seg["metrics"]))
+    none = inproc(capsys, *common, "--resample", "documents", data_dir=tmp_path)
+    assert none.returncode == 2 and "--resample documents needs documents" in none.stderr

@@ -125,6 +125,22 @@ def page() -> None:
                     "Each metric's system scores rescaled linearly so that the best system gets 1 and the worst N; the "
                     "AutoRank is their mean (lower is better). The table shows every input."
                 )
+    if ds.corpus.domains is not None:  # WMT XML with domains (or a documents file): each domain on its own
+        domain_box = st.expander(
+            "By domain: every metric on each domain's lines", key="rank_domain_open", on_change="rerun"
+        )
+        if domain_box.open:
+            with domain_box:
+                export.table(
+                    views.domain_table(ds, results, sort_by),
+                    name="mtlens-domains",
+                    hide_index=True,
+                    key="rank_domain_table",
+                )
+                st.caption(
+                    "Each domain's score is the metric over that domain's lines alone (the same number sacrebleu "
+                    "gives for those lines); systems in the order of the whole set's ranking."
+                )
     chart_box = st.expander("Chart: scores with 95% confidence intervals", key="rank_chart_open", on_change="rerun")
     if chart_box.open:
         with chart_box:

@@ -34,6 +34,7 @@ def page() -> None:
             "test": ("sig_test", ["bootstrap", "ar"]),
             "alpha": ("sig_alpha", [0.05, 0.01, 0.1]),
             "baseline": ("sig_baseline", systems),
+            "resample": ("sig_resample", ["segments", "documents"]),
         }
     )
     c1, c2, c3, c4, c5 = st.columns(5)
@@ -64,7 +65,19 @@ def page() -> None:
         key="sig_baseline",
     )
     baseline = None if baseline == "all pairs" else baseline
-    state.to_link(metric=metric, test=test, alpha=alpha, baseline=baseline)
+    resample = "segments"
+    if ds.corpus.documents is not None:  # WMT XML or a documents file: whole documents can be resampled
+        resample = st.radio(
+            "Resample",
+            ["segments", "documents"],
+            horizontal=True,
+            key="sig_resample",
+            help=f"Segments: sacrebleu's way. Documents: the {ds.corpus.document_count:,} documents are drawn whole "
+            "(their segments are correlated, so a segment-level test can claim more than the set supports).",
+        )
+    state.to_link(
+        metric=metric, test=test, alpha=alpha, baseline=baseline, resample=None if resample == "segments" else resample
+    )
 
     bar = st.progress(0.0, text="Resampling…")
     try:
@@ -78,6 +91,7 @@ def page() -> None:
             baseline,
             float(alpha),
             progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg),
+            resample=resample,
         )
     except InputError as err:  # e.g. too many resamples for a large test set
         bar.empty()
@@ -141,7 +155,33 @@ def page() -> None:
         hide_index=True,
         csv=files["csv"],
         latex=files["tex"],
-        places={"delta (a - b)": views.metric_decimals(metric, [s.score for s in cmp.systems.values()])},
-        column_config={"humans agree (est.)": st.column_config.Column(help=views.AGREEMENT_HELP)},
+        places=dict.fromkeys(
+            ("delta (a - b)", "min. detectable"), views.metric_decimals(metric, [s.score for s in cmp.systems.values()])
+        ),
+        column_config={
+            "humans agree (est.)": st.column_config.Column(help=views.AGREEMENT_HELP),
+            "min. detectable": st.column_config.Column(help=views.DETECTABLE_HELP),
+        },
     )
     st.caption(views.AGREEMENT_HELP)
+    st.subheader("Power: how many lines a difference needs")
+    delta = st.number_input(
+        "A difference you want to detect (on the metric's scale)",
+        min_value=0.0,
+        value=None,
+        step=0.5,
+        key="sig_power_delta",
+        placeholder="e.g. 0.5",
+    )
+    if delta:
+        places = views.metric_decimals(metric, [s.score for s in cmp.systems.values()])
+        export.table(
+            name="mtlens-power",
+            df=views.segments_needed_table(cmp, float(delta), ds.corpus.n_lines),
+            hide_index=True,
+            places={"min. detectable": places},
+        )
+        st.caption(
+            f"Lines needed: the lines a test set of this kind needs so that a difference of {delta:g} is found with "
+            "80% power after Holm's correction (the standard error falls as one over the square root of the lines)."
+        )

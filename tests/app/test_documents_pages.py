@@ -1,0 +1,55 @@
+"""Documents and domains on the pages (issue 35): the set's header, Rankings by domain, document resampling and
+the power panel on Significance."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from mtlens.readers.testset import load_corpus
+
+from ..conftest import ROOT, SAMPLE
+from .conftest import no_errors
+
+SYSTEMS = ("UEdin", "Online-W", "HuaweiTSC")
+
+
+def _set(tmp_path, monkeypatch) -> str:
+    from mtlens.ui import state
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    corpus = load_corpus([SAMPLE / "ref.txt", SAMPLE / "ref2.txt"], [SAMPLE / f"{s}.txt" for s in SYSTEMS])
+    corpus = corpus.with_documents([f"d{i // 5}" for i in range(200)], ["news"] * 100 + ["social"] * 100)
+    return state.store().save(corpus, "with documents")
+
+
+def _page(sid: str, page: str, **params) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=180)
+    at.query_params.update({"set": sid, **params})
+    return at.run()
+
+
+def test_rankings_by_domain_and_the_header(tmp_path, monkeypatch):
+    sid = _set(tmp_path, monkeypatch)
+    at = _page(sid, "1_Rankings.py", metrics="bleu,chrf")
+    no_errors(at)
+    assert any("40 documents · 2 domain(s): news, social" in c.value for c in at.caption)
+    at.session_state["rank_domain_open"] = True  # the section, opened (as the chart's test does)
+    at.run()
+    no_errors(at)
+    tables = [d.value for d in at.dataframe if any("news bleu" in str(c) for c in d.value.columns)]
+    assert tables, [list(d.value.columns) for d in at.dataframe]
+    assert {"news bleu (100 lines)", "social chrf (100 lines)"} <= set(tables[0].columns)
+
+
+def test_significance_resamples_documents_and_says_what_a_difference_needs(tmp_path, monkeypatch):
+    sid = _set(tmp_path, monkeypatch)
+    at = _page(sid, "4_Significance.py", metric="bleu", resample="documents")
+    no_errors(at)
+    assert at.radio(key="sig_resample").value == "documents"
+    assert any("resample:documents" in c.value for c in at.caption)
+    pairs = next(d.value for d in at.dataframe if "min. detectable" in d.value.columns and "p (Holm)" in d.value.columns)
+    assert (pairs["min. detectable"] > 0).all()
+    at.number_input(key="sig_power_delta").set_value(0.5).run()
+    no_errors(at)
+    need = next(d.value for d in at.dataframe if "lines needed" in d.value.columns)
+    assert len(need) == 3 and (need["lines needed"] > 0).all()
