@@ -47,8 +47,14 @@ def page() -> None:
             help=f"Sets the word BLEU tokenizer as sacrebleu's -l does ({TOKENIZER_RULE}). Leave empty to detect "
             "the target language from the references' script.",
         ).strip()
-        with st.expander("Optional: source text and human scores"):
+        with st.expander("Optional: source text, documents and human scores"):
             src = st.file_uploader("Source", key="up_source")
+            docs = st.file_uploader(
+                "Documents (one 'doc_id' or 'doc_id<TAB>domain' per line)",
+                key="up_docs",
+                help="Every line's document (and domain), aligned with the references: the pages can then resample "
+                "whole documents and score each domain. WMT XML carries them already.",
+            )
             human = st.file_uploader(
                 "Human scores (TSV: system, metric, score; or system, line, metric, score)",
                 key="up_human",
@@ -71,6 +77,7 @@ def page() -> None:
 
         uploads = [("R", f) for f in refs or []] + [("S", f) for f in syss or []]
         uploads += [("SRC", src)] if src else []
+        uploads += [("DOC", docs)] if docs else []
         uploads += [("H", f) for f in human or []]
         uploads += [("M", f) for f in metric_scores or []]
         uploads += [("A", f) for f in annotations or []]
@@ -90,6 +97,7 @@ def page() -> None:
                     lang_input or None,
                     [(f.name, f.getvalue()) for f in metric_scores or []],
                     [(f.name, f.getvalue()) for f in annotations or []],
+                    (docs.name, docs.getvalue()) if docs else None,
                 )
             except InputError as err:
                 st.session_state["mtlens_upload_error"] = str(err)

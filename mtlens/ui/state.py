@@ -287,7 +287,14 @@ def keep_upload(new: Dataset, files: set, shown: Dataset) -> tuple[Dataset, str 
 
 
 def dataset_from_uploads(
-    references, systems, source=None, human=(), language_pair: str | None = None, scores=(), annotations=()
+    references,
+    systems,
+    source=None,
+    human=(),
+    language_pair: str | None = None,
+    scores=(),
+    annotations=(),
+    documents=None,
 ) -> Dataset:
     """Build a dataset from uploaded files (``(name, bytes)`` pairs).
 
@@ -312,7 +319,14 @@ def dataset_from_uploads(
         if not systems:
             raise InputError("upload at least one system output file")
         corpus = corpus_from_bytes(references, systems, source)
-    files = tuple(n for n, _ in [*references, *systems, *([source] if source else [])])
+    if documents is not None:  # a documents file: every line's document id (and domain)
+        from ..service.inputs import read_documents
+
+        ids, domains = read_documents(documents[1], documents[0], corpus.n_lines)
+        corpus = corpus.with_documents(ids, domains)
+    files = tuple(
+        n for n, _ in [*references, *systems, *([source] if source else []), *([documents] if documents else [])]
+    )
     # the language decided and the side files validated now, so a bad file is reported on the home page
     ev = evaluate(corpus, language_pair or None, human or (), scores or (), annotations or ())
     return Dataset.of(ev, "upload", files)

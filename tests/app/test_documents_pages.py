@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from mtlens.readers.testset import load_corpus
 
 from ..conftest import ROOT, SAMPLE
-from .conftest import no_errors
+from .conftest import errors, no_errors
 
 SYSTEMS = ("UEdin", "Online-W", "HuaweiTSC")
 
@@ -47,9 +47,28 @@ def test_significance_resamples_documents_and_says_what_a_difference_needs(tmp_p
     no_errors(at)
     assert at.radio(key="sig_resample").value == "documents"
     assert any("resample:documents" in c.value for c in at.caption)
-    pairs = next(d.value for d in at.dataframe if "min. detectable" in d.value.columns and "p (Holm)" in d.value.columns)
+    pairs = next(
+        d.value for d in at.dataframe if "min. detectable" in d.value.columns and "p (Holm)" in d.value.columns
+    )
     assert (pairs["min. detectable"] > 0).all()
     at.number_input(key="sig_power_delta").set_value(0.5).run()
     no_errors(at)
     need = next(d.value for d in at.dataframe if "lines needed" in d.value.columns)
     assert len(need) == 3 and (need["lines needed"] > 0).all()
+
+
+def test_a_documents_file_uploaded_with_text_files(app):
+    ref = (SAMPLE / "ref.txt").read_bytes()
+    app.file_uploader(key="up_refs").set_value([("ref.txt", ref, "text/plain")])
+    app.file_uploader(key="up_systems").set_value(
+        [(f"{s}.txt", (SAMPLE / f"{s}.txt").read_bytes(), "text/plain") for s in SYSTEMS]
+    )
+    app.file_uploader(key="up_docs").set_value(
+        [("docs.tsv", b"".join(b"d%d\tnews\n" % (i // 10) for i in range(200)), "text/plain")]
+    )
+    app.run()
+    no_errors(app)
+    assert any("20 documents · 1 domain(s): news" in c.value for c in app.caption)
+    app.file_uploader(key="up_docs").set_value([("docs.tsv", b"d1\n", "text/plain")])
+    app.run()
+    assert any("the documents file 'docs.tsv' has 1 lines; the test set has 200" in e for e in errors(app)), errors(app)
