@@ -154,14 +154,19 @@ _REF_COLUMN = re.compile(r"^(ref|reference)([\W_].*|\d*)$", re.IGNORECASE)
 
 
 def column_role(name: str) -> str:
-    """``source``, ``reference`` or ``system`` for a TSV column name.
+    """``source``, ``reference``, ``document``, ``domain`` or ``system`` for a TSV column name.
 
     ``src``/``source`` is the source; ``ref``, ``ref2``, ``ref-A``, ``reference_1``... are
-    references; every other column is a system.
+    references; ``doc``/``doc_id``/``document`` every line's document id and ``domain`` its domain
+    (issue 35); every other column is a system.
     """
     low = name.strip().lower()
     if low in _SOURCE_COLUMNS:
         return "source"
+    if low in ("doc", "doc_id", "docid", "document"):
+        return "document"
+    if low == "domain":
+        return "domain"
     if _REF_COLUMN.match(low):
         return "reference"
     return "system"
@@ -203,7 +208,13 @@ def parse_tsv(data: bytes, name: str) -> Corpus:
     refs = {h: c for h, r, c in zip(names, roles, cols, strict=True) if r == "reference"}
     syss = {h: c for h, r, c in zip(names, roles, cols, strict=True) if r == "system"}
     src = next((c for r, c in zip(roles, cols, strict=True) if r == "source"), None)
-    return Corpus.build(refs, syss, src)
+    docs = next((c for r, c in zip(roles, cols, strict=True) if r == "document"), None)
+    domains = next((c for r, c in zip(roles, cols, strict=True) if r == "domain"), None)
+    if domains is not None and docs is None:
+        raise InputError(f"'{name}' has a domain column but no document column (name it 'doc')")
+    if docs is not None and any(not d.strip() for d in docs):
+        raise InputError(f"'{name}' has a line without a document id in its 'doc' column")
+    return Corpus.build(refs, syss, src, documents=docs, domains=domains)
 
 
 # --------------------------------------------------------------------------- WMT XML

@@ -100,3 +100,22 @@ def test_the_wmt_xml_carries_its_documents_through_the_command_line(capsys):
     assert code == 0, err
     groups = json.loads(out)["groups"]
     assert len(groups) >= 2 and sum(g["lines"] for g in groups) == load_corpus(data=xml).n_lines
+
+
+def test_a_tsv_with_document_and_domain_columns(capsys, tmp_path):
+    ref = (SAMPLE / "ref.txt").read_text(encoding="utf-8").split("\n")[:200]
+    hyp = (SAMPLE / "UEdin.txt").read_text(encoding="utf-8").split("\n")[:200]
+    rows = ["doc\tdomain\tref\tUEdin"] + [
+        f"d{i // 4}\t{'a' if i < 120 else 'b'}\t{r}\t{h}" for i, (r, h) in enumerate(zip(ref, hyp))
+    ]
+    path = tmp_path / "all.tsv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    code, out, err = run(
+        capsys, "score", "--data", str(path), "--by", "domain", "--metrics", "chrf", "--format", "json"
+    )
+    assert code == 0, err
+    assert [(g["group"], g["lines"]) for g in json.loads(out)["groups"]] == [("a", 120), ("b", 80)]
+    assert [s["name"] for s in json.loads(out)["systems"]] == ["UEdin"]  # doc and domain are no systems
+    path.write_text("domain\tref\tUEdin\n" + "".join(f"a\t{r}\t{h}\n" for r, h in zip(ref, hyp)), encoding="utf-8")
+    code, _, err = run(capsys, "score", "--data", str(path))
+    assert code == 2 and "has a domain column but no document column" in err
