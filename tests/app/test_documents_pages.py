@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from mtlens.readers.testset import load_corpus
 
 from ..conftest import ROOT, SAMPLE
-from .conftest import errors, no_errors
+from .conftest import errors, no_errors, plain
 
 SYSTEMS = ("UEdin", "Online-W", "HuaweiTSC")
 
@@ -72,3 +72,18 @@ def test_a_documents_file_uploaded_with_text_files(app):
     app.file_uploader(key="up_docs").set_value([("docs.tsv", b"d1\n", "text/plain")])
     app.run()
     assert any("the documents file 'docs.tsv' has 1 lines; the test set has 200" in e for e in errors(app)), errors(app)
+
+
+def test_sentences_filter_by_domain_and_open_a_document_in_order(tmp_path, monkeypatch):
+    sid = _set(tmp_path, monkeypatch)
+    at = _page(sid, "2_Sentences.py", domain="social", metric="chrf")
+    no_errors(at)
+    assert at.selectbox(key="sent_domain").value == "social"
+    assert any("100 of 200 lines" in c.value for c in at.caption)
+    assert at.selectbox(key="sent_doc").options[1] == "d20"  # the domain's documents only
+    at.selectbox(key="sent_doc").set_value("d23").run()
+    no_errors(at)
+    table = at.dataframe[0].value
+    assert list(table["line"]) == [116, 117, 118, 119, 120]  # the document's lines, in document order
+    assert any("Document d23: 5 lines in document order" in plain(c.value) for c in at.caption)
+    assert at.query_params["doc"] == "d23" and at.query_params["domain"] == "social"

@@ -32,6 +32,7 @@ def page() -> None:
             "b": ("sent_b", systems),
             "metric": ("sent_metric", cached.metric_names(ds, True)),
             **{k: (f"sent_f_{k}", v) for k, v in choices.items()},
+            **views.document_link_choices(c),
         },
         {"line": ("sent_line", c.n_lines)},
     )
@@ -63,6 +64,17 @@ def page() -> None:
         if allowed is not None:
             view = view[view["line"].isin(allowed)]
         state.to_link(**{k: (None if v == views.ANY else v) for k, v in picked.items()})
+
+    if c.documents is not None:  # documents (and domains): filter, or open one document in order
+        d1, d2 = st.columns(2)
+        domain = (
+            d1.selectbox("Domain", views.domain_choices(c), key="sent_domain") if c.domains is not None else views.ANY
+        )
+        document = d2.selectbox("Document", views.document_choices(c, domain), key="sent_doc")
+        view = views.document_filter(view, c, domain, document)
+        state.to_link(domain=None if domain == views.ANY else domain, doc=None if document == views.ANY else document)
+        if document != views.ANY:
+            st.caption(render.md(views.document_summary(c, result, document, sys_a, sys_b)))
 
     n_pages = max(1, -(-len(view) // page_size))
     page = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="sent_page")
