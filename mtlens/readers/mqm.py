@@ -292,11 +292,14 @@ def mqm_scores(ann: Annotations, weights: Mapping | None = None) -> dict[str, li
 
 def corpus_of(ann: Annotations):
     """A test set made from annotations alone: each system's hypotheses and the sources in the file's
-    segment order, no reference (lexical metrics then say they need one)."""
+    segment order, no reference (lexical metrics then say they need one), every segment's document from
+    the file's ``doc`` column (issue 35; none when the file names no document)."""
     from ..core.corpus import Corpus
 
     systems = {s: ann.hypotheses(s) for s in ann.systems}
-    return Corpus.build({}, systems, ann.sources(), allow_no_reference=True)
+    docs = [" ".join(d.split())[:200] for d in ann.documents()]
+    documents = docs if all(docs) else None
+    return Corpus.build({}, systems, ann.sources(), allow_no_reference=True, documents=documents)
 
 
 def check_against(ann: Annotations, corpus) -> None:

@@ -145,3 +145,16 @@ def test_each_domain_of_the_en_zh_xml_equals_sacrebleu():
     seg = compare(results["chrf"], n=1000, seed=1)
     widths = [cmp.systems[s].ci / seg.systems[s].ci for s in corpus.systems]
     assert np.median(widths) > 1.2, widths
+
+
+def test_a_set_made_from_mqm_annotations_keeps_their_documents():
+    from mtlens.readers.mqm import corpus_of, read_mqm_tsv
+
+    from ..conftest import TESTDATA
+
+    data = (TESTDATA / "mqm" / "mqm_ted_ende.excerpt.tsv").read_bytes()
+    rows = [r.split("\t") for r in data.decode("utf-8").splitlines()[1:]]
+    want = {(r[3].strip(), r[1].strip()) for r in rows}  # (seg_id, doc) as the file says
+    ann = read_mqm_tsv(data, "mqm.tsv")
+    corpus = corpus_of(ann)
+    assert set(zip(ann.seg_ids, corpus.documents, strict=True)) == want
