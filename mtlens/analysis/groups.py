@@ -63,3 +63,33 @@ def group_scores(results: Mapping[str, MetricResult], labels: Sequence[str]) -> 
 def _positions(labels, order) -> np.ndarray:
     index = {x: k for k, x in enumerate(order)}
     return np.fromiter((index[x] for x in labels), dtype=np.int64, count=len(labels))
+
+
+def restricted(result: MetricResult, lines) -> MetricResult:
+    """A metric's results on some lines only (their statistics and the corpus scores over them): a group
+    tested on its own, as if the test set were those lines."""
+    import dataclasses
+
+    lines = np.asarray(lines)
+    stats = {s: np.asarray(st)[lines] for s, st in result.stats.items()}
+    scores = {
+        s: float(result.scorer.score_from_totals(np.asarray(st, dtype=np.float64).sum(axis=0)))
+        for s, st in stats.items()
+    }
+    return dataclasses.replace(result, stats=stats, scores=scores, details={})
+
+
+def group_clusters(result: MetricResult, groups: Sequence[Group], seed: int) -> dict[str, dict[str, int | None]]:
+    """Each group's significance clusters of ``result``'s metric (the paired bootstrap over the group's lines,
+    Holm over its pairs; :func:`mtlens.analysis.significance.compare`): group -> system -> cluster number
+    (1 = best); None for a group of fewer than 30 lines (no test is claimed on them)."""
+    from .significance import MIN_TEST_LINES, compare
+
+    out = {}
+    for g in groups:
+        if len(g.lines) < MIN_TEST_LINES or len(result.stats) < 2:
+            out[g.name] = dict.fromkeys(result.stats)
+            continue
+        cmp = compare(restricted(result, g.lines), seed=seed)
+        out[g.name] = {s: k for k, cl in enumerate(cmp.clusters, start=1) for s in cl}
+    return out

@@ -537,11 +537,14 @@ def agreement_sentence(metric: str, a: str, b: str, score_a: float, score_b: flo
 
 
 def domain_table(ds: state.Dataset, results: dict, sort_by: str) -> pd.DataFrame:
-    """Rankings by domain: one row per system, one column per domain and metric (``news bleu``)."""
-    from ..service.analyses import group_scores, groups_labels
+    """Rankings by domain: one row per system, one column per domain and metric (``news bleu``), and each
+    domain's significance cluster on the sort metric (its own paired bootstrap over its lines)."""
+    from ..service.analyses import group_clusters, group_scores, groups_labels
+    from ..service.rankings import SEED
 
     groups = group_scores(results, groups_labels(ds.corpus, "domain"))
     r = results[sort_by]
+    clusters = group_clusters(r, groups, SEED)
     order = sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
     rows = []
     for s in order:
@@ -549,6 +552,7 @@ def domain_table(ds: state.Dataset, results: dict, sort_by: str) -> pd.DataFrame
         for g in groups:
             for m in results:
                 row[f"{g.name} {m} ({len(g.lines):,} lines)"] = g.scores[m][s]
+            row[f"{g.name} cluster ({sort_by})"] = clusters[g.name][s]
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -158,3 +158,23 @@ def test_a_set_made_from_mqm_annotations_keeps_their_documents():
     ann = read_mqm_tsv(data, "mqm.tsv")
     corpus = corpus_of(ann)
     assert set(zip(ann.seg_ids, corpus.documents, strict=True)) == want
+
+
+def test_a_domain_tested_on_its_own_is_the_test_of_its_lines_alone():
+    from mtlens.analysis.groups import group_clusters, restricted
+
+    corpus = _sample()
+    res = score(corpus, "chrf")["chrf"]
+    lines = list(range(40, 160))
+    alone = Corpus.build(
+        {k: [v[i] for i in lines] for k, v in corpus.references.items()},
+        {k: [v[i] for i in lines] for k, v in corpus.systems.items()},
+    )
+    want = compare(score(alone, "chrf")["chrf"], seed=9)
+    got = compare(restricted(res, lines), seed=9)
+    assert [(p.a, p.b, p.p_value) for p in got.pairs] == [(p.a, p.b, p.p_value) for p in want.pairs]
+    assert got.clusters == want.clusters
+    corpus = corpus.with_documents([f"d{i}" for i in range(200)], ["x"] * 120 + ["tiny"] * 20 + ["x"] * 60)
+    groups = group_scores({"chrf": res}, labels_for(corpus, "domain"))
+    clusters = group_clusters(res, groups, 9)
+    assert set(clusters["x"].values()) <= {1, 2, 3} and clusters["tiny"] == dict.fromkeys(SYSTEMS)  # 20 lines: no test

@@ -38,7 +38,8 @@ def test_rankings_by_domain_and_the_header(tmp_path, monkeypatch):
     no_errors(at)
     tables = [d.value for d in at.dataframe if any("news bleu" in str(c) for c in d.value.columns)]
     assert tables, [list(d.value.columns) for d in at.dataframe]
-    assert {"news bleu (100 lines)", "social chrf (100 lines)"} <= set(tables[0].columns)
+    assert {"news bleu (100 lines)", "social chrf (100 lines)", "news cluster (bleu)"} <= set(tables[0].columns)
+    assert tables[0]["social cluster (bleu)"].min() == 1
 
 
 def test_significance_resamples_documents_and_says_what_a_difference_needs(tmp_path, monkeypatch):
