@@ -180,6 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     a.add_argument("--pair", nargs=2, metavar=("A", "B"), help="two-system analysis: n-grams and buckets with tests")
     a.add_argument(
+        "--slices",
+        action="store_true",
+        help="with --pair: the slices where A and B differ most (domain, document, source length, digits, names, "
+        "punctuation-only differences), each tested, Holm over the slices",
+    )
+    a.add_argument(
         "--freq-corpus",
         metavar="FILE",
         help="with --pair: count word frequencies in this text (e.g. the training data) instead of the reference",
@@ -533,6 +539,8 @@ def _run_analyze(args) -> str:
     _check_seed(args)
     if args.freq_corpus and not args.pair:
         raise InputError("--freq-corpus goes with --pair A B")
+    if args.slices and not args.pair:
+        raise InputError("--slices goes with --pair A B")
     ev, options = _prepare(args)
     corpus = ev.corpus
     if args.pair:
@@ -610,6 +618,10 @@ def _run_pair(args, ev, options) -> str:
         raise InputError("no metric was given")
     freq = read_lines(args.freq_corpus) if args.freq_corpus else None
     doc = pair_analysis(corpus, result, a, b, options, freq, args.freq_corpus or "", seed=args.seed)
+    if args.slices:
+        from .service.analyses import slices
+
+        doc["slices"] = slices(corpus, result, a, b, seed=args.seed)
     if args.format == "json":
         return report.dumps(doc) + "\n"
     return report.pair_to_table(doc)

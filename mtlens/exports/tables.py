@@ -399,6 +399,19 @@ def pair_to_table(doc: dict) -> str:
         "matched n-grams per order (A / B): "
         + ", ".join(f"{r['n']}: {r['matched_a']} / {r['matched_b']}" for r in doc["ngrams"]["by_order"])
     )
+    if "slices" in doc:
+        sl = doc["slices"]
+        out.append(f"slices by {sl['metric']}, largest differences first:")
+        out.append(f"  {'slice':<48} {'lines':>6} {'A':>7} {'B':>7} {'B - A':>7}  p (Holm)")
+        for r in sl["slices"]:
+            p = "too few lines" if r["p_value"] is None else f"{r['p_value']:.4f} ({r['p_holm']:.4f})"
+            star = " *" if r["significant"] else ""
+            out.append(
+                f"  {r['slice'][:48]:<48} {r['lines']:>6} {r['a']:7.2f} {r['b']:7.2f} {r['delta']:7.2f}  {p}{star}"
+            )
+        out.append(
+            f"* Holm-corrected p < 0.05 over the slices tested; slices under {sl['min_lines']} lines are not tested."
+        )
     return "\n".join(out) + "\n"
 
 

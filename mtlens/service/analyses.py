@@ -22,6 +22,7 @@ _NAMES = {
     "error_counts": "mtlens.analysis.mqm_summary:error_counts",
     "min_detectable_delta": "mtlens.analysis.power:min_detectable_delta",
     "segments_needed": "mtlens.analysis.power:segments_needed",
+    "slices": "mtlens.analysis.slices:slices",
     "group_clusters": "mtlens.analysis.groups:group_clusters",
     "group_scores": "mtlens.analysis.groups:group_scores",
     "groups_labels": "mtlens.analysis.groups:labels_for",

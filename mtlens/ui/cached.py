@@ -388,3 +388,17 @@ def history(dataset: Dataset, family: str | None, metrics: list[str], baseline: 
         tuple(options_key(m, opts) for m in metrics if m in REGISTRY),
     )
     return _history(key, dataset, family, text, baseline, opts)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Slices: scores and tests…")
+def _slices(key: tuple, _dataset: Dataset, metric: str, a: str, b: str, _opts: Options) -> dict:
+    from ..service.analyses import slices
+
+    return slices(_dataset.corpus, metric_result(_dataset, metric, _opts), a, b)
+
+
+def slices(dataset: Dataset, metric: str, a: str, b: str, opts: Options) -> dict:
+    """The slices of two systems (cached by data, documents, metric options and the pair)."""
+    docs = (hash(dataset.corpus.documents), hash(dataset.corpus.domains))
+    key = (dataset.fingerprint, dataset.scores_fingerprint, docs, metric, options_key(metric, opts), a, b)
+    return _slices(key, dataset, metric, a, b, opts)

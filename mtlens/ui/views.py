@@ -611,3 +611,23 @@ def document_summary(corpus, result, document: str, a: str, b: str | None) -> st
     places = metric_decimals(result.metric, list(group.scores[result.metric].values()))
     scores = ", ".join(f"{s} {group.scores[result.metric][s]:.{places}f}" for s in ([a, b] if b else [a]))
     return f"Document {document}: {len(group.lines)} lines in document order; {label(result.metric)} on them: {scores}."
+
+
+def slices_table(doc: dict) -> pd.DataFrame:
+    """The slices of Compare two systems (:func:`mtlens.analysis.slices.slices`) as a table."""
+    return pd.DataFrame(
+        [
+            {
+                "slice": r["slice"],
+                "kind": r["kind"],
+                "lines": r["lines"],
+                "A": r["a"],
+                "B": r["b"],
+                "B - A": r["delta"],
+                "p": r["p_value"],
+                "p (Holm)": r["p_holm"],
+                "significant": r["significant"],
+            }
+            for r in doc["slices"]
+        ]
+    )

@@ -178,3 +178,40 @@ def test_a_domain_tested_on_its_own_is_the_test_of_its_lines_alone():
     groups = group_scores({"chrf": res}, labels_for(corpus, "domain"))
     clusters = group_clusters(res, groups, 9)
     assert set(clusters["x"].values()) <= {1, 2, 3} and clusters["tiny"] == dict.fromkeys(SYSTEMS)  # 20 lines: no test
+
+
+def _holm_plain(ps):
+    """Holm's step-down adjustment written out (for the slices' golden values)."""
+    order = sorted(range(len(ps)), key=lambda i: ps[i])
+    out, running = [0.0] * len(ps), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(ps) - rank) * ps[i]))
+        out[i] = running
+    return out
+
+
+def test_slices_find_where_b_is_better_and_are_holm_corrected():
+    from mtlens.analysis.slices import slices
+
+    refs = [read(SAMPLE / "ref.txt")]
+    a = read(SAMPLE / "UEdin.txt")
+    # B: A, except where the source has digits (there B is the reference) and a few punctuation-only changes
+    src = read(SAMPLE / "src.txt")
+    digits = [any(ch.isdigit() for ch in x) for x in src]
+    b = [r if d else x for r, d, x in zip(refs[0], digits, a, strict=True)]
+    b = [x.rstrip(".") if i % 7 == 0 and not digits[i] and x.endswith(".") else x for i, x in enumerate(b)]
+    corpus = Corpus.build({"ref": refs[0]}, {"A": a, "B": b}, src)
+    res = score(corpus, "chrf")["chrf"]
+    doc = slices(corpus, res, "A", "B", seed=4)
+    by_name = {s["slice"]: s for s in doc["slices"]}
+    top = doc["slices"][0]
+    assert top["slice"] == "source has digits" and top["delta"] > 10 and top["significant"]
+    lines = [i for i, d in enumerate(digits) if d]
+    sa = SacreCHRF().corpus_score([a[i] for i in lines], [[refs[0][i] for i in lines]]).score
+    sb = SacreCHRF().corpus_score([b[i] for i in lines], [[refs[0][i] for i in lines]]).score
+    assert (top["a"], top["b"]) == (pytest.approx(sa, abs=1e-9), pytest.approx(sb, abs=1e-9))
+    assert by_name["A and B differ only in punctuation or spacing"]["lines"] > 0
+    tested = [s for s in doc["slices"] if s["p_value"] is not None]
+    want = _holm_plain([s["p_value"] for s in tested])
+    assert [s["p_holm"] for s in tested] == pytest.approx(want)
+    assert all(s["p_value"] is None for s in doc["slices"][len(tested) :])  # untested slices come last

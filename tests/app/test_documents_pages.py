@@ -88,3 +88,13 @@ def test_sentences_filter_by_domain_and_open_a_document_in_order(tmp_path, monke
     assert list(table["line"]) == [116, 117, 118, 119, 120]  # the document's lines, in document order
     assert any("Document d23: 5 lines in document order" in plain(c.value) for c in at.caption)
     assert at.query_params["doc"] == "d23" and at.query_params["domain"] == "social"
+
+
+def test_compare_two_systems_shows_the_slices(tmp_path, monkeypatch):
+    sid = _set(tmp_path, monkeypatch)
+    at = _page(sid, "6_Compare_two_systems.py", a="UEdin", b="Online-W", metric="chrf")
+    at.session_state["cmp_slices_open"] = True
+    at.run()
+    no_errors(at)
+    table = next(d.value for d in at.dataframe if "slice" in d.value.columns)
+    assert {"news", "social", "A and B differ"} <= set(table["slice"])

@@ -212,7 +212,17 @@ def test_compare_json_contract(capsys):
     assert "test:ar|n:500|seed:0" in doc["signature"]
     assert len(doc["pairs"]) == 12  # 6 pairs x 2 metrics
     pair = doc["pairs"][0]
-    assert set(pair) == {"a", "b", "metric", "delta", "p_value", "p_holm", "significant", "human_agreement", "min_detectable_delta"}
+    assert set(pair) == {
+        "a",
+        "b",
+        "metric",
+        "delta",
+        "p_value",
+        "p_holm",
+        "significant",
+        "human_agreement",
+        "min_detectable_delta",
+    }
     for metric in ("bleu", "chrf"):  # Holm's step-down by hand, per metric, over its 6 pairs
         rows = [p for p in doc["pairs"] if p["metric"] == metric]
         order = sorted(range(len(rows)), key=lambda i: rows[i]["p_value"])

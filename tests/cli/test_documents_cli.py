@@ -106,7 +106,7 @@ def test_a_tsv_with_document_and_domain_columns(capsys, tmp_path):
     ref = (SAMPLE / "ref.txt").read_text(encoding="utf-8").split("\n")[:200]
     hyp = (SAMPLE / "UEdin.txt").read_text(encoding="utf-8").split("\n")[:200]
     rows = ["doc\tdomain\tref\tUEdin"] + [
-        f"d{i // 4}\t{'a' if i < 120 else 'b'}\t{r}\t{h}" for i, (r, h) in enumerate(zip(ref, hyp))
+        f"d{i // 4}\t{'a' if i < 120 else 'b'}\t{r}\t{h}" for i, (r, h) in enumerate(zip(ref, hyp, strict=True))
     ]
     path = tmp_path / "all.tsv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
@@ -116,6 +116,22 @@ def test_a_tsv_with_document_and_domain_columns(capsys, tmp_path):
     assert code == 0, err
     assert [(g["group"], g["lines"]) for g in json.loads(out)["groups"]] == [("a", 120), ("b", 80)]
     assert [s["name"] for s in json.loads(out)["systems"]] == ["UEdin"]  # doc and domain are no systems
-    path.write_text("domain\tref\tUEdin\n" + "".join(f"a\t{r}\t{h}\n" for r, h in zip(ref, hyp)), encoding="utf-8")
+    path.write_text(
+        "domain\tref\tUEdin\n" + "".join(f"a\t{r}\t{h}\n" for r, h in zip(ref, hyp, strict=True)), encoding="utf-8"
+    )
     code, _, err = run(capsys, "score", "--data", str(path))
     assert code == 2 and "has a domain column but no document column" in err
+
+
+def test_analyze_pair_slices_json(capsys, docs):
+    code, out, err = run(
+        capsys, "analyze", *DATA, "--docs", docs, "--pair", "UEdin", "Online-W", "--slices", "--format", "json"
+    )
+    assert code == 0, err
+    sl = json.loads(out)["slices"]
+    assert sl["a"] == "UEdin" and sl["correction"].startswith("holm")
+    kinds = {s["kind"] for s in sl["slices"]}
+    assert {"domain", "length", "differ"} <= kinds
+    assert set(sl["slices"][0]) == {"slice", "kind", "lines", "a", "b", "delta", "p_value", "p_holm", "significant"}
+    code, out, err = run(capsys, "analyze", *DATA, "--slices")
+    assert code == 2 and "--slices goes with --pair A B" in err

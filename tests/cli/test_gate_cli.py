@@ -301,6 +301,9 @@ def test_the_gate_resamples_documents_and_one_segment_per_document_changes_nothi
     docs = inproc(capsys, *common, "--docs", str(fives), "--resample", "documents", data_dir=tmp_path)
     doc = json.loads(docs.stdout)
     assert docs.returncode == 1 and doc["resample"] == "documents" and "resample:documents" in doc["test"]
-    assert all(d["min_detectable_delta"] != s["min_detectable_delta"] for d, s in zip(doc["metrics"], seg["metrics"]))
+    assert all(
+        d["min_detectable_delta"] != s["min_detectable_delta"]
+        for d, s in zip(doc["metrics"], seg["metrics"], strict=True)
+    )
     none = inproc(capsys, *common, "--resample", "documents", data_dir=tmp_path)
     assert none.returncode == 2 and "--resample documents needs documents" in none.stderr

@@ -138,6 +138,30 @@ def page() -> None:
         "(#{resamples with |d - mean(d)| >= |observed d|} + 1) / (1000 + 1)."
     )
 
+    # --- slices (issue 35): opened on request, it tests about twenty slices
+    slice_box = st.expander(
+        "Slices: the kinds of lines where the two differ most (domain, document, length, digits, names, punctuation)",
+        key="cmp_slices_open",
+        on_change="rerun",
+    )
+    if slice_box.open:
+        with slice_box:
+            doc = cached.slices(ds, metric, a, b, opts)
+            export.table(
+                name="mtlens-slices",
+                df=views.slices_table(doc),
+                hide_index=True,
+                key="cmp_slices_table",
+                places=dict.fromkeys(
+                    ("A", "B", "B - A"), views.metric_decimals(metric, [doc["slices"][0]["a"]] if doc["slices"] else [])
+                ),
+            )
+            st.caption(
+                f"Each slice's {metric} over its lines; B - A with a paired bootstrap test ({doc['resamples']:,} "
+                f"resamples), Holm-corrected over the slices tested; slices under {doc['min_lines']} lines are not "
+                "tested. Largest differences first."
+            )
+
     # --- largest differences
     st.subheader("Where the two differ most")
     res = cached.metric_result(ds, metric, opts)

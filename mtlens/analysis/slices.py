@@ -1,0 +1,114 @@
+"""Slices: where do two systems differ most? (issue 35; docs/decisions.md, "Slices")
+
+A slice is a set of lines chosen by a property of the test set, never by the scores: each domain, each
+document with enough lines, the source's length (in words of the source, or of the first reference when
+there is no source), lines with digits, lines with capitalised words inside a sentence (names, most
+often), lines where A and B differ only in punctuation or spacing, and lines where A and B differ at all.
+Each slice with at least ``min_lines`` lines is tested like a bucket (:mod:`mtlens.analysis.pairwise`: the
+metric over the slice's lines, ``delta = B - A``, paired bootstrap p, two-sided), Holm's correction over all
+the slices tested; slices are listed by the size of their delta, tested ones first.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import numpy as np
+
+from ..core.corpus import Corpus
+from ..runtime.scoring import MetricResult
+from .pairwise import _tested_rows
+from .significance import DEFAULT_SEED, MIN_TEST_LINES, resamples_needed
+
+#: source length buckets (words): <= 10, 11-20, 21-40, > 40
+LENGTH_EDGES = (10, 20, 40)
+_DIGIT = re.compile(r"\d")
+#: a capitalised word that does not open the sentence (after a letter, digit or comma and a space)
+_NAME = re.compile(r"(?<=[\w,;:] )[A-Z][a-z]+")
+
+
+def _no_punctuation(text: str) -> str:
+    return "".join(ch for ch in text if not (ch.isspace() or unicodedata.category(ch).startswith("P")))
+
+
+def slice_masks(corpus: Corpus, a: str, b: str, min_lines: int = MIN_TEST_LINES) -> list[tuple[str, str, np.ndarray]]:
+    """(kind, name, lines) of every slice of the test set for systems ``a`` and ``b``."""
+    out: list[tuple[str, str, np.ndarray]] = []
+    n = corpus.n_lines
+    if corpus.domains is not None:
+        labels = [d or "(no domain)" for d in corpus.domains]
+        for d in dict.fromkeys(labels):
+            out.append(("domain", d, np.flatnonzero(np.asarray([x == d for x in labels]))))
+    if corpus.documents is not None:
+        docs = np.asarray(corpus.documents, dtype=object)
+        for d in dict.fromkeys(corpus.documents):
+            lines = np.flatnonzero(docs == d)
+            if len(lines) >= min_lines:  # a document is a slice only when it can be tested
+                out.append(("document", d, lines))
+    text = corpus.source if corpus.source is not None else next(iter(corpus.references.values()), None)
+    if text is not None:
+        what = "source" if corpus.source is not None else "reference"
+        words = np.asarray([len(x.split()) for x in text])
+        bucket = np.searchsorted(np.asarray(LENGTH_EDGES), words, side="left")
+        names = (
+            [f"<= {LENGTH_EDGES[0]}"]
+            + [f"{LENGTH_EDGES[k - 1] + 1}-{LENGTH_EDGES[k]}" for k in range(1, len(LENGTH_EDGES))]
+            + [f"> {LENGTH_EDGES[-1]}"]
+        )
+        for k, name in enumerate(names):
+            out.append(("length", f"{what} {name} words", np.flatnonzero(bucket == k)))
+        out.append(("numbers", f"{what} has digits", np.flatnonzero([bool(_DIGIT.search(x)) for x in text])))
+        out.append(("names", f"{what} has capitalised words", np.flatnonzero([bool(_NAME.search(x)) for x in text])))
+    ha, hb = corpus.systems[a], corpus.systems[b]
+    differ = [x != y for x, y in zip(ha, hb, strict=True)]
+    punct = [d and _no_punctuation(x) == _no_punctuation(y) for d, x, y in zip(differ, ha, hb, strict=True)]
+    out.append(("punctuation", "A and B differ only in punctuation or spacing", np.flatnonzero(punct)))
+    out.append(("differ", "A and B differ", np.flatnonzero(differ)))
+    # a slice of no line, or of every line (the whole test set again), says nothing; "A and B differ" is kept
+    return [(k, name, lines) for k, name, lines in out if len(lines) and (len(lines) < n or k == "differ")]
+
+
+def slices(
+    corpus: Corpus,
+    result: MetricResult,
+    a: str,
+    b: str,
+    n_boot: int | None = None,
+    seed: int = DEFAULT_SEED,
+    alpha: float = 0.05,
+    min_lines: int = MIN_TEST_LINES,
+) -> dict:
+    """The slices of ``a`` and ``b`` on ``result``'s metric, tested and ranked (the ``"slices"`` of
+    ``analyze --pair A B --slices``). ``n_boot``: resamples (default 1,000, more when there are so many
+    slices that Holm's correction needs them: :func:`~mtlens.analysis.significance.resamples_needed`)."""
+    masks = slice_masks(corpus, a, b, min_lines)
+    tested = sum(1 for _, _, lines in masks if len(lines) >= min_lines)
+    n_boot = n_boot or max(1000, resamples_needed(max(tested, 1), alpha))
+    parts = [(name, len(lines), result.stats[a][lines], result.stats[b][lines], None) for _, name, lines in masks]
+    rows = _tested_rows(parts, result.scorer.score_from_totals, n_boot, seed, alpha, min_lines)
+    items = [
+        {
+            "slice": r.bucket,
+            "kind": kind,
+            "lines": r.lines,
+            "a": r.a,
+            "b": r.b,
+            "delta": r.delta,
+            "p_value": r.p_value,
+            "p_holm": r.p_holm,
+            "significant": r.significant,
+        }
+        for (kind, _, _), r in zip(masks, rows, strict=True)
+    ]
+    items.sort(key=lambda x: (x["p_value"] is None, -abs(x["delta"])))
+    return {
+        "a": a,
+        "b": b,
+        "metric": result.metric,
+        "slices": items,
+        "min_lines": min_lines,
+        "resamples": n_boot,
+        "correction": "holm (over the slices tested)",
+        "p_value": "paired bootstrap, two-sided: (#{k: |d_k - mean(d)| >= |d_obs|} + 1) / (n + 1); delta = B - A",
+    }
