@@ -87,6 +87,7 @@ def _mt_metrics_eval(root: Path, name: str | None) -> list[ImportedSet]:
             (src.name, read_bytes(src)) if src.exists() else None,
         ).with_language(pair)
         human, notes = [], []
+        corpus = _mme_documents(root / "documents" / f"{pair}.docs", corpus, notes)
         for f in sorted((root / "human-scores").glob(f"{pair}.*.score")):
             parts = f.name[len(pair) + 1 :].rsplit(".", 2)  # NAME.LEVEL.score
             if len(parts) != 3:
@@ -99,6 +100,26 @@ def _mt_metrics_eval(root: Path, name: str | None) -> list[ImportedSet]:
         scores = tuple((f.name, read_bytes(f)) for f in sorted((root / "metric-scores" / pair).glob("*.seg.score")))
         out.append(ImportedSet(f"{name} {pair}" if name else pair, corpus, tuple(human), tuple(notes), scores))
     return out
+
+
+def _mme_documents(path: Path, corpus: Corpus, notes: list[str]) -> Corpus:
+    """mt-metrics-eval's ``documents/<pair>.docs``: one line per segment, ``domain doc`` (whitespace between),
+    or ``doc`` alone in older years. A file that does not fit the test set is said, not used."""
+    if not path.exists():
+        return corpus
+    from .testset import decode_lines
+
+    lines = decode_lines(read_bytes(path), path.name)
+    if len(lines) != corpus.n_lines:
+        notes.append(f"{path.name}: {len(lines):,} lines for {corpus.n_lines:,} segments; documents not used")
+        return corpus
+    fields = [line.split() for line in lines]
+    if any(len(f) not in (1, 2) for f in fields):
+        notes.append(f"{path.name}: a line is not 'domain doc' or 'doc'; documents not used")
+        return corpus
+    docs = [f[-1][:200] for f in fields]
+    domains = [f[0][:200] if len(f) == 2 else "" for f in fields]
+    return corpus.with_documents(docs, domains)
 
 
 def _mme_human_tsv(f: Path, kind: str, level: str, corpus: Corpus) -> bytes:

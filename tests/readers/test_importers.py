@@ -197,3 +197,16 @@ def test_dashboard_command_prints_the_link_and_serves_the_set(tmp_path):
         proc.wait(timeout=20)
     code = main(["dashboard", "--data-dir", str(d), "--set", "f" * 32])
     assert code == 2
+
+
+def test_mt_metrics_eval_documents_and_domains(tmp_path):
+    _mme_layout(tmp_path / "mme")
+    (tmp_path / "mme" / "documents").mkdir()
+    docs = [f"{'news' if i < 25 else 'social'} doc{i // 10}" for i in range(40)]
+    (tmp_path / "mme" / "documents" / "en-cs.docs").write_text("\n".join(docs) + "\n", encoding="utf-8")
+    (found,) = read_path(tmp_path / "mme")
+    assert found.corpus.documents == tuple(f"doc{i // 10}" for i in range(40))
+    assert found.corpus.domains == tuple("news" if i < 25 else "social" for i in range(40))
+    (tmp_path / "mme" / "documents" / "en-cs.docs").write_text("a\nb\n", encoding="utf-8")
+    (found,) = read_path(tmp_path / "mme")
+    assert found.corpus.documents is None and any("2 lines for 40 segments" in n for n in found.notes)
