@@ -631,3 +631,19 @@ def slices_table(doc: dict) -> pd.DataFrame:
             for r in doc["slices"]
         ]
     )
+
+
+def pair_power_sentence(ds: state.Dataset, metric: str, a: str, b: str, opts: Options) -> str:
+    """What this test set can detect for the two systems (Compare two systems)."""
+    from ..service.analyses import pair_power
+    from ..service.rankings import SEED
+
+    result = cached.metric_result(ds, metric, opts)
+    mdd = pair_power(result, a, b, seed=SEED)
+    places = metric_decimals(metric, list(result.scores.values()))
+    delta = result.scores[b] - result.scores[a]
+    verdict = "larger" if abs(delta) >= mdd else "smaller"
+    return (
+        f"With {ds.corpus.n_lines:,} lines this test set detects a difference of {mdd:.{places}f} or more between these "
+        f"two systems with 80% power (paired bootstrap, alpha 0.05); their difference, {delta:+.{places}f}, is {verdict}."
+    )

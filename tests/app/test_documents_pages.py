@@ -98,3 +98,19 @@ def test_compare_two_systems_shows_the_slices(tmp_path, monkeypatch):
     no_errors(at)
     table = next(d.value for d in at.dataframe if "slice" in d.value.columns)
     assert {"news", "social", "A and B differ"} <= set(table["slice"])
+
+
+def test_compare_two_systems_says_what_the_set_can_detect(app):
+    from mtlens.analysis.power import min_detectable_delta
+    from mtlens.analysis.significance import paired_deltas
+
+    app.switch_page("pages/6_Compare_two_systems.py").run()
+    no_errors(app)
+    said = next(plain(c.value) for c in app.caption if "this test set detects a difference of" in plain(c.value))
+    from mtlens.ui import cached, state
+
+    ds = state.sample_dataset()
+    result = cached.metric_result(ds, app.selectbox(key="cmp_metric").value, state.options())
+    a, b = app.selectbox(key="cmp_a").value, app.selectbox(key="cmp_b").value
+    (pd,), _ = paired_deltas(result, [(b, a)], 1000, 12345)
+    assert f"difference of {min_detectable_delta(pd.se, 0.05):.1f} or more" in said

@@ -34,6 +34,8 @@ def page() -> None:
     state.to_link(a=a, b=b, metric=metric)
     corpus_scores = cached.metric_result(ds, metric, opts).scores
     st.markdown(render.md(views.agreement_sentence(metric, a, b, corpus_scores[a], corpus_scores[b])))
+    if cached.can_test(ds):
+        st.caption(render.md(views.pair_power_sentence(ds, metric, a, b, opts)))
 
     # --- n-grams
     st.subheader("N-grams one system gets right more often")
