@@ -583,22 +583,37 @@ def document_choices(corpus, domain: str) -> list[str]:
     return [ANY, *dict.fromkeys(d for d, g in zip(corpus.documents, labels, strict=True) if g == domain)]
 
 
-def document_filter(view: pd.DataFrame, corpus, domain: str, document: str) -> pd.DataFrame:
-    """The line table kept to a domain and/or a document; one document is shown in its own order (its
-    segments as they stand in the document), whatever the sort."""
+def lines_of(corpus, domain: str, document: str) -> set[int] | None:
+    """The lines (1-based) of a domain and/or a document; None for every line."""
     from ..service.analyses import groups_labels
 
     keep = None
     if domain != ANY and corpus.domains is not None:
         labels = groups_labels(corpus, "domain")
         keep = {i + 1 for i, g in enumerate(labels) if g == domain}
-    if document != ANY:
+    if document != ANY and corpus.documents is not None:
         lines = {i + 1 for i, d in enumerate(corpus.documents) if d == document}
         keep = lines if keep is None else keep & lines
+    return keep
+
+
+def document_filter(view: pd.DataFrame, corpus, domain: str, document: str) -> pd.DataFrame:
+    """The line table kept to a domain and/or a document; one document is shown in its own order (its
+    segments as they stand in the document), whatever the sort."""
+    keep = lines_of(corpus, domain, document)
     if keep is None:
         return view
     view = view[view["line"].isin(keep)]
     return view.sort_values("line") if document != ANY else view
+
+
+def largest_differences(sa, sb, keep: set[int] | None = None, top: int = 20):
+    """The (0-based) lines where two systems' sentence scores differ most, among ``keep`` (1-based) if given."""
+    import numpy as np
+
+    gap = np.abs(np.asarray(sb) - np.asarray(sa))
+    candidates = np.arange(len(gap)) if keep is None else np.asarray(sorted(i - 1 for i in keep), dtype=np.int64)
+    return candidates[np.argsort(gap[candidates], kind="stable")[::-1][:top]]
 
 
 def document_summary(corpus, result, document: str, a: str, b: str | None) -> str:

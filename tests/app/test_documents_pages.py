@@ -114,3 +114,16 @@ def test_compare_two_systems_says_what_the_set_can_detect(app):
     a, b = app.selectbox(key="cmp_a").value, app.selectbox(key="cmp_b").value
     (pd,), _ = paired_deltas(result, [(b, a)], 1000, 12345)
     assert f"difference of {min_detectable_delta(pd.se, 0.05):.1f} or more" in said
+
+
+def test_rankings_resample_documents_and_compare_lists_one_domain(tmp_path, monkeypatch):
+    sid = _set(tmp_path, monkeypatch)
+    at = _page(sid, "1_Rankings.py", metrics="bleu,chrf", resample="documents")
+    no_errors(at)
+    assert at.radio(key="rank_resample").value == "documents"
+    assert any("document-level intervals are" in plain(c.value).lower() for c in at.caption)
+    at = _page(sid, "6_Compare_two_systems.py", a="UEdin", b="Online-W", metric="chrf")
+    at.selectbox(key="cmp_domain").set_value("social").run()
+    no_errors(at)
+    table = next(d.value for d in at.dataframe if "B - A" in d.value.columns and "line" in d.value.columns)
+    assert len(table) == 20 and (table["line"] > 100).all()  # social: lines 101-200

@@ -168,7 +168,15 @@ def page() -> None:
     st.subheader("Where the two differ most")
     res = cached.metric_result(ds, metric, opts)
     sa, sb = res.sentence_scores(a), res.sentence_scores(b)
-    order = (abs(sb - sa)).argsort()[::-1][:20]
+    keep = None
+    if c.documents is not None:  # the list kept to a domain or a document, as on the Sentences page
+        d1, d2 = st.columns(2)
+        domain = (
+            d1.selectbox("Domain", views.domain_choices(c), key="cmp_domain") if c.domains is not None else views.ANY
+        )
+        document = d2.selectbox("Document", views.document_choices(c, domain), key="cmp_doc")
+        keep = views.lines_of(c, domain, document)
+    order = views.largest_differences(sa, sb, keep)
     export.table(
         name="mtlens-largest-differences",
         df=pd.DataFrame(

@@ -37,6 +37,17 @@ def page() -> None:
     shown_metrics = [m for m in names if m in chosen] or ["bleu"]
     sort_by = st.selectbox("Sort by", shown_metrics, key="rank_sort")
     state.to_link(**views.rankings_link(shown_metrics, default_metrics, sort_by))  # what differs from the defaults
+    resample = "segments"
+    if ds.corpus.documents is not None:  # intervals and clusters over whole documents, on request
+        state.from_link({"resample": ("rank_resample", ["segments", "documents"])})
+        resample = st.radio(
+            "Intervals and clusters resample",
+            ["segments", "documents"],
+            horizontal=True,
+            key="rank_resample",
+            help="Segments: sacrebleu's way. Documents: whole documents are drawn (their segments are correlated).",
+        )
+        state.to_link(resample=None if resample == "segments" else resample)
 
     placeholder = st.empty()
     bar = st.progress(0.0, text="Scoring…")
@@ -50,7 +61,9 @@ def page() -> None:
     cmp = None
     testable = cached.can_test(ds)
     if testable:
-        cmp = cached.comparison(ds, sort_by, opts, progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg))
+        cmp = cached.comparison(
+            ds, sort_by, opts, progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg), resample=resample
+        )
     bar.empty()
     placeholder.dataframe(export.numbers(views.ranking_table(results, sort_by, cmp)), hide_index=True, key="rank_table")
     if len(ds.corpus.systems) > 1 and not testable:
@@ -149,7 +162,7 @@ def page() -> None:
             names = sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
             ci = None
             if testable:
-                ccmp = cached.comparison(ds, chart_metric, opts)
+                ccmp = cached.comparison(ds, chart_metric, opts, resample=resample)
                 ci = [ccmp.systems[n].ci for n in names]
             fig = go.Figure(
                 go.Bar(
