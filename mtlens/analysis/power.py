@@ -48,12 +48,3 @@ def segments_needed(
     if not math.isfinite(mdd) or not delta:
         return None
     return max(1, math.ceil(n_segments * (mdd / abs(delta)) ** 2 - 1e-9))
-
-
-def pair_power(result, a: str, b: str, alpha: float = 0.05, n: int = 1000, seed: int | None = None, documents=None):
-    """The smallest |B - A| this test set detects for two systems with 80% power at ``alpha`` (one test:
-    the Compare two systems page's question), from the paired bootstrap's standard error of their delta."""
-    from .significance import DEFAULT_SEED, paired_deltas
-
-    (pd,), _ = paired_deltas(result, [(b, a)], n, DEFAULT_SEED if seed is None else seed, documents=documents)
-    return min_detectable_delta(pd.se, alpha)

@@ -573,3 +573,15 @@ def paired_bootstrap_p(
         counts = index_counts(idx[lo:hi], n_seg)
         d[lo:hi] = score_fn(resampled_totals(stats_a, counts)) - score_fn(resampled_totals(stats_b, counts))
     return sa, sb, bootstrap_p_value(d, sa - sb)
+
+
+def pair_power(
+    result: MetricResult, a: str, b: str, alpha: float = 0.05, n: int = 1000, seed: int | None = None, documents=None
+):
+    """The smallest |B - A| this test set detects for two systems with 80% power at ``alpha`` (one test:
+    the Compare two systems page's question), from the paired bootstrap's standard error of their delta
+    (:func:`mtlens.analysis.power.min_detectable_delta`)."""
+    from .power import min_detectable_delta
+
+    (pd,), _ = paired_deltas(result, [(b, a)], n, DEFAULT_SEED if seed is None else seed, documents=documents)
+    return min_detectable_delta(pd.se, alpha)

@@ -21,7 +21,7 @@ _NAMES = {
     "document_scores": "mtlens.analysis.mqm_summary:document_scores",
     "error_counts": "mtlens.analysis.mqm_summary:error_counts",
     "min_detectable_delta": "mtlens.analysis.power:min_detectable_delta",
-    "pair_power": "mtlens.analysis.power:pair_power",
+    "pair_power": "mtlens.analysis.significance:pair_power",
     "segments_needed": "mtlens.analysis.power:segments_needed",
     "slices": "mtlens.analysis.slices:slices",
     "group_clusters": "mtlens.analysis.groups:group_clusters",
