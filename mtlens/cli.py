@@ -180,6 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     a.add_argument("--pair", nargs=2, metavar=("A", "B"), help="two-system analysis: n-grams and buckets with tests")
     a.add_argument(
+        "--resample",
+        default="segments",
+        choices=["segments", "documents"],
+        help="with --slices: test each slice over whole documents (needs documents)",
+    )
+    a.add_argument(
         "--slices",
         action="store_true",
         help="with --pair: the slices where A and B differ most (domain, document, source length, digits, names, "
@@ -309,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     hi.add_argument("--metrics", default=None, help="comma-separated (default bleu,chrf)")
     hi.add_argument("--baseline", metavar="NAME", help="also give every run's delta to this run")
     hi.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction (0.05)")
+    hi.add_argument(
+        "--resample", default="segments", choices=["segments", "documents"], help="intervals and steps over documents"
+    )
     hi.add_argument("--format", default="table", choices=["table", "json"])
     _add_data_dir(hi)
     mo = sub.add_parser("models", help="neural models (COMET, CometKiwi, xCOMET) from local checkpoints")
@@ -621,7 +630,7 @@ def _run_pair(args, ev, options) -> str:
     if args.slices:
         from .service.analyses import slices
 
-        doc["slices"] = slices(corpus, result, a, b, seed=args.seed)
+        doc["slices"] = slices(corpus, result, a, b, seed=args.seed, resample=args.resample)
     if args.format == "json":
         return report.dumps(doc) + "\n"
     return report.pair_to_table(doc)
@@ -924,7 +933,7 @@ def _run_add(args) -> str:
 def _run_history(args) -> str:
     from .service.runs import history, history_to_dict
 
-    h = history(_store(args), args.set, args.family, args.metrics, args.baseline, args.alpha)
+    h = history(_store(args), args.set, args.family, args.metrics, args.baseline, args.alpha, resample=args.resample)
     doc = history_to_dict(h)
     if args.format == "json":
         return report.dumps(doc) + "\n"

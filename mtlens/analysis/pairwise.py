@@ -87,13 +87,17 @@ def _bucket_label(edges, k):
     return f"{edges[k - 1] + 1}-{edges[k]}"
 
 
-def _tested_rows(parts, score_fn, n_boot, seed, alpha, min_lines) -> list[BucketRow]:
-    """parts: (label, lines, stats_a, stats_b, words). Tests the buckets with enough lines, Holm over them."""
+def _tested_rows(parts, score_fn, n_boot, seed, alpha, min_lines, documents=None) -> list[BucketRow]:
+    """parts: (label, lines, stats_a, stats_b, words). Tests the buckets with enough lines, Holm over them.
+    ``documents``: per part, its lines' document ids (whole documents resampled; a part needs ``min_lines``
+    documents then)."""
     raw = []
-    for label, n_lines, sa_stats, sb_stats, words in parts:
+    for k, (label, n_lines, sa_stats, sb_stats, words) in enumerate(parts):
         sa = float(score_fn(sa_stats.sum(axis=0)))
         sb = float(score_fn(sb_stats.sum(axis=0)))
-        p = paired_bootstrap_p(sa_stats, sb_stats, score_fn, n_boot, seed)[2] if n_lines >= min_lines else None
+        docs = None if documents is None else documents[k]
+        enough = n_lines >= min_lines and (docs is None or len(set(docs)) >= min_lines)
+        p = paired_bootstrap_p(sa_stats, sb_stats, score_fn, n_boot, seed, docs)[2] if enough else None
         raw.append((label, n_lines, sa, sb, p, words))
     tested = [r[4] for r in raw if r[4] is not None]
     adjusted = iter(holm(tested).tolist())

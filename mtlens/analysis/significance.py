@@ -556,21 +556,27 @@ def paired_bootstrap_p(
     score_fn: Callable[[np.ndarray], np.ndarray],
     n: int = 1000,
     seed: int | None = DEFAULT_SEED,
+    documents: Sequence[str] | None = None,
 ) -> tuple[float, float, float]:
     """Paired bootstrap on any per-segment statistics with a vectorised ``score_fn`` (totals -> score).
 
     Returns (score_a, score_b, p) with the same two-sided rule as :func:`compare`
-    (``|d_k - mean(d)| >= |d_obs|``, so identical inputs give p = 1).
+    (``|d_k - mean(d)| >= |d_obs|``, so identical inputs give p = 1). ``documents``: every segment's
+    document id: whole documents are drawn (as :func:`compare` draws them).
     """
     n_seg = len(stats_a)
     if n_seg == 0:
         return float("nan"), float("nan"), float("nan")
     sa = float(score_fn(stats_a.sum(axis=0)))
     sb = float(score_fn(stats_b.sum(axis=0)))
-    idx = bootstrap_indices(n_seg, n, np.random.default_rng(seed))
+    units = None if documents is None else document_units(documents, n_seg)
+    n_units = n_seg if units is None else int(units.max()) + 1
+    idx = bootstrap_indices(n_units, n, np.random.default_rng(seed))
     d = np.empty(n)
     for lo, hi in _chunks(n, n_seg):
-        counts = index_counts(idx[lo:hi], n_seg)
+        counts = index_counts(idx[lo:hi], n_units)
+        if units is not None:
+            counts = counts[:, units]
         d[lo:hi] = score_fn(resampled_totals(stats_a, counts)) - score_fn(resampled_totals(stats_b, counts))
     return sa, sb, bootstrap_p_value(d, sa - sb)
 

@@ -17,6 +17,7 @@ import unicodedata
 import numpy as np
 
 from ..core.corpus import Corpus
+from ..core.errors import InputError
 from ..runtime.scoring import MetricResult
 from .pairwise import _tested_rows
 from .significance import DEFAULT_SEED, MIN_TEST_LINES, resamples_needed
@@ -78,15 +79,25 @@ def slices(
     seed: int = DEFAULT_SEED,
     alpha: float = 0.05,
     min_lines: int = MIN_TEST_LINES,
+    resample: str = "segments",
 ) -> dict:
     """The slices of ``a`` and ``b`` on ``result``'s metric, tested and ranked (the ``"slices"`` of
     ``analyze --pair A B --slices``). ``n_boot``: resamples (default 1,000, more when there are so many
     slices that Holm's correction needs them: :func:`~mtlens.analysis.significance.resamples_needed`)."""
     masks = slice_masks(corpus, a, b, min_lines)
-    tested = sum(1 for _, _, lines in masks if len(lines) >= min_lines)
+    documents = None
+    if resample == "documents":  # each slice's lines drawn as whole documents (a slice needs min_lines of them)
+        if corpus.documents is None:
+            raise InputError("resampling documents needs documents: WMT XML, a doc column or a documents file")
+        documents = [[corpus.documents[i] for i in lines] for _, _, lines in masks]
+    tested = sum(
+        1
+        for k, (_, _, lines) in enumerate(masks)
+        if len(lines) >= min_lines and (documents is None or len(set(documents[k])) >= min_lines)
+    )
     n_boot = n_boot or max(1000, resamples_needed(max(tested, 1), alpha))
     parts = [(name, len(lines), result.stats[a][lines], result.stats[b][lines], None) for _, name, lines in masks]
-    rows = _tested_rows(parts, result.scorer.score_from_totals, n_boot, seed, alpha, min_lines)
+    rows = _tested_rows(parts, result.scorer.score_from_totals, n_boot, seed, alpha, min_lines, documents)
     items = [
         {
             "slice": r.bucket,
@@ -109,6 +120,7 @@ def slices(
         "slices": items,
         "min_lines": min_lines,
         "resamples": n_boot,
+        "resample": resample,
         "correction": "holm (over the slices tested)",
         "p_value": "paired bootstrap, two-sided: (#{k: |d_k - mean(d)| >= |d_obs|} + 1) / (n + 1); delta = B - A",
     }

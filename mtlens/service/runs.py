@@ -144,6 +144,7 @@ class History:
     n: int
     seed: int
     notes: list[str] = field(default_factory=list)
+    resample: str = "segments"
 
     def to_baseline(self, metric: str, run: str) -> float | None:
         if self.baseline is None or self.baseline not in self.scores[metric]:
@@ -174,10 +175,12 @@ def history(
     seed: int | None = None,
     visitor=None,
     options=None,
+    resample: str = "segments",
 ) -> History:
     """The set's runs (one family's, or all) with their scores on ``metrics`` (default: BLEU and chrF, or the
     set's own metrics when it has no reference), intervals and steps. ``options``: the metric options
-    (default: the set's language defaults, as sacrebleu would score it)."""
+    (default: the set's language defaults, as sacrebleu would score it); ``resample``: ``documents`` draws
+    whole documents for the intervals and the step tests (the set's documents)."""
     from ..analysis.agreement import human_agreement
     from ..analysis.significance import (
         DEFAULT_SAMPLES,
@@ -208,6 +211,11 @@ def history(
     if metrics is None:
         metrics = "bleu,chrf" if ev.corpus.references else ",".join(m.name for m in file_metrics(store, ev)[:2])
     shown = [*names, *([baseline] if baseline and baseline not in names else [])]
+    documents = None
+    if resample == "documents":
+        documents = ev.corpus.documents
+        if documents is None:
+            raise InputError("the set has no documents to resample (WMT XML, a doc column or a documents file)")
     opts = options if options is not None else options_for(ev.language, DEFAULTS)
     results = named_results(store, ev, metrics, opts, kept_options(store, set_id, ev.language, visitor))
     steps = _steps(runs)
@@ -218,7 +226,7 @@ def history(
         low[m], high[m], out_steps[m] = {}, {}, {}
         if ev.corpus.n_lines < MIN_TEST_LINES:
             continue
-        deltas, cis = paired_deltas(r, steps, n, seed, systems=shown)
+        deltas, cis = paired_deltas(r, steps, n, seed, systems=shown, documents=documents)
         for s, ci in cis.items():
             low[m][s], high[m][s] = ci.low, ci.high
         adjusted = holm([d.p_value for d in deltas]) if deltas else []
@@ -244,6 +252,7 @@ def history(
         n,
         seed,
         notes,
+        resample,
     )
 
 
@@ -285,6 +294,7 @@ def history_to_dict(h: History) -> dict:
         "metrics": h.metrics,
         "baseline": h.baseline,
         "runs": runs,
-        "test": f"test:paired-bootstrap|n:{h.n}|seed:{h.seed}|alpha:{h.alpha:g}|correction:holm-over-steps",
+        "test": f"test:paired-bootstrap|n:{h.n}|seed:{h.seed}|alpha:{h.alpha:g}|correction:holm-over-steps"
+        + ("" if h.resample == "segments" else f"|resample:{h.resample}"),
         "notes": h.notes,
     }

@@ -364,14 +364,30 @@ def metric_clusters(dataset: Dataset, opts: Options, results, level: str):
 
 
 @st.cache_resource(max_entries=16, show_spinner="Runs over time: scores, intervals, step tests…")
-def _history(key: tuple, _dataset: Dataset, family, metrics, baseline, _opts: Options) -> dict:
+def _history(key: tuple, _dataset: Dataset, family, metrics, baseline, _opts: Options, resample: str) -> dict:
     from ..service.runs import history, history_to_dict
 
-    h = history(state.store(), _dataset.set_id, family, metrics, baseline, visitor=identity.visitor(), options=_opts)
+    h = history(
+        state.store(),
+        _dataset.set_id,
+        family,
+        metrics,
+        baseline,
+        visitor=identity.visitor(),
+        options=_opts,
+        resample=resample,
+    )
     return history_to_dict(h)
 
 
-def history(dataset: Dataset, family: str | None, metrics: list[str], baseline: str | None, opts: Options) -> dict:
+def history(
+    dataset: Dataset,
+    family: str | None,
+    metrics: list[str],
+    baseline: str | None,
+    opts: Options,
+    resample: str = "segments",
+) -> dict:
     """A saved set's history (:func:`mtlens.service.runs.history`, as JSON), cached by its text, its runs,
     the family, metrics, baseline and options."""
     from ..service.runs import runs_key
@@ -386,19 +402,20 @@ def history(dataset: Dataset, family: str | None, metrics: list[str], baseline: 
         text,
         baseline,
         tuple(options_key(m, opts) for m in metrics if m in REGISTRY),
+        resample,
     )
-    return _history(key, dataset, family, text, baseline, opts)
+    return _history(key, dataset, family, text, baseline, opts, resample)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Slices: scores and tests…")
-def _slices(key: tuple, _dataset: Dataset, metric: str, a: str, b: str, _opts: Options) -> dict:
+def _slices(key: tuple, _dataset: Dataset, metric: str, a: str, b: str, _opts: Options, resample: str) -> dict:
     from ..service.analyses import slices
 
-    return slices(_dataset.corpus, metric_result(_dataset, metric, _opts), a, b)
+    return slices(_dataset.corpus, metric_result(_dataset, metric, _opts), a, b, resample=resample)
 
 
-def slices(dataset: Dataset, metric: str, a: str, b: str, opts: Options) -> dict:
-    """The slices of two systems (cached by data, documents, metric options and the pair)."""
+def slices(dataset: Dataset, metric: str, a: str, b: str, opts: Options, resample: str = "segments") -> dict:
+    """The slices of two systems (cached by data, documents, metric options, the pair and the resampling)."""
     docs = (hash(dataset.corpus.documents), hash(dataset.corpus.domains))
-    key = (dataset.fingerprint, dataset.scores_fingerprint, docs, metric, options_key(metric, opts), a, b)
-    return _slices(key, dataset, metric, a, b, opts)
+    key = (dataset.fingerprint, dataset.scores_fingerprint, docs, metric, options_key(metric, opts), a, b, resample)
+    return _slices(key, dataset, metric, a, b, opts, resample)

@@ -215,3 +215,45 @@ def test_slices_find_where_b_is_better_and_are_holm_corrected():
     want = _holm_plain([s["p_value"] for s in tested])
     assert [s["p_holm"] for s in tested] == pytest.approx(want)
     assert all(s["p_value"] is None for s in doc["slices"][len(tested) :])  # untested slices come last
+
+
+def test_slices_and_history_resample_documents_and_one_segment_per_document_changes_nothing(tmp_path):
+    from mtlens.analysis.slices import slices
+    from mtlens.service.runs import add_run, history
+    from mtlens.storage.store import Store
+
+    corpus = _sample()
+    res = score(corpus, "chrf")["chrf"]
+    per_line = corpus.with_documents([f"s{i}" for i in range(200)], ["x"] * 200)
+    seg = slices(per_line, res, "UEdin", "Online-W", seed=2)
+    one = slices(per_line, res, "UEdin", "Online-W", seed=2, resample="documents")
+    assert [(s["slice"], s["p_value"]) for s in seg["slices"]] == [(s["slice"], s["p_value"]) for s in one["slices"]]
+    fives = corpus.with_documents([f"d{i // 5}" for i in range(200)], ["x"] * 200)
+    five = slices(fives, res, "UEdin", "Online-W", seed=2, resample="documents")
+    assert five["resample"] == "documents"
+    # a slice is tested over documents only when it has 30 documents or more
+    from mtlens.analysis.slices import slice_masks
+
+    docs_of = {
+        name: len({fives.documents[i] for i in lines}) for _, name, lines in slice_masks(fives, "UEdin", "Online-W")
+    }
+    for s in five["slices"]:
+        assert (s["p_value"] is not None) == (s["lines"] >= 30 and docs_of[s["slice"]] >= 30), s
+    assert any(s["p_value"] is None and s["lines"] >= 30 for s in five["slices"])  # a case that matters
+    store = Store(tmp_path)
+    sid = store.save(fives, "docs")
+    text = ("\n".join(read(SAMPLE / "VolcTrans-GLAT.txt")) + "\n").encode()
+    add_run(store, sid, text, "v.txt", name="v1", family="f", at="2026-01-01")
+    add_run(
+        store,
+        sid,
+        ("\n".join(read(SAMPLE / "HuaweiTSC.txt")) + "\n").encode(),
+        "h.txt",
+        name="v2",
+        family="f",
+        at="2026-01-02",
+    )
+    h_seg = history(store, sid, family="f", metrics="chrf", seed=3)
+    h_doc = history(store, sid, family="f", metrics="chrf", seed=3, resample="documents")
+    assert h_doc.resample == "documents" and h_doc.steps["chrf"]["v2"].delta == h_seg.steps["chrf"]["v2"].delta
+    assert h_doc.high["chrf"]["v1"] - h_doc.low["chrf"]["v1"] != h_seg.high["chrf"]["v1"] - h_seg.low["chrf"]["v1"]

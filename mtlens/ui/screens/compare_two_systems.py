@@ -148,7 +148,10 @@ def page() -> None:
     )
     if slice_box.open:
         with slice_box:
-            doc = cached.slices(ds, metric, a, b, opts)
+            resample = "segments"
+            if c.documents is not None:
+                resample = st.radio("Resample", ["segments", "documents"], horizontal=True, key="cmp_slices_resample")
+            doc = cached.slices(ds, metric, a, b, opts, resample)
             export.table(
                 name="mtlens-slices",
                 df=views.slices_table(doc),

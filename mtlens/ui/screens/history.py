@@ -129,8 +129,11 @@ def page() -> None:
         st.stop()
     if not families:
         st.caption("No run has a family yet: give runs a family to see their steps tested.")
+    resample = "segments"
+    if ds.corpus.documents is not None:  # intervals and step tests over whole documents, on request
+        resample = st.radio("Resample", ["segments", "documents"], horizontal=True, key="hist_resample")
     doc = cached.history(
-        ds, None if family == ALL else family, metrics, None if baseline == NO_BASELINE else baseline, opts
+        ds, None if family == ALL else family, metrics, None if baseline == NO_BASELINE else baseline, opts, resample
     )
     for note in doc["notes"]:
         st.caption(render.md(note[0].upper() + note[1:] + "."))
