@@ -350,7 +350,7 @@ def test_changed_options_survive_page_switches_and_a_link_shows_them_to_a_collea
 
 def _upload_with_human(page, refs, systems, human):
     _upload(page, refs, systems)
-    page.get_by_text("Optional: source text and human scores").click()
+    page.get_by_text("Optional: source text, documents and human scores").click()
     page.locator(UPLOADER.format("up_human")).set_input_files([str(human)])
     _idle(page)
     page.get_by_text("Human scores: human.tsv").wait_for(timeout=60_000)

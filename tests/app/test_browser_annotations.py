@@ -44,7 +44,7 @@ def _open_annotated(browser, server, path, color_scheme="light"):
     page = ctx.new_page()
     page.goto(server)
     page.get_by_text("Dataset", exact=True).wait_for(timeout=60_000)
-    page.get_by_text("Optional: source text and human scores").click()
+    page.get_by_text("Optional: source text, documents and human scores").click()
     page.locator(UPLOADER.format("up_annotations")).set_input_files([str(path)])
     # the upload is processed (and saved) before leaving the page: a page switch while the home page still
     # reads the file would leave the session on the sample (a cold server on two cores is slow enough)

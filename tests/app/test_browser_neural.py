@@ -58,7 +58,7 @@ def test_a_job_survives_a_reload_is_shared_and_adds_its_column(browser, setup, t
     page = ctx.new_page()
     page.goto(url)
     page.get_by_text("Dataset", exact=True).wait_for(timeout=60_000)
-    page.get_by_text("Optional: source text and human scores").click()
+    page.get_by_text("Optional: source text, documents and human scores").click()
     page.locator('.st-key-up_source [data-testid="stFileUploaderDropzoneInput"]').set_input_files(
         str(files / "src.txt")
     )
