@@ -904,12 +904,11 @@ def _run_gate(args) -> str:
 def _run_add(args) -> str:
     from pathlib import Path
 
+    from .service.bundles import add_bundle_runs, is_bundle
     from .service.runs import add_run, parse_meta
 
     data = read_bytes(args.file)
-    if data[:2] == b"\x1f\x8b":  # a set bundle: its new systems, with their run facts
-        from .service.bundles import add_bundle_runs
-
+    if is_bundle(data):  # a set bundle: its new systems, with their run facts
         given = [
             f
             for f, v in (("--name", args.name), ("--family", args.family), ("--at", args.at), ("--meta", args.meta))

@@ -43,13 +43,23 @@ def labels_for(corpus: Corpus, by: str) -> tuple[str, ...]:
     return tuple(v or NO_LABEL for v in values)
 
 
+def group_lines(labels: Sequence[str]) -> list[tuple[str, np.ndarray]]:
+    """Each label with its lines (0-based), in the order of first appearance.
+
+    >>> [(g, x.tolist()) for g, x in group_lines(["b", "a", "b"])]
+    [('b', [0, 2]), ('a', [1])]
+    """
+    order: dict[str, int] = {}
+    where = np.fromiter((order.setdefault(x, len(order)) for x in labels), dtype=np.int64, count=len(labels))
+    by_group = np.argsort(where, kind="stable")
+    bounds = np.searchsorted(where[by_group], np.arange(len(order) + 1))
+    return [(name, by_group[bounds[k] : bounds[k + 1]]) for name, k in order.items()]
+
+
 def group_scores(results: Mapping[str, MetricResult], labels: Sequence[str]) -> list[Group]:
     """Every metric's score of every system on each group of lines."""
-    order = list(dict.fromkeys(labels))
-    where = np.asarray([order.index(x) for x in labels]) if len(order) < 64 else _positions(labels, order)
     out = []
-    for g, name in enumerate(order):
-        lines = np.flatnonzero(where == g)
+    for name, lines in group_lines(labels):
         scores = {}
         for metric, r in results.items():
             scores[metric] = {
@@ -58,11 +68,6 @@ def group_scores(results: Mapping[str, MetricResult], labels: Sequence[str]) -> 
             }
         out.append(Group(name, lines, scores))
     return out
-
-
-def _positions(labels, order) -> np.ndarray:
-    index = {x: k for k, x in enumerate(order)}
-    return np.fromiter((index[x] for x in labels), dtype=np.int64, count=len(labels))
 
 
 def restricted(result: MetricResult, lines) -> MetricResult:

@@ -195,6 +195,14 @@ def _chunks(n_samples: int, n_segments: int):
         yield a, min(n_samples, a + step)
 
 
+def _unit_counts(idx: np.ndarray, n_units: int, units: np.ndarray | None) -> np.ndarray:
+    """How often each segment is drawn in each resample of ``idx`` (drawn units: segments, or documents when
+    ``units`` gives each segment's document number; a document drawn k times counts each of its segments k
+    times)."""
+    counts = index_counts(idx, n_units)
+    return counts if units is None else counts[:, units]
+
+
 def _bootstrap_scores(
     result: MetricResult, names, idx, compat: bool, progress, label, units: np.ndarray | None = None
 ) -> dict[str, np.ndarray]:
@@ -212,10 +220,7 @@ def _bootstrap_scores(
     dtype = np.float32 if compat else np.float64  # sacrebleu sums float32 statistics
     stacked = np.hstack([np.asarray(result.stats[name], dtype=dtype) for name in names])
     for a, b in _chunks(idx.shape[0], n_seg):
-        counts = index_counts(idx[a:b], n_units)
-        if units is not None:
-            counts = counts[:, units]  # a document drawn k times counts each of its segments k times
-        totals_all = (counts.astype(dtype) @ stacked).astype(np.float64)
+        totals_all = (_unit_counts(idx[a:b], n_units, units).astype(dtype) @ stacked).astype(np.float64)
         for j, name in enumerate(names):
             out[name][a:b] = scorer.score_from_totals(totals_all[:, j * k : (j + 1) * k])
         if progress:
@@ -294,15 +299,23 @@ def _bootstrap_pair_p(result: MetricResult, pairs, boot: dict[str, np.ndarray], 
 
 
 def _ar_pair_p(
-    result: MetricResult, pairs, n, n_seg, seed, baseline, compat: bool, progress, units: np.ndarray | None = None
+    result: MetricResult,
+    pairs,
+    n,
+    n_seg,
+    seed,
+    baseline,
+    compat: bool,
+    progress,
+    units: np.ndarray | None = None,
+    n_units: int | None = None,
 ) -> list[float]:
     """Paired approximate randomisation (Riezler & Maxwell 2005): each segment's statistics are
     swapped between the two systems with probability 1/2 (the same swaps for every pair);
     ``p = (#{k: |d_k| >= |d_obs|} + 1) / (n + 1)`` (sacrebleu-compatible: strict ``>``)."""
     scorer = result.scorer
     rng = np.random.default_rng(seed)
-    n_units = n_seg if units is None else int(units.max()) + 1
-    sel = rng.integers(2, size=(n, n_units), dtype=bool)
+    sel = rng.integers(2, size=(n, n_units or n_seg), dtype=bool)
     if units is not None:
         sel = sel[:, units]  # a document's segments are swapped together
     prepared = []
@@ -379,25 +392,16 @@ def compare(
     n_seg = len(next(iter(result.stats.values())))
     n_pairs = len(names) * (len(names) - 1) // 2 if baseline is None else len(names) - 1
     n, notes = _resamples(test, None if n is None else int(n), n_pairs, alpha, n_seg)
-    if n_seg < MIN_TEST_LINES:
-        raise InputError(
-            f"significance tests need at least {MIN_TEST_LINES} lines; this test set has {n_seg} "
-            "(a resampling test over a handful of lines has no variance to measure)"
-        )
+    _require_lines(n_seg)
     if max(n, n_ci) * n_seg > MAX_DRAWS:
         raise InputError(
             f"--n {n} resamples of {n_seg} lines would draw {n * n_seg:,} segment indices; "
             f"the limit is {MAX_DRAWS:,}: use at most --n {MAX_DRAWS // n_seg}"
         )
     rng_seed = (seed if seed else None) if sacrebleu_compatible else seed
-    units = None
-    if documents is not None:
-        if sacrebleu_compatible:
-            raise InputError(
-                "sacrebleu resamples segments only: leave out --sacrebleu-compatible to resample documents"
-            )
-        units = document_units(documents, n_seg)
-    n_units = n_seg if units is None else int(units.max()) + 1
+    if documents is not None and sacrebleu_compatible:
+        raise InputError("sacrebleu resamples segments only: leave out --sacrebleu-compatible to resample documents")
+    units, n_units = document_units(documents, n_seg)
 
     if baseline is None:
         pairs = list(combinations(ranking, 2))
@@ -419,7 +423,7 @@ def compare(
     if test == "bootstrap":
         raw = _bootstrap_pair_p(result, pairs, boot, n, sacrebleu_compatible)
     else:
-        raw = _ar_pair_p(result, pairs, n, n_seg, rng_seed, baseline, sacrebleu_compatible, progress, units)
+        raw = _ar_pair_p(result, pairs, n, n_seg, rng_seed, baseline, sacrebleu_compatible, progress, units, n_units)
     adjusted = holm(raw)
     from .power import min_detectable_delta
 
@@ -463,9 +467,21 @@ def compare(
     )
 
 
-def document_units(documents: Sequence[str], n_seg: int) -> np.ndarray:
-    """Every segment's document as a number (documents numbered in order of appearance, so one segment per
-    document in order gives the segments' own numbers); at least MIN_TEST_LINES documents."""
+def _require_lines(n_seg: int) -> None:
+    """No test is claimed on fewer than MIN_TEST_LINES lines (docs/decisions.md, "Significance")."""
+    if n_seg < MIN_TEST_LINES:
+        raise InputError(
+            f"significance tests need at least {MIN_TEST_LINES} lines; this test set has {n_seg} "
+            "(a resampling test over a handful of lines has no variance to measure)"
+        )
+
+
+def document_units(documents: Sequence[str] | None, n_seg: int) -> tuple[np.ndarray | None, int]:
+    """What a resample draws: ``(None, n_seg)`` for segments, or every segment's document as a number and
+    the number of documents (numbered in order of appearance, so one segment per document in order gives
+    the segments' own numbers); at least MIN_TEST_LINES documents."""
+    if documents is None:
+        return None, n_seg
     if len(documents) != n_seg:
         raise InputError(f"the document ids have {len(documents)} lines, the test set {n_seg}")
     order = {d: k for k, d in enumerate(dict.fromkeys(documents))}
@@ -473,7 +489,7 @@ def document_units(documents: Sequence[str], n_seg: int) -> np.ndarray:
         raise InputError(
             f"document-level tests need at least {MIN_TEST_LINES} documents; this test set has {len(order)}"
         )
-    return np.fromiter((order[d] for d in documents), dtype=np.int64, count=n_seg)
+    return np.fromiter((order[d] for d in documents), dtype=np.int64, count=n_seg), len(order)
 
 
 #: the document-level interval is called "much wider" from this ratio of widths on
@@ -530,15 +546,10 @@ def paired_deltas(
     check_test_settings(n, seed, 0.05)
     names = list(dict.fromkeys([*(systems or []), *(x for pair in pairs for x in pair)]))
     n_seg = len(next(iter(result.stats.values())))
-    if n_seg < MIN_TEST_LINES:
-        raise InputError(
-            f"significance tests need at least {MIN_TEST_LINES} lines; this test set has {n_seg} "
-            "(a resampling test over a handful of lines has no variance to measure)"
-        )
+    _require_lines(n_seg)
     if n * n_seg > MAX_DRAWS:
         raise InputError(f"{n:,} resamples of {n_seg:,} lines exceed the limit of {MAX_DRAWS:,} drawn segments")
-    units = None if documents is None else document_units(documents, n_seg)
-    n_units = n_seg if units is None else int(units.max()) + 1
+    units, n_units = document_units(documents, n_seg)
     idx = bootstrap_indices(n_units, n, np.random.default_rng(seed))
     boot = _bootstrap_scores(result, names, idx, False, None, result.metric, units)
     cis = {s: SystemCI(result.scores[s], *_percentile_ci(boot[s])) for s in names}
@@ -569,14 +580,11 @@ def paired_bootstrap_p(
         return float("nan"), float("nan"), float("nan")
     sa = float(score_fn(stats_a.sum(axis=0)))
     sb = float(score_fn(stats_b.sum(axis=0)))
-    units = None if documents is None else document_units(documents, n_seg)
-    n_units = n_seg if units is None else int(units.max()) + 1
+    units, n_units = document_units(documents, n_seg)
     idx = bootstrap_indices(n_units, n, np.random.default_rng(seed))
     d = np.empty(n)
     for lo, hi in _chunks(n, n_seg):
-        counts = index_counts(idx[lo:hi], n_units)
-        if units is not None:
-            counts = counts[:, units]
+        counts = _unit_counts(idx[lo:hi], n_units, units)
         d[lo:hi] = score_fn(resampled_totals(stats_a, counts)) - score_fn(resampled_totals(stats_b, counts))
     return sa, sb, bootstrap_p_value(d, sa - sb)
 

@@ -19,7 +19,8 @@ import numpy as np
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..runtime.scoring import MetricResult
-from .pairwise import _tested_rows
+from .groups import group_lines, labels_for
+from .pairwise import _bucket_label, _tested_rows
 from .significance import DEFAULT_SEED, MIN_TEST_LINES, resamples_needed
 
 #: source length buckets (words): <= 10, 11-20, 21-40, > 40
@@ -38,25 +39,15 @@ def slice_masks(corpus: Corpus, a: str, b: str, min_lines: int = MIN_TEST_LINES)
     out: list[tuple[str, str, np.ndarray]] = []
     n = corpus.n_lines
     if corpus.domains is not None:
-        labels = [d or "(no domain)" for d in corpus.domains]
-        for d in dict.fromkeys(labels):
-            out.append(("domain", d, np.flatnonzero(np.asarray([x == d for x in labels]))))
-    if corpus.documents is not None:
-        docs = np.asarray(corpus.documents, dtype=object)
-        for d in dict.fromkeys(corpus.documents):
-            lines = np.flatnonzero(docs == d)
-            if len(lines) >= min_lines:  # a document is a slice only when it can be tested
-                out.append(("document", d, lines))
+        out += [("domain", d, lines) for d, lines in group_lines(labels_for(corpus, "domain"))]
+    if corpus.documents is not None:  # a document is a slice only when it can be tested
+        out += [("document", d, lines) for d, lines in group_lines(corpus.documents) if len(lines) >= min_lines]
     text = corpus.source if corpus.source is not None else next(iter(corpus.references.values()), None)
     if text is not None:
         what = "source" if corpus.source is not None else "reference"
         words = np.asarray([len(x.split()) for x in text])
         bucket = np.searchsorted(np.asarray(LENGTH_EDGES), words, side="left")
-        names = (
-            [f"<= {LENGTH_EDGES[0]}"]
-            + [f"{LENGTH_EDGES[k - 1] + 1}-{LENGTH_EDGES[k]}" for k in range(1, len(LENGTH_EDGES))]
-            + [f"> {LENGTH_EDGES[-1]}"]
-        )
+        names = [_bucket_label(LENGTH_EDGES, k) for k in range(len(LENGTH_EDGES) + 1)]
         for k, name in enumerate(names):
             out.append(("length", f"{what} {name} words", np.flatnonzero(bucket == k)))
         out.append(("numbers", f"{what} has digits", np.flatnonzero([bool(_DIGIT.search(x)) for x in text])))

@@ -13,14 +13,19 @@ def _signed(v, places: int) -> str:
     return f"+{text}" if v is not None and text != ABSENT and float(v) > 0 else text
 
 
+def _places(doc: dict, metric: str) -> int:
+    """The decimals of ``metric`` in a history (one rule: :func:`mtlens.exports.numbers.decimals`)."""
+    return decimals(metric, [r["scores"].get(metric) for r in doc["runs"] if r["scores"].get(metric) is not None])
+
+
 def history_rows(doc: dict) -> list[dict]:
     """Rows of strings, in time order; column names are those of the page and the exports."""
     rows = []
+    places_of = {m: _places(doc, m) for m in doc["metrics"]}
     for run in doc["runs"]:
         row = {"run": run["name"], "family": run["family"] or ABSENT, "made (UTC)": run["at"].replace("+00:00", "")}
         for m in doc["metrics"]:
-            values = [r["scores"].get(m) for r in doc["runs"]]
-            places = decimals(m, [v for v in values if v is not None])
+            places = places_of[m]
             row[m] = shown(run["scores"].get(m), places)
             low, high = run["ci95"].get(m, [None, None])
             row[f"{m} 95% CI"] = ABSENT if low is None else f"{shown(low, places)}-{shown(high, places)}"
@@ -69,7 +74,7 @@ def history_figure(doc: dict, metric: str):
     groups: dict[str, list[dict]] = {}
     for run in doc["runs"]:
         groups.setdefault(run["family"] or "", []).append(run)
-    places = decimals(metric, [r["scores"].get(metric) for r in doc["runs"] if r["scores"].get(metric) is not None])
+    places = _places(doc, metric)
     for family, runs in groups.items():
         x = [r["at"] for r in runs]
         y = [r["scores"].get(metric) for r in runs]
@@ -152,7 +157,7 @@ def history_slide(doc: dict, metric: str) -> tuple[str, str]:
     from ..metrics import label
 
     rows = []
-    places = decimals(metric, [r["scores"].get(metric) for r in doc["runs"] if r["scores"].get(metric) is not None])
+    places = _places(doc, metric)
     for run in doc["runs"]:
         step = run["step"].get(metric)
         cls = " class='mtl-sig'" if step and step["significant"] else ""

@@ -25,6 +25,7 @@ _NAMES = {
     "segments_needed": "mtlens.analysis.power:segments_needed",
     "slices": "mtlens.analysis.slices:slices",
     "group_clusters": "mtlens.analysis.groups:group_clusters",
+    "restricted": "mtlens.analysis.groups:restricted",
     "group_scores": "mtlens.analysis.groups:group_scores",
     "groups_labels": "mtlens.analysis.groups:labels_for",
     "frequency_buckets": "mtlens.analysis.pairwise:frequency_buckets",

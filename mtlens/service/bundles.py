@@ -131,6 +131,12 @@ def _files(value, what: str) -> tuple[tuple[str, bytes], ...]:
     return tuple(out)
 
 
+def is_bundle(data: bytes) -> bool:
+    """Whether a file looks like a set bundle (gzip's magic number) rather than text: the test the command
+    line's ``add`` and the History page's upload make before reading it."""
+    return bytes(data[:2]) == b"\x1f\x8b"
+
+
 def read_bundle(data: bytes) -> Bundle:
     """Unpack and validate a set bundle (as :func:`export_bundle` writes it).
 
@@ -138,7 +144,7 @@ def read_bundle(data: bytes) -> Bundle:
         InputError: one sentence: too large unpacked, not a bundle, a newer version, or what an upload
             of the same files would be refused for.
     """
-    if not bytes(data[:2]) == b"\x1f\x8b":
+    if not is_bundle(data):
         raise InputError(_BAD)
     raw = gunzip(data, max_bundle_bytes(), "the bundle")
     if raw.count(b'"') > 2 * MAX_BUNDLE_LINES + 10_000:

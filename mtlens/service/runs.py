@@ -196,11 +196,12 @@ def history(
 
     seed = DEFAULT_SEED if seed is None else seed
     ev = open_set(store, set_id)
-    runs = store.runs(set_id) if ev.set_id else []
+    every = store.runs(set_id) if ev.set_id else []
+    runs = every
     if family is not None:
-        runs = [r for r in runs if r.family == family]
+        runs = [r for r in every if r.family == family]
         if not runs:
-            families = sorted({r.family for r in store.runs(set_id) if r.family})
+            families = sorted({r.family for r in every if r.family})
             raise InputError(
                 f"the set has no runs of family '{family}'"
                 + (f"; its families: {', '.join(families)}" if families else "; it has no families yet")

@@ -618,14 +618,14 @@ def largest_differences(sa, sb, keep: set[int] | None = None, top: int = 20):
 
 def document_summary(corpus, result, document: str, a: str, b: str | None) -> str:
     """One sentence: the document's lines and the systems' scores on them (the metric over those lines)."""
-    from ..service.analyses import group_scores
+    from ..service.analyses import restricted
     from ..service.results import metric_label
 
-    labels = [d if d == document else "" for d in corpus.documents]
-    group = next(g for g in group_scores({result.metric: result}, labels) if g.name == document)
-    places = metric_decimals(result.metric, list(group.scores[result.metric].values()))
-    scores = ", ".join(f"{s} {group.scores[result.metric][s]:.{places}f}" for s in ([a, b] if b else [a]))
-    return f"Document {document}: {len(group.lines)} lines in document order; {metric_label(result.metric)} on them: {scores}."
+    lines = [i for i, d in enumerate(corpus.documents) if d == document]
+    scores = restricted(result, lines).scores
+    places = metric_decimals(result.metric, list(scores.values()))
+    shown = ", ".join(f"{s} {scores[s]:.{places}f}" for s in ([a, b] if b else [a]))
+    return f"Document {document}: {len(lines)} lines in document order; {metric_label(result.metric)} on them: {shown}."
 
 
 def slices_table(doc: dict) -> pd.DataFrame:

@@ -14,6 +14,7 @@ import streamlit as st
 from ...core.errors import InputError
 from ...service import presentation as report
 from ...service import runs as service_runs
+from ...service.bundles import add_bundle_runs, is_bundle
 from ...service.results import metric_label
 from .. import cached, export, identity, render, state
 from ..widgets import dataset_caption, metric_sidebar
@@ -59,30 +60,25 @@ def _add_form(ds: state.Dataset) -> None:
                 return
             try:
                 data = up.getvalue()
-                if data[:2] == b"\x1f\x8b":  # a set bundle
-                    from ...service.bundles import add_bundle_runs
-
-                    added = add_bundle_runs(state.store(), ds.set_id, data, identity.visitor())
-                    state.open_set(ds.set_id)
-                    st.session_state["hist_added"] = ", ".join(added)
-                    st.rerun()
-                when = dt.datetime.combine(day, at, tzinfo=dt.timezone.utc).isoformat()
-                run = service_runs.add_run(
-                    state.store(),
-                    ds.set_id,
-                    data,
-                    up.name,
-                    name or None,
-                    family or None,
-                    when,
-                    service_runs.parse_meta([x for x in meta.splitlines() if x.strip()]),
-                    identity.visitor(),
-                )
+                if is_bundle(data):  # a set bundle: the runs it has and the set lacks, with their own facts
+                    added = ", ".join(add_bundle_runs(state.store(), ds.set_id, data, identity.visitor()))
+                else:
+                    added = service_runs.add_run(
+                        state.store(),
+                        ds.set_id,
+                        data,
+                        up.name,
+                        name or None,
+                        family or None,
+                        dt.datetime.combine(day, at, tzinfo=dt.timezone.utc).isoformat(),
+                        service_runs.parse_meta([x for x in meta.splitlines() if x.strip()]),
+                        identity.visitor(),
+                    ).name
             except InputError as err:
                 st.error(render.md(str(err)))
                 return
-            state.open_set(ds.set_id)  # the set now has the run: reload it
-            st.session_state["hist_added"] = run.name
+            state.open_set(ds.set_id)  # the set now has the run(s): reload it
+            st.session_state["hist_added"] = added
             st.rerun()
 
 
