@@ -47,6 +47,7 @@ def test_a_run_uploaded_into_a_saved_set_appears_with_its_step_and_the_link_show
         page.goto(f"{url}/History?set={sid}")
         page.get_by_text("Runs", exact=True).wait_for(timeout=120_000)
         _idle(page)
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length == 2", timeout=120_000)
         assert _stars(page) == [[], []]  # one run of the family: no step yet
         page.get_by_text("Add a run to this set").click()
         page.locator(UPLOADER.format("hist_file")).set_input_files(str(upload))
