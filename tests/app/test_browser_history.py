@@ -51,9 +51,14 @@ def test_a_run_uploaded_into_a_saved_set_appears_with_its_step_and_the_link_show
         assert _stars(page) == [[], []]  # one run of the family: no step yet
         page.get_by_text("Add a run to this set").click()
         page.locator(UPLOADER.format("hist_file")).set_input_files(str(upload))
+        # the upload reaches the server asynchronously: submitting before the uploader lists the file sends
+        # the form without it (what a too-quick user would meet too; the page then says to choose the file)
+        page.locator(".st-key-hist_file").get_by_text("m-2.txt").wait_for(timeout=60_000)
         page.locator(".st-key-hist_family input").fill("m")
         page.get_by_role("button", name="Add run").click()
-        page.get_by_text("Added run").wait_for(timeout=120_000)
+        done = page.get_by_text("Added run").or_(page.locator('[data-testid="stAlertContentError"]'))
+        done.first.wait_for(timeout=120_000)
+        assert page.get_by_text("Added run").count() == 1, page.locator('[data-testid="stMain"]').inner_text()
         _idle(page)
         page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length == 2", timeout=120_000)
         stars = _stars(page)
