@@ -6,6 +6,7 @@ Errors are printed to stderr as one sentence and the exit status is 2; no traceb
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -14,6 +15,8 @@ from .core.options import DEFAULTS, SPECS, Options
 from .service import presentation as report
 from .service.comparisons import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES, compare
 from .service.inputs import TOKENIZER_RULE, load_corpus, read_bytes
+from .service.neural_scoring import EXACT as NEURAL_EXACT
+from .service.neural_scoring import MODE_ENV as NEURAL_MODE_ENV
 from .service.neural_scoring import PREFIX as NEURAL_PREFIX
 from .service.results import REGISTRY, metric_names, parse_metric_list, parse_names, score
 from .service.sets import __version__
@@ -65,6 +68,15 @@ def _store(args):
     return Store(args.data_dir)
 
 
+def _add_exact_flag(s: argparse.ArgumentParser) -> None:
+    s.add_argument(
+        "--exact",
+        action="store_true",
+        help="neural metrics (comet:NAME) in comet-score's own batches, its numbers bit for bit; default: the "
+        "faster shared-work mode, equal to one half-precision step (docs/decisions.md)",
+    )
+
+
 def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
     """The metric options, one flag per field of :class:`Options` (flags, help and defaults from
     :data:`mtlens.core.options.SPECS`; bounds are checked when the Options are built)."""
@@ -75,6 +87,7 @@ def _add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
         f"names of imported metrics (default {default_metrics}, every --scores metric and a set's computed ones)",
     )
     s.set_defaults(default_metrics=default_metrics)
+    _add_exact_flag(s)
     s.add_argument(
         "--mqm-weights",
         metavar="JSON",
@@ -296,6 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--format", default="text", choices=["text", "json", "markdown", "junit"])
     g.add_argument("-o", "--output", metavar="FILE", help="also write the verdict (in --format) to this file")
+    _add_exact_flag(g)
     _add_option_flags(g)
     _add_data_dir(g)
     ad = sub.add_parser("add", help="add a system output to a saved set as a run (time, family, metadata)")
@@ -319,6 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--resample", default="segments", choices=["segments", "documents"], help="intervals and steps over documents"
     )
     hi.add_argument("--format", default="table", choices=["table", "json"])
+    _add_exact_flag(hi)
     _add_data_dir(hi)
     mo = sub.add_parser("models", help="neural models (COMET, CometKiwi, xCOMET) from local checkpoints")
     mo_sub = mo.add_subparsers(dest="action", required=True, parser_class=_Parser)
@@ -961,6 +976,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "exact", False):  # the mode is the environment's: a job this command starts inherits it
+        os.environ[NEURAL_MODE_ENV] = NEURAL_EXACT
     try:
         out = _COMMANDS[args.command](args)
     except InputError as err:

@@ -24,6 +24,7 @@ Decisions (docs/decisions.md, "Neural metrics"):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -237,6 +238,65 @@ def get_model(store, name: str) -> Model:
     return m
 
 
+# --------------------------------------------------------------------------- mode and signature
+#: the scoring modes: ``fast`` shares work across systems (the default), ``exact`` forms comet-score's
+#: batches and gives its numbers bit for bit (docs/decisions.md, "Faster than comet-score")
+FAST, EXACT = "fast", "exact"
+MODES = (FAST, EXACT)
+#: the environment variable that chooses the mode (``--exact`` on the command line sets it)
+MODE_ENV = "MTLENS_NEURAL_MODE"
+#: the cache-key prefix of a fast-mode score (an exact one is ``GROUP:LINE``)
+FAST_PREFIX = "fast:"
+#: the precision the worker computes in: comet-score's (``model.half()``), in both modes
+PRECISION = "fp16"
+
+
+def mode() -> str:
+    """The scoring mode: ``MTLENS_NEURAL_MODE`` (``fast`` or ``exact``), ``fast`` when unset."""
+    value = os.environ.get(MODE_ENV, "").strip().lower() or FAST
+    if value not in MODES:
+        raise InputError(f"{MODE_ENV}={value[:20]!r} is not a scoring mode: use {' or '.join(MODES)}")
+    return value
+
+
+def versions() -> tuple[str, str]:
+    """(COMET's version, Python's version) of the neural environment, for the signature; ``?`` without it."""
+    try:
+        interpreter = python()
+    except NeuralUnavailable:
+        return "?", "?"
+    return _versions(interpreter)
+
+
+@functools.lru_cache(maxsize=4)
+def _versions(interpreter: str) -> tuple[str, str]:
+    code = (
+        "import importlib.metadata as m, platform\n"
+        "try:\n    v = m.version('unbabel-comet')\nexcept Exception:\n    v = '?'\n"
+        "print(v, platform.python_version())"
+    )
+    try:
+        out = subprocess.run([interpreter, "-I", "-c", code], capture_output=True, text=True, timeout=60).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        return "?", "?"
+    return (out[0], out[1]) if len(out) == 2 else ("?", "?")
+
+
+def signature_fields(model: Model, how: str) -> tuple[tuple[str, str], ...]:
+    """A sacreCOMET-style signature (Zouhar et al. 2024): the model, its checkpoint's digest, its kind, the
+    COMET and Python versions that compute it, the precision and the batch mode."""
+    comet, py = versions()
+    return (
+        ("model", model.name),
+        ("digest", model.digest[:12]),
+        ("kind", model.kind),
+        ("comet", comet),
+        ("python", py),
+        ("precision", PRECISION),
+        ("batch", how),
+    )
+
+
 # --------------------------------------------------------------------------- segments and the cache
 def _reference(corpus: Corpus) -> tuple[str, ...] | None:
     return next(iter(corpus.references.values())) if corpus.references else None
@@ -253,15 +313,9 @@ def _segment_key(mt: str, src: str, ref: str) -> str:
     return hashlib.blake2b("\0".join(("mt", mt, "src", src, "ref", ref)).encode("utf-8"), digest_size=16).hexdigest()
 
 
-def groups(model: Model, corpus: Corpus, size: int | None = None) -> dict[str, tuple[str, list[dict]]]:
-    """system -> (group key, its segments as the model reads them, stripped as comet-score strips them).
-
-    The group key is the digest of the batch size and every segment of the system in order: comet-score
-    scores a system's segments in batches that depend on all of them (sorted by source length), and in half
-    precision a segment's score depends on its batch; so a score is cached under (checkpoint digest, group
-    key, line), which is exactly what determines it."""
+def rows_of(model: Model, corpus: Corpus) -> dict[str, list[dict]]:
+    """system -> its segments as the model reads them (stripped as comet-score strips them)."""
     check_inputs(model, corpus)
-    size = size or batch_size()
     ref = _reference(corpus) if model.needs_reference else None
     src = corpus.source if model.needs_source else None
     out = {}
@@ -274,9 +328,40 @@ def groups(model: Model, corpus: Corpus, size: int | None = None) -> dict[str, t
             if ref is not None:
                 row["ref"] = ref[i].strip()
             rows.append(row)
+        out[system] = rows
+    return out
+
+
+def _row_key(row: dict) -> str:
+    return _segment_key(row["mt"], row.get("src", ""), row.get("ref", ""))
+
+
+def keys_of(model: Model, corpus: Corpus, how: str | None = None) -> dict[str, tuple[list[str], list[dict]]]:
+    """system -> (the cache key of each of its segments, its rows), for the scoring mode ``how``.
+
+    - ``exact``: comet-score's batches, so a key is (group, line): see :func:`groups`;
+    - ``fast``: a segment's score is that of its inputs (source, translation, reference) whatever else is
+      scored with it (to one half-precision step, docs/decisions.md), so the key is the inputs' digest:
+      identical inputs in two systems, two sets or two runs are one key, scored once."""
+    how = how or mode()
+    if how == EXACT:
+        return {s: (_line_keys(g, len(rows)), rows) for s, (g, rows) in groups(model, corpus).items()}
+    return {s: ([FAST_PREFIX + _row_key(r) for r in rows], rows) for s, rows in rows_of(model, corpus).items()}
+
+
+def groups(model: Model, corpus: Corpus, size: int | None = None) -> dict[str, tuple[str, list[dict]]]:
+    """system -> (group key, its segments as the model reads them, stripped as comet-score strips them).
+
+    The group key is the digest of the batch size and every segment of the system in order: comet-score
+    scores a system's segments in batches that depend on all of them (sorted by source length), and in half
+    precision a segment's score depends on its batch; so a score is cached under (checkpoint digest, group
+    key, line), which is exactly what determines it."""
+    size = size or batch_size()
+    out = {}
+    for system, rows in rows_of(model, corpus).items():
         h = hashlib.blake2b(f"batch={size}\n".encode(), digest_size=16)
         for r in rows:
-            h.update(_segment_key(r["mt"], r.get("src", ""), r.get("ref", "")).encode())
+            h.update(_row_key(r).encode())
         out[system] = (h.hexdigest(), rows)
     return out
 
@@ -285,30 +370,41 @@ def _line_keys(group: str, n: int) -> list[str]:
     return [f"{group}:{i}" for i in range(n)]
 
 
-def missing(store, model: Model, corpus: Corpus) -> list[dict]:
-    """The systems with segments never scored with this checkpoint: ``{"group", "rows", "todo"}`` each
-    (``todo``: the line indices to score), one per distinct group."""
-    grouped = groups(model, corpus)
-    keys = [k for g, rows in grouped.values() for k in _line_keys(g, len(rows))]
-    have = store.get_neural(model.digest, keys)
-    out: dict[str, dict] = {}
-    for g, rows in grouped.values():
-        todo = [i for i, k in enumerate(_line_keys(g, len(rows))) if k not in have]
-        if todo and g not in out:
-            out[g] = {"group": g, "rows": rows, "todo": todo}
-    return list(out.values())
+def missing(store, model: Model, corpus: Corpus, how: str | None = None) -> list[dict]:
+    """The work left for this checkpoint on the corpus, in the mode ``how``:
+
+    - ``exact``: the systems with segments never scored, ``{"group", "rows", "todo"}`` each (``todo``: the
+      line indices to score), one per distinct group;
+    - ``fast``: one item ``{"rows", "keys"}``, the distinct inputs never scored across every system, in
+      line order (a line's source and reference serve all its translations)."""
+    how = how or mode()
+    keyed = keys_of(model, corpus, how)
+    have = store.get_neural(model.digest, [k for ks, _ in keyed.values() for k in ks])
+    if how == EXACT:
+        out: dict[str, dict] = {}
+        for g, rows in groups(model, corpus).values():
+            todo = [i for i, k in enumerate(_line_keys(g, len(rows))) if k not in have]
+            if todo and g not in out:
+                out[g] = {"group": g, "rows": rows, "todo": todo}
+        return list(out.values())
+    seen: dict[str, dict] = {}
+    for i in range(corpus.n_lines):
+        for ks, rows in keyed.values():
+            if ks[i] not in have and ks[i] not in seen:
+                seen[ks[i]] = rows[i]
+    return [{"rows": list(seen.values()), "keys": list(seen)}] if seen else []
 
 
-def cached_scores(store, model: Model, corpus: Corpus):
+def cached_scores(store, model: Model, corpus: Corpus, how: str | None = None):
     """The model's scores for the corpus as a metric (an :class:`~mtlens.readers.scores.ImportedScores`), or
-    None while any segment is unscored."""
+    None while any segment is unscored (in the mode ``how``)."""
     from ..readers.scores import ErrorSpan, ImportedScores
 
-    grouped = groups(model, corpus)
-    keys = {s: _line_keys(g, len(rows)) for s, (g, rows) in grouped.items()}
-    have = store.get_neural(model.digest, [k for ks in keys.values() for k in ks])
+    how = how or mode()
+    keyed = keys_of(model, corpus, how)
+    have = store.get_neural(model.digest, [k for ks, _ in keyed.values() for k in ks])
     scores, spans = {}, {}
-    for system, ks in keys.items():
+    for system, (ks, _) in keyed.items():
         if any(k not in have for k in ks):
             return None
         scores[system] = np.array([have[k][0] for k in ks], dtype=np.float64)
@@ -322,10 +418,10 @@ def cached_scores(store, model: Model, corpus: Corpus):
         model.metric,
         True,
         scores,
-        f"{model.name} ({model.kind}, checkpoint {model.digest[:12]})",
+        f"{model.name} ({model.kind}, checkpoint {model.digest[:12]}, {how})",
         spans if any(any(x) for x in spans.values()) else {},
         (),
-        (("model", model.name), ("digest", model.digest[:12]), ("kind", model.kind)),
+        signature_fields(model, how),
     )
 
 
@@ -357,7 +453,11 @@ def _spans_json(line: str, spans) -> str | None:
 
 
 # --------------------------------------------------------------------------- computing
-def batch_size() -> int:
+def batch_size(how: str = EXACT) -> int:
+    """Sentences per batch: ``MTLENS_NEURAL_BATCH``; unset, comet-score's 16 in exact mode and 0 (the
+    worker chooses from the device) in fast mode."""
+    if how == FAST and not os.environ.get("MTLENS_NEURAL_BATCH", "").strip():
+        return 0
     return int(env_number("MTLENS_NEURAL_BATCH", 16))
 
 
@@ -368,24 +468,33 @@ def compute(
     progress: Callable[[int, int], object] | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_start: Callable[[subprocess.Popen], object] | None = None,
+    counts: dict | None = None,
 ) -> bool:
-    """Score every segment not in the cache, saving each call's batches as they finish (a killed run
-    loses at most one call's work). ``progress(done, total)`` after each call; ``should_stop()`` between
-    calls ends the run early (False is returned). Raises InputError with one sentence when the worker
-    fails; what was scored before stays saved."""
-    todo = missing(store, model, corpus)
-    total = sum(len(g["todo"]) for g in todo)
+    """Score every segment not in the cache (in the current :func:`mode`), saving each call's results as
+    they finish (a killed run loses at most one call's work). ``progress(done, total)`` after each call;
+    ``should_stop()`` between calls ends the run early (False is returned). Raises InputError with one
+    sentence when the worker fails; what was scored before stays saved. In fast mode ``total`` counts
+    distinct inputs (what is computed), in exact mode each system's segments. ``counts``, when given, gains
+    what the model did, as the worker reports it: ``rows`` scored and, in fast mode, sentences ``encoded``."""
+    how = mode()
+    todo = missing(store, model, corpus, how)
+    total = sum(len(g["todo"]) if how == EXACT else len(g["rows"]) for g in todo)
     if progress:
         progress(0, total)
     if not todo:
         return True
-    size = batch_size()
+    size = batch_size(how)
     chunk = int(env_number("MTLENS_NEURAL_CHUNK", 0))  # 0: calls of about 5 s each (the worker measures)
-    wanted = {g["group"]: set(g["todo"]) for g in todo}
-    texts = {g["group"]: [r["mt"] for r in g["rows"]] for g in todo}
+    if how == EXACT:
+        wanted = {g["group"]: set(g["todo"]) for g in todo}
+        texts = {g["group"]: [r["mt"] for r in g["rows"]] for g in todo}
+        feed = [json.dumps(g, ensure_ascii=False) for g in todo]
+    else:
+        keys, rows = todo[0]["keys"], todo[0]["rows"]
+        feed = [json.dumps({"rows": rows}, ensure_ascii=False)]
     with tempfile.TemporaryFile("w+", encoding="utf-8") as err:
         proc = subprocess.Popen(
-            _command("score", model.path, str(size), str(chunk)),
+            _command("score" if how == EXACT else "fast", model.path, str(size), str(chunk)),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=err,
@@ -396,7 +505,7 @@ def compute(
         )
         if on_start:
             on_start(proc)
-        feeder = threading.Thread(target=_feed, args=(proc, todo), daemon=True)
+        feeder = threading.Thread(target=_feed, args=(proc, feed), daemon=True)
         feeder.start()
         done, output, finished = 0, [], False
         try:
@@ -404,14 +513,24 @@ def compute(
                 output.append(line)
                 msg = _message(line)
                 if "idx" in msg:
-                    g = msg["group"]
                     spans = msg.get("spans") or [None] * len(msg["idx"])
-                    rows = [
-                        (f"{g}:{i}", float(v), _spans_json(texts[g][i], sp) if model.kind == "xcomet" else None)
-                        for i, v, sp in zip(msg["idx"], msg["scores"], spans, strict=True)
-                    ]
-                    store.put_neural(model.digest, rows)
-                    done += len(wanted[g].intersection(msg["idx"]))
+                    if how == EXACT:
+                        g = msg["group"]
+                        where = [(f"{g}:{i}", texts[g][i]) for i in msg["idx"]]
+                        done += len(wanted[g].intersection(msg["idx"]))
+                    else:
+                        where = [(keys[i], rows[i]["mt"]) for i in msg["idx"]]
+                        done += len(msg["idx"])
+                    store.put_neural(
+                        model.digest,
+                        [
+                            (key, float(v), _spans_json(mt, sp) if model.kind == "xcomet" else None)
+                            for (key, mt), v, sp in zip(where, msg["scores"], spans, strict=True)
+                        ],
+                    )
+                    if counts is not None:
+                        counts["rows"] = counts.get("rows", 0) + len(msg["idx"])
+                        counts["encoded"] = counts.get("encoded", 0) + int(msg.get("encoded") or 0)
                     if progress:
                         progress(done, total)
                     if should_stop and should_stop():
@@ -440,10 +559,10 @@ def _message(line: str) -> dict:
     return msg if isinstance(msg, dict) else {}
 
 
-def _feed(proc: subprocess.Popen, todo: Sequence[dict]) -> None:
+def _feed(proc: subprocess.Popen, lines: Sequence[str]) -> None:
     try:
-        for g in todo:
-            proc.stdin.write(json.dumps(g, ensure_ascii=False) + "\n")
+        for line in lines:
+            proc.stdin.write(line + "\n")
         proc.stdin.close()
     except (BrokenPipeError, OSError, ValueError):
         pass

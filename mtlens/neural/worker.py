@@ -9,6 +9,16 @@ metrics"). It imports only the standard library and COMET, never mtlens (whose e
         "device": ...}``, then one JSON line per call of about CHUNK segments (whole batches)
         ``{"group": KEY, "idx": [...], "scores": [...], "spans": [...] | null}``, then ``{"end": true}``.
         Every failure is one line ``{"error": SENTENCE}`` and exit status 3.
+    python worker.py fast CHECKPOINT BATCH_SIZE CHUNK
+        the shared-work path (docs/decisions.md, "Faster than comet-score"): reads one JSON object
+        ``{"rows": [{"src", "mt", "ref"}, ...]}``, the distinct inputs of every system at once, prints
+        ``{"ready": ...}``, then ``{"idx": [...], "scores": [...], "spans": [...] | null}`` per call and
+        ``{"end": true}``. For an estimator (a model that encodes each sentence on its own: COMET-DA,
+        referenceless regression) every distinct sentence, whether it is a source, a translation or a
+        reference, is encoded once, in batches of sentences of similar length, and the estimator runs on
+        the stored embeddings; other models (CometKiwi, xCOMET: joint encoding) score the distinct rows in
+        batches formed by length across all systems. BATCH_SIZE 0: chosen from the device (64 on a CPU;
+        from free memory on a GPU); an out-of-memory error halves the batch and retries it.
 
 The model is prepared exactly as ``comet-score`` prepares it (``load_from_checkpoint``, ``eval``,
 ``half``, the embedding cache, float32 matmul precision "high", stripped lines), so that the scores equal
@@ -65,6 +75,8 @@ def describe(checkpoint: str) -> dict:
         inputs = [str(x) for x in hp["input_segments"]]
         if "ref" not in inputs:
             kind = "cometkiwi"
+    if ident == "unified_metric" and hp.get("word_level_training") is True:
+        kind = "xcomet"  # what the model outputs decides: word-level tags give error spans, as xCOMET's
     import comet
 
     return {"kind": kind, "inputs": inputs, "class": ident, "comet": getattr(comet, "__version__", "?")}
@@ -89,14 +101,12 @@ def plan(rows: list[dict], batch_size: int) -> list[list[int]]:
     return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
 
 
-def score(checkpoint: str, batch_size: int, chunk: int) -> None:
-    groups = [json.loads(line) for line in sys.stdin if line.strip()]
+def _load(checkpoint: str):
+    """The model, prepared as comet-score prepares it; one sentence when it cannot be loaded."""
     import torch
     from comet import load_from_checkpoint
 
     torch.set_float32_matmul_precision("high")
-    gpus, device = _device()
-    inputs = describe(checkpoint)["inputs"]
     try:
         model = load_from_checkpoint(checkpoint)
     except Exception as err:  # every loader failure becomes one sentence
@@ -111,6 +121,16 @@ def score(checkpoint: str, batch_size: int, chunk: int) -> None:
         _fail(f"COMET could not load '{checkpoint}': {text[:200]}")
     model.eval()
     model.half()
+    return model
+
+
+def score(checkpoint: str, batch_size: int, chunk: int) -> None:
+    groups = [json.loads(line) for line in sys.stdin if line.strip()]
+    import torch
+
+    gpus, device = _device()
+    inputs = describe(checkpoint)["inputs"]
+    model = _load(checkpoint)
     model.set_embedding_cache()
     _say({"ready": len(groups), "device": device, "batch": batch_size})
     # whole batches per predict call: CHUNK segments when given; else (CHUNK 0) as many as take about
@@ -153,13 +173,180 @@ def score(checkpoint: str, batch_size: int, chunk: int) -> None:
     _say({"end": True})
 
 
+# --------------------------------------------------------------------------- the shared-work path
+def halving(run, items: list, size: int, oom: tuple) -> tuple[list, int]:
+    """``run(part)`` over ``items`` in parts of ``size``, concatenating the results; an out-of-memory error
+    (one of ``oom``) halves the size and retries the same part, so a batch too large for the device costs
+    a retry, not the job. Returns the results and the size that worked (later calls start from it)."""
+    out: list = []
+    i = 0
+    while i < len(items):
+        part = items[i : i + size]
+        try:
+            out.extend(run(part))
+        except oom:
+            if size == 1:
+                raise
+            size = max(1, size // 2)
+            _free_memory()
+            continue
+        i += len(part)
+    return out, size
+
+
+def _free_memory() -> None:
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+    except ImportError:  # pragma: no cover - the worker always has torch
+        pass
+
+
+def _oom_errors() -> tuple:
+    import torch
+
+    return (torch.cuda.OutOfMemoryError, MemoryError)
+
+
+def _auto_batch(model, device: str) -> int:
+    """64 sentences on a CPU (larger batches of similar length gain nothing there); on a GPU, what its free
+    memory holds for sentences of the encoder's longest length in half precision (activations of about 24
+    values per hidden unit per token), between 16 and 512."""
+    if device != "cuda":
+        return 64
+    import torch
+
+    free, _ = torch.cuda.mem_get_info()
+    hidden = int(getattr(model.encoder, "output_units", 1024) or 1024)
+    per_sentence = max(1, (model.encoder.max_positions or 512) * hidden * 2 * 24)
+    return max(16, min(512, int(free * 0.8) // per_sentence))
+
+
+def _estimator(model) -> bool:
+    """Whether the model encodes each input sentence on its own (COMET-DA and referenceless regression),
+    so that one sentence's embedding serves every row it is in."""
+    from comet.models import ReferencelessRegression, RegressionMetric
+
+    return isinstance(model, (RegressionMetric, ReferencelessRegression)) and not getattr(model, "use_context", False)
+
+
+def fast(checkpoint: str, batch_size: int, chunk: int) -> None:
+    doc = json.loads(sys.stdin.read() or "{}")
+    import torch
+
+    gpus, device = _device()
+    inputs = describe(checkpoint)["inputs"]
+    rows = [{k: str(r.get(k, "")).strip() for k in inputs} for r in doc.get("rows", [])]
+    model = _load(checkpoint)
+    if device == "cuda":
+        model.to("cuda")
+    if device == "cpu":
+        torch.set_num_threads(max(1, os.cpu_count() or 1))
+    size = batch_size if batch_size > 0 else _auto_batch(model, device)
+    shared = _estimator(model)
+    _say({"ready": len(rows), "device": device, "batch": size, "shared": shared})
+    target = float(os.environ.get("MTLENS_NEURAL_SAVE_SECONDS", "5") or 5)
+    # rows in the order of a length that decides the cost: a joint model reads the row's texts together
+    order = sorted(range(len(rows)), key=lambda i: sum(len(rows[i][k]) for k in inputs))
+    if shared:
+        order = list(range(len(rows)))  # line order: a line's source and reference serve its neighbours
+    per_call = chunk if chunk > 0 else 256
+    embeddings: dict[str, object] = {}
+    start = 0
+    with torch.inference_mode():
+        while start < len(order):
+            idx = order[start : start + per_call]
+            start += len(idx)
+            began = time.perf_counter()
+            if shared:
+                scores, size, encoded = _estimate(model, [rows[i] for i in idx], inputs, embeddings, size, device)
+                spans = None
+            else:
+                scores, spans, size = _joint(model, [rows[i] for i in idx], size, gpus)
+                encoded = len(idx) * (3 if "ref" in inputs and "src" in inputs else 1)
+            # encoded: sentences (or joint inputs) through the encoder in this call, for the parent's counts
+            _say({"idx": idx, "scores": scores, "spans": spans, "encoded": encoded})
+            if chunk <= 0:
+                took = max(1e-3, time.perf_counter() - began)
+                per_call = max(16, min(8192, int(len(idx) * target / took)))
+            if len(embeddings) > 50_000:  # bounded memory: a later line rarely repeats an early sentence
+                embeddings.clear()
+    _say({"end": True})
+
+
+def _estimate(model, rows: list[dict], inputs: list[str], embeddings: dict, size: int, device: str):
+    """Scores of rows from their sentences' embeddings, each distinct sentence encoded once (batches of
+    sentences sorted by length, so little padding)."""
+    import torch
+
+    texts = sorted({r[k] for r in rows for k in inputs} - embeddings.keys(), key=len)
+
+    def encode(part: list[str]) -> list:
+        enc = model.encoder.prepare_sample(part)
+        emb = model.get_sentence_embedding(enc["input_ids"].to(device), enc["attention_mask"].to(device))
+        return list(emb)
+
+    vectors, size = halving(encode, texts, size, _oom_errors())
+    embeddings.update(zip(texts, vectors, strict=True))
+    stacked = {k: torch.stack([embeddings[r[k]] for r in rows]) for k in inputs}
+    if "ref" in inputs:
+        pred = model.estimate(stacked["src"], stacked["mt"], stacked["ref"])
+    else:
+        pred = model.estimate(stacked["src"], stacked["mt"])
+    return [float(x) for x in pred.score.float().view(-1).tolist()], size, len(texts)
+
+
+def _joint(model, rows: list[dict], size: int, gpus: int):
+    """Scores (and spans) of distinct rows with a joint-encoding model: one COMET predict call over rows
+    already sorted by length, in batches of ``size``; an out-of-memory error halves ``size`` and retries."""
+    while True:
+        try:
+            out = model.predict(
+                rows,
+                batch_size=size,
+                gpus=gpus,
+                progress_bar=False,
+                accelerator="cpu" if gpus == 0 else "auto",
+                length_batching=False,  # the rows are already in length order across all systems
+            )
+            break
+        except _oom_errors():
+            if size == 1:
+                raise
+            size = max(1, size // 2)
+            _free_memory()
+    meta = out.get("metadata") if hasattr(out, "get") else None
+    spans = [list(s) for s in meta["error_spans"]] if meta is not None and "error_spans" in meta else None
+    return [float(x) for x in out.scores], spans, size
+
+
+# --------------------------------------------------------------------------- the parent
+def _watch_parent() -> None:
+    """Stop when the process that started the worker dies (``kill -9`` of a job or a command): the worker
+    runs in its own session, so nothing else would stop it before its next write fails."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(4)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
 def main(argv: list[str]) -> None:
     if len(argv) >= 2 and argv[0] == "describe":
         _say(describe(argv[1]))
-    elif len(argv) == 4 and argv[0] == "score":
-        score(argv[1], int(argv[2]), int(argv[3]))
+    elif len(argv) == 4 and argv[0] in ("score", "fast"):
+        _watch_parent()
+        (score if argv[0] == "score" else fast)(argv[1], int(argv[2]), int(argv[3]))
     else:
-        _fail("usage: worker.py describe CKPT | score CKPT BATCH CHUNK")
+        _fail("usage: worker.py describe CKPT | score CKPT BATCH CHUNK | fast CKPT BATCH CHUNK")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,10 @@ if TYPE_CHECKING:  # the names as a type checker and an editor see them
 _NAMES = {
     "HOW_TO_ENABLE_SENTENCE": "mtlens.neural.models:HOW_TO_ENABLE_SENTENCE",
     "PREFIX": "mtlens.neural.models:PREFIX",
+    "EXACT": "mtlens.neural.models:EXACT",
+    "FAST": "mtlens.neural.models:FAST",
+    "MODE_ENV": "mtlens.neural.models:MODE_ENV",
+    "mode": "mtlens.neural.models:mode",
     "Progress": "mtlens.runtime.jobs:Progress",
     "add_model": "mtlens.neural.models:add_model",
     "available": "mtlens.neural.models:available",

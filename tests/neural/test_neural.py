@@ -90,6 +90,27 @@ def sentence_scores(csv_text: str, metric: str) -> dict[str, list[float]]:
     return out
 
 
+def one_step(gold) -> np.ndarray:
+    """One half-precision step at each gold score: the fast mode's documented tolerance (comet-score computes
+    in half precision; a segment batched with others of another length may round to the neighbouring
+    float16, and nothing further: 2^(e-10) for a score in [2^e, 2^(e+1)))."""
+    g = np.abs(np.asarray(gold, dtype=np.float64))
+    return np.exp2(np.floor(np.log2(np.where(g > 0, g, 2.0**-14))) - 10)
+
+
+def assert_fast_close(ours: dict, gold: dict, systems) -> None:
+    """Fast mode against comet-score: every segment within one half-precision step, few of them off at all,
+    and every system score equal to 4 decimals."""
+    off = 0
+    for s in systems:
+        want = np.array([x["COMET"] for x in gold[s]])
+        got = np.asarray(ours[s])
+        assert np.all(np.abs(got - want) <= one_step(want) + 1e-12), (s, np.max(np.abs(got - want)))
+        off += int(np.count_nonzero(got != want))
+        assert abs(got.mean() - want.mean()) < 5e-5
+    assert off <= 0.05 * len(systems) * len(gold[systems[0]]), off
+
+
 def data_args(files: Path, systems=SYSTEMS) -> list[str]:
     return [
         "--ref",
@@ -114,6 +135,7 @@ def test_score_with_a_registered_comet_model_equals_comet_score(neural_python, t
         *data_args(files),
         "--metrics",
         "bleu,comet:tiny",
+        "--exact",
         "--format",
         "csv",
         "--sentence-level",
@@ -122,11 +144,33 @@ def test_score_with_a_registered_comet_model_equals_comet_score(neural_python, t
     ours = sentence_scores(seg, "comet:tiny")
     for s in SYSTEMS:
         np.testing.assert_allclose(ours[s], [x["COMET"] for x in gold[s]], atol=1e-6, rtol=0)
+    # the default, shared-work mode: within one half-precision step of comet-score, systems to 4 decimals
+    fast = sentence_scores(
+        mtlens(
+            "score",
+            *data_args(files),
+            "--metrics",
+            "comet:tiny",
+            "--format",
+            "csv",
+            "--sentence-level",
+            data_dir=tmp_path,
+        ).stdout,
+        "comet:tiny",
+    )
+    assert_fast_close(fast, gold, SYSTEMS)
 
     doc = json.loads(
-        mtlens("score", *data_args(files), "--metrics", "bleu,comet:tiny", "--format", "json", data_dir=tmp_path).stdout
+        mtlens(
+            "score", *data_args(files), "--metrics", "bleu,comet:tiny", "--exact", "--format", "json", data_dir=tmp_path
+        ).stdout
     )
     assert doc["signatures"]["comet:tiny"].startswith("metric:comet:tiny|model:tiny|digest:")
+    comet_version = subprocess.run(
+        [neural_python, "-c", "import comet; print(comet.__version__)"], capture_output=True, text=True
+    ).stdout.strip()
+    assert f"|comet:{comet_version}|" in doc["signatures"]["comet:tiny"]
+    assert "|precision:fp16|batch:exact|" in doc["signatures"]["comet:tiny"]
     digest = doc["signatures"]["comet:tiny"].split("digest:")[1][:12]
     assert (
         len(digest) == 12
@@ -142,12 +186,11 @@ def test_a_source_only_model_needs_no_reference_and_equals_comet_score(neural_py
     mtlens("models", "add", "kiwi", str(tiny_models["tiny-kiwi"] / "checkpoints" / "model.ckpt"), data_dir=tmp_path)
     assert "\tcometkiwi\tmt,src\t" in mtlens("models", "list", data_dir=tmp_path).stdout
     gold = comet_score(neural_python, tiny_models["tiny-kiwi"], files, SYSTEMS, reference=False)
-    seg = mtlens(
-        "score", *data_args(files), "--metrics", "comet:kiwi", "--format", "csv", "--sentence-level", data_dir=tmp_path
-    ).stdout
-    ours = sentence_scores(seg, "comet:kiwi")
+    args = ("score", *data_args(files), "--metrics", "comet:kiwi", "--format", "csv", "--sentence-level")
+    ours = sentence_scores(mtlens(*args, "--exact", data_dir=tmp_path).stdout, "comet:kiwi")
     for s in SYSTEMS:
         np.testing.assert_allclose(ours[s], [x["COMET"] for x in gold[s]], atol=1e-6, rtol=0)
+    assert_fast_close(sentence_scores(mtlens(*args, data_dir=tmp_path).stdout, "comet:kiwi"), gold, SYSTEMS)
     # the reference does not enter the cache key of a source-only model: another reference, nothing new
     store = Store(tmp_path)
     model = neural.get_model(store, "kiwi")
@@ -157,7 +200,7 @@ def test_a_source_only_model_needs_no_reference_and_equals_comet_score(neural_py
     assert neural.missing(store, model, other_ref) == []
 
 
-def test_xcomet_scores_and_spans_equal_comet_score(neural_python, tiny_models, files, tmp_path):
+def test_xcomet_scores_and_spans_equal_comet_score(neural_python, tiny_models, files, tmp_path, monkeypatch):
     mtlens("models", "add", "xc", str(tiny_models["tiny-xcomet"]), data_dir=tmp_path)
     gold = comet_score(neural_python, tiny_models["tiny-xcomet"], files, SYSTEMS[:1])
     store = Store(tmp_path)
@@ -169,8 +212,13 @@ def test_xcomet_scores_and_spans_equal_comet_score(neural_python, tiny_models, f
         {"UEdin": hyp},
         (files / "src.txt").read_text(encoding="utf-8").split("\n")[:N],
     )
+    monkeypatch.setenv(neural.MODE_ENV, neural.EXACT)
     result = neural.scores_for(store, model, corpus)
     np.testing.assert_allclose(result.scores["UEdin"], [x["COMET"] for x in gold["UEdin"]], atol=1e-6, rtol=0)
+    monkeypatch.setenv(neural.MODE_ENV, neural.FAST)
+    fast = neural.scores_for(store, model, corpus)
+    assert_fast_close(fast.scores, gold, ["UEdin"])
+    assert dict(fast.model)["batch"] == "fast" and dict(result.model)["batch"] == "exact"
     got = [[(e.start, e.end, e.severity) for e in line] for line in (result.spans.get("UEdin") or [[]] * N)]
     want = [
         [
@@ -183,24 +231,44 @@ def test_xcomet_scores_and_spans_equal_comet_score(neural_python, tiny_models, f
     assert got == want
 
 
-def test_only_new_segments_are_computed(neural_python, tiny_models, files, tmp_path):
+def test_only_new_segments_are_computed_and_shared_work_is_done_once(
+    neural_python, tiny_models, files, tmp_path, monkeypatch
+):
     store = Store(tmp_path)
     model = neural.add_model(store, "tiny", tiny_models["tiny-comet"])
     src = (files / "src.txt").read_text(encoding="utf-8").split("\n")[:N]
     ref = {"ref": (files / "ref.txt").read_text(encoding="utf-8").split("\n")[:N]}
     hyp = {s: (files / f"{s}.txt").read_text(encoding="utf-8").split("\n")[:N] for s in (*SYSTEMS, "Online-W")}
-    two = Corpus.build(ref, {s: hyp[s] for s in SYSTEMS}, src)
+    # two systems that share half their lines (B copies A on even lines)
+    a = hyp["UEdin"]
+    b = [a[i] if i % 2 == 0 else hyp["HuaweiTSC"][i] for i in range(N)]
+    two = Corpus.build(ref, {"A": a, "B": b}, src)
+    rows = {(src[i].strip(), h[i].strip(), ref["ref"][i].strip()) for h in (a, b) for i in range(N)}
+    sentences = {x.strip() for x in (*src, *ref["ref"], *a, *b)}
+    assert len(rows) <= 1.5 * N  # the shared lines are one input each
+    counts: dict = {}
     seen = []
-    neural.compute(store, model, two, progress=lambda d, t: seen.append((d, t)))
-    assert seen[0] == (0, 2 * N) and seen[-1] == (2 * N, 2 * N)
+    neural.compute(store, model, two, progress=lambda d, t: seen.append((d, t)), counts=counts)
+    # the model scored each distinct input once and encoded each distinct sentence once (source, reference
+    # and translation alike), as the worker counts them: 3 x 2N encodings by comet-score
+    assert counts == {"rows": len(rows), "encoded": len(sentences)}
+    assert seen[0] == (0, len(rows)) and seen[-1] == (len(rows), len(rows))
+    result = neural.cached_scores(store, model, two)
+    assert [result.scores["A"][i] for i in range(0, N, 2)] == [result.scores["B"][i] for i in range(0, N, 2)]
     seen.clear()
     neural.compute(store, model, two, progress=lambda d, t: seen.append((d, t)))
     assert seen == [(0, 0)]  # reopened: nothing to compute
-    three = Corpus.build(ref, hyp, src)
-    assert [len(g["todo"]) for g in neural.missing(store, model, three)] == [N]  # only the added system
+    three = Corpus.build(ref, {"A": a, "B": b, "C": hyp["Online-W"]}, src)
+    new = {(src[i].strip(), hyp["Online-W"][i].strip(), ref["ref"][i].strip()) for i in range(N)} - rows
+    assert [len(g["rows"]) for g in neural.missing(store, model, three)] == [len(new)]  # only the added system
     # the same text in another set (another name for a system) is not computed again either
-    renamed = Corpus.build(ref, {"A": hyp["UEdin"]}, src)
+    renamed = Corpus.build(ref, {"X": a}, src)
     assert neural.missing(store, model, renamed) == []
+    # exact mode (comet-score's batches): its own cache keys, one group per system, the same rule after that
+    monkeypatch.setenv(neural.MODE_ENV, neural.EXACT)
+    assert [len(g["todo"]) for g in neural.missing(store, model, two)] == [N, N]
+    neural.compute(store, model, two)
+    assert [len(g["todo"]) for g in neural.missing(store, model, three)] == [N]
 
 
 # --------------------------------------------------------------------------- what goes wrong, in one sentence
