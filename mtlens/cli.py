@@ -428,6 +428,14 @@ def _load_and_score_corpus(args, ev, options):
             print(f"mtlens: note: {note}", file=sys.stderr)
     if not results:
         raise InputError("no metric was given")
+    from .service.results import neural_names, pitfalls_for
+
+    # the COMET pitfalls (empty, copied, wrong-language lines; languages the encoder never saw), said once
+    # whatever the command; kept on args for the command's own output (JSON, the report)
+    args.pitfalls = pitfalls_for(corpus, list(results))
+    if args.pitfalls is not None:
+        for note in args.pitfalls.notes(neural_names(results)):
+            print(f"mtlens: warning: {note}", file=sys.stderr)
     return corpus, results
 
 
@@ -501,14 +509,21 @@ def _run_score(args) -> str:
     if args.format == "json":
         doc = report.results_to_dict(results, args.sentence_level)
         doc["language_pair"] = corpus.language_pair
+        if args.pitfalls is not None:
+            doc["pitfalls"] = args.pitfalls.to_dict()
         return report.dumps(doc) + "\n"
     if args.format == "csv":
         return report.to_csv(results, args.sentence_level)
     if args.format == "latex":
         return report.to_latex(results)
     text = report.to_table(results)
-    if corpus.warnings:
-        text += "\nnotes on the data:\n" + "\n".join(f"- {w}" for w in corpus.warnings) + "\n"
+    notes = list(corpus.warnings)
+    if args.pitfalls is not None:
+        from .service.results import neural_names
+
+        notes += args.pitfalls.notes(neural_names(results))
+    if notes:
+        text += "\nnotes on the data:\n" + "\n".join(f"- {w}" for w in notes) + "\n"
     if args.sentence_level:
         text += "\n" + report.to_csv(results, sentence_level=True)
     return text
@@ -671,7 +686,7 @@ def _run_report(args) -> str:
         first = next(iter(results))
         if families(_store(args), args.set) and first in REGISTRY:
             history = history_to_dict(runs_history(_store(args), args.set, metrics=first, seed=args.seed))
-    html = build_html_report(corpus, results, comparisons, title, pins, history)
+    html = build_html_report(corpus, results, comparisons, title, pins, history, args.pitfalls)
     try:
         Path(args.output).write_text(html, encoding="utf-8")
     except OSError as err:

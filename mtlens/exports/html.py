@@ -13,6 +13,7 @@ from html import escape
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from ..analysis.pitfalls import neural_names
 from ..analysis.significance import MIN_TEST_LINES, Comparison
 from ..core.corpus import Corpus
 from ..runtime.scoring import MetricResult
@@ -197,12 +198,14 @@ def build_html_report(
     title: str = "mtlens report",
     pins=(),
     history: dict | None = None,
+    pitfalls=None,
 ) -> str:
     """The report as one HTML string (about 5 MB, most of it plotly.js); it ends with the presentation
     (:func:`presentation_slides` for the first metric, with the pinned sentences ``pins``), which the
     *Present* button shows one slide at a time (arrow keys, Esc)."""
     comparisons = comparisons or {}
     metrics = list(results)
+    neural = set(neural_names(metrics))
     first = results[metrics[0]]
     order = sorted(first.scores, key=lambda n: first.scores[n], reverse=first.higher_is_better)
     parts = [
@@ -240,6 +243,8 @@ def build_html_report(
     notes = ("± : half-width of the bootstrap 95% interval." if comparisons else "", direction_note(metrics))
     parts.append("</table>" + "".join(f"<p>{escape(t)}</p>" for t in notes if t))
 
+    if pitfalls is not None and pitfalls.any:  # before anyone reads a neural score (Zouhar et al. 2024)
+        parts.append(pitfalls_html(pitfalls, [m for m in metrics if m in neural]))
     if not comparisons and len(corpus.systems) > 1:
         parts.append(
             f"<p>No significance tests: they need at least {MIN_TEST_LINES} lines, "
@@ -286,6 +291,24 @@ def build_html_report(
     parts += [f"<section class='mtl-present'>{html}</section>" for _, html in slides]
     parts.append(_PRESENT_JS)
     parts.append(f"<p>Made with mtlens {escape(__version__)}.</p></body></html>")
+    return "".join(parts)
+
+
+def pitfalls_html(pitfalls, metrics) -> str:
+    """The COMET pitfalls as a section: the set-wide notes, then each flagged system's counts."""
+    parts = ["<h2>Before reading the neural scores</h2>"]
+    parts.append(f"<p class='warn'>{escape(pitfalls.headline(metrics))}</p>")
+    rows = pitfalls.rows()
+    if rows:
+        heads = list(rows[0])
+        parts.append("<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in heads) + "</tr>")
+        for r in rows:
+            cells = "".join(
+                f"<td class='name'>{escape(str(r[h]))}</td>" if h == "system" else f"<td>{shown(r[h], 0)}</td>"
+                for h in heads
+            )
+            parts.append(f"<tr>{cells}</tr>")
+        parts.append(f"</table><p>{escape(pitfalls.caption())}</p>")
     return "".join(parts)
 
 

@@ -1,7 +1,8 @@
 """Exports of score tables: JSON-ready dicts, CSV, LaTeX and plain-text tables.
 
 Every export carries the metric signatures (CSV, being a bare table, keeps one
-full-precision column per metric; its signatures are in the JSON/LaTeX/table forms).
+full-precision column per metric, and a signature column only beside a computed neural metric's; the
+other signatures are in the JSON/LaTeX/table forms).
 """
 
 from __future__ import annotations
@@ -112,6 +113,10 @@ def ranked(results: Mapping[str, MetricResult], by: str | None = None) -> list[s
     return sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
 
 
+#: what a computed neural metric's signature holds (:func:`mtlens.neural.models.signature_fields`)
+NEURAL_SIGNATURE = "|precision:"
+
+
 def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False, by: str | None = None) -> str:
     """``rank,system`` plus one full-precision column per metric (its key, as in JSON and ``--metrics``),
     systems best first by ``by`` (default: the first metric); rank is the position in that order.
@@ -122,16 +127,24 @@ def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False, by
     w = _Writer(buf)
     metrics = list(results)
     first = next(iter(results.values()))
+    # a neural score is never read without its model: "<metric> signature" right after its column
+    # (sacreCOMET's point, Zouhar et al. 2024); the other metrics' signatures are in the JSON/LaTeX/table forms
+    signed = {m: results[m].signature for m in metrics if NEURAL_SIGNATURE in results[m].signature}
+    heads = [h for m in metrics for h in ((m, f"{m} signature") if m in signed else (m,))]
+
+    def cells(values) -> list:
+        return [x for m, v in zip(metrics, values, strict=True) for x in ((v, signed[m]) if m in signed else (v,))]
+
     if sentence_level:
-        w.writerow(["system", "line", *metrics])
+        w.writerow(["system", "line", *heads])
         for name in first.scores:
             cols = [results[m].sentence_scores(name) for m in metrics]
             for i in range(len(cols[0])):
-                w.writerow([name, i + 1, *(repr(float(c[i])) for c in cols)])
+                w.writerow([name, i + 1, *cells([repr(float(c[i])) for c in cols])])
     else:
-        w.writerow(["rank", "system", *metrics])
+        w.writerow(["rank", "system", *heads])
         for k, name in enumerate(ranked(results, by), start=1):
-            w.writerow([k, name, *(repr(results[m].scores[name]) for m in metrics)])
+            w.writerow([k, name, *cells([repr(results[m].scores[name]) for m in metrics])])
     return buf.getvalue()
 
 

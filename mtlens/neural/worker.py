@@ -132,7 +132,12 @@ def score(checkpoint: str, batch_size: int, chunk: int) -> None:
     inputs = describe(checkpoint)["inputs"]
     model = _load(checkpoint)
     model.set_embedding_cache()
-    _say({"ready": len(groups), "device": device, "batch": batch_size})
+    shared = _estimator(model)
+    _say({"ready": len(groups), "device": device, "batch": batch_size, "shared": shared})
+    if shared:
+        _exact_shared(model, groups, inputs, batch_size, chunk, device)
+        _say({"end": True})
+        return
     # whole batches per predict call: CHUNK segments when given; else (CHUNK 0) as many as take about
     # SAVE_SECONDS, measured as it goes (each call's results are saved: a small model makes few calls, a
     # large one on a CPU still saves every few seconds)
@@ -171,6 +176,75 @@ def score(checkpoint: str, batch_size: int, chunk: int) -> None:
                 spans = [list(s) for s in meta["error_spans"]]
             _say({"group": group["group"], "idx": idx, "scores": [float(x) for x in out.scores], "spans": spans})
     _say({"end": True})
+
+
+def _exact_shared(model, groups: list[dict], inputs: list[str], batch_size: int, chunk: int, device: str) -> None:
+    """comet-score's numbers bit for bit, with the sources and references encoded once for all systems.
+
+    Each system's segments are cut into comet-score's batches (:func:`plan`: sorted by source length), and
+    each batch is computed as comet-score's forward pass computes it (the same sentences, in the same order,
+    padded alike, through the same encoder call and estimator), so every number is the same; but a batch of
+    sources or references that another system already needs at the same position (the same sentences: the
+    plan depends on the sources only) is encoded once. The loop goes batch position by batch position
+    across the systems, so only the current position's embeddings are held."""
+    import torch
+
+    rows = [[{k: str(r.get(k, "")).strip() for k in inputs} for r in g["rows"]] for g in groups]
+    plans = []
+    for g, rs in zip(groups, rows, strict=True):
+        todo = set(g["todo"])
+        plans.append([b for b in plan(rs, batch_size) if todo.intersection(b)])
+    adaptive = chunk <= 0
+    per_call = 1 if adaptive else max(1, chunk // batch_size)
+    target = float(os.environ.get("MTLENS_NEURAL_SAVE_SECONDS", "5") or 5)
+    positions = max((len(p) for p in plans), default=0)
+
+    def encode(texts: list[str]):
+        enc = model.encoder.prepare_sample(texts)
+        return model.get_sentence_embedding(enc["input_ids"].to(device), enc["attention_mask"].to(device))
+
+    start = 0
+    with torch.inference_mode():
+        while start < positions:
+            stop = min(positions, start + per_call)
+            began = time.perf_counter()
+            out = [([], []) for _ in groups]
+            encoded = 0
+            for j in range(start, stop):
+                here: dict = {}  # (input, sentences) -> embeddings, for this batch position
+                for gi, p in enumerate(plans):
+                    if j >= len(p):
+                        continue
+                    batch = p[j]
+                    emb = {}
+                    for k in inputs:
+                        texts = [rows[gi][i][k] for i in batch]
+                        key = (k, tuple(texts)) if k != "mt" else None
+                        if key is None or key not in here:
+                            try:
+                                value = encode(texts)
+                            except (torch.cuda.OutOfMemoryError, MemoryError):
+                                _fail(f"out of memory with batches of {batch_size}; set MTLENS_NEURAL_BATCH lower")
+                            encoded += len(texts)
+                            if key is None:
+                                emb[k] = value
+                                continue
+                            here[key] = value
+                        emb[k] = here[key]
+                    if "ref" in inputs:
+                        pred = model.estimate(emb["src"], emb["mt"], emb["ref"])
+                    else:
+                        pred = model.estimate(emb["src"], emb["mt"])
+                    out[gi][0].extend(batch)
+                    out[gi][1].extend(float(x) for x in pred.score.view(-1).tolist())
+            for g, (idx, scores) in zip(groups, out, strict=True):
+                if idx:
+                    _say({"group": g["group"], "idx": idx, "scores": scores, "spans": None, "encoded": encoded})
+                    encoded = 0
+            if adaptive:  # batch positions per call: about SAVE_SECONDS each, as in comet-score's path
+                per_position = max(1e-3, (time.perf_counter() - began) / (stop - start))
+                per_call = max(1, min(256, int(target / per_position)))
+            start = stop
 
 
 # --------------------------------------------------------------------------- the shared-work path

@@ -7,6 +7,7 @@ scores, and the preparation of the workers and compiled kernels before the first
 
 from __future__ import annotations
 
+from ..analysis.pitfalls import neural_names
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..exports.numbers import ABSENT, column_decimals, decimals, direction_note, shown
@@ -38,9 +39,11 @@ __all__ = [
     "metric_names",
     "metrics_using",
     "named_results",
+    "neural_names",
     "options_key",
     "parse_metric_list",
     "parse_names",
+    "pitfalls_for",
     "prepare_for",
     "result_for",
     "score",
@@ -108,3 +111,16 @@ def named_results(store, ev, text: str, options, keep_only=None, say=None) -> di
         else:
             out[n] = result_for(ev.corpus, model_scores(store, ev.corpus, n, ev.set_id, say))
     return out
+
+
+def pitfalls_for(corpus: Corpus, names):
+    """The COMET pitfalls of the corpus's systems (:mod:`mtlens.analysis.pitfalls`) when a neural metric is
+    among ``names``, else None."""
+    if not neural_names(names):
+        return None
+    from ..analysis import pitfalls
+    from ..core.language import parse_pair
+
+    pair = parse_pair(corpus.language_pair) if corpus.language_pair else (None, None)
+    pair = tuple(None if x == "und" else x for x in pair)  # und-TGT: only the target's script was seen
+    return pitfalls.find(corpus.systems, corpus.source, list(corpus.references.values()), pair)

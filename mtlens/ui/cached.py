@@ -67,6 +67,20 @@ def imported(dataset: Dataset) -> dict:
     return _imported(dataset.fingerprint, dataset.scores_fingerprint, dataset)
 
 
+@st.cache_resource(max_entries=16, show_spinner="Looking for empty, copied and wrong-language outputs…")
+def _pitfalls(fingerprint: str, _dataset: Dataset):
+    from ..service.results import pitfalls_for
+
+    return pitfalls_for(_dataset.corpus, ["comet:any"])
+
+
+def pitfalls(dataset: Dataset, names):
+    """The COMET pitfalls of the set's systems when a neural metric is among ``names``, else None."""
+    from ..service.results import neural_names
+
+    return _pitfalls(dataset.fingerprint, dataset) if neural_names(names) else None
+
+
 @st.cache_resource(max_entries=16, show_spinner="Reading the annotations…")
 def _annotations(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> list:
     from ..service.inputs import read_annotations

@@ -4,9 +4,11 @@ The body of ``pages/1_Rankings.py`` (the page itself only sets the page up and c
 
 from __future__ import annotations
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from ...service.results import neural_names
 from .. import cached, export, render, state, views, workspace
 from ..neural_panel import panel as neural_panel
 from ..widgets import dataset_caption, metric_sidebar
@@ -71,6 +73,15 @@ def page() -> None:
     st.caption(views.clusters_note(metrics))
     for note in cmp.notes if cmp is not None else ():  # the test's power: resamples for the number of pairs
         st.caption(render.md(note[0].upper() + note[1:] + "."))
+    traps = cached.pitfalls(ds, metrics)
+    if traps is not None and traps.any:  # before anyone reads a neural score (Zouhar et al. 2024)
+        with st.container(key="rank_pitfalls"):
+            st.warning(render.md(traps.headline(neural_names(metrics))))
+            if traps.rows():
+                counts = pd.DataFrame(traps.rows())
+                places = {c: 0 for c in counts.columns if c != "system"}
+                export.table(counts, name="mtlens-pitfalls", hide_index=True, key="rank_pitfalls_table", places=places)
+                st.caption(render.md(traps.caption()))
     for m_name, (imp_scores, _) in cached.imported(ds).items():
         if imp_scores.spans:
             st.markdown(f"**{render.md(m_name)} error spans per system**")
