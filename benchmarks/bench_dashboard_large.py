@@ -96,7 +96,9 @@ def main():
     print(f"| Sentences: jump to page 500 | {t_page:.2f} |")
     print(f"| Sentences: switch the inspected line (median of 5) | {statistics.median(times):.2f} |")
     print(f"| peak memory of the process | {peak:.0f} MB |")
-    print(f"| peer: sacrebleu 2.6.0 API, BLEU and chrF of the {args.systems} systems (references prepared once) | {peer:.1f} |")
+    print(
+        f"| peer: sacrebleu 2.6.0 API, BLEU and chrF of the {args.systems} systems (references prepared once) | {peer:.1f} |"
+    )
     print(f"first columns / peer: {t_core / peer:.2f}x the time; whole Rankings / peer: {t_rank / peer:.2f}x")
     ok = t_core < 10 and t_rank < 20
     print(f"\ngoals (first columns < 10 s, whole Rankings < 20 s): {'met' if ok else 'NOT met'}")

@@ -74,7 +74,9 @@ def main():
         print(f"| {what} | {first:.1f} | {whole:.1f} |")
     first = figures["from the home page"][0]
     met = "met" if first <= GOAL_FIRST_TABLE else "NOT met"
-    print(f"| peer: sacrebleu 2.6.0 CLI, BLEU, chrF, chrF++ and TER of the 4 systems (whole processes) | {peer:.1f} | |")
+    print(
+        f"| peer: sacrebleu 2.6.0 CLI, BLEU, chrF, chrF++ and TER of the 4 systems (whole processes) | {peer:.1f} | |"
+    )
     whole = figures["from the home page"][1]
     print(f"first table / peer: {first / peer:.2f}x the time; whole page / peer: {whole / peer:.2f}x")
     print(f"goal: first table within {GOAL_FIRST_TABLE:g} s of clicking the page: {first:.1f} s, {met}")

@@ -28,7 +28,9 @@ def test_empty_copied_and_wrong_language_systems_are_counted():
     assert by["empty"].empty == tuple(range(len(src))) and by["empty"].total == len(src)
     non_empty_sources = [i for i, s in enumerate(src) if s.strip()]
     assert by["copy"].copied == tuple(non_empty_sources) and by["copy"].wrong_language == ()
-    long_english = [i for i, s in enumerate(shifted) if len(s.strip()) >= pitfalls.MIN_CHARS and s.strip() != src[i].strip()]
+    long_english = [
+        i for i, s in enumerate(shifted) if len(s.strip()) >= pitfalls.MIN_CHARS and s.strip() != src[i].strip()
+    ]
     assert set(by["english"].wrong_language) <= set(long_english)
     assert len(by["english"].wrong_language) >= 0.9 * len(long_english)  # the detector finds nearly all of them
     assert {by["english"].found[i] for i in by["english"].wrong_language} == {"en"}
@@ -40,7 +42,7 @@ def test_empty_copied_and_wrong_language_systems_are_counted():
 
 
 def test_the_language_comes_from_the_reference_when_the_pair_is_not_known():
-    src, ref, good, shifted = _sample()
+    src, ref, _good, shifted = _sample()
     found = pitfalls.find({"english": shifted}, src, [ref])
     assert (found.expected, found.expected_how) == ("de", "detected in the reference")
     assert found.systems[0].wrong_language

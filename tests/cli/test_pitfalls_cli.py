@@ -51,7 +51,16 @@ def test_score_names_the_flagged_systems_in_its_notes_and_json(tmp_path, capsys)
 def test_the_report_has_the_section_with_escaped_names(tmp_path, capsys):
     data = _files(tmp_path)
     out = tmp_path / "r.html"
-    args = ["report", *data, "--scores", str(tmp_path / "comet.tsv"), "-o", str(out), "--data-dir", str(tmp_path / "ws")]
+    args = [
+        "report",
+        *data,
+        "--scores",
+        str(tmp_path / "comet.tsv"),
+        "-o",
+        str(out),
+        "--data-dir",
+        str(tmp_path / "ws"),
+    ]
     assert main(args) == 0
     html = out.read_text(encoding="utf-8")
     section = html[html.index("<h2>Before reading the neural scores</h2>") :]
