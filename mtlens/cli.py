@@ -382,8 +382,11 @@ def _load(args):
         extra = [f for f, v in (("--ref", args.ref), ("--sys", args.sys), ("--src", args.src)) if v]
         if extra:
             raise InputError(f"--data holds references, systems and source already; leave out {', '.join(extra)}")
-    if args.data is None and not args.ref:
-        raise InputError("give at least one --ref file (or --data FILE.tsv|FILE.xml)")
+    if args.data is None and not args.ref and not args.src:
+        raise InputError(
+            "give at least one --ref file (or --data FILE.tsv|FILE.xml; reference-free metrics such as CometKiwi "
+            "take --src and --sys alone)"
+        )
     if args.data is None and not args.sys:
         raise InputError("give at least one --sys file (or --data FILE.tsv|FILE.xml)")
     corpus = load_corpus(args.ref, args.sys, args.src, args.data)
@@ -427,6 +430,11 @@ def _load_and_score_corpus(args, ev, options):
         for note in scores.notes:
             print(f"mtlens: note: {note}", file=sys.stderr)
     if not results:
+        if not corpus.references:
+            raise InputError(
+                "this set has no reference: name a reference-free metric with --metrics (comet:NAME of a "
+                "CometKiwi-like model, or imported scores), or add a reference"
+            )
         raise InputError("no metric was given")
     from .service.results import neural_names, pitfalls_for
 

@@ -6,6 +6,7 @@ agreement) and the delta to a chosen baseline; from the history's JSON form
 from __future__ import annotations
 
 from .numbers import ABSENT, UNIT_DECIMALS, decimals, shown
+from .tables import NEURAL_SIGNATURE
 
 
 def _signed(v, places: int) -> str:
@@ -41,6 +42,9 @@ def history_rows(doc: dict) -> list[dict]:
                 row[f"{m} step humans agree (est.)"] = shown(step["human_agreement"], UNIT_DECIMALS)
             if doc.get("baseline"):
                 row[f"{m} vs {doc['baseline']}"] = _signed(run["delta_to_baseline"].get(m), places + 1)
+            signature = doc.get("signatures", {}).get(m, "")
+            if NEURAL_SIGNATURE in signature:  # a neural score is never shown without its model
+                row[f"{m} signature"] = signature
         rows.append(row)
     return rows
 
@@ -58,6 +62,7 @@ def history_to_table(doc: dict) -> str:
         "step: delta to the previous run of the same family; * significant after Holm's correction over the steps "
         f"shown ({doc['test']}); p: two-sided paired bootstrap p-value.",
     ]
+    foot += [f"signature: {m}: {sig}" for m, sig in doc.get("signatures", {}).items()]
     foot += [f"note: {n}" for n in doc.get("notes", [])]
     return "\n".join(lines + foot) + "\n"
 

@@ -395,60 +395,77 @@ def missing(store, model: Model, corpus: Corpus, how: str | None = None) -> list
     return [{"rows": list(seen.values()), "keys": list(seen)}] if seen else []
 
 
+def segments_cached(store, model: Model, corpus: Corpus, how: str | None = None) -> int:
+    """How many of the corpus's segments (lines x systems) have a cached score (in the mode ``how``)."""
+    keyed = keys_of(model, corpus, how or mode())
+    keys = [k for ks, _ in keyed.values() for k in ks]
+    have = store.get_neural(model.digest, keys)
+    return sum(k in have for k in keys)
+
+
+def work_size(items: Sequence[dict]) -> int:
+    """How many scores :func:`missing`'s work items ask for (exact: each system's lines; fast: distinct
+    inputs)."""
+    return sum(len(g["todo"]) if "todo" in g else len(g["rows"]) for g in items)
+
+
 def cached_scores(store, model: Model, corpus: Corpus, how: str | None = None):
     """The model's scores for the corpus as a metric (an :class:`~mtlens.readers.scores.ImportedScores`), or
     None while any segment is unscored (in the mode ``how``)."""
-    from ..readers.scores import ErrorSpan, ImportedScores
+    from ..readers.scores import ImportedScores, place_span, span_notes
 
     how = how or mode()
     keyed = keys_of(model, corpus, how)
     have = store.get_neural(model.digest, [k for ks, _ in keyed.values() for k in ks])
     scores, spans = {}, {}
+    repaired, unplaced = 0, []
     for system, (ks, _) in keyed.items():
         if any(k not in have for k in ks):
             return None
         scores[system] = np.array([have[k][0] for k in ks], dtype=np.float64)
-        if model.kind == "xcomet":  # offsets into the stripped line (comet-score's), placed in the line itself
-            hyp = corpus.systems[system]
-            spans[system] = [
-                [_placed(ErrorSpan, s, len(h) - len(h.lstrip())) for s in json.loads(have[k][1] or "[]")]
-                for h, k in zip(hyp, ks, strict=True)
-            ]
+        if model.kind == "xcomet":  # offsets into the stripped line (what the model read): the import's rule
+            lines = []
+            for i, (h, k) in enumerate(zip(corpus.systems[system], ks, strict=True), start=1):
+                placed = []
+                for raw in json.loads(have[k][1] or "[]"):
+                    span, fixed = place_span(raw, h.strip(), h)
+                    repaired += fixed
+                    if span is None:
+                        unplaced.append(f"'{system}' line {i}")
+                    else:
+                        placed.append(span)
+                lines.append(placed)
+            spans[system] = lines
     return ImportedScores(
         model.metric,
         True,
         scores,
         f"{model.name} ({model.kind}, checkpoint {model.digest[:12]}, {how})",
         spans if any(any(x) for x in spans.values()) else {},
-        (),
+        tuple(span_notes(model.metric, repaired, unplaced)),
         signature_fields(model, how),
     )
 
 
-def _placed(cls, span: dict, lead: int):
-    return cls(span["start"] + lead, span["end"] + lead, span["text"], span["severity"], span["confidence"])
-
-
-def _spans_json(line: str, spans) -> str | None:
-    """xCOMET's spans of one segment in the shape :class:`~mtlens.readers.scores.ErrorSpan` takes."""
+def _spans_json(spans) -> str | None:
+    """xCOMET's spans of one segment as the model gave them (offsets into the stripped line), stored as they
+    are: :func:`mtlens.readers.scores.place_span` places them when they are read, as for an imported file."""
     if spans is None:
         return None
     out = []
     for s in spans or []:
         try:
-            start, end = int(s["start"]), int(s["end"])
-        except (KeyError, TypeError, ValueError):
-            continue
-        if 0 <= start < end <= len(line):
             out.append(
                 {
-                    "start": start,
-                    "end": end,
-                    "text": str(s.get("text", line[start:end])),
+                    "start": int(s["start"]),
+                    "end": int(s["end"]),
+                    "text": str(s.get("text", "")),
                     "severity": str(s.get("severity", "")),
                     "confidence": float(s.get("confidence", 0.0)),
                 }
             )
+        except (KeyError, TypeError, ValueError, OverflowError):
+            continue
     return json.dumps(out, ensure_ascii=False)
 
 
@@ -478,7 +495,7 @@ def compute(
     what the model did, as the worker reports it: ``rows`` scored and, in fast mode, sentences ``encoded``."""
     how = mode()
     todo = missing(store, model, corpus, how)
-    total = sum(len(g["todo"]) if how == EXACT else len(g["rows"]) for g in todo)
+    total = work_size(todo)
     if progress:
         progress(0, total)
     if not todo:
@@ -487,7 +504,6 @@ def compute(
     chunk = int(env_number("MTLENS_NEURAL_CHUNK", 0))  # 0: calls of about 5 s each (the worker measures)
     if how == EXACT:
         wanted = {g["group"]: set(g["todo"]) for g in todo}
-        texts = {g["group"]: [r["mt"] for r in g["rows"]] for g in todo}
         feed = [json.dumps(g, ensure_ascii=False) for g in todo]
     else:
         keys, rows = todo[0]["keys"], todo[0]["rows"]
@@ -516,16 +532,16 @@ def compute(
                     spans = msg.get("spans") or [None] * len(msg["idx"])
                     if how == EXACT:
                         g = msg["group"]
-                        where = [(f"{g}:{i}", texts[g][i]) for i in msg["idx"]]
+                        where = [f"{g}:{i}" for i in msg["idx"]]
                         done += len(wanted[g].intersection(msg["idx"]))
                     else:
-                        where = [(keys[i], rows[i]["mt"]) for i in msg["idx"]]
+                        where = [keys[i] for i in msg["idx"]]
                         done += len(msg["idx"])
                     store.put_neural(
                         model.digest,
                         [
-                            (key, float(v), _spans_json(mt, sp) if model.kind == "xcomet" else None)
-                            for (key, mt), v, sp in zip(where, msg["scores"], spans, strict=True)
+                            (key, float(v), _spans_json(sp) if model.kind == "xcomet" else None)
+                            for key, v, sp in zip(where, msg["scores"], spans, strict=True)
                         ],
                     )
                     if counts is not None:

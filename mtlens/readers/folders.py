@@ -2,7 +2,7 @@
 
 Layouts:
 - a WMT XML (``.xml``) or TSV (``.tsv``) file holding everything;
-- a plain folder: ``ref*.txt`` references, optional ``src.txt``, one ``<system>.txt`` per system,
+- a plain folder: ``ref*.txt`` references (none: a reference-free set, which needs ``src.txt``), optional ``src.txt``, one ``<system>.txt`` per system,
   optional human score files ``human*.tsv`` (as in ``../shared/data/wmt/<pair>``);
 - the mt-metrics-eval layout (google-research/mt-metrics-eval): ``sources/<pair>.txt``,
   ``references/<pair>.<ref>.txt``, ``system-outputs/<pair>/<system>.txt``,
@@ -54,8 +54,11 @@ def _plain_folder(p: Path, name: str | None) -> ImportedSet:
     refs = [f for f in texts if f.stem.startswith("ref")]
     src = next((f for f in texts if f.stem in ("src", "source")), None)
     systems = [f for f in texts if f not in refs and f != src]
-    if not refs:
-        raise InputError(f"'{p}' has no reference file (ref.txt, ref2.txt, ...)")
+    if not refs and src is None:
+        raise InputError(
+            f"'{p}' has no reference file (ref.txt, ref2.txt, ...) and no src.txt (reference-free metrics such as "
+            "CometKiwi need the source)"
+        )
     if not systems:
         raise InputError(f"'{p}' has no system output file (<system>.txt)")
     corpus = corpus_from_bytes(

@@ -221,9 +221,11 @@ def _comet_json(data: bytes, file_name: str, corpus: Corpus) -> ImportedScores:
             errors = seg.get("errors")
             if errors is not None and not isinstance(errors, list):
                 raise InputError(f"'{file_name}': system '{system}' line {i}: 'errors' is not a list of spans")
-            mt = seg.get("mt", "")
+            line = hyp[i - 1] if hyp and i <= len(hyp) else None
+            mt = seg.get("mt")
+            mt = mt if isinstance(mt, str) else (line or "").strip()
             for e in errors or []:
-                span, fixed = _span(e, mt if isinstance(mt, str) else "", hyp[i - 1] if hyp and i <= len(hyp) else None)
+                span, fixed = place_span(e, mt, line)
                 repaired += fixed
                 if span is None:
                     unplaced.append(f"'{system}' line {i}")
@@ -236,13 +238,7 @@ def _comet_json(data: bytes, file_name: str, corpus: Corpus) -> ImportedScores:
     name = metric_name(key or "comet")
     if spans and name == "comet":
         name = "xcomet"
-    notes = [f"{file_name}: {repaired} xCOMET span offset(s) repaired against the text"] if repaired else []
-    if unplaced:
-        notes.append(
-            f"{file_name}: {len(unplaced)} xCOMET span(s) could not be placed in the text (offsets outside the "
-            f"line and text not found) and are not shown: {', '.join(unplaced[:5])}{' ...' if len(unplaced) > 5 else ''}"
-        )
-    return _finish(name, True, by_system, file_name, corpus, spans, notes)
+    return _finish(name, True, by_system, file_name, corpus, spans, span_notes(file_name, repaired, unplaced))
 
 
 def _score_key(segs, file_name) -> str:
@@ -256,32 +252,47 @@ def _score_key(segs, file_name) -> str:
     return numeric[0]
 
 
-def _span(e, mt: str, line: str | None) -> tuple[ErrorSpan | None, int]:
-    """An xCOMET span, its offsets checked against the text: COMET issue #179 reports them shifted by the
-    hypothesis' leading whitespace; when ``text`` is not at ``[start, end)`` it is searched for near there."""
+def place_span(e, mt: str, line: str | None = None) -> tuple[ErrorSpan | None, int]:
+    """An xCOMET error span placed in the line: the one rule for spans computed in place and for spans read
+    from comet-score's JSON (docs/decisions.md, "xCOMET spans").
+
+    COMET's offsets are into ``mt``, the line as the model read it (stripped by comet-score); some fall on
+    the sentence-start token or a leading space (COMET issue #179), so the span's ``text`` decides: at its
+    offsets it is kept there; elsewhere it is looked for near them (from 20 characters before), then
+    anywhere in ``mt`` (repaired, second value 1); not found, the span is dropped (None). A span without
+    text keeps offsets inside ``mt``. The placed offsets are into ``line`` (the text as uploaded: its
+    leading white space added back)."""
     try:
         start, end = int(e["start"]), int(e["end"])
-        text = str(e.get("text", ""))
+        text = str(e.get("text", "") or "")
         severity = str(e.get("severity", "minor")).lower()
         confidence = float(e.get("confidence", float("nan")))
     except (KeyError, TypeError, ValueError, OverflowError):
         return None, 0
-    target = line if line is not None else mt
-    inside = 0 <= start <= end <= len(target)
-    if inside and (not text or target[start:end] == text):
-        return ErrorSpan(start, end, text, severity, confidence), 0
+    lead = len(line) - len(line.lstrip()) if line is not None else 0
     if not text:
+        if 0 <= start < end <= len(mt):
+            return ErrorSpan(start + lead, end + lead, mt[start:end], severity, confidence), 0
         return None, 0
-    stripped = len(mt) - len(mt.lstrip())
-    for cand in (start + stripped, start - stripped):
-        if cand >= 0 and target[cand : cand + len(text)] == text:
-            return ErrorSpan(cand, cand + len(text), text, severity, confidence), 1
-    found = target.find(text, max(0, start - 20))
+    if 0 <= start <= end <= len(mt) and mt[start:end] == text:
+        return ErrorSpan(start + lead, end + lead, text, severity, confidence), 0
+    found = mt.find(text, max(0, start - 20))
     if found < 0:
-        found = target.find(text)
+        found = mt.find(text)
     if found < 0:
         return None, 0
-    return ErrorSpan(found, found + len(text), text, severity, confidence), 1
+    return ErrorSpan(found + lead, found + lead + len(text), text, severity, confidence), 1
+
+
+def span_notes(source: str, repaired: int, unplaced: list[str]) -> list[str]:
+    """What placing the spans did, as notes (:func:`place_span`)."""
+    notes = [f"{source}: {repaired} xCOMET span offset(s) repaired against the text"] if repaired else []
+    if unplaced:
+        notes.append(
+            f"{source}: {len(unplaced)} xCOMET span(s) could not be placed in the text (text not found in the "
+            f"line) and are not shown: {', '.join(unplaced[:5])}{' ...' if len(unplaced) > 5 else ''}"
+        )
+    return notes
 
 
 def _metricx_jsonl(data: bytes, file_name: str, corpus: Corpus) -> ImportedScores:

@@ -394,28 +394,30 @@ def corpus_from_bytes(
     apart (:func:`unique_names`); names that still collide are refused.
     Errors name the files: "system 'B.txt' has 999 lines, the reference 'ref.txt' has 1000".
     """
-    if not references:
-        raise InputError("no reference file was given")
+    if not references and source is None:
+        raise InputError(
+            "no reference file was given (reference-free metrics such as CometKiwi need the source text instead)"
+        )
     if not systems:
         raise InputError("no system output file was given")
     ref_lines = [(fn, decode_lines(b, fn)) for fn, b in references]
     sys_lines = [(fn, decode_lines(b, fn)) for fn, b in systems]
-    first_fn, first = ref_lines[0]
+    src = decode_lines(source[1], source[0]) if source is not None else None
+    # the line count every file must have: the first reference's, or the source's for a reference-free set
+    anchor, (first_fn, first) = ("reference", ref_lines[0]) if ref_lines else ("source", (source[0], src))
     for kind, group in (("reference", ref_lines[1:]), ("system", sys_lines)):
         for fn, lines in group:
             if len(lines) != len(first):
-                raise InputError(f"{kind} '{fn}' has {len(lines)} lines, the reference '{first_fn}' has {len(first)}")
-    src = None
-    if source is not None:
-        src = decode_lines(source[1], source[0])
-        if len(src) != len(first):
-            raise InputError(f"source '{source[0]}' has {len(src)} lines, the reference '{first_fn}' has {len(first)}")
+                raise InputError(f"{kind} '{fn}' has {len(lines)} lines, the {anchor} '{first_fn}' has {len(first)}")
+    if src is not None and len(src) != len(first):
+        raise InputError(f"source '{source[0]}' has {len(src)} lines, the reference '{first_fn}' has {len(first)}")
     ref_names = unique_names([fn for fn, _ in ref_lines], "reference")
     sys_names = unique_names([fn for fn, _ in sys_lines], "system")
     corpus = Corpus.build(
         dict(zip(ref_names, (x for _, x in ref_lines), strict=True)),
         dict(zip(sys_names, (x for _, x in sys_lines), strict=True)),
         src,
+        allow_no_reference=not ref_lines,  # a source and outputs: reference-free (QE) metrics only
     )
     return with_warnings(corpus)
 

@@ -143,7 +143,10 @@ def run(store, set_id: str, model_name: str, claim: bool = True) -> str:
                 "or cancel it there"
             )
     store.update_job(set_id, model.digest, state="running", pid=os.getpid(), started=time.time())
+    # progress in the set's segments (lines x systems), whatever the work is counted in: fast mode
+    # computes distinct inputs, fewer than the segments when systems share lines
     total = corpus.n_lines * len(corpus.systems)
+    already = neural.segments_cached(store, model, corpus)
     stop = threading.Event()
     state = {"cancel": False}
 
@@ -154,8 +157,8 @@ def run(store, set_id: str, model_name: str, claim: bool = True) -> str:
                     state["cancel"] = True
 
     def on_progress(done: int, todo: int) -> None:
-        already = total - todo
-        fields = {"done": already + done, "total": total}
+        share = done / todo if todo else 1.0
+        fields = {"done": already + round((total - already) * share), "total": total}
         if done == 0:
             fields["resumed_at"] = already
         store.update_job(set_id, model.digest, **fields)

@@ -69,8 +69,8 @@ def _check(corpus: Corpus, metrics: Sequence[Metric], systems: Sequence[str]) ->
     """Refuse what the metrics cannot score, before any work: no reference, lines past a metric's bounds."""
     if metrics and not corpus.references:
         raise InputError(
-            f"{metrics[0].name} needs a reference translation and this set has none (it was made from human "
-            "annotations); add a reference to score BLEU, chrF, TER and the other lexical metrics"
+            f"{metrics[0].name} needs a reference translation and this set has none (made from human annotations "
+            "or for reference-free metrics); add a reference to score BLEU, chrF, TER and the other lexical metrics"
         )
     for m in metrics:
         m.check_lines(corpus.reference_streams(), {s: corpus.systems[s] for s in systems})

@@ -145,6 +145,7 @@ class History:
     seed: int
     notes: list[str] = field(default_factory=list)
     resample: str = "segments"
+    signatures: dict[str, str] = field(default_factory=dict)
 
     def to_baseline(self, metric: str, run: str) -> float | None:
         if self.baseline is None or self.baseline not in self.scores[metric]:
@@ -254,6 +255,7 @@ def history(
         seed,
         notes,
         resample,
+        {m: r.signature for m, r in results.items()},
     )
 
 
@@ -293,6 +295,7 @@ def history_to_dict(h: History) -> dict:
     return {
         "set": h.set_id,
         "metrics": h.metrics,
+        "signatures": h.signatures,
         "baseline": h.baseline,
         "runs": runs,
         "test": f"test:paired-bootstrap|n:{h.n}|seed:{h.seed}|alpha:{h.alpha:g}|correction:holm-over-steps"

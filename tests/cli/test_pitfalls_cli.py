@@ -16,7 +16,7 @@ N = 60
 
 def _files(tmp_path):
     src, ref, good = (read(SAMPLE / f"{n}.txt")[:N] for n in ("src", "ref", "UEdin"))
-    systems = {"good": good, "blank": [""] * N, "a<b>&copy": src}
+    systems = {"good": good, "blank": [""] * N, "a<b>&copy": src, "english": src[1:] + src[:1]}
     for name, lines in {"src": src, "ref": ref, **systems}.items():
         (tmp_path / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     rows = ["system\tline\tcomet"] + [f"{s}\t{i + 1}\t0.5" for s in systems for i in range(N)]
@@ -35,6 +35,7 @@ def test_score_names_the_flagged_systems_in_its_notes_and_json(tmp_path, capsys)
     assert f"system 'blank' has {N} empty of {N} lines" in out.err
     assert f"system 'a<b>&copy' has {N} copies of the source of {N} lines" in out.err
     assert "system 'good'" not in out.err
+    assert "system 'english' has" in out.err and "in another language" in out.err
     doc = json.loads(out.out)["pitfalls"]
     assert doc["expected_language"] == "de" and doc["expected_how"] == "declared"
     assert doc["systems"]["blank"]["empty"] == N and doc["systems"]["a<b>&copy"]["copied_source"] == N

@@ -83,7 +83,14 @@ def test_plain_folder_and_errors(tmp_path):
     assert [n for n, _ in found.human] == ["human.tsv", "human_seg.tsv"]
     (tmp_path / "norefs").mkdir()
     (tmp_path / "norefs" / "A.txt").write_text("a\n", encoding="utf-8")
-    with pytest.raises(InputError, match="has no reference file"):
+    with pytest.raises(InputError, match="has no reference file .* and no src.txt"):
+        read_path(tmp_path / "norefs")
+    # a source and outputs, no reference: a reference-free (QE) set, for CometKiwi-like models
+    (tmp_path / "norefs" / "src.txt").write_text("x\n", encoding="utf-8")
+    (qe,) = read_path(tmp_path / "norefs")
+    assert qe.corpus.references == {} and qe.corpus.source == ("x",) and qe.corpus.system_names == ("A",)
+    (tmp_path / "norefs" / "B.txt").write_text("b\nc\n", encoding="utf-8")
+    with pytest.raises(InputError, match="system 'B.txt' has 2 lines, the source 'src.txt' has 1"):
         read_path(tmp_path / "norefs")
     with pytest.raises(InputError, match="does not exist"):
         read_path(tmp_path / "nowhere")
