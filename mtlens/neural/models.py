@@ -412,37 +412,29 @@ def work_size(items: Sequence[dict]) -> int:
 def cached_scores(store, model: Model, corpus: Corpus, how: str | None = None):
     """The model's scores for the corpus as a metric (an :class:`~mtlens.readers.scores.ImportedScores`), or
     None while any segment is unscored (in the mode ``how``)."""
-    from ..readers.scores import ImportedScores, place_span, span_notes
+    from ..readers.scores import ImportedScores, SpanTally
 
     how = how or mode()
     keyed = keys_of(model, corpus, how)
     have = store.get_neural(model.digest, [k for ks, _ in keyed.values() for k in ks])
     scores, spans = {}, {}
-    repaired, unplaced = 0, []
+    tally = SpanTally()
     for system, (ks, _) in keyed.items():
         if any(k not in have for k in ks):
             return None
         scores[system] = np.array([have[k][0] for k in ks], dtype=np.float64)
         if model.kind == "xcomet":  # offsets into the stripped line (what the model read): the import's rule
-            lines = []
-            for i, (h, k) in enumerate(zip(corpus.systems[system], ks, strict=True), start=1):
-                placed = []
-                for raw in json.loads(have[k][1] or "[]"):
-                    span, fixed = place_span(raw, h.strip(), h)
-                    repaired += fixed
-                    if span is None:
-                        unplaced.append(f"'{system}' line {i}")
-                    else:
-                        placed.append(span)
-                lines.append(placed)
-            spans[system] = lines
+            spans[system] = [
+                tally.place(json.loads(have[k][1] or "[]"), h.strip(), h, f"'{system}' line {i}")
+                for i, (h, k) in enumerate(zip(corpus.systems[system], ks, strict=True), start=1)
+            ]
     return ImportedScores(
         model.metric,
         True,
         scores,
         f"{model.name} ({model.kind}, checkpoint {model.digest[:12]}, {how})",
         spans if any(any(x) for x in spans.values()) else {},
-        tuple(span_notes(model.metric, repaired, unplaced)),
+        tuple(tally.notes(model.metric)),
         signature_fields(model, how),
     )
 

@@ -198,8 +198,7 @@ def _comet_json(data: bytes, file_name: str, corpus: Corpus) -> ImportedScores:
     key = None
     by_system: dict[str, list[float]] = {}
     spans: dict[str, list[list[ErrorSpan]]] = {}
-    repaired = 0
-    unplaced: list[str] = []
+    tally = SpanTally()
     paths: dict[str, str] = {}
     for path, segs in doc.items():
         system = stem(str(path).replace("\\", "/"))
@@ -217,20 +216,13 @@ def _comet_json(data: bytes, file_name: str, corpus: Corpus) -> ImportedScores:
             if not isinstance(seg, dict):
                 raise InputError(f"'{file_name}': system '{system}' line {i} is not an object")
             values.append(_number(seg.get(key), file_name, system, i))
-            line_spans = []
             errors = seg.get("errors")
             if errors is not None and not isinstance(errors, list):
                 raise InputError(f"'{file_name}': system '{system}' line {i}: 'errors' is not a list of spans")
             line = hyp[i - 1] if hyp and i <= len(hyp) else None
             mt = seg.get("mt")
             mt = mt if isinstance(mt, str) else (line or "").strip()
-            for e in errors or []:
-                span, fixed = place_span(e, mt, line)
-                repaired += fixed
-                if span is None:
-                    unplaced.append(f"'{system}' line {i}")
-                else:
-                    line_spans.append(span)
+            line_spans = tally.place(errors, mt, line, f"'{system}' line {i}")
             sys_spans.append(line_spans)
         by_system[system] = values
         if any(sys_spans):
@@ -238,7 +230,7 @@ def _comet_json(data: bytes, file_name: str, corpus: Corpus) -> ImportedScores:
     name = metric_name(key or "comet")
     if spans and name == "comet":
         name = "xcomet"
-    return _finish(name, True, by_system, file_name, corpus, spans, span_notes(file_name, repaired, unplaced))
+    return _finish(name, True, by_system, file_name, corpus, spans, tally.notes(file_name))
 
 
 def _score_key(segs, file_name) -> str:
@@ -282,6 +274,29 @@ def place_span(e, mt: str, line: str | None = None) -> tuple[ErrorSpan | None, i
     if found < 0:
         return None, 0
     return ErrorSpan(found + lead, found + lead + len(text), text, severity, confidence), 1
+
+
+@dataclass
+class SpanTally:
+    """What placing a file's (or a model's) spans did: how many were repaired, which lines lost one."""
+
+    repaired: int = 0
+    unplaced: list[str] = field(default_factory=list)
+
+    def place(self, errors, mt: str, line: str | None, where: str) -> list[ErrorSpan]:
+        """One line's spans placed by :func:`place_span`, counted; ``where`` names the line in a note."""
+        out = []
+        for e in errors or []:
+            span, fixed = place_span(e, mt, line)
+            self.repaired += fixed
+            if span is None:
+                self.unplaced.append(where)
+            else:
+                out.append(span)
+        return out
+
+    def notes(self, source: str) -> list[str]:
+        return span_notes(source, self.repaired, self.unplaced)
 
 
 def span_notes(source: str, repaired: int, unplaced: list[str]) -> list[str]:
