@@ -353,6 +353,22 @@ def test_the_worker_stops_when_the_command_that_started_it_is_killed(neural_pyth
         raise AssertionError("the worker went on after its parent was killed")
 
 
+def test_a_unified_model_trained_with_word_tags_is_kind_xcomet(neural_python, tiny_models, tmp_path):
+    """The kind follows what the model outputs: a unified_metric with word_level_training gives error spans
+    (xCOMET's recipe), so its spans are kept like an xcomet_metric's."""
+    import shutil
+
+    folder = tmp_path / "unified-word"
+    shutil.copytree(tiny_models["tiny-kiwi"], folder)
+    text = (folder / "hparams.yaml").read_text(encoding="utf-8")
+    assert "class_identifier: unified_metric\n" in text and "\nword_level_training: false\n" in text
+    assert neural.describe(folder / "checkpoints" / "model.ckpt")["kind"] == "cometkiwi"
+    text = text.replace("\nword_level_training: false\n", "\nword_level_training: true\n")
+    (folder / "hparams.yaml").write_text(text, encoding="utf-8")
+    info = neural.describe(folder / "checkpoints" / "model.ckpt")
+    assert info["kind"] == "xcomet" and info["inputs"] == ["mt", "src"]
+
+
 # --------------------------------------------------------------------------- what goes wrong, in one sentence
 def test_missing_or_broken_checkpoints_and_inputs_are_one_sentence(neural_python, tiny_models, tmp_path):
     store = Store(tmp_path)
