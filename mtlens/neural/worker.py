@@ -13,8 +13,8 @@ metrics"). It imports only the standard library and COMET, never mtlens (whose e
         the shared-work path (docs/decisions.md, "Faster than comet-score"): reads one JSON object
         ``{"rows": [{"src", "mt", "ref"}, ...]}``, the distinct inputs of every system at once, prints
         ``{"ready": ...}``, then ``{"idx": [...], "scores": [...], "spans": [...] | null}`` per call and
-        ``{"end": true}``. For an estimator (a model that encodes each sentence on its own: COMET-DA,
-        referenceless regression) every distinct sentence, whether it is a source, a translation or a
+        ``{"end": true}``. For an estimator (COMET-DA: each sentence encoded on its own) every distinct
+        sentence, whether it is a source, a translation or a
         reference, is encoded once, in batches of sentences of similar length, and the estimator runs on
         the stored embeddings; other models (CometKiwi, xCOMET: joint encoding) score the distinct rows in
         batches formed by length across all systems. BATCH_SIZE 0: chosen from the device (64 on a CPU;
@@ -231,10 +231,7 @@ def _exact_shared(model, groups: list[dict], inputs: list[str], batch_size: int,
                                 continue
                             here[key] = value
                         emb[k] = here[key]
-                    if "ref" in inputs:
-                        pred = model.estimate(emb["src"], emb["mt"], emb["ref"])
-                    else:
-                        pred = model.estimate(emb["src"], emb["mt"])
+                    pred = model.estimate(emb["src"], emb["mt"], emb["ref"])
                     out[gi][0].extend(batch)
                     out[gi][1].extend(float(x) for x in pred.score.view(-1).tolist())
             for g, (idx, scores) in zip(groups, out, strict=True):
@@ -299,11 +296,17 @@ def _auto_batch(model, device: str) -> int:
 
 
 def _estimator(model) -> bool:
-    """Whether the model encodes each input sentence on its own (COMET-DA and referenceless regression),
-    so that one sentence's embedding serves every row it is in."""
+    """Whether the model is COMET-DA's estimator (``RegressionMetric``): each input sentence encoded on its
+    own and combined by ``estimate(src, mt, ref)``, so that one sentence's embedding serves every row it is
+    in. The referenceless regression (a subclass whose forward pass combines two embeddings in its own
+    way, without an ``estimate`` of that shape) and context-enabled models take the joint path."""
     from comet.models import ReferencelessRegression, RegressionMetric
 
-    return isinstance(model, (RegressionMetric, ReferencelessRegression)) and not getattr(model, "use_context", False)
+    return (
+        isinstance(model, RegressionMetric)
+        and not isinstance(model, ReferencelessRegression)
+        and not getattr(model, "use_context", False)
+    )
 
 
 def fast(checkpoint: str, batch_size: int, chunk: int) -> None:
@@ -365,10 +368,7 @@ def _estimate(model, rows: list[dict], inputs: list[str], embeddings: dict, size
     vectors, size = halving(encode, texts, size, _oom_errors())
     embeddings.update(zip(texts, vectors, strict=True))
     stacked = {k: torch.stack([embeddings[r[k]] for r in rows]) for k in inputs}
-    if "ref" in inputs:
-        pred = model.estimate(stacked["src"], stacked["mt"], stacked["ref"])
-    else:
-        pred = model.estimate(stacked["src"], stacked["mt"])
+    pred = model.estimate(stacked["src"], stacked["mt"], stacked["ref"])
     return [float(x) for x in pred.score.float().view(-1).tolist()], size, len(texts)
 
 
