@@ -585,12 +585,24 @@ def scores_for(store, model: Model, corpus: Corpus, progress=None):
     return result
 
 
+def offered_scores(store, model: Model, corpus: Corpus):
+    """The model's cached scores for the corpus in the current mode, else in the other one (a set scored
+    with ``--exact`` shows its scores on a fast-mode server too, and the reverse; the signature says which
+    batch mode made them); None while neither is complete."""
+    current = mode()
+    for how in (current, *(x for x in MODES if x != current)):
+        scores = cached_scores(store, model, corpus, how)
+        if scores is not None:
+            return scores
+    return None
+
+
 def completed(store, corpus: Corpus) -> list:
-    """Every registered model whose scores for the whole corpus are cached, as metrics."""
+    """Every registered model whose scores for the whole corpus are cached (:func:`offered_scores`)."""
     out = []
     for m in models(store):
         try:
-            scores = cached_scores(store, m, corpus)
+            scores = offered_scores(store, m, corpus)
         except InputError:
             continue
         if scores is not None:

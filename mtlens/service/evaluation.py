@@ -122,7 +122,7 @@ def file_metrics(
     ``extra_scores`` (``(name, bytes)``: the command line's ``--scores``), its annotations' MQM (with
     ``mqm_weights``) and the cached scores of its neural models ``neural`` (:func:`finished_neural`); each
     an :class:`mtlens.readers.scores.ImportedScores`, a name taken once (the first)."""
-    from ..neural.models import cached_scores, get_model
+    from ..neural.models import get_model, offered_scores
     from ..readers.scores import read_score_files
 
     files = [*ev.scores, *extra_scores]
@@ -133,7 +133,7 @@ def file_metrics(
             continue
         try:
             model = get_model(store, name)
-            scores = cached_scores(store, model, ev.corpus) if model.digest == digest else None
+            scores = offered_scores(store, model, ev.corpus) if model.digest == digest else None
         except InputError:
             continue
         if scores is not None:

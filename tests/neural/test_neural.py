@@ -302,6 +302,12 @@ def test_only_new_segments_are_computed_and_shared_work_is_done_once(
     # sentences where comet-score encodes 6N (its embedding cache never hits across systems)
     assert counts == {"rows": 2 * N, "encoded": 4 * N}
     assert [len(g["todo"]) for g in neural.missing(store, model, three)] == [N]
+    # scores made in one mode are offered in the other (labelled by their batch mode), not hidden
+    solo = Corpus.build(ref, {"Z": hyp["Online-W"]}, src)
+    neural.compute(store, model, solo)
+    monkeypatch.setenv(neural.MODE_ENV, neural.FAST)
+    assert neural.cached_scores(store, model, solo) is None
+    assert dict(neural.offered_scores(store, model, solo).model)["batch"] == "exact"
 
 
 def _children(pid: int) -> list[int]:
