@@ -17,8 +17,7 @@ from .service.comparisons import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES, comp
 from .service.inputs import TOKENIZER_RULE, load_corpus, read_bytes
 from .service.neural_scoring import EXACT as NEURAL_EXACT
 from .service.neural_scoring import MODE_ENV as NEURAL_MODE_ENV
-from .service.neural_scoring import PREFIX as NEURAL_PREFIX
-from .service.results import REGISTRY, metric_names, parse_metric_list, parse_names, score
+from .service.results import REGISTRY, metric_names
 from .service.sets import __version__
 
 #: the exit status of a bug (0: done, 1: the gate found a regression, 2: bad input, 130: interrupted)
@@ -420,13 +419,15 @@ def _load_and_score(args):
 
 
 def _load_and_score_corpus(args, ev, options):
-    corpus = ev.corpus
-    builtin, imported = _chosen_metrics(args, ev)
-    results = _score(args, corpus, builtin, options) if builtin else {}
-    from .service.results import result_for
+    from .service.results import scored
 
-    for scores in imported:
-        results[scores.name] = result_for(corpus, scores)
+    corpus = ev.corpus
+    names, builtin, imported = _chosen(args, ev)
+    results = scored(lambda: _store(args), ev, names, builtin, imported, options)
+    if ev.set_id is not None and builtin:
+        for note in _store(args).notes:
+            print(f"mtlens: warning: {note}", file=sys.stderr)
+    for scores in imported.values():
         for note in scores.notes:
             print(f"mtlens: note: {note}", file=sys.stderr)
     if not results:
@@ -447,57 +448,19 @@ def _load_and_score_corpus(args, ev, options):
     return corpus, results
 
 
-def _chosen_metrics(args, ev):
-    """Built-in metric names and imported metrics: ``--metrics`` when given, else the command's defaults
-    and every metric the set offers from files (:func:`mtlens.service.evaluation.file_metrics`: the set's
-    own score files, then ``--scores``, its annotations' MQM and its neural models' cached scores)."""
-    from .service.evaluation import file_metrics, finished_neural
+def _chosen(args, ev):
+    """The command's metrics (:func:`mtlens.service.results.chosen_metrics`: ``--metrics``, else the defaults
+    and what the set offers; ``--scores`` files and ``--mqm-weights`` with them)."""
+    from .service.results import chosen_metrics
 
-    corpus = ev.corpus
     extra = [(f, read_bytes(f)) for f in getattr(args, "scores", None) or []]
-    saved = getattr(args, "set", None) is not None
-    store = _store(args) if saved else None
-    imported = file_metrics(
-        store,
-        ev,
-        finished_neural(store, ev) if saved else (),
-        extra_scores=extra,
-        mqm_weights=getattr(args, "mqm_weights", None),
+    return chosen_metrics(
+        lambda: _store(args), ev, args.metrics, args.default_metrics, extra, getattr(args, "mqm_weights", None), _say
     )
-    if args.metrics is None:  # a set without a reference (from annotations) has only its own metrics
-        return (parse_metric_list(args.default_metrics) if corpus.references else []), imported
-    names = {i.name: i for i in imported}
-    if not args.metrics.strip(" ,"):
-        return [], []
-    items = parse_names(args.metrics, [*REGISTRY, *names], also=lambda name: name.startswith(NEURAL_PREFIX))
-    for item in items:
-        if item not in REGISTRY and item not in names:  # comet:NAME: a registered model's scores
-            names[item] = _neural_scores(args, corpus, item)
-    return [x for x in items if x in REGISTRY], [names[x] for x in items if x in names]
-
-
-def _neural_scores(args, corpus, item: str):
-    """A registered model's scores (computing what the cache lacks, with progress on stderr)."""
-    from .service.neural_scoring import model_scores
-
-    return model_scores(_store(args), corpus, item, getattr(args, "set", None), _say)
 
 
 def _say(sentence: str) -> None:
     print(f"mtlens: {sentence}", file=sys.stderr)
-
-
-def _score(args, corpus, metrics, options):
-    """Scores; for a saved set, stored statistics are reused and new ones stored."""
-    if args.set is None:
-        return score(corpus, metrics, options)
-    from .service.results import score_saved_many
-
-    store = _store(args)
-    out = dict(zip(metrics, score_saved_many(store, args.set, corpus, metrics, options), strict=True))
-    for note in store.notes:
-        print(f"mtlens: warning: {note}", file=sys.stderr)
-    return out
 
 
 def _run_score(args) -> str:
@@ -654,15 +617,13 @@ def _run_pair(args, ev, options) -> str:
             raise InputError(f"--pair: '{name}' is not one of the systems: {', '.join(corpus.system_names)}")
     if a == b:
         raise InputError("--pair needs two different systems")
-    builtin, imported = _chosen_metrics(args, ev)  # the first metric only: built-in ones come first
-    if builtin:
-        result = _score(args, corpus, builtin[:1], options)[builtin[0]]
-    elif imported:
-        from .service.results import result_for
+    from .service.results import scored
 
-        result = result_for(corpus, imported[0])
-    else:
+    _, builtin, imported = _chosen(args, ev)
+    first = builtin[:1] or list(imported)[:1]  # the first metric only: a built-in one when there is one
+    if not first:
         raise InputError("no metric was given")
+    result = scored(lambda: _store(args), ev, first, builtin[:1], imported, options)[first[0]]
     freq = read_lines(args.freq_corpus) if args.freq_corpus else None
     doc = pair_analysis(corpus, result, a, b, options, freq, args.freq_corpus or "", seed=args.seed)
     if args.slices:

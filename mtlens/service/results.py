@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from ..analysis.pitfalls import neural_names
 from ..core.corpus import Corpus
-from ..core.errors import InputError
 from ..exports.numbers import ABSENT, column_decimals, decimals, direction_note, shown
 from ..metrics import (
     REGISTRY,
@@ -31,6 +30,7 @@ __all__ = [
     "REGISTRY",
     "MetricResult",
     "build_kernels",
+    "chosen_metrics",
     "column_decimals",
     "decimals",
     "direction_note",
@@ -49,6 +49,7 @@ __all__ = [
     "score",
     "score_saved_many",
     "score_set",
+    "scored",
     "sentence_metrics",
     "shown",
     "start_warmup",
@@ -82,35 +83,59 @@ def prepare_for(corpus: Corpus) -> None:
     engine.start_pool(chars * sum(m.cost_per_char for m in REGISTRY.values()))
 
 
-def named_results(store, ev, text: str, options, keep_only=None, say=None) -> dict[str, MetricResult]:
-    """The results of the metrics a user names (``"bleu,chrf,comet:NAME"``), for the faces that take a list
-    of names (the release gate, a set's history): built-in metrics scored (a saved set's stored statistics
-    reused, new ones stored), ``comet:NAME`` from a registered model (only segments its cache lacks are
-    scored: :func:`mtlens.service.neural_scoring.model_scores`), and the set's own imported metrics by
-    name. An unknown name, or a model the set cannot feed (a QE model without a source), is one InputError."""
-    from .evaluation import file_metrics
+def chosen_metrics(store, ev, text: str | None, defaults: str, extra_scores=(), mqm_weights=None, say=None):
+    """The metrics a user asks for, as both faces parse them (one rule): ``(names in order, built-in names,
+    imported metrics by name)``.
+
+    ``text`` (``--metrics``, ``"bleu,chrf,comet:NAME"``): those names, in that order; built-in ones, the set's
+    own imported ones, and ``comet:NAME`` from a registered model (only segments its cache lacks are scored:
+    :func:`mtlens.service.neural_scoring.model_scores`; ``say`` takes progress sentences). ``None``: the
+    ``defaults`` (when the set has a reference) and every metric the set offers from files (its score files,
+    ``extra_scores``, its annotations' MQM with ``mqm_weights``, its finished neural jobs). An unknown name
+    is one InputError naming the known ones. ``store``: the workspace, or a callable that opens it (only
+    a saved set or a neural metric needs it)."""
+    from .evaluation import file_metrics, finished_neural
     from .neural_scoring import PREFIX, model_scores
 
-    imported = {m.name: m for m in file_metrics(store, ev)}
+    def workspace():
+        return store() if callable(store) else store
+
+    neural = finished_neural(workspace(), ev) if ev.set_id else ()
+    offered = file_metrics(workspace() if ev.set_id else None, ev, neural, extra_scores, mqm_weights)
+    imported = {m.name: m for m in offered}
+    if text is None:
+        builtin = parse_metric_list(defaults) if ev.corpus.references else []
+        return [*builtin, *imported], builtin, imported
+    if not text.strip(" ,"):
+        return [], [], {}
     names = parse_names(text, [*REGISTRY, *imported], also=lambda n: n.startswith(PREFIX))
-    builtin = [n for n in names if n in REGISTRY]
-    if builtin and not ev.corpus.references:
-        raise InputError(f"{', '.join(builtin)} need a reference, and this set has none")
+    for n in names:
+        if n not in REGISTRY and n not in imported:  # comet:NAME: a registered model's scores
+            imported[n] = model_scores(workspace(), ev.corpus, n, ev.set_id, say)
+    return names, [n for n in names if n in REGISTRY], {n: imported[n] for n in names if n in imported}
+
+
+def scored(store, ev, names, builtin, imported, options, keep_only=None) -> dict[str, MetricResult]:
+    """The results of :func:`chosen_metrics`' metrics, in the order of ``names``: built-in metrics scored (a
+    saved set's stored statistics reused and new ones stored, ``keep_only`` as
+    :func:`~mtlens.runtime.scoring.score_saved_many` takes it), imported ones read."""
     if ev.set_id is None:
         got = score(ev.corpus, builtin, options) if builtin else {}
     else:
+        workspace = store() if callable(store) else store
         got = dict(
-            zip(builtin, score_saved_many(store, ev.set_id, ev.corpus, builtin, options, keep_only), strict=True)
+            zip(builtin, score_saved_many(workspace, ev.set_id, ev.corpus, builtin, options, keep_only), strict=True)
         )
-    out = {}
-    for n in names:
-        if n in got:
-            out[n] = got[n]
-        elif n in imported:
-            out[n] = result_for(ev.corpus, imported[n])
-        else:
-            out[n] = result_for(ev.corpus, model_scores(store, ev.corpus, n, ev.set_id, say))
-    return out
+    return {n: got[n] if n in got else result_for(ev.corpus, imported[n]) for n in names}
+
+
+def named_results(store, ev, text: str, options, keep_only=None, say=None) -> dict[str, MetricResult]:
+    """The results of the metrics a user names (``"bleu,chrf,comet:NAME"``), for the faces that take a list
+    of names (the release gate, a set's history): :func:`chosen_metrics` then :func:`scored`. An unknown
+    name, a lexical metric on a set without a reference, or a model the set cannot feed (a QE model without
+    a source), is one InputError."""
+    names, builtin, imported = chosen_metrics(store, ev, text, "", say=say)
+    return scored(store, ev, names, builtin, imported, options, keep_only)
 
 
 def pitfalls_for(corpus: Corpus, names):
