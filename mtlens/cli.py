@@ -62,9 +62,14 @@ def _add_data_dir(s: argparse.ArgumentParser) -> None:
 
 
 def _store(args):
-    from .service.sets import Store
+    """The command's workspace, opened once per command (what scoring noticed, e.g. damaged stored
+    statistics, is in the notes of the instance that scored)."""
+    store = getattr(args, "_workspace", None)
+    if store is None:
+        from .service.sets import Store
 
-    return Store(args.data_dir)
+        store = args._workspace = Store(args.data_dir)
+    return store
 
 
 def _add_exact_flag(s: argparse.ArgumentParser) -> None:
