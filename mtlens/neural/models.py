@@ -378,15 +378,17 @@ def missing(store, model: Model, corpus: Corpus, how: str | None = None) -> list
     - ``fast``: one item ``{"rows", "keys"}``, the distinct inputs never scored across every system, in
       line order (a line's source and reference serve all its translations)."""
     how = how or mode()
-    keyed = keys_of(model, corpus, how)
-    have = store.get_neural(model.digest, [k for ks, _ in keyed.values() for k in ks])
     if how == EXACT:
+        grouped = groups(model, corpus)
+        have = store.get_neural(model.digest, [k for g, rows in grouped.values() for k in _line_keys(g, len(rows))])
         out: dict[str, dict] = {}
-        for g, rows in groups(model, corpus).values():
+        for g, rows in grouped.values():
             todo = [i for i, k in enumerate(_line_keys(g, len(rows))) if k not in have]
             if todo and g not in out:
                 out[g] = {"group": g, "rows": rows, "todo": todo}
         return list(out.values())
+    keyed = keys_of(model, corpus, FAST)
+    have = store.get_neural(model.digest, [k for ks, _ in keyed.values() for k in ks])
     seen: dict[str, dict] = {}
     for i in range(corpus.n_lines):
         for ks, rows in keyed.values():

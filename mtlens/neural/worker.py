@@ -82,6 +82,17 @@ def describe(checkpoint: str) -> dict:
     return {"kind": kind, "inputs": inputs, "class": ident, "comet": getattr(comet, "__version__", "?")}
 
 
+def _save_seconds() -> float:
+    """About how long one call's work takes before its results are sent (and saved by the parent)."""
+    return float(os.environ.get("MTLENS_NEURAL_SAVE_SECONDS", "5") or 5)
+
+
+def _encode(model, texts: list[str], device: str):
+    """Sentence embeddings of ``texts`` in one batch, as COMET's forward pass computes them."""
+    enc = model.encoder.prepare_sample(texts)
+    return model.get_sentence_embedding(enc["input_ids"].to(device), enc["attention_mask"].to(device))
+
+
 def _device() -> tuple[int, str]:
     import torch
 
@@ -143,7 +154,7 @@ def score(checkpoint: str, batch_size: int, chunk: int) -> None:
     # large one on a CPU still saves every few seconds)
     adaptive = chunk <= 0
     per_call = 1 if adaptive else max(1, chunk // batch_size)
-    target = float(os.environ.get("MTLENS_NEURAL_SAVE_SECONDS", "5") or 5)
+    target = _save_seconds()
     for group in groups:
         rows = [{k: str(r.get(k, "")).strip() for k in inputs} for r in group["rows"]]
         todo = set(group["todo"])
@@ -196,20 +207,24 @@ def _exact_shared(model, groups: list[dict], inputs: list[str], batch_size: int,
         plans.append([b for b in plan(rs, batch_size) if todo.intersection(b)])
     adaptive = chunk <= 0
     per_call = 1 if adaptive else max(1, chunk // batch_size)
-    target = float(os.environ.get("MTLENS_NEURAL_SAVE_SECONDS", "5") or 5)
+    target = _save_seconds()
     positions = max((len(p) for p in plans), default=0)
 
     def encode(texts: list[str]):
-        enc = model.encoder.prepare_sample(texts)
-        return model.get_sentence_embedding(enc["input_ids"].to(device), enc["attention_mask"].to(device))
+        nonlocal encoded
+        encoded += len(texts)
+        try:
+            return _encode(model, texts, device)
+        except (torch.cuda.OutOfMemoryError, MemoryError):
+            _fail(f"out of memory with batches of {batch_size}; set MTLENS_NEURAL_BATCH lower")
 
+    encoded = 0
     start = 0
     with torch.inference_mode():
         while start < positions:
             stop = min(positions, start + per_call)
             began = time.perf_counter()
             out = [([], []) for _ in groups]
-            encoded = 0
             for j in range(start, stop):
                 here: dict = {}  # (input, sentences) -> embeddings, for this batch position
                 for gi, p in enumerate(plans):
@@ -219,17 +234,12 @@ def _exact_shared(model, groups: list[dict], inputs: list[str], batch_size: int,
                     emb = {}
                     for k in inputs:
                         texts = [rows[gi][i][k] for i in batch]
-                        key = (k, tuple(texts)) if k != "mt" else None
-                        if key is None or key not in here:
-                            try:
-                                value = encode(texts)
-                            except (torch.cuda.OutOfMemoryError, MemoryError):
-                                _fail(f"out of memory with batches of {batch_size}; set MTLENS_NEURAL_BATCH lower")
-                            encoded += len(texts)
-                            if key is None:
-                                emb[k] = value
-                                continue
-                            here[key] = value
+                        if k == "mt":  # a system's own translations: never another system's batch
+                            emb[k] = encode(texts)
+                            continue
+                        key = (k, tuple(texts))
+                        if key not in here:
+                            here[key] = encode(texts)
                         emb[k] = here[key]
                     pred = model.estimate(emb["src"], emb["mt"], emb["ref"])
                     out[gi][0].extend(batch)
@@ -245,23 +255,29 @@ def _exact_shared(model, groups: list[dict], inputs: list[str], batch_size: int,
 
 
 # --------------------------------------------------------------------------- the shared-work path
-def halving(run, items: list, size: int, oom: tuple) -> tuple[list, int]:
-    """``run(part)`` over ``items`` in parts of ``size``, concatenating the results; an out-of-memory error
-    (one of ``oom``) halves the size and retries the same part, so a batch too large for the device costs
-    a retry, not the job. Returns the results and the size that worked (later calls start from it)."""
-    out: list = []
-    i = 0
-    while i < len(items):
-        part = items[i : i + size]
+def shrinking(call, size: int, oom: tuple):
+    """``call(size)`` until it fits: an out-of-memory error (one of ``oom``) halves ``size`` and calls again,
+    so a batch too large for the device costs a retry, not the job; a size of 1 that does not fit raises.
+    Returns the result and the size that worked (later calls start from it)."""
+    while True:
         try:
-            out.extend(run(part))
+            return call(size), size
         except oom:
             if size == 1:
                 raise
             size = max(1, size // 2)
             _free_memory()
-            continue
-        i += len(part)
+
+
+def halving(run, items: list, size: int, oom: tuple) -> tuple[list, int]:
+    """``run(part)`` over ``items`` in parts of ``size``, concatenating the results; a part that does not fit
+    is retried halved (:func:`shrinking`). Returns the results and the size that worked."""
+    out: list = []
+    i = 0
+    while i < len(items):
+        got, size = shrinking(lambda n, at=i: run(items[at : at + n]), size, oom)
+        out.extend(got)
+        i += min(size, len(items) - i)
     return out, size
 
 
@@ -324,11 +340,14 @@ def fast(checkpoint: str, batch_size: int, chunk: int) -> None:
     size = batch_size if batch_size > 0 else _auto_batch(model, device)
     shared = _estimator(model)
     _say({"ready": len(rows), "device": device, "batch": size, "shared": shared})
-    target = float(os.environ.get("MTLENS_NEURAL_SAVE_SECONDS", "5") or 5)
+    target = _save_seconds()
     # rows in the order of a length that decides the cost: a joint model reads the row's texts together
-    order = sorted(range(len(rows)), key=lambda i: sum(len(rows[i][k]) for k in inputs))
-    if shared:
-        order = list(range(len(rows)))  # line order: a line's source and reference serve its neighbours
+    # (an estimator keeps line order: a line's source and reference serve its neighbours)
+    order = (
+        list(range(len(rows)))
+        if shared
+        else sorted(range(len(rows)), key=lambda i: sum(len(rows[i][k]) for k in inputs))
+    )
     per_call = chunk if chunk > 0 else 256
     embeddings: dict[str, object] = {}
     start = 0
@@ -360,12 +379,7 @@ def _estimate(model, rows: list[dict], inputs: list[str], embeddings: dict, size
 
     texts = sorted({r[k] for r in rows for k in inputs} - embeddings.keys(), key=len)
 
-    def encode(part: list[str]) -> list:
-        enc = model.encoder.prepare_sample(part)
-        emb = model.get_sentence_embedding(enc["input_ids"].to(device), enc["attention_mask"].to(device))
-        return list(emb)
-
-    vectors, size = halving(encode, texts, size, _oom_errors())
+    vectors, size = halving(lambda part: list(_encode(model, part, device)), texts, size, _oom_errors())
     embeddings.update(zip(texts, vectors, strict=True))
     stacked = {k: torch.stack([embeddings[r[k]] for r in rows]) for k in inputs}
     pred = model.estimate(stacked["src"], stacked["mt"], stacked["ref"])
@@ -374,23 +388,19 @@ def _estimate(model, rows: list[dict], inputs: list[str], embeddings: dict, size
 
 def _joint(model, rows: list[dict], size: int, gpus: int):
     """Scores (and spans) of distinct rows with a joint-encoding model: one COMET predict call over rows
-    already sorted by length, in batches of ``size``; an out-of-memory error halves ``size`` and retries."""
-    while True:
-        try:
-            out = model.predict(
-                rows,
-                batch_size=size,
-                gpus=gpus,
-                progress_bar=False,
-                accelerator="cpu" if gpus == 0 else "auto",
-                length_batching=False,  # the rows are already in length order across all systems
-            )
-            break
-        except _oom_errors():
-            if size == 1:
-                raise
-            size = max(1, size // 2)
-            _free_memory()
+    already sorted by length, in batches of ``size`` (halved on out-of-memory: :func:`shrinking`)."""
+
+    def call(n: int):
+        return model.predict(
+            rows,
+            batch_size=n,
+            gpus=gpus,
+            progress_bar=False,
+            accelerator="cpu" if gpus == 0 else "auto",
+            length_batching=False,  # the rows are already in length order across all systems
+        )
+
+    out, size = shrinking(call, size, _oom_errors())
     meta = out.get("metadata") if hasattr(out, "get") else None
     spans = [list(s) for s in meta["error_spans"]] if meta is not None and "error_spans" in meta else None
     return [float(x) for x in out.scores], spans, size

@@ -32,6 +32,7 @@ __all__ = [
     "build_kernels",
     "chosen_metrics",
     "column_decimals",
+    "corpus_pitfalls",
     "decimals",
     "direction_note",
     "make_metric",
@@ -83,6 +84,11 @@ def prepare_for(corpus: Corpus) -> None:
     engine.start_pool(chars * sum(m.cost_per_char for m in REGISTRY.values()))
 
 
+def _opened(store):
+    """The workspace, given as a Store or as a callable that opens it (a face that has none open yet)."""
+    return store() if callable(store) else store
+
+
 def chosen_metrics(store, ev, text: str | None, defaults: str, extra_scores=(), mqm_weights=None, say=None):
     """The metrics a user asks for, as both faces parse them (one rule): ``(names in order, built-in names,
     imported metrics by name)``.
@@ -98,7 +104,7 @@ def chosen_metrics(store, ev, text: str | None, defaults: str, extra_scores=(), 
     from .neural_scoring import PREFIX, model_scores
 
     def workspace():
-        return store() if callable(store) else store
+        return _opened(store)
 
     neural = finished_neural(workspace(), ev) if ev.set_id else ()
     offered = file_metrics(workspace() if ev.set_id else None, ev, neural, extra_scores, mqm_weights)
@@ -122,7 +128,7 @@ def scored(store, ev, names, builtin, imported, options, keep_only=None) -> dict
     if ev.set_id is None:
         got = score(ev.corpus, builtin, options) if builtin else {}
     else:
-        workspace = store() if callable(store) else store
+        workspace = _opened(store)
         got = dict(
             zip(builtin, score_saved_many(workspace, ev.set_id, ev.corpus, builtin, options, keep_only), strict=True)
         )
@@ -139,10 +145,14 @@ def named_results(store, ev, text: str, options, keep_only=None, say=None) -> di
 
 
 def pitfalls_for(corpus: Corpus, names):
-    """The COMET pitfalls of the corpus's systems (:mod:`mtlens.analysis.pitfalls`) when a neural metric is
-    among ``names``, else None."""
-    if not neural_names(names):
-        return None
+    """The COMET pitfalls of the corpus's systems (:func:`corpus_pitfalls`) when a neural metric is among
+    ``names``, else None."""
+    return corpus_pitfalls(corpus) if neural_names(names) else None
+
+
+def corpus_pitfalls(corpus: Corpus):
+    """The COMET pitfalls of the corpus's systems (:mod:`mtlens.analysis.pitfalls`), its language pair
+    read as the check needs it."""
     from ..analysis import pitfalls
     from ..core.language import parse_pair
 

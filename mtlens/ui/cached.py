@@ -69,9 +69,9 @@ def imported(dataset: Dataset) -> dict:
 
 @st.cache_resource(max_entries=16, show_spinner="Looking for empty, copied and wrong-language outputs…")
 def _pitfalls(fingerprint: str, _dataset: Dataset):
-    from ..service.results import pitfalls_for
+    from ..service.results import corpus_pitfalls
 
-    return pitfalls_for(_dataset.corpus, ["comet:any"])
+    return corpus_pitfalls(_dataset.corpus)
 
 
 def pitfalls(dataset: Dataset, names):
