@@ -59,6 +59,20 @@ def _add_data_dir(s: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="the workspace's folder (default: $MTLENS_DATA_DIR or the per-user data folder)",
     )
+    s.add_argument(
+        "--store",
+        metavar="URL|DIR",
+        help="the workspace's store: a folder (SQLite) or postgresql://user@host/db (default: $MTLENS_STORE, else "
+        "--data-dir)",
+    )
+
+
+def _open_store(args):
+    from .service.sets import Store
+
+    if args.store and args.data_dir:
+        raise InputError("give --store or --data-dir, not both")
+    return Store(args.data_dir, url=args.store)
 
 
 def _store(args):
@@ -66,9 +80,7 @@ def _store(args):
     statistics, is in the notes of the instance that scored)."""
     store = getattr(args, "_workspace", None)
     if store is None:
-        from .service.sets import Store
-
-        store = args._workspace = Store(args.data_dir)
+        store = args._workspace = _open_store(args)
     return store
 
 
@@ -350,6 +362,11 @@ def build_parser() -> argparse.ArgumentParser:
     a = mo_sub.add_parser("remove", help="forget a model (its cached scores stay with its checkpoint digest)")
     a.add_argument("name", metavar="NAME")
     _add_data_dir(a)
+    sto = sub.add_parser("store", help="the workspace's store itself")
+    sto_sub = sto.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    a = sto_sub.add_parser("copy", help="copy a whole workspace into an empty store (SQLite folder <-> PostgreSQL)")
+    a.add_argument("source", metavar="FROM", help="a data folder or postgresql://...")
+    a.add_argument("target", metavar="TO", help="an empty data folder or database")
     return p
 
 
@@ -800,6 +817,15 @@ def _run_build(args) -> str:
     return f"mtlens: kernels ready ({how}) in {time.perf_counter() - start:.1f} s\n"
 
 
+def _run_store(args) -> str:
+    from .service.sets import Store, copy_store
+
+    source, target = Store(url=args.source), Store(url=args.target)
+    counts = copy_store(source, target)
+    rows = ", ".join(f"{n} {table}" for table, n in counts.items() if n)
+    return f"copied {source.location} to {target.location}: {rows or 'no rows'}\n"
+
+
 def _run_delete(args) -> str:
     _store(args).delete(args.id)
     return f"deleted {args.id}\n"
@@ -814,7 +840,7 @@ def _run_dashboard(args) -> str:
     app = Path(__file__).resolve().parents[1] / "app.py"
     if not app.exists():
         raise InputError(f"the dashboard's app.py is not next to the mtlens package ({app}); run from a checkout")
-    store = Store(args.data_dir)
+    store = _open_store(args)
     set_id = args.set
     if args.ref or args.sys:
         if set_id:
@@ -825,6 +851,7 @@ def _run_dashboard(args) -> str:
         set_id = save(store, ev, args.name or "from the command line").set_id
     elif set_id:
         store.load(set_id)  # a wrong id is said now, not in the browser
+    store.check()  # an unreachable database too
     from .service.sets import is_loopback
 
     link = f"http://{args.address}:{args.port}/" + (f"?set={set_id}" if set_id else "")
@@ -842,7 +869,7 @@ def _run_dashboard(args) -> str:
             file=sys.stderr,
             flush=True,
         )
-    env = dict(os.environ, MTLENS_DATA_DIR=str(store.data_dir))
+    env = dict(os.environ, **store.child_env())
     cmd = [
         sys.executable,
         "-m",
@@ -958,6 +985,7 @@ _COMMANDS = {
     "dashboard": _run_dashboard,
     "access": _run_access,
     "models": _run_models,
+    "store": _run_store,
 }
 
 

@@ -36,6 +36,11 @@ def pytest_addoption(parser):
         help="fail (instead of skipping) browser tests when /usr/bin/chromium or playwright is missing",
     )
     parser.addoption(
+        "--require-services",
+        action="store_true",
+        help="fail (instead of skipping) the tests of a real PostgreSQL server when its binaries or psycopg are missing",
+    )
+    parser.addoption(
         "--require-neural",
         action="store_true",
         help="fail (instead of skipping) the COMET tests when the neural extra (.venv-neural) is missing",
@@ -103,6 +108,82 @@ def excerpts():
         if folder.is_dir() and (folder / "ref.txt").exists():  # mqm/ holds annotations, not a test set
             out[folder.name] = pair_files(folder)
     return out
+
+
+@pytest.fixture(scope="session")
+def pg_server(request):
+    """A real PostgreSQL server on 127.0.0.1 for the session (tests/pgserver.py); the tests that need it
+    skip, with the reason, when PostgreSQL or psycopg is missing, unless ``--require-services`` (what
+    .ci/run passes) makes that a failure."""
+    from .pgserver import Server, Unavailable
+
+    try:
+        server = Server()
+    except Unavailable as err:
+        if request.config.getoption("--require-services"):
+            pytest.fail(f"--require-services was given but {err}")
+        pytest.skip(str(err))
+    yield server
+    server.stop()
+
+
+class Backend:
+    """One store backend for the parametrized store tests: ``store()`` opens the workspace (``store("b")``
+    a second, empty one), ``env`` points a child process at it, ``rows(sql)`` reads it without mtlens."""
+
+    def __init__(self, name: str, tmp_path: Path, server=None):
+        self.name, self.tmp_path, self.server = name, tmp_path, server
+        self._urls: dict[str, str] = {}
+
+    def where(self, which: str = "a") -> str:
+        if self.server is None:
+            return str(self.tmp_path / which)
+        if which not in self._urls:
+            self._urls[which] = self.server.database()
+        return self._urls[which]
+
+    def store(self, which: str = "a", **kw):
+        from mtlens.storage.store import Store
+
+        return Store(url=self.where(which), **kw)
+
+    def env(self, which: str = "a") -> dict:
+        import os
+
+        return {**os.environ, "MTLENS_STORE": self.where(which), "PYTHONPATH": str(ROOT)}
+
+    def rows(self, sql: str, params=(), which: str = "a") -> list[tuple]:
+        if self.server is None:
+            import sqlite3
+
+            from mtlens.storage.store import FILE_NAME
+
+            con = sqlite3.connect(Path(self.where(which)) / FILE_NAME)
+            try:
+                return [tuple(r) for r in con.execute(sql, params)]
+            finally:
+                con.close()
+        import psycopg
+
+        with psycopg.connect(self.where(which)) as con:
+            return [tuple(r) for r in con.execute(sql.replace("?", "%s"), params)]
+
+    def close(self) -> None:
+        for url in self._urls.values():
+            self.server.drop(url)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request, tmp_path):
+    """Each store test twice: on a SQLite file, and on a real PostgreSQL server (a fresh database)."""
+    server = request.getfixturevalue("pg_server") if request.param == "postgresql" else None
+    b = Backend(request.param, tmp_path, server)
+    yield b
+    if server is not None:
+        from mtlens.storage import postgres
+
+        postgres.close_idle()
+        b.close()
 
 
 @pytest.fixture(scope="session")

@@ -100,7 +100,7 @@ def start(store, set_id: str, model_name: str) -> Progress:
         return progress(job)  # nothing new to score: no process at all
     claimed, job = store.claim_job(set_id, model.digest, model.name, alive)
     if claimed:
-        env = {**os.environ, "MTLENS_DATA_DIR": str(store.data_dir)}
+        env = {**os.environ, **store.child_env()}
         proc = subprocess.Popen(
             [sys.executable, "-m", "mtlens.runtime.jobs", set_id, model.name],
             stdin=subprocess.DEVNULL,
@@ -186,7 +186,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: python -m mtlens.runtime.jobs SET_ID MODEL", file=sys.stderr)
         return 2
-    store = Store(os.environ.get("MTLENS_DATA_DIR") or None)
+    store = Store()  # MTLENS_STORE, set by start(): the store that started the job
     try:
         return 0 if run(store, argv[0], argv[1], claim=False) == "done" else 1
     except InputError as err:

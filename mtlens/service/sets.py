@@ -17,6 +17,7 @@ from ..core.access import (
     user_visitor,
 )
 from ..core.errors import InputError
+from ..storage.copy import copy_store
 from ..storage.store import SAMPLE_ID, Pin, Store
 from ..version import __version__
 from .evaluation import Evaluation
@@ -30,6 +31,7 @@ __all__ = [
     "Visitor",
     "__version__",
     "browser_visitor",
+    "copy_store",
     "host_allowed",
     "is_loopback",
     "mode",

@@ -12,7 +12,23 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.limits import env_number
+from . import postgres
 from .schema import _APP_ID, FILE_NAME, MIGRATIONS, SCHEMA_VERSION
+
+#: the store: a PostgreSQL URL, or a data directory (the SQLite file in it); ``--store`` on the command line
+STORE_ENV = "MTLENS_STORE"
+
+
+def _where(url: str | None, data_dir):
+    """(PostgreSQL URL or None, data directory or None) from the arguments, else ``MTLENS_STORE``."""
+    if url is not None and not postgres.is_url(url):
+        return None, url  # a path: the data directory
+    if url is None and data_dir is None:
+        env = os.environ.get(STORE_ENV) or None
+        if env is not None and not postgres.is_url(env):
+            return None, env
+        url = env
+    return url, data_dir
 
 #: the whole store's size limit, MB (``MTLENS_MAX_STORE_MB`` changes it)
 DEFAULT_MAX_MB = 4096
@@ -91,9 +107,20 @@ def _why(err: BaseException) -> str:
 class Database:
     """The connection, the schema check and the size bounds every part of the store shares: one transaction a call, every database error one sentence, the ballast that lets a delete free space on a full disk."""
 
-    def __init__(self, data_dir: str | Path | None = None, max_mb: float | None = None, reveal_path: bool = True):
+    def __init__(
+        self,
+        data_dir: str | Path | None = None,
+        max_mb: float | None = None,
+        reveal_path: bool = True,
+        url: str | None = None,
+    ):
+        #: ``postgresql://...`` (a server's store, :mod:`mtlens.storage.postgres`) or None: the SQLite file
+        #: in the data directory. ``url`` or ``MTLENS_STORE`` (a URL, or a data directory) choose it.
+        self.url, data_dir = _where(url, data_dir)
         self.data_dir = _expand(data_dir) if data_dir is not None else default_data_dir()
         self.path = self.data_dir / FILE_NAME
+        #: what a claim appends to lock a row it reads (SQLite's write lock is already the transaction's)
+        self._row_lock = " FOR UPDATE" if self.url else ""
         #: whether sentences name the store's file (the operator's command line, the local dashboard); a
         #: shared server's visitors and the quick view read "the workspace store" instead
         self.reveal_path = reveal_path
@@ -103,9 +130,24 @@ class Database:
         #: sentences about damaged stored statistics found (and dropped) by this Store, for the caller to show
         self.notes: list[str] = []
 
+    @property
+    def location(self) -> str:
+        """Where the store is, as it may be shown to the operator: the file, or the URL without its password."""
+        return postgres.redact(self.url) if self.url else str(self.path)
+
+    def check(self) -> None:
+        """Read the store now: an unreachable server or a damaged file is said at start, in one sentence, not
+        on the first page (an empty store is fine: it is created on the first write)."""
+        with contextlib.suppress(_Missing), self._db():
+            pass
+
+    def child_env(self) -> dict[str, str]:
+        """What points a process this one starts (a job, the dashboard) at this same store."""
+        return {STORE_ENV: self.url or str(self.data_dir)}
+
     def _named(self, what: str) -> str:
-        """``what`` and the store's file where it may be shown."""
-        return f"{what} '{self.path}'" if self.reveal_path else what
+        """``what`` and the store's file (or server) where it may be shown."""
+        return f"{what} '{self.location}'" if self.reveal_path else what
 
     def _hidden(self, text: str) -> str:
         """An error's text without the data directory's path where it may not be shown."""
@@ -115,6 +157,10 @@ class Database:
     def _db(self, write: bool = False) -> Iterator[sqlite3.Connection]:
         """A connection inside one transaction (committed on success, rolled back on any error), with
         every database error turned into a sentence."""
+        if self.url:
+            with self._pg(write) as con:
+                yield con
+            return
         where = self._named("the workspace store")
         try:
             if write:
@@ -151,6 +197,27 @@ class Database:
             raise
         finally:
             con.close()
+
+    @contextlib.contextmanager
+    def _pg(self, write: bool) -> Iterator:
+        """A transaction on the PostgreSQL store; its errors are sentences as SQLite's are."""
+        where = self._named("the workspace database")
+        try:
+            import psycopg
+        except ImportError:
+            raise InputError(
+                f"{where} is a PostgreSQL server (MTLENS_STORE), which needs psycopg: pip install 'psycopg[binary]' "
+                "(or mtlens[postgres])"
+            ) from None
+        try:
+            with postgres.transaction(self.url, write, self._check_header, _Missing) as con:
+                yield con
+        except psycopg.OperationalError as err:
+            why = " ".join(str(err).split()) or type(err).__name__
+            raise InputError(f"cannot reach {where}: {why} (is the server running, and MTLENS_STORE right?)") from None
+        except psycopg.Error as err:
+            why = " ".join(str(err).split()) or type(err).__name__
+            raise InputError(f"{where} could not be {'written' if write else 'read'}: {why}") from None
 
     def _readable(self, con: sqlite3.Connection) -> sqlite3.Connection:
         """The connection if it can read; on a read-only file system (where a WAL database cannot make
@@ -223,6 +290,11 @@ class Database:
             raise
 
     def _used(self) -> int:
+        if self.url:
+            try:
+                return postgres.used_bytes(self.url)
+            except Exception:  # the size check never fails a write the database itself would take
+                return 0
         used = 0
         for p in self.data_dir.glob(FILE_NAME + "*"):
             with contextlib.suppress(OSError):  # a WAL file may vanish between glob and stat (another checkpoint)
@@ -259,6 +331,8 @@ class Database:
         return int(row[0] or 0)
 
     def _drop_ballast(self) -> bool:
+        if self.url:
+            return False
         try:
             (self.data_dir / BALLAST_NAME).unlink()
             return True
@@ -267,6 +341,8 @@ class Database:
 
     def _keep_ballast(self) -> None:
         """(Re)create the ballast file where there is room; never an error."""
+        if self.url:
+            return  # a server's disk is its operator's
         p = self.data_dir / BALLAST_NAME
         with contextlib.suppress(OSError):
             if self.data_dir.is_dir() and not p.exists():

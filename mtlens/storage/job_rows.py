@@ -1,4 +1,4 @@
-"""The rows of background jobs: claimed once (under the write lock), progress, heartbeat, state."""
+"""The rows of background jobs: claimed once (a row lock on PostgreSQL, the write lock on SQLite), progress, heartbeat, state."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from .sets import SAMPLE_ID
 
 
 class JobRows:
-    """The rows of background jobs: claimed once (under the write lock), progress, heartbeat, state."""
+    """The rows of background jobs: claimed once (a row lock on PostgreSQL, the write lock on SQLite), progress, heartbeat, state."""
 
     def job(self, set_id: str, digest: str) -> dict | None:
         try:
@@ -35,15 +35,23 @@ class JobRows:
         with self._db(write=True) as con:
             if set_id != SAMPLE_ID and con.execute("SELECT 1 FROM sets WHERE id = ?", (set_id,)).fetchone() is None:
                 raise InputError(f"no saved set has the id '{set_id}'")
-            cur = con.execute("SELECT * FROM jobs WHERE set_id = ? AND digest = ?", (set_id, digest))
-            for job in _dicts(cur):
+            # a new job is created here, or the row already there is locked (PostgreSQL: a row lock, so that
+            # two servers deciding together decide once; SQLite: its write lock, held by this transaction)
+            made = con.execute(
+                "INSERT INTO jobs (set_id, digest, model, state, done, total, resumed_at, started, updated, pid, "
+                "message) VALUES (?, ?, ?, 'queued', 0, 0, 0, ?, ?, NULL, NULL) ON CONFLICT DO NOTHING RETURNING set_id",
+                (set_id, digest, model, now, now),
+            ).fetchone()
+            if made is None:
+                cur = con.execute("SELECT * FROM jobs WHERE set_id = ? AND digest = ?" + self._row_lock, (set_id, digest))
+                job = _dicts(cur)[0]
                 if job["state"] in ("queued", "running", "cancelling") and alive(job):
                     return False, job
-            con.execute(
-                "INSERT OR REPLACE INTO jobs (set_id, digest, model, state, done, total, resumed_at, started, updated, "
-                "pid, message) VALUES (?, ?, ?, 'queued', 0, 0, 0, ?, ?, NULL, NULL)",
-                (set_id, digest, model, now, now),
-            )
+                con.execute(
+                    "UPDATE jobs SET model = ?, state = 'queued', done = 0, total = 0, resumed_at = 0, started = ?, "
+                    "updated = ?, pid = NULL, message = NULL WHERE set_id = ? AND digest = ?",
+                    (model, now, now, set_id, digest),
+                )
             cur = con.execute("SELECT * FROM jobs WHERE set_id = ? AND digest = ?", (set_id, digest))
             return True, _dicts(cur)[0]
 

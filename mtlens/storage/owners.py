@@ -72,7 +72,7 @@ class Owners:
         if not member or ":" not in member:
             raise InputError(f"'{member}' is not a visitor id (the dashboard shows yours: 'user:...' or 'browser:...')")
         with self._db(write=True) as con:
-            con.execute("INSERT OR IGNORE INTO members VALUES (?, ?)", (project, member))
+            con.execute("INSERT INTO members (project, member) VALUES (?, ?) ON CONFLICT DO NOTHING", (project, member))
 
     def revoke(self, project: str, member: str) -> None:
         with self._db(write=True) as con:

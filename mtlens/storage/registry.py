@@ -16,8 +16,10 @@ class Registry:
         """Register (or replace) a neural model: ``name, path, digest, kind, inputs, size, mtime``."""
         with self._db(write=True) as con:
             con.execute(
-                "INSERT OR REPLACE INTO models (name, path, digest, kind, inputs, size, mtime, added) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO models (name, path, digest, kind, inputs, size, mtime, added) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET path = excluded.path, "
+                "digest = excluded.digest, kind = excluded.kind, inputs = excluded.inputs, size = excluded.size, "
+                "mtime = excluded.mtime, added = excluded.added",
                 (
                     row["name"],
                     row["path"],
@@ -70,6 +72,7 @@ class Registry:
         self._check_size(sum(len(r[0]) + 8 + len(r[2] or "") for r in rows))
         with self._db(write=True) as con:
             con.executemany(
-                "INSERT OR REPLACE INTO neural (digest, segment, score, spans) VALUES (?, ?, ?, ?)",
+                "INSERT INTO neural (digest, segment, score, spans) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (digest, segment) DO UPDATE SET score = excluded.score, spans = excluded.spans",
                 [(digest, k, float(v), sp) for k, v, sp in rows],
             )

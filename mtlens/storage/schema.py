@@ -127,3 +127,6 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE sets ADD COLUMN segments TEXT",
     ),
 }
+
+#: every table, parents before the tables that refer to them (what ``mtlens store copy`` copies, in order)
+TABLES = ("sets", "streams", "files", "stats", "members", "models", "neural", "jobs", "pins", "runs")

@@ -90,6 +90,13 @@ def _no_room(err: InputError) -> bool:
     return "disk is full" in text or "disk I/O error" in text or "No space" in text
 
 
+#: a side file, put again under the same name: replaced where it was (portable SQL: SQLite and PostgreSQL)
+_PUT_FILE = (
+    "INSERT INTO files (set_id, kind, name, data) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (set_id, kind, name) DO UPDATE SET data = excluded.data"
+)
+
+
 def _delete_rows(con, set_id: str) -> None:
     if con.execute("DELETE FROM sets WHERE id = ?", (set_id,)).rowcount == 0:
         raise InputError(f"no saved set has the id '{set_id}'")
@@ -166,7 +173,7 @@ class Sets:
         with self._db(write=True) as con:
             if con.execute("SELECT 1 FROM sets WHERE id = ?", (set_id,)).fetchone() is None:
                 raise InputError(f"no saved set has the id '{set_id}'")
-            con.execute("INSERT OR REPLACE INTO files VALUES (?, 'scores', ?, ?)", (set_id, name, bytes(data)))
+            con.execute(_PUT_FILE, (set_id, "scores", name, bytes(data)))
 
     def add_annotations(self, set_id: str, name: str, data: bytes, visitor: Visitor | None = None) -> None:
         """Add an annotation file to a saved set (checked by the caller against its hypotheses)."""
@@ -175,7 +182,7 @@ class Sets:
         with self._db(write=True) as con:
             if con.execute("SELECT 1 FROM sets WHERE id = ?", (set_id,)).fetchone() is None:
                 raise InputError(f"no saved set has the id '{set_id}'")
-            con.execute("INSERT OR REPLACE INTO files VALUES (?, 'annotations', ?, ?)", (set_id, name, bytes(data)))
+            con.execute(_PUT_FILE, (set_id, "annotations", name, bytes(data)))
 
     def add_systems(
         self,
@@ -319,8 +326,9 @@ class Sets:
                         raise
                     self._delete_in_place(set_id)
         finally:
-            with contextlib.suppress(InputError, sqlite3.Error), self._db(write=True) as con:
-                con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if not self.url:  # SQLite: give the freed pages of the write-ahead log back
+                with contextlib.suppress(InputError, sqlite3.Error), self._db(write=True) as con:
+                    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._keep_ballast()
 
     def project_of(self, set_id: str) -> str | None:

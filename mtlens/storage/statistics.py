@@ -102,7 +102,8 @@ class Statistics:
             if con.execute("SELECT 1 FROM sets WHERE id = ?", (set_id,)).fetchone() is None:
                 return  # deleted meanwhile: nothing to attach the statistics to
             con.executemany(
-                "INSERT OR REPLACE INTO stats (set_id, metric, options, system, dtype, shape, data, checksum) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO stats (set_id, metric, options, system, dtype, shape, data, checksum) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (set_id, metric, options, system) DO UPDATE SET "
+                "dtype = excluded.dtype, shape = excluded.shape, data = excluded.data, checksum = excluded.checksum",
                 rows,
             )

@@ -35,9 +35,13 @@ def sample_corpus():
     return Corpus.build({"ref": refs[0], "ref2": refs[1]}, systems, language_pair="en-de")
 
 
-def test_round_trip_list_rename_delete(tmp_path, sample_corpus):
-    st = Store(tmp_path)
-    assert st.list() == [] and not (tmp_path / FILE_NAME).exists()  # reading never creates anything
+def test_round_trip_list_rename_delete(backend, sample_corpus):
+    st = backend.store()
+    assert st.list() == []
+    if backend.name == "sqlite":
+        assert not (backend.tmp_path / "a" / FILE_NAME).exists()  # reading never creates anything
+    else:
+        assert backend.rows("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'") == [(0,)]
     odd = Corpus.build({"ref": ["a\tb", "", "x\u2028y", "\ud800 lone surrogate"]}, {"A": ["a", "b", "c", "d"]})
     sid = st.save(sample_corpus, "  WMT21   en-de ", human=[("human.tsv", (SAMPLE / "human.tsv").read_bytes())])
     sid2 = st.save(odd, "odd text")
@@ -55,21 +59,19 @@ def test_round_trip_list_rename_delete(tmp_path, sample_corpus):
     st.delete(sid)
     with pytest.raises(InputError, match=f"no saved set has the id '{sid}'"):
         st.load(sid)
-    con = sqlite3.connect(tmp_path / FILE_NAME)
     for table in ("sets", "streams", "files", "stats"):  # delete removes the data, not just the name
-        assert (
-            con.execute(
-                f"SELECT count(*) FROM {table} WHERE {'id' if table == 'sets' else 'set_id'} = ?", (sid,)
-            ).fetchone()[0]
-            == 0
-        )
-    assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    con.close()
+        assert backend.rows(f"SELECT count(*) FROM {table} WHERE {'id' if table == 'sets' else 'set_id'} = ?", (sid,)) == [
+            (0,)
+        ]
+    if backend.name == "sqlite":
+        assert backend.rows("PRAGMA user_version") == [(SCHEMA_VERSION,)]
+        assert backend.rows("PRAGMA journal_mode") == [("wal",)]
+    else:
+        assert backend.rows("SELECT version FROM mtlens_schema") == [(SCHEMA_VERSION,)]
 
 
-def test_stats_are_raw_bytes_with_dtype_and_shape(tmp_path, sample_corpus):
-    st = Store(tmp_path)
+def test_stats_are_raw_bytes_with_dtype_and_shape(backend, sample_corpus):
+    st = backend.store()
     sid = st.save(sample_corpus, "s")
     a = np.arange(30, dtype=np.int64).reshape(10, 3)
     b = np.linspace(0, 1, 22).reshape(11, 2)
@@ -79,16 +81,13 @@ def test_stats_are_raw_bytes_with_dtype_and_shape(tmp_path, sample_corpus):
     np.testing.assert_array_equal(got["B"], b)
     assert got["A"].dtype == np.int64 and got["B"].dtype == np.float64
     assert st.get_stats(sid, "ter", (("x", 2),)) == {}  # another option set is another entry
-    con = sqlite3.connect(tmp_path / FILE_NAME)
-    row = con.execute("SELECT dtype, shape, length(data) FROM stats WHERE system = 'A'").fetchone()
-    assert row == ("int64", "[10, 3]", 240)
-    con.close()
+    assert backend.rows("SELECT dtype, shape, length(data) FROM stats WHERE system = 'A'") == [("int64", "[10, 3]", 240)]
 
 
-def test_reopening_reuses_statistics_and_an_added_system_is_the_only_one_scored(tmp_path, sample_corpus, monkeypatch):
+def test_reopening_reuses_statistics_and_an_added_system_is_the_only_one_scored(backend, sample_corpus, monkeypatch):
     from mtlens.metrics.bleu import BLEU
 
-    st = Store(tmp_path)
+    st = backend.store()
     first = Corpus.build(
         dict(sample_corpus.references),
         {k: sample_corpus.systems[k] for k in ("UEdin", "Online-W")},
@@ -121,11 +120,11 @@ def test_reopening_reuses_statistics_and_an_added_system_is_the_only_one_scored(
         st.add_systems(sid, {"short": ["a", "b", "c"]})
 
 
-def test_bundle_round_trip_and_bad_bundles(tmp_path, sample_corpus):
-    st = Store(tmp_path / "a")
+def test_bundle_round_trip_and_bad_bundles(backend, sample_corpus):
+    st = backend.store()
     sid = st.save(sample_corpus, "to move", human=[("h.tsv", b"system\tmetric\tscore\nUEdin\tDA\t1\n")])
     bundle = export_bundle(st, sid)
-    other = Store(tmp_path / "b")
+    other = backend.store("b")
     new = import_bundle(other, bundle)
     back = other.load(new)
     assert back.corpus.systems == sample_corpus.systems and back.info.name == "to move"
@@ -197,9 +196,9 @@ def test_a_full_disk_is_a_sentence_and_keeps_what_was_saved(tmp_path, sample_cor
     assert st.load(kept).corpus.systems["A"] == ("a",)
 
 
-def test_ten_concurrent_writers(tmp_path):
+def test_ten_concurrent_writers(backend):
     """Ten threads and ten processes save at once: every set is there, whole."""
-    st = Store(tmp_path)
+    st = backend.store()
     errors = []
 
     def save(k):
@@ -214,14 +213,9 @@ def test_ten_concurrent_writers(tmp_path):
     threads = [threading.Thread(target=save, args=(k,)) for k in range(10)]
     code = (
         "import sys; from mtlens import Corpus; from mtlens.storage.store import Store; k = int(sys.argv[1]); "
-        "Store(sys.argv[2]).save(Corpus.build({'r': ['x'] * 300}, {f'P{k}': ['y'] * 300}), f'process {k}')"
+        "Store().save(Corpus.build({'r': ['x'] * 300}, {f'P{k}': ['y'] * 300}), f'process {k}')"
     )
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", code, str(k), str(tmp_path)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}
-        )
-        for k in range(10)
-    ]
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(k)], cwd=ROOT, env=backend.env()) for k in range(10)]
     for t in threads:
         t.start()
     for t in threads:
@@ -324,17 +318,17 @@ def test_list_as_text_cuts_nothing_and_keeps_the_columns_aligned(tmp_path, capsy
     assert len(starts) == 1  # the name column starts at the same place on every line
 
 
-def test_pins_are_kept_with_the_set_in_order_bounded_and_only_by_who_may_change_it(tmp_path, sample_corpus):
+def test_pins_are_kept_with_the_set_in_order_bounded_and_only_by_who_may_change_it(backend, sample_corpus):
     from mtlens.core.access import Visitor
     from mtlens.storage.store import MAX_PINS, Pin
 
-    st = Store(tmp_path)
+    st = backend.store()
     owner, other = Visitor("alice", "alice"), Visitor("bob", "bob")
     sid = st.save(sample_corpus, "pins", owner=owner.id)
     st.pin(sid, Pin(41, ("UEdin", "HuaweiTSC"), "chrf", "  a  <b>name</b>   mistranslated "), owner)
     st.pin(sid, Pin(3, ("UEdin",), "bleu", ""), owner)
     st.pin(sid, Pin(41, ("UEdin", "HuaweiTSC"), "ter", "shift"), owner)  # the same sentence: updated in place
-    assert Store(tmp_path).pins(sid) == [
+    assert backend.store().pins(sid) == [
         Pin(41, ("UEdin", "HuaweiTSC"), "ter", "shift"),
         Pin(3, ("UEdin",), "bleu", ""),
     ]
@@ -351,17 +345,16 @@ def test_pins_are_kept_with_the_set_in_order_bounded_and_only_by_who_may_change_
     st.unpin(sid, 3, ("UEdin",), owner)
     assert len(st.pins(sid)) == MAX_PINS - 1
     st.delete(sid, owner)
-    con = sqlite3.connect(tmp_path / FILE_NAME)
-    assert con.execute("SELECT count(*) FROM pins").fetchone()[0] == 0  # deleted with the set
+    assert backend.rows("SELECT count(*) FROM pins") == [(0,)]  # deleted with the set
 
 
-def test_several_metrics_of_a_saved_set_are_scored_in_one_engine_job(tmp_path, sample_corpus, monkeypatch):
+def test_several_metrics_of_a_saved_set_are_scored_in_one_engine_job(backend, sample_corpus, monkeypatch):
     """score_saved_many: one statistics_many call for every metric with missing statistics, the same
     results as one metric at a time (whose BLEU equals sacrebleu's), and nothing scored the second time."""
     import mtlens.runtime.scoring as scoring
     from mtlens.runtime.scoring import score_saved_many
 
-    st = Store(tmp_path)
+    st = backend.store()
     sid = st.save(sample_corpus, "s")
     corpus = st.load(sid).corpus
     jobs = []
@@ -378,7 +371,7 @@ def test_several_metrics_of_a_saved_set_are_scored_in_one_engine_job(tmp_path, s
     assert jobs == [(["bleu", "ter"], len(corpus.systems))]
     again = score_saved_many(st, sid, corpus, ["bleu", "chrf", "ter"], DEFAULTS)
     assert len(jobs) == 1  # all stored now
-    fresh = Store(tmp_path / "other")
+    fresh = backend.store("other")
     sid2 = fresh.save(sample_corpus, "s")
     for name, a, b in zip(["bleu", "chrf", "ter"], many, again, strict=True):
         one = score_saved(fresh, sid2, fresh.load(sid2).corpus, name, DEFAULTS)
@@ -392,7 +385,7 @@ def test_several_metrics_of_a_saved_set_are_scored_in_one_engine_job(tmp_path, s
         )
 
 
-def test_an_option_that_changes_only_the_score_re_scores_nothing(tmp_path, sample_corpus, monkeypatch):
+def test_an_option_that_changes_only_the_score_re_scores_nothing(backend, sample_corpus, monkeypatch):
     """BLEU's, character BLEU's and tBLEU's smoothing and chrF's eps smoothing change the score computed from
     the statistics, never the statistics: once stored, changing them calls the engine no more, and the
     scores equal sacrebleu's with those options. An option that changes the statistics (lowercase) is
@@ -400,7 +393,7 @@ def test_an_option_that_changes_only_the_score_re_scores_nothing(tmp_path, sampl
     import mtlens.runtime.scoring as scoring
     from mtlens.runtime.scoring import score_saved_many
 
-    st = Store(tmp_path)
+    st = backend.store()
     sid = st.save(sample_corpus, "s")
     corpus = st.load(sid).corpus
     calls = []
