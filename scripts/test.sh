@@ -2,7 +2,8 @@
 # Install everything the test suite needs and run it (the README's test command).
 #   bash scripts/test.sh [extra pytest arguments]
 # Creates .venv (if missing), installs requirements-dev.txt and the neural extra (.venv-neural, for the
-# COMET tests), installs Debian's chromium for the browser tests when it is missing (needs root/apt),
+# COMET tests), installs Debian's chromium (browser tests) and postgresql (the store's tests on a real
+# server) when they are missing (needs root/apt),
 # then runs the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,15 @@ if [ ! -x /usr/bin/chromium ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   else
     echo "note: /usr/bin/chromium is missing and cannot be installed without root; browser tests will say so" >&2
+  fi
+fi
+# Debian's PostgreSQL server for the store's tests (a real server started on loopback by the tests)
+if ! command -v initdb >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+    echo "installing Debian's postgresql for the store's tests"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  else
+    echo "note: PostgreSQL (initdb) is missing and cannot be installed without root; its tests will say so" >&2
   fi
 fi
 if ! wait "$neural"; then

@@ -62,6 +62,8 @@ def pytest_configure(config):
 BROWSER_FILES = ("test_browser", "test_load")
 #: fixtures that need the neural extra (marked ``neural``)
 NEURAL_FIXTURES = {"neural_python", "tiny_models"}
+#: fixtures that start a real server (PostgreSQL, a Ray cluster) on loopback (marked ``services``)
+SERVICE_FIXTURES = {"pg_server", "ray_cluster"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -73,6 +75,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.browser)
         if NEURAL_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.neural)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if SERVICE_FIXTURES & set(getattr(item, "fixturenames", ())) - {"backend"} or params.get("backend") == "postgresql":
+            item.add_marker(pytest.mark.services)
     if SHARED.is_dir():
         return
     if config.getoption("--require-shared-data"):
