@@ -604,3 +604,49 @@ def test_the_gate_with_a_qe_model_needs_the_source(neural_python, tiny_models, f
         check=False,
     )
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "source" in proc.stderr, proc.stderr
+
+
+# --------------------------------------------------------------------------- team scale (issue 36)
+def _neural_rows(store) -> dict:
+    with store._db() as con:
+        return {(d, s): (score, spans) for d, s, score, spans in con.execute("SELECT digest, segment, score, spans FROM neural")}
+
+
+def test_a_comet_job_requested_from_two_servers_on_postgresql_runs_once_with_the_local_scores(
+    neural_python, tiny_models, files, pg_server, tmp_path
+):
+    """Two processes (two dashboard servers) ask for the same job on one PostgreSQL database at the same
+    moment: one job process is started, and its scores equal the same job's on a local SQLite store."""
+    from mtlens.storage import postgres
+
+    url = pg_server.database()
+    try:
+        store = Store(url=url)
+        model = neural.add_model(store, "tiny", tiny_models["tiny-comet"])
+        set_id = _saved_set(store, files)
+        start = time.time() + 4
+        code = (
+            "import time; from mtlens.runtime import jobs; from mtlens.storage.store import Store\n"
+            "st = Store(); st.list()\n"
+            f"time.sleep(max(0, {start} - time.time()))\n"
+            f"jobs.start(st, '{set_id}', 'tiny')\n"
+            "print(len(jobs._children))\n"
+        )
+        env = {**os.environ, "MTLENS_STORE": url}
+        procs = [
+            subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+            for _ in range(2)
+        ]
+        started = [int(p.communicate(timeout=120)[0].strip()) for p in procs]
+        assert sorted(started) == [0, 1]  # one server started the job, the other joined it
+        done = _wait(store, set_id, model.digest, lambda j: j["state"] == "done")
+        assert done["done"] == done["total"] == 2 * N
+        local = Store(tmp_path / "local")
+        neural.add_model(local, "tiny", tiny_models["tiny-comet"])
+        local_id = _saved_set(local, files)
+        assert jobs.run(local, local_id, "tiny") == "done"
+        on_pg = _neural_rows(store)
+        assert on_pg and on_pg == _neural_rows(local)  # the same segments, the same scores, bit for bit
+    finally:
+        postgres.close_idle()
+        pg_server.drop(url)
