@@ -835,8 +835,6 @@ def _run_dashboard(args) -> str:
     import os
     from pathlib import Path
 
-    from .service.sets import Store
-
     app = Path(__file__).resolve().parents[1] / "app.py"
     if not app.exists():
         raise InputError(f"the dashboard's app.py is not next to the mtlens package ({app}); run from a checkout")
@@ -852,6 +850,9 @@ def _run_dashboard(args) -> str:
     elif set_id:
         store.load(set_id)  # a wrong id is said now, not in the browser
     store.check()  # an unreachable database too
+    from .service.neural_scoring import check_ray
+
+    check_ray()  # and an unreachable Ray cluster (MTLENS_RAY_ADDRESS)
     from .service.sets import is_loopback
 
     link = f"http://{args.address}:{args.port}/" + (f"?set={set_id}" if set_id else "")

@@ -12,10 +12,11 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-# the neural extra, for the COMET tests, in its own environment while the core one installs: this
+# the neural extra (with Ray, for the tests of jobs on a local Ray cluster), in its own environment while
+# the core one installs: this
 # machine's CPU build of torch (a plain 'torch' would fetch a CUDA build of several GB); MTLENS_TORCH
 # chooses another
-MTLENS_TORCH=${MTLENS_TORCH:-torch==2.13.0} bash scripts/install-neural.sh > .venv-neural.log 2>&1 &
+MTLENS_WITH_RAY=1 MTLENS_TORCH=${MTLENS_TORCH:-torch==2.13.0} bash scripts/install-neural.sh > .venv-neural.log 2>&1 &
 neural=$!
 .venv/bin/python -m pip install --quiet -r requirements-dev.txt
 if [ ! -x /usr/bin/chromium ]; then

@@ -76,7 +76,10 @@ def pytest_collection_modifyitems(config, items):
         if NEURAL_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.neural)
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if SERVICE_FIXTURES & set(getattr(item, "fixturenames", ())) - {"backend"} or params.get("backend") == "postgresql":
+        if (
+            SERVICE_FIXTURES & set(getattr(item, "fixturenames", ())) - {"backend"}
+            or params.get("backend") == "postgresql"
+        ):
             item.add_marker(pytest.mark.services)
     if SHARED.is_dir():
         return
@@ -203,6 +206,22 @@ def neural_python(request):
         if request.config.getoption("--require-neural"):
             pytest.fail(f"--require-neural was given but {err}")
         pytest.skip(str(err))
+
+
+@pytest.fixture(scope="session")
+def ray_cluster(request, neural_python):
+    """A real local Ray cluster on 127.0.0.1 (two nodes of one CPU, tests/raycluster.py) with the neural
+    extra's Ray; skipped with the reason when Ray is missing, unless ``--require-services`` fails it."""
+    from .raycluster import Cluster, Unavailable
+
+    try:
+        cluster = Cluster(neural_python)
+    except Unavailable as err:
+        if request.config.getoption("--require-services"):
+            pytest.fail(f"--require-services was given but {err}")
+        pytest.skip(str(err))
+    yield cluster
+    cluster.stop()
 
 
 @pytest.fixture(scope="session")

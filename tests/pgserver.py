@@ -55,7 +55,9 @@ class Server:
             shutil.chown(self.home, "postgres", "postgres")
             self._as = ["runuser", "-u", "postgres", "--"]
         self._n = 0
-        self._run(self.initdb, "-D", str(self.data), "-A", "trust", "-U", self.user, "-E", "UTF8", "--locale=C", "--no-sync")
+        self._run(
+            self.initdb, "-D", str(self.data), "-A", "trust", "-U", self.user, "-E", "UTF8", "--locale=C", "--no-sync"
+        )
         self.start()
         self.admin = f"postgresql://{self.user}@127.0.0.1:{self.port}/postgres"
 
@@ -64,7 +66,9 @@ class Server:
         # tests need no power-loss safety; commits are still written to the log before they are
         # acknowledged (synchronous_commit stays on), so an immediate stop loses nothing acknowledged
         opts = f"-p {self.port} -k {self.home} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
-        self._run(self.pg_ctl, "-D", str(self.data), "-o", opts, "-l", str(self.home / "log"), "-w", "-t", "60", "start")
+        self._run(
+            self.pg_ctl, "-D", str(self.data), "-o", opts, "-l", str(self.home / "log"), "-w", "-t", "60", "start"
+        )
 
     def _run(self, *args: str) -> None:
         proc = subprocess.run([*self._as, *args], capture_output=True, text=True)

@@ -125,6 +125,34 @@ def _worker_env() -> dict:
     }
 
 
+#: a Ray cluster to score on (``host:port`` of its head, or ``ray://host:port``); unset: this machine
+RAY_ENV = "MTLENS_RAY_ADDRESS"
+
+
+def ray_address() -> str | None:
+    return os.environ.get(RAY_ENV, "").strip() or None
+
+
+def check_ray() -> None:
+    """With :data:`RAY_ENV` set, its head must answer a TCP connection within 5 s: an unreachable cluster is
+    one sentence when a job starts or the dashboard starts, never a hang in the worker."""
+    import socket
+
+    address = ray_address()
+    if address is None:
+        return
+    host, _, port = address.split("://", 1)[-1].rstrip("/").rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=5):
+            return
+    except (OSError, ValueError) as err:
+        why = str(err) or type(err).__name__
+    raise InputError(
+        f"cannot reach the Ray cluster at '{address}' ({RAY_ENV}): {why}; start it, correct the address, or unset "
+        f"{RAY_ENV} to score on this machine"
+    )
+
+
 def _command(*args: str) -> list[str]:
     # -I: the worker's folder (mtlens/, with modules named like tokenizers) is not put on sys.path
     return [python(), "-I", str(WORKER), *args]
@@ -494,6 +522,8 @@ def compute(
         progress(0, total)
     if not todo:
         return True
+    if how == FAST:
+        check_ray()  # exact mode (comet-score's batches) always runs here
     size = batch_size(how)
     chunk = int(env_number("MTLENS_NEURAL_CHUNK", 0))  # 0: calls of about 5 s each (the worker measures)
     if how == EXACT:
@@ -545,6 +575,9 @@ def compute(
                         progress(done, total)
                     if should_stop and should_stop():
                         return False
+                elif "retry" in msg:  # a Ray worker died; its block is computed again elsewhere
+                    if counts is not None:
+                        counts["retried"] = counts.get("retried", 0) + int(msg["retry"])
                 elif msg.get("end"):
                     finished = True
         finally:

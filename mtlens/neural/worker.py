@@ -10,6 +10,7 @@ metrics"). It imports only the standard library and COMET, never mtlens (whose e
         ``{"group": KEY, "idx": [...], "scores": [...], "spans": [...] | null}``, then ``{"end": true}``.
         Every failure is one line ``{"error": SENTENCE}`` and exit status 3.
     python worker.py fast CHECKPOINT BATCH_SIZE CHUNK
+        (with MTLENS_RAY_ADDRESS set: the same blocks on that Ray cluster, :func:`ray_fast`)
         the shared-work path (docs/decisions.md, "Faster than comet-score"): reads one JSON object
         ``{"rows": [{"src", "mt", "ref"}, ...]}``, the distinct inputs of every system at once, prints
         ``{"ready": ...}``, then ``{"idx": [...], "scores": [...], "spans": [...] | null}`` per call and
@@ -325,13 +326,50 @@ def _estimator(model) -> bool:
     )
 
 
+#: rows of a block (the unit that is computed, saved and, on a Ray cluster, sent to a worker): about 1/32 of the
+#: work, between these bounds, unless MTLENS_NEURAL_CHUNK says
+BLOCKS, BLOCK_MIN, BLOCK_MAX = 32, 128, 4096
+
+
+def blocks(rows: list[dict], inputs: list[str], shared: bool, size: int, chunk: int) -> list[list[int]]:
+    """The fast path's blocks: the rows in the order of a length that decides the cost (a joint model reads
+    the row's texts together; an estimator keeps line order, so a line's source and reference serve its
+    neighbours), cut into blocks of whole batches. A block's scores depend only on its rows and the batch
+    size, never on which process computes it or on the blocks before it: the local worker and a Ray
+    cluster give the same numbers (docs/decisions.md, "Neural jobs on Ray")."""
+    n = len(rows)
+    order = list(range(n)) if shared else sorted(range(n), key=lambda i: sum(len(rows[i][k]) for k in inputs))
+    per = chunk if chunk > 0 else min(BLOCK_MAX, max(BLOCK_MIN, -(-n // BLOCKS)))
+    if not shared:
+        per = -(-per // size) * size  # whole batches: the same batches however the blocks are spread
+    return [order[i : i + per] for i in range(0, n, per)]
+
+
+def run_block(model, rows: list[dict], inputs: list[str], size: int, device: str, gpus: int, shared: bool):
+    """One block's ``(scores, spans, batch size now, sentences encoded)``: an estimator encodes the block's
+    distinct sentences once (sorted by length, batches of ``size``) and estimates every row from them; a
+    joint model scores the rows in batches of ``size``."""
+    import torch
+
+    with torch.inference_mode():
+        if shared:
+            scores, size, encoded = _estimate(model, rows, inputs, {}, size, device)
+            return scores, None, size, encoded
+        scores, spans, size = _joint(model, rows, size, gpus)
+        return scores, spans, size, len(rows) * (3 if "ref" in inputs and "src" in inputs else 1)
+
+
 def fast(checkpoint: str, batch_size: int, chunk: int) -> None:
     doc = json.loads(sys.stdin.read() or "{}")
+    inputs = describe(checkpoint)["inputs"]
+    rows = [{k: str(r.get(k, "")).strip() for k in inputs} for r in doc.get("rows", [])]
+    address = os.environ.get(RAY_ENV, "").strip()
+    if address:
+        ray_fast(address, checkpoint, rows, inputs, batch_size, chunk)
+        return
     import torch
 
     gpus, device = _device()
-    inputs = describe(checkpoint)["inputs"]
-    rows = [{k: str(r.get(k, "")).strip() for k in inputs} for r in doc.get("rows", [])]
     model = _load(checkpoint)
     if device == "cuda":
         model.to("cuda")
@@ -340,35 +378,122 @@ def fast(checkpoint: str, batch_size: int, chunk: int) -> None:
     size = batch_size if batch_size > 0 else _auto_batch(model, device)
     shared = _estimator(model)
     _say({"ready": len(rows), "device": device, "batch": size, "shared": shared})
-    target = _save_seconds()
-    # rows in the order of a length that decides the cost: a joint model reads the row's texts together
-    # (an estimator keeps line order: a line's source and reference serve its neighbours)
-    order = (
-        list(range(len(rows)))
-        if shared
-        else sorted(range(len(rows)), key=lambda i: sum(len(rows[i][k]) for k in inputs))
-    )
-    per_call = chunk if chunk > 0 else 256
-    embeddings: dict[str, object] = {}
-    start = 0
-    with torch.inference_mode():
-        while start < len(order):
-            idx = order[start : start + per_call]
-            start += len(idx)
-            began = time.perf_counter()
-            if shared:
-                scores, size, encoded = _estimate(model, [rows[i] for i in idx], inputs, embeddings, size, device)
-                spans = None
-            else:
-                scores, spans, size = _joint(model, [rows[i] for i in idx], size, gpus)
-                encoded = len(idx) * (3 if "ref" in inputs and "src" in inputs else 1)
-            # encoded: sentences (or joint inputs) through the encoder in this call, for the parent's counts
-            _say({"idx": idx, "scores": scores, "spans": spans, "encoded": encoded})
-            if chunk <= 0:
-                took = max(1e-3, time.perf_counter() - began)
-                per_call = max(16, min(8192, int(len(idx) * target / took)))
-            if len(embeddings) > 50_000:  # bounded memory: a later line rarely repeats an early sentence
-                embeddings.clear()
+    for block in blocks(rows, inputs, shared, size, chunk):
+        scores, spans, size, encoded = run_block(model, [rows[i] for i in block], inputs, size, device, gpus, shared)
+        # encoded: sentences (or joint inputs) through the encoder in this block, for the parent's counts
+        _say({"idx": block, "scores": scores, "spans": spans, "encoded": encoded})
+    _say({"end": True})
+
+
+# --------------------------------------------------------------------------- a Ray cluster
+#: the cluster's address (``host:port`` of its head, or ``ray://host:port``); unset: the local worker
+RAY_ENV = "MTLENS_RAY_ADDRESS"
+#: times a block is sent again after the worker computing it died
+RAY_RETRIES = 3
+
+
+class _Scorer:
+    """A Ray actor: the model loaded once on its worker (on the worker's GPU when it has one), then blocks."""
+
+    def __init__(self, checkpoint: str, threads: int):
+        for name, value in (
+            ("HF_HUB_OFFLINE", "1"),
+            ("TRANSFORMERS_OFFLINE", "1"),
+            ("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1"),
+            ("TOKENIZERS_PARALLELISM", "false"),
+        ):
+            os.environ[name] = value
+        import torch
+
+        self.gpus, self.device = _device()
+        if self.device == "cpu":
+            torch.set_num_threads(max(1, threads))
+        try:
+            self.model = _load(checkpoint)
+        except SystemExit:  # _load said why on stdout; the driver reads the reason from this error
+            raise RuntimeError(f"COMET could not load '{checkpoint}' on a Ray worker") from None
+        if self.device == "cuda":
+            self.model.to("cuda")
+        self.shared = _estimator(self.model)
+
+    def info(self) -> dict:
+        return {"shared": self.shared, "device": self.device, "pid": os.getpid()}
+
+    def batch(self, size: int) -> int:
+        return size if size > 0 else _auto_batch(self.model, self.device)
+
+    def score(self, rows: list[dict], inputs: list[str], size: int):
+        return run_block(self.model, rows, inputs, size, self.device, self.gpus, self.shared)
+
+
+def ray_fast(address: str, checkpoint: str, rows: list[dict], inputs: list[str], batch_size: int, chunk: int) -> None:
+    """The fast path's blocks on a Ray cluster: one actor per GPU (or per node's CPUs), each loading the
+    model once; blocks go to idle actors and their results are printed as they come (the parent saves
+    them); a block whose worker died is sent again (up to RAY_RETRIES times) to a new actor."""
+    import collections
+
+    import ray  # the parent checked that the address answers (mtlens.neural.models.check_ray)
+    from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError, WorkerCrashedError
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    try:
+        ray.init(address=address, logging_level="ERROR", log_to_driver=False, namespace="mtlens")
+    except Exception as err:  # every way of not joining is one sentence
+        _fail(f"cannot join the Ray cluster at {address} ({RAY_ENV}): {str(err).splitlines()[0][:200]}")
+    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    slots = []  # (node id, CPUs, GPUs) of each actor: one per GPU, else one per node with all its CPUs
+    for node in nodes:
+        res = node.get("Resources", {})
+        gpus, cpus = int(res.get("GPU", 0)), int(res.get("CPU", 0))
+        if gpus:
+            slots += [(node["NodeID"], 1, 1)] * gpus
+        elif cpus:
+            slots.append((node["NodeID"], cpus, 0))
+    if not slots:
+        _fail(f"the Ray cluster at {address} has no worker with a CPU or GPU to score on")
+    remote = ray.remote(_Scorer)
+
+    def make(slot):
+        node, cpus, gpus = slot
+        return remote.options(
+            num_cpus=cpus,
+            num_gpus=gpus,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=True),
+        ).remote(checkpoint, cpus)
+
+    actors = [make(slot) for slot in slots]
+    try:
+        first = ray.get(actors[0].info.remote(), timeout=600)
+        size = ray.get(actors[0].batch.remote(batch_size), timeout=600)
+    except (RayActorError, RayTaskError, GetTimeoutError) as err:
+        _fail(f"the Ray workers could not load the model: {str(err).splitlines()[0][:200]}")
+    shared = first["shared"]
+    _say({"ready": len(rows), "device": f"ray:{len(actors)} workers", "batch": size, "shared": shared})
+    plan = blocks(rows, inputs, shared, size, chunk)
+    queue, idle = collections.deque(range(len(plan))), list(range(len(actors)))
+    pending: dict = {}
+    tries = collections.Counter()
+    while queue or pending:
+        while queue and idle:
+            a, b = idle.pop(), queue.popleft()
+            pending[actors[a].score.remote([rows[i] for i in plan[b]], inputs, size)] = (b, a)
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        b, a = pending.pop(ready[0])
+        try:
+            scores, spans, _, encoded = ray.get(ready[0])
+        except (RayActorError, WorkerCrashedError) as err:
+            tries[b] += 1
+            if tries[b] > RAY_RETRIES:
+                _fail(f"a Ray worker died {tries[b]} times on the same block: {str(err).splitlines()[0][:200]}")
+            _say({"retry": len(plan[b])})  # rows sent again (the parent counts them)
+            queue.appendleft(b)  # the block again, on a new actor in the dead one's place
+            actors[a] = make(slots[a])
+            idle.append(a)
+            continue
+        except RayTaskError as err:
+            _fail(f"a Ray worker failed: {str(err.cause if hasattr(err, 'cause') else err).splitlines()[0][:200]}")
+        _say({"idx": plan[b], "scores": scores, "spans": spans, "encoded": encoded})
+        idle.append(a)
     _say({"end": True})
 
 
@@ -377,7 +502,9 @@ def _estimate(model, rows: list[dict], inputs: list[str], embeddings: dict, size
     sentences sorted by length, so little padding)."""
     import torch
 
-    texts = sorted({r[k] for r in rows for k in inputs} - embeddings.keys(), key=len)
+    # by length, then by text: a set's order changes with each process's string hashing, and a sentence's
+    # batch changes its embedding in half precision, so the order must not
+    texts = sorted({r[k] for r in rows for k in inputs} - embeddings.keys(), key=lambda t: (len(t), t))
 
     vectors, size = halving(lambda part: list(_encode(model, part, device)), texts, size, _oom_errors())
     embeddings.update(zip(texts, vectors, strict=True))

@@ -95,6 +95,8 @@ def start(store, set_id: str, model_name: str) -> Progress:
     ev_corpus = _corpus(store, set_id)
     neural.check_inputs(model, ev_corpus)
     neural.python()  # the extra is there (else one sentence on how to install it)
+    if neural.mode() == neural.FAST:
+        neural.check_ray()  # a configured cluster answers (else one sentence, on the page too)
     job = store.job(set_id, model.digest)
     if job and job["state"] == "done" and not neural.missing(store, model, ev_corpus):
         return progress(job)  # nothing new to score: no process at all

@@ -25,6 +25,7 @@ _NAMES = {
     "mode": "mtlens.neural.models:mode",
     "Progress": "mtlens.runtime.jobs:Progress",
     "add_model": "mtlens.neural.models:add_model",
+    "check_ray": "mtlens.neural.models:check_ray",
     "available": "mtlens.neural.models:available",
     "cached_scores": "mtlens.neural.models:cached_scores",
     "cancel": "mtlens.runtime.jobs:cancel",

@@ -30,6 +30,7 @@ def _where(url: str | None, data_dir):
         url = env
     return url, data_dir
 
+
 #: the whole store's size limit, MB (``MTLENS_MAX_STORE_MB`` changes it)
 DEFAULT_MAX_MB = 4096
 

@@ -43,7 +43,9 @@ class JobRows:
                 (set_id, digest, model, now, now),
             ).fetchone()
             if made is None:
-                cur = con.execute("SELECT * FROM jobs WHERE set_id = ? AND digest = ?" + self._row_lock, (set_id, digest))
+                cur = con.execute(
+                    "SELECT * FROM jobs WHERE set_id = ? AND digest = ?" + self._row_lock, (set_id, digest)
+                )
                 job = _dicts(cur)[0]
                 if job["state"] in ("queued", "running", "cancelling") and alive(job):
                     return False, job

@@ -609,7 +609,10 @@ def test_the_gate_with_a_qe_model_needs_the_source(neural_python, tiny_models, f
 # --------------------------------------------------------------------------- team scale (issue 36)
 def _neural_rows(store) -> dict:
     with store._db() as con:
-        return {(d, s): (score, spans) for d, s, score, spans in con.execute("SELECT digest, segment, score, spans FROM neural")}
+        return {
+            (d, s): (score, spans)
+            for d, s, score, spans in con.execute("SELECT digest, segment, score, spans FROM neural")
+        }
 
 
 def test_a_comet_job_requested_from_two_servers_on_postgresql_runs_once_with_the_local_scores(
@@ -650,3 +653,40 @@ def test_a_comet_job_requested_from_two_servers_on_postgresql_runs_once_with_the
     finally:
         postgres.close_idle()
         pg_server.drop(url)
+
+
+def test_a_comet_job_on_a_ray_cluster_equals_the_local_path_even_when_a_worker_is_killed(
+    neural_python, tiny_models, files, ray_cluster, tmp_path, monkeypatch
+):
+    """The fast path's blocks on a real local Ray cluster (two nodes): the same segment scores as the local
+    worker, bit for bit; a worker killed mid-job has its block computed again and the job still finishes
+    with the same scores. Then a model of the other kind (joint: CometKiwi) on the cluster, and an
+    unreachable address as one sentence."""
+    monkeypatch.setenv("MTLENS_NEURAL_CHUNK", "4")  # many blocks: the kill lands mid-job
+    for name in ("tiny-comet", "tiny-kiwi"):
+        local = Store(tmp_path / f"local-{name}")
+        neural.add_model(local, "tiny", tiny_models[name])
+        sid = _saved_set(local, files)
+        assert jobs.run(local, sid, "tiny") == "done"
+        monkeypatch.setenv("MTLENS_RAY_ADDRESS", ray_cluster.address)
+        on_ray = Store(tmp_path / f"ray-{name}")
+        model = neural.add_model(on_ray, "tiny", tiny_models[name])
+        corpus = on_ray.load(_saved_set(on_ray, files)).corpus
+        counts: dict = {}
+        killed: list[int] = []
+
+        def kill_one(done, total, killed=killed, name=name):
+            if done and not killed and name == "tiny-comet":
+                pids = ray_cluster.actor_pids()
+                assert len(pids) == 2  # one actor per node, each with the model loaded once
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+
+        assert neural.compute(on_ray, model, corpus, progress=kill_one, counts=counts)
+        monkeypatch.delenv("MTLENS_RAY_ADDRESS")
+        assert _neural_rows(on_ray) == _neural_rows(local) != {}  # the same scores, bit for bit
+        if name == "tiny-comet":
+            assert killed and counts.get("retried", 0) >= 1  # a block was computed again
+    monkeypatch.setenv("MTLENS_RAY_ADDRESS", "127.0.0.1:1")
+    with pytest.raises(InputError, match="cannot reach the Ray cluster at '127.0.0.1:1'"):
+        jobs.start(on_ray, _saved_set(on_ray, files, systems=("Online-W",)), "tiny")

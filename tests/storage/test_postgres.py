@@ -182,7 +182,12 @@ def test_a_foreign_or_newer_database_is_refused_with_a_sentence(pg_server):
         with pytest.raises(InputError, match="not an mtlens workspace"):
             Store(url=foreign).save(Corpus.build({"r": ["a"]}, {"A": ["a"]}), "x")
         with psycopg.connect(foreign, autocommit=True) as con:
-            assert con.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'").fetchone()[0] == 1
+            assert (
+                con.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'").fetchone()[
+                    0
+                ]
+                == 1
+            )
         Store(url=newer).save(Corpus.build({"r": ["a"]}, {"A": ["a"]}), "x")
         with psycopg.connect(newer, autocommit=True) as con:
             con.execute("UPDATE mtlens_schema SET version = %s", (SCHEMA_VERSION + 1,))
@@ -207,7 +212,10 @@ def test_an_unreachable_server_is_one_sentence_at_start_and_in_every_command(tmp
         t0 = time.monotonic()
         proc = mtlens(*args, env=env)
         assert proc.returncode == 2, (args, proc.stderr)
-        assert proc.stderr.startswith("mtlens: error: cannot reach the workspace database") and "Traceback" not in proc.stderr
+        assert (
+            proc.stderr.startswith("mtlens: error: cannot reach the workspace database")
+            and "Traceback" not in proc.stderr
+        )
         assert "secret" not in proc.stderr and "mtlens:***@" in proc.stderr
         assert time.monotonic() - t0 < 60  # never a hang (the connect timeout is 5 s)
         assert proc.stderr.count("\n") == 1

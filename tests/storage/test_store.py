@@ -60,9 +60,9 @@ def test_round_trip_list_rename_delete(backend, sample_corpus):
     with pytest.raises(InputError, match=f"no saved set has the id '{sid}'"):
         st.load(sid)
     for table in ("sets", "streams", "files", "stats"):  # delete removes the data, not just the name
-        assert backend.rows(f"SELECT count(*) FROM {table} WHERE {'id' if table == 'sets' else 'set_id'} = ?", (sid,)) == [
-            (0,)
-        ]
+        assert backend.rows(
+            f"SELECT count(*) FROM {table} WHERE {'id' if table == 'sets' else 'set_id'} = ?", (sid,)
+        ) == [(0,)]
     if backend.name == "sqlite":
         assert backend.rows("PRAGMA user_version") == [(SCHEMA_VERSION,)]
         assert backend.rows("PRAGMA journal_mode") == [("wal",)]
@@ -81,7 +81,9 @@ def test_stats_are_raw_bytes_with_dtype_and_shape(backend, sample_corpus):
     np.testing.assert_array_equal(got["B"], b)
     assert got["A"].dtype == np.int64 and got["B"].dtype == np.float64
     assert st.get_stats(sid, "ter", (("x", 2),)) == {}  # another option set is another entry
-    assert backend.rows("SELECT dtype, shape, length(data) FROM stats WHERE system = 'A'") == [("int64", "[10, 3]", 240)]
+    assert backend.rows("SELECT dtype, shape, length(data) FROM stats WHERE system = 'A'") == [
+        ("int64", "[10, 3]", 240)
+    ]
 
 
 def test_reopening_reuses_statistics_and_an_added_system_is_the_only_one_scored(backend, sample_corpus, monkeypatch):
