@@ -15,6 +15,7 @@ NEEDS_DATA = [
     "bench_cli",
     "bench_dashboard",
     "bench_dashboard_large",
+    "bench_load",
     "bench_memory",
     "bench_million",
     "bench_reopen",
