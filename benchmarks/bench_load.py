@@ -238,7 +238,9 @@ def main() -> int:
     print(f"{'set-up':16} {'quick view':>14} {'Rankings':>14} {'Sentences':>14} {'errors':>7}  peak RSS (MB)")
     for fig in rows:
         cells = [f"{fig[n]['p50_s']} / {fig[n]['p95_s']}" for n in ("quick view", "Rankings", "Sentences")]
-        print(f"{fig['setup']:16} {cells[0]:>14} {cells[1]:>14} {cells[2]:>14} {len(fig['errors']):>7}  {fig['peak_rss_mb']}")
+        print(
+            f"{fig['setup']:16} {cells[0]:>14} {cells[1]:>14} {cells[2]:>14} {len(fig['errors']):>7}  {fig['peak_rss_mb']}"
+        )
     return 1 if any(fig["errors"] for fig in rows) else 0
 
 

@@ -125,14 +125,20 @@ def pg_server(request):
     .ci/run passes) makes that a failure."""
     from .pgserver import Server, Unavailable
 
+    server = _service(request, Server, Unavailable)
+    yield server
+    server.stop()
+
+
+def _service(request, start, unavailable: type[Exception]):
+    """A service the tests start (``start()``); when what it needs is missing, the test is skipped with
+    the reason, or fails under ``--require-services`` (CI)."""
     try:
-        server = Server()
-    except Unavailable as err:
+        return start()
+    except unavailable as err:
         if request.config.getoption("--require-services"):
             pytest.fail(f"--require-services was given but {err}")
         pytest.skip(str(err))
-    yield server
-    server.stop()
 
 
 class Backend:
@@ -214,12 +220,7 @@ def ray_cluster(request, neural_python):
     extra's Ray; skipped with the reason when Ray is missing, unless ``--require-services`` fails it."""
     from .raycluster import Cluster, Unavailable
 
-    try:
-        cluster = Cluster(neural_python)
-    except Unavailable as err:
-        if request.config.getoption("--require-services"):
-            pytest.fail(f"--require-services was given but {err}")
-        pytest.skip(str(err))
+    cluster = _service(request, lambda: Cluster(neural_python), Unavailable)
     yield cluster
     cluster.stop()
 
