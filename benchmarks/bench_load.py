@@ -37,6 +37,10 @@ sys.path.insert(0, str(ROOT))
 
 VISITORS = int(os.environ.get("MTLENS_LOAD_VISITORS", "20"))
 PAIRS = ("en-de", "de-en", "zh-en", "en-ja")
+#: the set-ups to run (MTLENS_LOAD_SETUPS, comma-separated, chooses some)
+SETUPS = tuple(
+    s.strip() for s in os.environ.get("MTLENS_LOAD_SETUPS", "sqlite,postgresql,postgresql x2").split(",") if s.strip()
+)
 STEP_SECONDS = 300
 SETUP_SECONDS = 1200
 CHROMIUM = "/usr/bin/chromium"
@@ -229,7 +233,7 @@ def main() -> int:
         work = Path(tmp)
         model = tiny_model(work / "models")
         rows = []
-        for kind in ("sqlite", "postgresql", "postgresql x2"):
+        for kind in SETUPS:
             (work / kind.replace(" ", "-")).mkdir()
             fig = setup(kind, model, work / kind.replace(" ", "-"))
             rows.append(fig)
