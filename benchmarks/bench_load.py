@@ -31,7 +31,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from common import ROOT, shared
+from common import ROOT, process_tree, shared
 
 sys.path.insert(0, str(ROOT))
 
@@ -57,32 +57,26 @@ def mtlens(*args: str, env: dict) -> str:
 
 def tree_rss_mb(pid: int) -> float:
     """RSS of a process and its descendants, MB."""
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
+    total = 0
+    for p in process_tree(pid):
         try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
-            for t in Path(f"/proc/{p}/task").iterdir():
-                todo += [int(c) for c in (t / "children").read_text().split()]
-        except OSError:
+            total += next(
+                int(x.split()[1]) for x in Path(f"/proc/{p}/status").read_text().splitlines() if x.startswith("VmRSS:")
+            )
+        except (OSError, StopIteration):
             continue
     return total / 1024
 
 
 def tree_cpu_s(pid: int) -> float:
     """CPU seconds (user + system) used so far by a process and its descendants."""
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
+    total = 0
+    for p in process_tree(pid):
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-            for t in Path(f"/proc/{p}/task").iterdir():
-                todo += [int(c) for c in (t / "children").read_text().split()]
         except OSError:
             continue
+        total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
 
 
@@ -140,11 +134,10 @@ def start_job(env: dict, set_id: str) -> None:
 
 def server(stack: ExitStack, env: dict, log_dir: Path) -> tuple[str, int]:
     from tests.app.test_browser import running_server
+    from tests.app.test_load import _server_pid
 
     url = stack.enter_context(running_server(log_dir, env=env))
-    port = url.rsplit(":", 1)[1]
-    pid = int(subprocess.run(["pgrep", "-f", f"server.port {port}"], capture_output=True, text=True).stdout.split()[0])
-    return url, pid
+    return url, _server_pid(int(url.rsplit(":", 1)[1]))
 
 
 async def visitor(browser, k: int, url: str, set_id: str) -> dict:

@@ -23,7 +23,7 @@ import time
 from itertools import cycle, islice
 from pathlib import Path
 
-from common import ROOT, read, shared
+from common import ROOT, process_tree, read, shared
 
 
 def main():
@@ -111,17 +111,13 @@ def peak_rss_single(cmd) -> float:
 def tree_memory(pid: int) -> tuple[int, int]:
     """(sum of RSS, sum of PSS) in kB over ``pid`` and its descendants (0 for vanished ones)."""
     rss = pss = 0
-    todo = [pid]
-    while todo:
-        p = todo.pop()
+    for p in process_tree(pid):
         try:
             for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
                 if line.startswith("Rss:"):
                     rss += int(line.split()[1])
                 elif line.startswith("Pss:"):
                     pss += int(line.split()[1])
-            for task in Path(f"/proc/{p}/task").iterdir():
-                todo += [int(c) for c in (task / "children").read_text().split()]
         except (FileNotFoundError, ProcessLookupError, PermissionError):
             continue
     return rss, pss

@@ -11,6 +11,20 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("MTLENS_BENCH_SHARED") or ROOT.parent / "shared" / "data")
 
 
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants as /proc lists them now (a process that ended meanwhile is left out)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+        out.append(p)
+    return out
+
+
 def read(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").split("\n")[:-1]
 

@@ -8,11 +8,12 @@ import contextlib
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from .ports import free_port
 
 
 class Unavailable(RuntimeError):
@@ -30,12 +31,6 @@ def binary(name: str) -> str:
     raise Unavailable(f"PostgreSQL's {name} is missing (Debian: apt-get install postgresql)")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     """One server; :meth:`database` makes a fresh database and returns its URL."""
 
@@ -47,7 +42,7 @@ class Server:
         self.initdb, self.pg_ctl = binary("initdb"), binary("pg_ctl")
         self.home = Path(tempfile.mkdtemp(prefix="mtlens-pg-"))
         self.data = self.home / "data"
-        self.port = _free_port()
+        self.port = free_port()
         self.user = "mtlens"
         self._as = []
         if os.geteuid() == 0:  # initdb refuses root

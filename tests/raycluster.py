@@ -5,20 +5,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 
+from .ports import free_port
+
 
 class Unavailable(RuntimeError):
     """Ray is not installed in the neural extra."""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Cluster:
@@ -28,7 +23,7 @@ class Cluster:
             raise Unavailable(f"Ray is missing from the neural extra ({ray}); bash scripts/install-neural.sh")
         self.ray = str(ray)
         self.temp = Path(tempfile.mkdtemp(prefix="mtlens-ray-"))
-        self.port = _free_port()
+        self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_UV_RUN_RUNTIME_ENV": "0"}
         common = ["--num-cpus", "1", "--disable-usage-stats"]

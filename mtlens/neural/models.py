@@ -525,7 +525,9 @@ def compute(
     if how == FAST:
         check_ray()  # exact mode (comet-score's batches) always runs here
     size = batch_size(how)
-    chunk = int(env_number("MTLENS_NEURAL_CHUNK", 0))  # 0: calls of about 5 s each (the worker measures)
+    # rows per call: 0 lets the worker choose (exact mode: calls of about 5 s each, as it measures; fast
+    # mode: blocks of about 1/32 of the work, worker.blocks)
+    chunk = int(env_number("MTLENS_NEURAL_CHUNK", 0))
     if how == EXACT:
         wanted = {g["group"]: set(g["todo"]) for g in todo}
         feed = [json.dumps(g, ensure_ascii=False) for g in todo]

@@ -45,6 +45,16 @@ KINDS = {
 }
 
 
+#: what every process that loads a model sets first: nothing downloaded, checkpoints read by torch's
+#: weights-only loader, no tokenizer threads
+_OFFLINE_ENV = (
+    ("HF_HUB_OFFLINE", "1"),
+    ("TRANSFORMERS_OFFLINE", "1"),
+    ("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1"),
+    ("TOKENIZERS_PARALLELISM", "false"),
+)
+
+
 def _say(obj) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=True) + "\n")
     sys.stdout.flush()
@@ -353,7 +363,7 @@ def run_block(model, rows: list[dict], inputs: list[str], size: int, device: str
 
     with torch.inference_mode():
         if shared:
-            scores, size, encoded = _estimate(model, rows, inputs, {}, size, device)
+            scores, size, encoded = _estimate(model, rows, inputs, size, device)
             return scores, None, size, encoded
         scores, spans, size = _joint(model, rows, size, gpus)
         return scores, spans, size, len(rows) * (3 if "ref" in inputs and "src" in inputs else 1)
@@ -396,13 +406,7 @@ class _Scorer:
     """A Ray actor: the model loaded once on its worker (on the worker's GPU when it has one), then blocks."""
 
     def __init__(self, checkpoint: str, threads: int):
-        for name, value in (
-            ("HF_HUB_OFFLINE", "1"),
-            ("TRANSFORMERS_OFFLINE", "1"),
-            ("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1"),
-            ("TOKENIZERS_PARALLELISM", "false"),
-        ):
-            os.environ[name] = value
+        os.environ.update(_OFFLINE_ENV)
         import torch
 
         self.gpus, self.device = _device()
@@ -416,8 +420,9 @@ class _Scorer:
             self.model.to("cuda")
         self.shared = _estimator(self.model)
 
-    def info(self) -> dict:
-        return {"shared": self.shared, "device": self.device, "pid": os.getpid()}
+    def estimator(self) -> bool:
+        """Whether the model is an estimator (its blocks are cut in line order, not by length)."""
+        return self.shared
 
     def batch(self, size: int) -> int:
         return size if size > 0 else _auto_batch(self.model, self.device)
@@ -463,11 +468,10 @@ def ray_fast(address: str, checkpoint: str, rows: list[dict], inputs: list[str],
 
     actors = [make(slot) for slot in slots]
     try:
-        first = ray.get(actors[0].info.remote(), timeout=600)
+        shared = ray.get(actors[0].estimator.remote(), timeout=600)
         size = ray.get(actors[0].batch.remote(batch_size), timeout=600)
     except (RayActorError, RayTaskError, GetTimeoutError) as err:
         _fail(f"the Ray workers could not load the model: {str(err).splitlines()[0][:200]}")
-    shared = first["shared"]
     _say({"ready": len(rows), "device": f"ray:{len(actors)} workers", "batch": size, "shared": shared})
     plan = blocks(rows, inputs, shared, size, chunk)
     queue, idle = collections.deque(range(len(plan))), list(range(len(actors)))
@@ -497,17 +501,17 @@ def ray_fast(address: str, checkpoint: str, rows: list[dict], inputs: list[str],
     _say({"end": True})
 
 
-def _estimate(model, rows: list[dict], inputs: list[str], embeddings: dict, size: int, device: str):
+def _estimate(model, rows: list[dict], inputs: list[str], size: int, device: str):
     """Scores of rows from their sentences' embeddings, each distinct sentence encoded once (batches of
     sentences sorted by length, so little padding)."""
     import torch
 
     # by length, then by text: a set's order changes with each process's string hashing, and a sentence's
     # batch changes its embedding in half precision, so the order must not
-    texts = sorted({r[k] for r in rows for k in inputs} - embeddings.keys(), key=lambda t: (len(t), t))
+    texts = sorted({r[k] for r in rows for k in inputs}, key=lambda t: (len(t), t))
 
     vectors, size = halving(lambda part: list(_encode(model, part, device)), texts, size, _oom_errors())
-    embeddings.update(zip(texts, vectors, strict=True))
+    embeddings = dict(zip(texts, vectors, strict=True))
     stacked = {k: torch.stack([embeddings[r[k]] for r in rows]) for k in inputs}
     pred = model.estimate(stacked["src"], stacked["mt"], stacked["ref"])
     return [float(x) for x in pred.score.float().view(-1).tolist()], size, len(texts)
@@ -561,12 +565,7 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    for name, value in (
-        ("HF_HUB_OFFLINE", "1"),
-        ("TRANSFORMERS_OFFLINE", "1"),
-        ("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1"),
-        ("TOKENIZERS_PARALLELISM", "false"),
-    ):
+    for name, value in _OFFLINE_ENV:
         os.environ.setdefault(name, value)
     try:
         main(sys.argv[1:])

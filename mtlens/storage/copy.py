@@ -6,7 +6,8 @@ the target as it was."""
 from __future__ import annotations
 
 from ..core.errors import InputError
-from .schema import TABLES
+from .database import _Missing
+from .schema import ORDERED, TABLES
 
 #: rows read and written at a time (statistics and neural caches can be large)
 CHUNK = 500
@@ -22,14 +23,12 @@ def copy_store(source, target) -> dict[str, int]:
             f"the target store '{target.location}' is not empty; copy into a new data directory or an empty database"
         )
     counts: dict[str, int] = {}
-    from .database import _Missing
-
     try:
         with source._db() as src, target._db(write=True) as dst:
             for table in TABLES:
                 if dst.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
                     raise InputError(f"the target store already holds rows of '{table}'; copy into an empty store")
-                order = " ORDER BY rowid" if table in ("files", "pins") else ""
+                order = " ORDER BY rowid" if table in ORDERED else ""
                 cur = src.execute(f"SELECT * FROM {table}{order}")
                 cols = [c[0] for c in cur.description if c[0] != "rowid"]
                 keep = [k for k, c in enumerate(cur.description) if c[0] != "rowid"]

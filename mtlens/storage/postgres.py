@@ -26,7 +26,7 @@ import re
 import threading
 from collections.abc import Iterator
 
-from .schema import _APP_ID, MIGRATIONS, SCHEMA_VERSION
+from .schema import _APP_ID, MIGRATIONS, ORDERED, SCHEMA_VERSION
 
 #: seconds to wait for the server to answer a connection
 CONNECT_TIMEOUT = 5
@@ -36,9 +36,6 @@ LOCK_TIMEOUT_MS = 30_000
 MAX_IDLE = 8
 
 SCHEMA_TABLE = "mtlens_schema"
-
-#: the tables whose insertion order is read back (``ORDER BY rowid``): on PostgreSQL they get that column
-_ORDERED = ("files", "pins")
 
 
 def is_url(text: str | os.PathLike | None) -> bool:
@@ -77,7 +74,7 @@ def ddl(stmt: str) -> str:
     stmt = re.sub(r"\bREAL\b", "DOUBLE PRECISION", stmt)
     stmt = re.sub(r"\bINTEGER\b", "BIGINT", stmt)
     stmt = re.sub(r"\)\s*WITHOUT ROWID\s*$", ")", stmt)
-    for table in _ORDERED:
+    for table in ORDERED:
         stmt = re.sub(rf"^(\s*CREATE TABLE {table} \()", r"\1rowid BIGSERIAL NOT NULL, ", stmt)
     return stmt
 
@@ -154,11 +151,15 @@ def close_idle() -> None:
 
 
 def header(con) -> tuple[int, int, int]:
-    """(schema version, application id, tables in the schema) as SQLite's header reads them."""
-    tables = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()"
-    ).fetchone()[0]
-    if not con.execute("SELECT to_regclass(%s) IS NOT NULL", (SCHEMA_TABLE,)).fetchone()[0]:
+    """(schema version, application id, tables in the schema) as SQLite's header reads them: whether mtlens's
+    own table is there and how many tables are, in one statement (one view of what other servers have
+    committed), then the version."""
+    exists, tables = con.execute(
+        "SELECT to_regclass(%s) IS NOT NULL, (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = "
+        "c.relnamespace WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'f'))",
+        (SCHEMA_TABLE,),
+    ).fetchone()
+    if not exists:
         return 0, 0, int(tables)
     row = con.execute(f"SELECT version, app_id FROM {SCHEMA_TABLE}").fetchone()
     return (int(row[0]), int(row[1]), int(tables)) if row else (0, 0, int(tables))

@@ -130,3 +130,5 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
 
 #: every table, parents before the tables that refer to them (what ``mtlens store copy`` copies, in order)
 TABLES = ("sets", "streams", "files", "stats", "members", "models", "neural", "jobs", "pins", "runs")
+#: the tables read back in insertion order (``ORDER BY rowid``; on PostgreSQL they get a ``rowid`` column)
+ORDERED = ("files", "pins")

@@ -12,7 +12,6 @@ import csv
 import gzip
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ except ImportError:  # the browser fixture then fails (CI) or skips (a machine w
     PlaywrightTimeoutError = TimeoutError
 
 from ..conftest import ROOT, SAMPLE
+from ..ports import free_port as _free_port
 
 CHROMIUM = "/usr/bin/chromium"
 #: the file input of an uploader, by its widget key (never by position: the page has several uploaders)
@@ -64,12 +64,6 @@ def browser(request):
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         yield b
         b.close()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager

@@ -3,18 +3,15 @@
 
 from __future__ import annotations
 
-import socket
-
 from streamlit.testing.v1 import AppTest
 
 from ..conftest import ROOT
+from ..ports import free_port
 from .conftest import TIMEOUT, errors
 
 
 def test_an_unreachable_database_is_a_sentence_on_the_page(monkeypatch):
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # a port nobody listens on
     monkeypatch.setenv("MTLENS_STORE", f"postgresql://mtlens:secret@127.0.0.1:{port}/db")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert not at.exception, [e.value for e in at.exception]

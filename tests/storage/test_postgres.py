@@ -23,6 +23,7 @@ from mtlens.storage.schema import MIGRATIONS, SCHEMA_VERSION, TABLES
 from mtlens.storage.store import Store
 
 from ..conftest import ROOT, SAMPLE, Backend, pair_files
+from ..ports import free_port
 
 
 def mtlens(*args, env):
@@ -108,6 +109,19 @@ def test_store_copy_moves_a_whole_workspace_both_ways(pg_server, tmp_path):
     st.grant("P", "browser:x")
     st.put_neural("d" * 64, [("seg1", 0.5, None), ("seg2", -1.25, '[{"start": 0}]')])
     st.claim_job(sid, "d" * 64, "tiny", lambda job: False)
+    st.add_run(sid, "run-2", list(systems["UEdin"]), family="m", at="2026-11-01T00:00:00+00:00", meta={"k": "v"})
+    st.put_model(
+        {
+            "name": "tiny",
+            "path": "/m",
+            "digest": "d" * 64,
+            "kind": "comet",
+            "inputs": "src,mt,ref",
+            "size": 1,
+            "mtime": 1.5,
+        }
+    )
+    assert all(_dump(st).values())  # every table has rows to copy
     url = pg_server.database()
     try:
         copied = mtlens("store", "copy", str(tmp_path / "from"), url, env=dict(os.environ))
@@ -201,11 +215,7 @@ def test_a_foreign_or_newer_database_is_refused_with_a_sentence(pg_server):
 
 
 def test_an_unreachable_server_is_one_sentence_at_start_and_in_every_command(tmp_path):
-    import socket
-
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # a port nobody listens on
     url = f"postgresql://mtlens:secret@127.0.0.1:{port}/db"
     env = {**os.environ, "MTLENS_STORE": url}
     for args in (("list",), ("dashboard", "--port", "8999"), ("import", str(SAMPLE))):
