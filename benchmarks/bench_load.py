@@ -1,20 +1,28 @@
-"""Load test on loopback (issue 36): N concurrent visitors (20 by default) in real headless Chromium, each
-opening a saved set's quick view, then the dashboard's Rankings and Sentences for it, while a COMET job
-(a tiny checkpoint built offline, over the largest set) runs in the background. Three set-ups, each on a
-fresh store holding the same sets (four WMT22 pairs of ../shared/data, imported and looked at once, so
-their statistics are stored as a team's sets are):
+"""Load test on loopback (issue 36): N concurrent visitors (20 by default) each open a saved set's quick view,
+then the dashboard's Rankings and Sentences for it, while a COMET job (a tiny checkpoint built offline, over
+the largest set) runs in the background. Three set-ups, each on a fresh store holding the same sets (four
+WMT22 pairs of ../shared/data, imported and looked at once, so their statistics are stored as a team's sets
+are):
 
 - one server on a SQLite store;
 - one server on a PostgreSQL store (a real server on 127.0.0.1, tests/pgserver.py);
 - two servers on one PostgreSQL store, the visitors split between them.
 
-Reports per set-up: p50/p95 of the time to the first table of each page (navigation to the first
-``<table>`` of the quick view, the first data table of a dashboard page), the errors (a step that timed
-out or a page that showed an error), and the servers' peak memory (RSS of each server's process tree,
-sampled every 0.5 s). Bounded: every step has a time limit and each set-up a total one.
+Two kinds of visitor run at the same time. Most are light visitors (benchmarks/loadclient.py): each asks
+for a page as a new browser session does (the HTML, the scripts it names, a WebSocket session sending the
+browser's first message) and reads everything the server sends, without drawing it. A few
+(``MTLENS_LOAD_BROWSERS``, 2 by default) are real headless Chromium sessions, reported apart: what a person
+sees while the others load the server. Twenty Chromium pages cannot be the load here: on this 2-core
+machine they take most of the CPU themselves and then measure the browsers, not the server (README, "Load").
 
-    python benchmarks/bench_load.py              # 20 visitors
-    MTLENS_LOAD_VISITORS=5 python benchmarks/bench_load.py
+Reports per set-up and kind of visitor: p50/p95 of the time to the first table of each page (from the
+request of the page to its first table: for a light visitor the first table element received, for a
+browser the first table drawn), the errors (a step over its time limit, a page showing an error or no
+table, a script run that did not finish), the servers' peak memory (RSS of each server's process tree,
+sampled every 0.5 s) and CPU seconds. Bounded: every step has a time limit and each set-up a total one.
+
+    python benchmarks/bench_load.py              # 20 visitors, 2 of them in Chromium
+    MTLENS_LOAD_VISITORS=5 MTLENS_LOAD_BROWSERS=5 python benchmarks/bench_load.py   # 5 browsers
 """
 
 from __future__ import annotations
@@ -36,6 +44,9 @@ from common import ROOT, process_tree, shared
 sys.path.insert(0, str(ROOT))
 
 VISITORS = int(os.environ.get("MTLENS_LOAD_VISITORS", "20"))
+#: how many of the visitors are real Chromium sessions (the rest are light visitors)
+BROWSERS = min(VISITORS, int(os.environ.get("MTLENS_LOAD_BROWSERS", "2")))
+PAGES = ("quick view", "Rankings", "Sentences")
 PAIRS = ("en-de", "de-en", "zh-en", "en-ja")
 #: the set-ups to run (MTLENS_LOAD_SETUPS, comma-separated, chooses some)
 SETUPS = tuple(
@@ -140,49 +151,87 @@ def server(stack: ExitStack, env: dict, log_dir: Path) -> tuple[str, int]:
     return url, _server_pid(int(url.rsplit(":", 1)[1]))
 
 
-async def visitor(browser, k: int, url: str, set_id: str) -> dict:
+def steps(set_id: str) -> tuple[tuple[str, str], ...]:
+    """A visitor's steps: (page, address without the server)."""
+    return (
+        ("quick view", f"quick/rankings?set={set_id}"),
+        ("Rankings", f"Rankings?set={set_id}"),
+        ("Sentences", f"Sentences?set={set_id}"),
+    )
+
+
+async def browser_visitor(browser, k: int, url: str, set_id: str) -> dict:
     from playwright.async_api import Error as PlaywrightError
 
     ctx = await browser.new_context(viewport={"width": 1300, "height": 1600})
     ctx.set_default_timeout(STEP_SECONDS * 1000)
     page = await ctx.new_page()
-    out: dict = {"times": {}, "errors": []}
-    steps = (
-        ("quick view", f"{url}/quick/rankings?set={set_id}", "table"),
-        ("Rankings", f"{url}/Rankings?set={set_id}", TABLE),
-        ("Sentences", f"{url}/Sentences?set={set_id}", TABLE),
-    )
+    out: dict = {"kind": "browser", "times": {}, "errors": []}
     try:
-        for name, address, selector in steps:
+        for name, address in steps(set_id):
             t = time.perf_counter()
             try:
-                await page.goto(address)
-                await page.locator(selector).first.wait_for(state="visible")
+                await page.goto(f"{url}/{address}")
+                await page.locator("table" if name == "quick view" else TABLE).first.wait_for(state="visible")
                 out["times"][name] = time.perf_counter() - t
                 if await page.locator(ERROR).count():
-                    out["errors"].append(f"visitor {k}, {name}: the page shows an error")
+                    out["errors"].append(f"browser {k}, {name}: the page shows an error")
             except (PlaywrightError, asyncio.TimeoutError) as err:
-                out["errors"].append(f"visitor {k}, {name}: {str(err).splitlines()[0][:150]}")
+                out["errors"].append(f"browser {k}, {name}: {str(err).splitlines()[0][:150]}")
     finally:
         await ctx.close()
     return out
 
 
+async def light_visitor(pool, k: int, url: str, set_id: str) -> dict:
+    from loadclient import Visitor
+
+    client = Visitor(url, pool, STEP_SECONDS)
+    out: dict = {"kind": "light", "times": {}, "complete": {}, "errors": []}
+    for name, address in steps(set_id):
+        if name == "quick view":
+            visit = await client.quick(address)
+        else:
+            page, query = address.split("?", 1)
+            visit = await client.page(page, query)
+        if visit.first_table_s is not None:
+            out["times"][name] = visit.first_table_s
+            out["complete"][name] = visit.finished_s
+        out["errors"] += [f"visitor {k}, {e}" for e in visit.errors]
+    return out
+
+
 def run_visitors(targets: list[tuple[str, str]], chromium: str) -> list[dict]:
-    from playwright.async_api import async_playwright
+    """All visitors at once: the first ``BROWSERS`` of them in Chromium, the others light."""
+    from concurrent.futures import ThreadPoolExecutor
 
     async def main():
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(
-                executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-dev-shm-usage"]
-            )
-            try:
-                jobs = [visitor(browser, k, *targets[k % len(targets)]) for k in range(VISITORS)]
-                return await asyncio.wait_for(asyncio.gather(*jobs), timeout=SETUP_SECONDS)
-            finally:
-                await browser.close()
+        with ThreadPoolExecutor(max_workers=4 * VISITORS) as pool:
+            light = [light_visitor(pool, k, *targets[k]) for k in range(BROWSERS, VISITORS)]
+            if not BROWSERS:
+                return await asyncio.wait_for(asyncio.gather(*light), timeout=SETUP_SECONDS)
+            from playwright.async_api import async_playwright
+
+            async with async_playwright() as pw:
+                browser = await pw.chromium.launch(
+                    executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-dev-shm-usage"]
+                )
+                try:
+                    real = [browser_visitor(browser, k, *targets[k]) for k in range(BROWSERS)]
+                    return await asyncio.wait_for(asyncio.gather(*real, *light), timeout=SETUP_SECONDS)
+                finally:
+                    await browser.close()
 
     return asyncio.run(main())
+
+
+def percentiles(times: list[float]) -> dict:
+    times = sorted(times)
+    return {
+        "p50_s": round(statistics.median(times), 2) if times else None,
+        "p95_s": round(times[min(len(times) - 1, int(0.95 * len(times)))], 2) if times else None,
+        "n": len(times),
+    }
 
 
 def setup(kind: str, model: Path, work: Path) -> dict:
@@ -223,19 +272,20 @@ def setup(kind: str, model: Path, work: Path) -> dict:
     figures: dict = {
         "setup": kind,
         "visitors": VISITORS,
+        "browsers": BROWSERS,
         "wall_s": round(wall, 1),
         "job": job,
-        # where the machine's CPU went while the visitors ran: the servers, and everything (browsers, job)
+        # where the machine's CPU went while the visitors ran: the servers, and everything (visitors, job)
         "servers_cpu_s": round(server_cpu, 1),
         "machine_cpu_s": round(busy, 1),
     }
-    for name in ("quick view", "Rankings", "Sentences"):
-        times = sorted(r["times"][name] for r in results if name in r["times"])
-        figures[name] = {
-            "p50_s": round(statistics.median(times), 2) if times else None,
-            "p95_s": round(times[min(len(times) - 1, int(0.95 * len(times)))], 2) if times else None,
-            "n": len(times),
-        }
+    for kind_ in ("light", "browser"):
+        mine = [r for r in results if r["kind"] == kind_]
+        figures[kind_] = {name: percentiles([r["times"][name] for r in mine if name in r["times"]]) for name in PAGES}
+        if kind_ == "light":  # the end of the page's script run: every table, chart and control sent
+            figures["light complete"] = {
+                name: percentiles([r["complete"][name] for r in mine if name in r["complete"]]) for name in PAGES[1:]
+            }
     figures["errors"] = [e for r in results for e in r["errors"]]
     figures["peak_rss_mb"] = [round(v) for v in peak.values()]
     return figures
@@ -270,13 +320,22 @@ def main() -> int:
             fig = setup(kind, model, work / kind.replace(" ", "-"))
             rows.append(fig)
             print(json.dumps(fig), flush=True)
-    print(f"\n{VISITORS} concurrent visitors, time to the first table (p50 / p95, s); errors; servers' peak RSS")
-    print(f"{'set-up':16} {'quick view':>14} {'Rankings':>14} {'Sentences':>14} {'errors':>7}  peak RSS (MB)")
+    print(
+        f"\n{VISITORS} concurrent visitors ({VISITORS - BROWSERS} light, {BROWSERS} in Chromium), time to the first "
+        "table (p50 / p95, s); errors; servers' peak RSS"
+    )
+    print(
+        f"{'set-up':16} {'visitors':9} {'quick view':>14} {'Rankings':>14} {'Sentences':>14} {'errors':>7}  peak RSS (MB)"
+    )
     for fig in rows:
-        cells = [f"{fig[n]['p50_s']} / {fig[n]['p95_s']}" for n in ("quick view", "Rankings", "Sentences")]
-        print(
-            f"{fig['setup']:16} {cells[0]:>14} {cells[1]:>14} {cells[2]:>14} {len(fig['errors']):>7}  {fig['peak_rss_mb']}"
-        )
+        for kind in ("light", "browser"):
+            if not fig[kind]["Rankings"]["n"] and not fig[kind]["quick view"]["n"]:
+                continue
+            cells = [f"{fig[kind][n]['p50_s']} / {fig[kind][n]['p95_s']}" for n in PAGES]
+            print(
+                f"{fig['setup']:16} {kind:9} {cells[0]:>14} {cells[1]:>14} {cells[2]:>14} "
+                f"{len(fig['errors']):>7}  {fig['peak_rss_mb']}"
+            )
     return 1 if any(fig["errors"] for fig in rows) else 0
 
 
