@@ -83,9 +83,7 @@ class Visitor:
             await asyncio.wait_for(self._run(visit, name, query, t), self.timeout)
         except asyncio.TimeoutError:
             visit.errors.append(f"{name}: no end of the script run within {self.timeout:.0f} s")
-        except (OSError, urllib.error.HTTPError) as err:
-            visit.errors.append(f"{name}: {type(err).__name__}: {err}"[:200])
-        except Exception as err:  # a closed socket: websockets' own exception classes
+        except Exception as err:  # HTTP errors, a refused or closed socket (websockets' own classes)
             visit.errors.append(f"{name}: {type(err).__name__}: {err}"[:200])
         if visit.finished_s is not None and visit.first_table_s is None:
             visit.errors.append(f"{name}: the page showed no table")

@@ -9,8 +9,10 @@ import json
 import os
 import re
 import sqlite3
+import struct
 import subprocess
 import sys
+import zlib
 
 import numpy as np
 import pytest
@@ -235,15 +237,30 @@ def test_tbleu_refuses_comparing_words_past_its_bound_in_one_sentence(tmp_path):
 
 
 # --------------------------------------------------------------------------- bundles
+def _gzip_of_repeats(head: bytes, chunk: bytes, n: int) -> bytes:
+    """The gzip file of ``head + chunk * n``, made without compressing ``chunk`` n times: after a full
+    flush deflate forgets what came before, so every repeat of ``chunk`` compresses to the same bytes
+    (compressing 8 GB at level 9 took 50 CPU-seconds)."""
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+    start = deflate.compress(head) + deflate.flush(zlib.Z_FULL_FLUSH)
+    one = deflate.compress(chunk) + deflate.flush(zlib.Z_FULL_FLUSH)
+    assert deflate.compress(chunk) + deflate.flush(zlib.Z_FULL_FLUSH) == one  # the same bytes each time
+    crc = zlib.crc32(head)
+    for _ in range(n):
+        crc = zlib.crc32(chunk, crc)
+    size = len(head) + n * len(chunk)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # gzip, deflate, no name, no time
+    return header + start + one * n + deflate.flush() + struct.pack("<II", crc, size & 0xFFFFFFFF)
+
+
 def test_a_bundle_bomb_is_refused_in_one_sentence_with_bounded_memory(tmp_path):
     """8 MB of gzip that unpacks to about 8 GB: refused at the limit; the process stays far under 1 GB."""
     bomb = tmp_path / "bomb.mtlens.json.gz"
-    with gzip.open(bomb, "wb", compresslevel=9) as f:
-        f.write(b'{"format": "mtlens-set", "version": 1, "references": {"r": ["')
-        chunk = b" " * 2**24
-        for _ in range(512):
-            f.write(chunk)
+    head, chunk, n = b'{"format": "mtlens-set", "version": 1, "references": {"r": ["', b" " * 2**24, 512
+    bomb.write_bytes(_gzip_of_repeats(head, chunk, n))
     assert bomb.stat().st_size < 12 * 2**20
+    with gzip.open(bomb) as f:  # a valid gzip file of exactly that text (read far enough to see it)
+        assert f.read(len(head) + 100) == head + b" " * 100
     # the peak of this process's own memory (VmHWM): ru_maxrss would include the parent's peak, which
     # Linux carries across exec
     code = (

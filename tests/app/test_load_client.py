@@ -59,12 +59,15 @@ def test_a_light_visitor_notices_a_page_without_its_table(server):  # noqa: F811
     assert quick.first_table_s is None and quick.errors, quick.errors
 
 
-def test_the_server_imports_and_freezes_the_pages_code_before_it_answers():
+def test_the_server_imports_and_freezes_the_pages_code_before_it_answers(monkeypatch):
     """The load test's finding (docs/decisions.md, "Serving many visitors"): the objects of the imported
     libraries are frozen before the first visitor, so Streamlit's collection after each run skips them."""
     import gc
 
+    from mtlens.ui import server as ui_server
     from mtlens.ui.server import lifespan
+
+    monkeypatch.setattr(ui_server, "stop_workers", lambda: None)  # this test process's workers stay
 
     async def start():
         async with lifespan(None):

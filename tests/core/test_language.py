@@ -1,5 +1,7 @@
 """Language-aware defaults: the target script detected or the pair declared, sacrebleu's -l rule for the
-word BLEU tokenizer, and the numbers that follow (golden values: sacrebleu with that tokenizer)."""
+word BLEU tokenizer, and the numbers that follow (golden values: sacrebleu with that tokenizer; its TER with
+Asian support on the en-zh excerpt, 14 s per system, read from ``tests/golden/excerpts.json``, written by
+``tests/golden/make_sacrebleu_golden.py``)."""
 
 from __future__ import annotations
 
@@ -7,13 +9,13 @@ import json
 
 import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
-from sacrebleu.metrics import TER as SacreTER
 
 from mtlens.cli import main
 from mtlens.core.errors import InputError
 from mtlens.core.language import detect_target, language_defaults, parse_pair
 
 from ..conftest import PAIRS, SAMPLE, SHARED, TESTDATA, pair_files
+from ..golden.make_sacrebleu_golden import excerpt_golden, shared_golden
 
 
 @pytest.mark.parametrize(
@@ -109,7 +111,7 @@ def test_chinese_excerpt_declared_and_detected_equal_sacrebleu_zh(capsys):
             assert entry["scores"]["bleu"] == pytest.approx(
                 SacreBLEU(tokenize="zh").corpus_score(hyp, ref_lines).score, abs=1e-9
             )
-            ter = SacreTER(normalized=True, asian_support=True).corpus_score(hyp, ref_lines).score
+            ter = excerpt_golden("ter/en-zh/asian_support=True+normalized=True")[entry["name"]]
             assert entry["scores"]["ter"] == pytest.approx(ter, abs=1e-9)
         assert "tok:zh" in doc["signatures"]["bleu"] and "norm:yes|punct:yes|asian:yes" in doc["signatures"]["ter"]
         if extra:
@@ -126,7 +128,7 @@ def test_explicit_options_win_over_the_language(capsys):
     first = doc["systems"][0]
     hyp = systems[first["name"]]
     assert first["scores"]["bleu"] == pytest.approx(SacreBLEU().corpus_score(hyp, ref_lines).score, abs=1e-9)
-    ter = SacreTER(asian_support=True).corpus_score(hyp, ref_lines).score
+    ter = excerpt_golden("ter/en-zh/asian_support=True")[first["name"]]
     assert first["scores"]["ter"] == pytest.approx(ter, abs=1e-9)
     assert "note" not in err  # the user chose the tokenizer: nothing to announce
 
@@ -192,9 +194,10 @@ def test_full_pairs_with_and_without_l_equal_sacrebleu_with_the_targets_tokenize
     """CJK targets get sacrebleu's -l tokenizer; space-delimited targets stay with 13a."""
     folder = SHARED / "wmt" / pair
     refs, syss = _files(folder)
-    ref_lines, systems = pair_files(folder)
+    # sacrebleu's corpus BLEU with that tokenizer (tests/golden: the cases bleu/PAIR and bleu-tok/PAIR/TOK)
+    gold = shared_golden()["bleu/" + pair if tok == "13a" else f"bleu-tok/{pair}/{tok}"]
     for extra in ([], ["-l", pair]):
         doc, _ = _score(capsys, (refs, syss), "--metrics", "bleu", *extra)
+        assert {e["name"] for e in doc["systems"]} == set(gold)
         for entry in doc["systems"]:
-            want = SacreBLEU(tokenize=tok).corpus_score(systems[entry["name"]], ref_lines).score
-            assert entry["scores"]["bleu"] == pytest.approx(want, abs=1e-9), (pair, entry["name"], extra)
+            assert entry["scores"]["bleu"] == pytest.approx(gold[entry["name"]], abs=1e-9), (pair, entry["name"], extra)

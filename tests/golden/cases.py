@@ -99,3 +99,59 @@ def select(case: Case, refs: list[list[str]], systems: dict[str, list[str]]):
         names = names[: case.systems]
     n = case.lines
     return [r[:n] for r in refs], {k: systems[k][:n] for k in names}
+
+
+#: the bundled excerpts (``tests/data`` folders with references, and the sample), as ``excerpts`` in
+#: tests/conftest.py names them
+EXCERPTS = ["en-cs", "en-zh", "ja-en", "sample_en-de"]
+
+#: TER's option sets checked line by line on the excerpts (tests/metrics/test_ter.py)
+TER_EXCERPT_OPTIONS = [
+    {},
+    {"normalized": True},
+    {"no_punct": True},
+    {"normalized": True, "asian_support": True},
+    {"no_punct": True, "asian_support": True},
+    {"case_sensitive": True},
+]
+
+
+def ter_excerpt_id(excerpt: str, options: dict) -> str:
+    return f"ter-lines/{excerpt}/{_name(options)}"
+
+
+def beam_shapes(refs: list[list[str]], hyp_lines: list[str]) -> dict[str, tuple[list[list[str]], list[str]]]:
+    """Real lines of the sample joined into shapes where TER's kernel leaves its bit-parallel shortcut
+    (tests/metrics/test_ter.py): name -> (references, hypotheses)."""
+    return {
+        "reference x3": ([[f"{r[i]} {r[i + 1]} {r[i]}" for i in range(12)] for r in refs[:1]], hyp_lines[:12]),
+        # the matching words at the end of a long reference: the beam keeps the path from them
+        "reference x3, its match last": (
+            [[f"{r[i + 1]} {r[i + 2]} {r[i]}" for i in range(36, 48)] for r in refs[:1]],
+            hyp_lines[36:48],
+        ),
+        "both x2": (
+            [[f"{r[i]} {r[i + 1]}" for i in range(12, 24)] for r in refs[:1]],
+            [f"{hyp_lines[i + 1]} {hyp_lines[i]}" for i in range(12, 24)],  # swapped halves: long shifts
+        ),
+        "hypothesis x3": (
+            [[r[i] for i in range(24, 36)] for r in refs[:1]],
+            [f"{hyp_lines[i]} {hyp_lines[i - 1]} {hyp_lines[i]}" for i in range(24, 36)],
+        ),
+    }
+
+
+def excerpt_cases() -> list[Case]:
+    """The questions over the bundled excerpts (present in every clone), whose golden values
+    ``make_sacrebleu_golden.py`` writes to ``excerpts.json``: sacrebleu's TER is pure Python (with Asian
+    support about 14 s per system on the en-zh excerpt), too slow to ask at every run."""
+    out = [
+        Case(
+            "ter/en-zh/asian_support=True+normalized=True", "en-zh", "ter", {"normalized": True, "asian_support": True}
+        ),
+        Case("ter/en-zh/asian_support=True", "en-zh", "ter", {"asian_support": True}),
+    ]
+    for excerpt in EXCERPTS:  # per-line statistics of the first 40 lines of two systems
+        for opts in TER_EXCERPT_OPTIONS:
+            out.append(Case(ter_excerpt_id(excerpt, opts), excerpt, "ter", opts, kind="ter", lines=40, systems=2))
+    return out

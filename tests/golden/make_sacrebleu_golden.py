@@ -1,5 +1,6 @@
 """Compute sacrebleu's golden values for the full-data parity tests and write them to
-``tests/golden/sacrebleu.json.gz``.
+``tests/golden/sacrebleu.json.gz``, and those of the bundled excerpts' slow questions to
+``tests/golden/excerpts.json``.
 
     .venv/bin/python -m tests.golden.make_sacrebleu_golden [--check]
 
@@ -14,6 +15,7 @@ from the file (a scheduled CI job can run this weekly).
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
 import hashlib
 import json
@@ -26,11 +28,13 @@ from pathlib import Path
 import sacrebleu
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from .cases import PAIRS, cases, select
+from .cases import PAIRS, beam_shapes, cases, excerpt_cases, select
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data" / "wmt"
 OUT = Path(__file__).with_name("sacrebleu.json.gz")
+EXCERPTS = ROOT / "tests" / "data"
+OUT_EXCERPTS = Path(__file__).with_name("excerpts.json")
 
 
 def read(path: Path) -> list[str]:
@@ -74,7 +78,7 @@ def ter_stats(refs, hyp, options) -> list[list[float]]:
 def golden(case, refs, systems):
     if case.kind == "ter":
         return {name: ter_stats(refs, hyp, case.options) for name, hyp in systems.items()}
-    cls = {"bleu": BLEU, "chrf": CHRF}[case.metric]
+    cls = {"bleu": BLEU, "chrf": CHRF, "ter": TER}[case.metric]
     if case.kind == "sentence":
         m = cls(**case.options)
         return {
@@ -99,10 +103,62 @@ def compute() -> dict:
     return out
 
 
+def excerpt_folder(name: str) -> Path:
+    """A bundled excerpt's folder: ``sample_en-de`` is sample_data/, the others are in tests/data/."""
+    return ROOT / "sample_data" if name == "sample_en-de" else EXCERPTS / name
+
+
+def compute_excerpts() -> dict:
+    pairs = sorted({c.pair for c in excerpt_cases()})
+    data = {pair: pair_files(excerpt_folder(pair)) for pair in pairs}
+    out = {"sacrebleu": sacrebleu.__version__, "data": {p: data_digest(excerpt_folder(p)) for p in pairs}, "cases": {}}
+    for case in excerpt_cases():
+        out["cases"][case.id] = golden(case, *select(case, *data[case.pair]))
+    # TER's per-line statistics on the sample's lines joined into the beam's shapes (cases.beam_shapes)
+    sample_refs, sample_systems = data["sample_en-de"]
+    shapes = beam_shapes(sample_refs, next(iter(sample_systems.values())))
+    out["cases"]["ter-beam-shapes"] = {name: ter_stats(r, h, {}) for name, (r, h) in shapes.items()}
+    return out
+
+
+@functools.cache
+def shared_golden() -> dict:
+    """sacrebleu's values for the full-data cases (``cases.cases``): case id -> values, checked to come
+    from this sacrebleu and this data (a test then fails, naming this script)."""
+    doc = json.loads(gzip.decompress(OUT.read_bytes()))
+    redo = "run 'python -m tests.golden.make_sacrebleu_golden' again"
+    assert doc["sacrebleu"] == sacrebleu.__version__, f"golden values from sacrebleu {doc['sacrebleu']}: {redo}"
+    for pair in PAIRS:
+        assert doc["data"][pair] == data_digest(SHARED / pair), f"{pair}'s data changed: {redo}"
+    assert set(doc["cases"]) == {c.id for c in cases()}, f"the cases changed: {redo}"
+    return doc["cases"]
+
+
+def excerpt_golden(case_id: str) -> dict:
+    """sacrebleu's values for one excerpt case (``cases.excerpt_cases``), checked to come from this
+    sacrebleu and this data (a test then fails, naming this script)."""
+    doc = json.loads(OUT_EXCERPTS.read_text(encoding="utf-8"))
+    redo = "run 'python -m tests.golden.make_sacrebleu_golden' again"
+    assert doc["sacrebleu"] == sacrebleu.__version__, f"golden values from sacrebleu {doc['sacrebleu']}: {redo}"
+    for pair, digest in doc["data"].items():
+        assert digest == data_digest(excerpt_folder(pair)), f"the {pair} excerpt changed: {redo}"
+    assert set(doc["cases"]) == {c.id for c in excerpt_cases()} | {"ter-beam-shapes"}, f"the cases changed: {redo}"
+    assert case_id in doc["cases"], f"no golden values for {case_id}: {redo}"
+    return doc["cases"][case_id]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="recompute and compare with the file; write nothing")
     args = ap.parse_args(argv)
+    excerpts = compute_excerpts()
+    if args.check:
+        if json.loads(OUT_EXCERPTS.read_text(encoding="utf-8")) != excerpts:
+            print(f"{OUT_EXCERPTS.name} differs from sacrebleu's values: run the script again", file=sys.stderr)
+            return 1
+    else:
+        OUT_EXCERPTS.write_text(json.dumps(excerpts, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {OUT_EXCERPTS}", file=sys.stderr)
     if not SHARED.is_dir():
         print(f"{SHARED} is missing: the golden values are computed from the full data", file=sys.stderr)
         return 2

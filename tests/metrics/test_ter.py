@@ -9,6 +9,9 @@ from sacrebleu.metrics import TER as SacreTER
 
 from mtlens.metrics.ter import TER, ter_alignment
 
+from ..golden.cases import EXCERPTS, TER_EXCERPT_OPTIONS, beam_shapes, ter_excerpt_id
+from ..golden.make_sacrebleu_golden import excerpt_golden
+
 SAUDI_REF = "SAUDI ARABIA denied THIS WEEK information published in the AMERICAN new york times"
 SAUDI_HYP = "THIS WEEK THE SAUDIS denied information published in the new york times"
 
@@ -25,35 +28,31 @@ def test_lecture_notes_examples():
     assert a.shifts[0].words == ("this", "week") and a.shifts[0].before == 0 and a.shifts[0].after == 3
 
 
-OPTIONS = [
-    {},
-    {"normalized": True},
-    {"no_punct": True},
-    {"normalized": True, "asian_support": True},
-    {"no_punct": True, "asian_support": True},
-    {"case_sensitive": True},
-]
+OPTIONS = TER_EXCERPT_OPTIONS
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(o) or "default")
 def test_parity_with_sacrebleu_on_bundled_real_data(excerpts, options, monkeypatch):
-    # sacrebleu's TER is slow in pure Python: the first 40 lines of each excerpt, two systems; the compiled
-    # kernel computes them (small jobs would otherwise use sacrebleu's own code: the next test)
+    # the first 40 lines of each excerpt, two systems; the compiled kernel computes them (small jobs would
+    # otherwise use sacrebleu's own code: the next test). sacrebleu's per-line statistics are golden values
+    # (tests/golden/excerpts.json: its TER is pure Python, about a minute for these cases at every run);
+    # sacrebleu aggregates them into the score here.
     import mtlens.metrics.ter as ter_module
 
     monkeypatch.setattr(ter_module, "PLAIN_PAIRS", -1)
+    assert set(excerpts) == set(EXCERPTS)
     for name, (all_refs, systems) in excerpts.items():
+        gold = excerpt_golden(ter_excerpt_id(name, options))
         refs = [r[:40] for r in all_refs]
         m = TER(**options)
-        hyps = [h[:40] for h in list(systems.values())[:2]]
-        stats = m.statistics(refs, hyps)
-        for hyp, st in zip(hyps, stats, strict=True):
-            sb = SacreTER(**options, references=refs)
-            raw = sb._extract_corpus_statistics(hyp, None)
-            want = np.array(raw, dtype=np.float64)
-            np.testing.assert_array_equal(st, want, err_msg=name)
+        names = list(systems)[:2]
+        assert names == list(gold), name
+        stats = m.statistics(refs, [systems[s][:40] for s in names])
+        for system, st in zip(names, stats, strict=True):
+            raw = gold[system]
+            np.testing.assert_array_equal(st, np.array(raw, dtype=np.float64), err_msg=name)
             # sacrebleu's own aggregation of its statistics (what corpus_score does after extracting them)
-            want_score = sb._aggregate_and_compute(raw).score
+            want_score = SacreTER(**options)._aggregate_and_compute(raw).score
             assert m.corpus_score(st) == pytest.approx(want_score, abs=1e-9)
 
 
@@ -129,37 +128,21 @@ def test_parity_with_sacrebleu_where_the_beam_decides_and_beyond_62_reference_wo
     """Real lines joined into shapes where the kernel leaves its bit-parallel shortcut: references about
     three times the hypothesis's length (the beam then leaves out cells every cheap path would use, so
     each candidate's distance is checked against the beam or the candidate is shown unable to win), and
-    references of more than 62 words (no bit-parallel row). sacrebleu's own TER is the oracle."""
-    from sacrebleu.metrics import TER as SacreTER
-
+    references of more than 62 words (no bit-parallel row). sacrebleu's own TER is the oracle (its per-line
+    statistics: tests/golden/excerpts.json, case ter-beam-shapes)."""
     import mtlens.metrics.ter as ter_module
 
     monkeypatch.setattr(ter_module, "PLAIN_PAIRS", -1)  # the kernel, whatever the job's size
     refs, systems = excerpts["sample_en-de"]
-    hyp_lines = next(iter(systems.values()))
-    shapes = {
-        "reference x3": ([[f"{r[i]} {r[i + 1]} {r[i]}" for i in range(12)] for r in refs[:1]], hyp_lines[:12]),
-        # the matching words at the end of a long reference: the beam keeps the path from them
-        "reference x3, its match last": (
-            [[f"{r[i + 1]} {r[i + 2]} {r[i]}" for i in range(36, 48)] for r in refs[:1]],
-            hyp_lines[36:48],
-        ),
-        "both x2": (
-            [[f"{r[i]} {r[i + 1]}" for i in range(12, 24)] for r in refs[:1]],
-            [f"{hyp_lines[i + 1]} {hyp_lines[i]}" for i in range(12, 24)],  # swapped halves: long shifts
-        ),
-        "hypothesis x3": (
-            [[r[i] for i in range(24, 36)] for r in refs[:1]],
-            [f"{hyp_lines[i]} {hyp_lines[i - 1]} {hyp_lines[i]}" for i in range(24, 36)],
-        ),
-    }
+    shapes = beam_shapes(refs, next(iter(systems.values())))
+    gold = excerpt_golden("ter-beam-shapes")
+    assert set(gold) == set(shapes)
     m = TER()
     long_refs = 0
     for name, (refs_s, hyps_s) in shapes.items():
         long_refs += sum(len(m.ref_words(line)) > 62 for line in refs_s[0])
         got = m.statistics(refs_s, [hyps_s])[0]
-        want = np.array(SacreTER(references=refs_s)._extract_corpus_statistics(hyps_s, None), dtype=np.float64)
-        np.testing.assert_array_equal(got, want, err_msg=name)
+        np.testing.assert_array_equal(got, np.array(gold[name], dtype=np.float64), err_msg=name)
     assert long_refs >= 12
 
 

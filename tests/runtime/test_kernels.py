@@ -3,7 +3,8 @@ is there, numba's otherwise; one version per function, compiled side by side, wa
 
 Each check runs in a fresh interpreter with an empty cache (``NUMBA_CACHE_DIR``: a fresh installation),
 and reads numba's own bookkeeping (``Dispatcher.stats``: which functions were loaded from the disk
-cache) or what the interpreter imported.
+cache) or what the interpreter imported. Two checks are about results, not about building: they start
+from a copy of one build made for them (:func:`built`) instead of compiling both kernels again.
 """
 
 from __future__ import annotations
@@ -44,6 +45,39 @@ def run_fresh(body: str, tmp_path, data=None, **env) -> dict:
         """
     code = textwrap.dedent(head) + textwrap.dedent(names) + textwrap.dedent(body)
     return run_python(code, NUMBA_CACHE_DIR=str(tmp_path), **env)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A cache folder where both kernels were built ahead of time and numba's TER functions compiled and
+    cached for the argument types the checks below use (copied into a check's own ``tmp_path``)."""
+    folder = tmp_path_factory.mktemp("built")
+    run_fresh(
+        """
+        import importlib, numpy as np
+        kernels.prepare(["ter", "tbleu"])
+        k = importlib.import_module(TER)
+        h, r = np.array([1, 2, 3, 4], dtype=np.int64), np.array([3, 4, 1, 2, 5], dtype=np.int64)
+        shifts = np.zeros((len(h) + len(r) + 1, 3), dtype=np.int64)
+        edits, n, shifted = k.ter_pair(h, r, shifts)
+        k.trace_ops(k.edit_distance_rows(shifted, r), shifted, r)
+        k._perform_shift(h, 1, 2, len(h) - 1, np.empty_like(h))
+        k.ter_many(h, np.array([0, 4], dtype=np.int64), r, np.array([0, 5], dtype=np.int64),
+                   np.zeros((1, 2), dtype=np.int64))
+        k.ter_pair(np.array([1, 2, 3, 4]), np.array([3, 4, 1, 2]), np.zeros((0, 3), "int64"))
+        print(json.dumps({}))
+        """,
+        folder,
+    )
+    return folder
+
+
+def from_build(built, tmp_path):
+    """``tmp_path`` holding a copy of :func:`built`'s cache."""
+    import shutil
+
+    shutil.copytree(built, tmp_path, dirs_exist_ok=True)
+    return tmp_path
 
 
 # --------------------------------------------------------------------------- ahead of time
@@ -93,7 +127,7 @@ def test_prepare_builds_both_kernels_ahead_of_time_and_a_new_process_scores_with
     assert later["ad"] == later["plain"] and 0 < min(later["ad"]) < 1  # the definition's plain-Python loop
 
 
-def test_ahead_of_time_and_numba_kernels_agree_on_real_data(tmp_path, excerpts):
+def test_ahead_of_time_and_numba_kernels_agree_on_real_data(tmp_path, excerpts, built):
     """Every exported function, both builds of the same source, on every (hypothesis, reference) pair
     of the bundled excerpts (tercom tokens, normalised and not), references cut and joined so that some
     exceed the bit-parallel path's 62 words and some are three times the hypothesis's length (where the
@@ -142,7 +176,7 @@ def test_ahead_of_time_and_numba_kernels_agree_on_real_data(tmp_path, excerpts):
             out[name] = {"pairs": res, "many": many, "module": k.__name__}
         print(json.dumps(out))
         """,
-        tmp_path,
+        from_build(built, tmp_path),
         data=seqs,
     )
     assert got["aot"]["module"] == TER_KERNEL + "_aot" and got["numba"]["module"] == TER_KERNEL
@@ -180,7 +214,7 @@ def test_without_a_c_compiler_a_marker_is_left_and_numbas_kernel_is_used(tmp_pat
         np.testing.assert_array_equal(np.array(st), np.array(want, dtype=np.float64))
 
 
-def test_a_broken_ahead_of_time_file_is_set_aside_and_numbas_kernel_is_used(tmp_path):
+def test_a_broken_ahead_of_time_file_is_set_aside_and_numbas_kernel_is_used(tmp_path, built):
     got = run_fresh(
         """
         import numpy as np
@@ -191,7 +225,7 @@ def test_a_broken_ahead_of_time_file_is_set_aside_and_numbas_kernel_is_used(tmp_
         print(json.dumps({"module": k.__name__, "broken": path.with_name(path.name + ".broken").exists(),
                           "left": path.exists(), "edits": int(edits)}))
         """,
-        tmp_path,
+        from_build(built, tmp_path),
     )
     assert got["module"] == TER_KERNEL and got["broken"] and not got["left"]
     assert got["edits"] == 1  # one shift of "3 4" (sacrebleu: translation_edit_rate gives 1 as well)
