@@ -88,9 +88,22 @@ def describe(checkpoint: str) -> dict:
             kind = "cometkiwi"
     if ident == "unified_metric" and hp.get("word_level_training") is True:
         kind = "xcomet"  # what the model outputs decides: word-level tags give error spans, as xCOMET's
-    import comet
+    return {"kind": kind, "inputs": inputs, "class": ident, "comet": _comet_version()}
 
-    return {"kind": kind, "inputs": inputs, "class": ident, "comet": getattr(comet, "__version__", "?")}
+
+def _comet_version() -> str:
+    """COMET's installed version, without importing it: registering a model reads hparams.yaml only, and
+    importing COMET (torch, Lightning, transformers) would cost 8 CPU-seconds for one string. A missing
+    package is still the extra's one sentence (an ImportError, see the end of this file)."""
+    import importlib.metadata
+    import importlib.util
+
+    if importlib.util.find_spec("comet") is None:
+        raise ImportError("No module named 'comet'")
+    try:
+        return importlib.metadata.version("unbabel-comet")
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
 
 
 def _save_seconds() -> float:

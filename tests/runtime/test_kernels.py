@@ -1,10 +1,13 @@
 """Compiled kernels (mtlens.runtime.kernels, mtlens.metrics._compiled): built ahead of time where a C compiler
 is there, numba's otherwise; one version per function, compiled side by side, warmed ahead.
 
-Each check runs in a fresh interpreter with an empty cache (``NUMBA_CACHE_DIR``: a fresh installation),
-and reads numba's own bookkeeping (``Dispatcher.stats``: which functions were loaded from the disk
-cache) or what the interpreter imported. Two checks are about results, not about building: they start
-from a copy of one build made for them (:func:`built`) instead of compiling both kernels again.
+Each check runs in a fresh interpreter (``NUMBA_CACHE_DIR`` is its cache) and reads numba's own
+bookkeeping (``Dispatcher.stats``: which functions were loaded from the disk cache) or what the
+interpreter imported. A check about compiling or building starts from an empty cache (a fresh
+installation). One fresh installation's build (:func:`built`: ``prepare`` building both kernels ahead of
+time) is shared: the checks about that build read its record, and the checks about what happens after a
+first build (results, a broken or impossible build, what loading imports) start from a copy of it, as a
+user's later processes do, instead of compiling TER again (20 CPU-seconds each time).
 """
 
 from __future__ import annotations
@@ -49,13 +52,26 @@ def run_fresh(body: str, tmp_path, data=None, **env) -> dict:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """A cache folder where both kernels were built ahead of time and numba's TER functions compiled and
-    cached for the argument types the checks below use (copied into a check's own ``tmp_path``)."""
+    """A fresh installation (an empty cache, apart from files of older builds) where ``prepare`` built both
+    kernels ahead of time, side by side; numba's TER functions compiled and cached as well (the build
+    compiles them first), for the argument types the checks below use. Checks about results copy it into
+    their own ``tmp_path`` (:func:`from_build`); the record of the build (``BUILD``) is read by the checks
+    about building: what was built, which files are left."""
     folder = tmp_path_factory.mktemp("built")
-    run_fresh(
+    stale = folder / "mtlens-aot"
+    stale.mkdir()
+    suffix = __import__("importlib.machinery").machinery.EXTENSION_SUFFIXES[0]
+    for name in (f"_ter_kernel_aot-0123456789abcdef{suffix}", f"_ter_kernel_aot-0123456789abcdef{suffix}.failed"):
+        (stale / name).write_text("old")
+    (stale / OTHER_PYTHON).write_text("another interpreter's")
+    record = run_fresh(
         """
         import importlib, numpy as np
         kernels.prepare(["ter", "tbleu"])
+        record = {"built": [_compiled.built(m) for m in (TER, TBLEU)],
+                  "files": sorted(p.name for p in _compiled.cache_dir().iterdir()),
+                  "want": [_compiled.aot_path(m).name for m in (TER, TBLEU)],
+                  "numba": "numba" in sys.modules}
         k = importlib.import_module(TER)
         h, r = np.array([1, 2, 3, 4], dtype=np.int64), np.array([3, 4, 1, 2, 5], dtype=np.int64)
         shifts = np.zeros((len(h) + len(r) + 1, 3), dtype=np.int64)
@@ -65,35 +81,36 @@ def built(tmp_path_factory):
         k.ter_many(h, np.array([0, 4], dtype=np.int64), r, np.array([0, 5], dtype=np.int64),
                    np.zeros((1, 2), dtype=np.int64))
         k.ter_pair(np.array([1, 2, 3, 4]), np.array([3, 4, 1, 2]), np.zeros((0, 3), "int64"))
-        print(json.dumps({}))
+        print(json.dumps(record))
         """,
         folder,
+        MTLENS_WORKERS="2",
     )
-    return folder
+    (folder / "data.json").unlink()
+    return folder, record
 
 
-def from_build(built, tmp_path):
-    """``tmp_path`` holding a copy of :func:`built`'s cache."""
+#: a file of another interpreter's build, planted in :func:`built`'s folder: a new build keeps it
+OTHER_PYTHON = "_ter_kernel_aot-0123456789abcdef.cpython-399-x86_64-linux-gnu.so"
+
+
+def from_build(built, tmp_path, aot: bool = True):
+    """``tmp_path`` holding a copy of :func:`built`'s cache (``aot=False``: numba's cache only, as an
+    installation where no ahead-of-time build was tried yet)."""
     import shutil
 
-    shutil.copytree(built, tmp_path, dirs_exist_ok=True)
+    shutil.copytree(built[0], tmp_path, dirs_exist_ok=True)
+    if not aot:
+        shutil.rmtree(tmp_path / "mtlens-aot")
     return tmp_path
 
 
 # --------------------------------------------------------------------------- ahead of time
-def test_prepare_builds_both_kernels_ahead_of_time_and_a_new_process_scores_without_numba(tmp_path, sample):
-    """A fresh installation: prepare builds both modules (side by side); a later process loads them,
-    never imports numba, and gets sacrebleu's TER statistics on real lines."""
-    got = run_fresh(
-        """
-        kernels.prepare(["ter", "tbleu"])
-        print(json.dumps({"built": [_compiled.built(m) for m in (TER, TBLEU)],
-                          "files": sorted(p.name for p in _compiled.cache_dir().iterdir())}))
-        """,
-        tmp_path,
-        MTLENS_WORKERS="2",
-    )
-    assert got["built"] == [True, True]
+def test_prepare_builds_both_kernels_ahead_of_time_and_a_new_process_scores_without_numba(built, tmp_path, sample):
+    """A fresh installation: prepare builds both modules (side by side: :func:`built`); a later process
+    loads them, never imports numba, and gets sacrebleu's TER statistics on real lines."""
+    got = built[1]
+    assert got["built"] == [True, True] and not got["numba"]  # loaded the builds, not numba's kernels
     assert not [f for f in got["files"] if f.endswith(".failed")]
     refs, systems = sample
     hyps = list(systems.values())[:2]
@@ -114,7 +131,7 @@ def test_prepare_builds_both_kernels_ahead_of_time_and_a_new_process_scores_with
                           "aot": [m + "_aot" in sys.modules for m in (TER, TBLEU)],
                           "numba": "numba" in sys.modules}))
         """,
-        tmp_path,
+        from_build(built, tmp_path),
         data=[[r[:100] for r in refs], [h[:100] for h in hyps]],
         MTLENS_WORKERS="1",
     )
@@ -185,7 +202,7 @@ def test_ahead_of_time_and_numba_kernels_agree_on_real_data(tmp_path, excerpts, 
     assert sum(bool(p[1]) for p in got["aot"]["pairs"]) > 20  # shifts taken, not only plain edits
 
 
-def test_without_a_c_compiler_a_marker_is_left_and_numbas_kernel_is_used(tmp_path, sample):
+def test_without_a_c_compiler_a_marker_is_left_and_numbas_kernel_is_used(tmp_path, sample, built):
     """A build that fails (here: the C compiler named in CC does not exist) leaves a marker with the
     reason; TER is numba's and correct, and a later process does not try again."""
     refs, systems = sample
@@ -201,8 +218,9 @@ def test_without_a_c_compiler_a_marker_is_left_and_numbas_kernel_is_used(tmp_pat
                           "built": _compiled.built(TER), "numba": TER in sys.modules}))
         """
     env = {"CC": "/nonexistent/cc", "MTLENS_WORKERS": "1"}
-    first = run_fresh(body, tmp_path, data=[refs, hyps], **env)
-    second = run_fresh(body, tmp_path, data=[refs, hyps], **env)
+    cache = from_build(built, tmp_path, aot=False)  # numba's kernels cached; no ahead-of-time build tried
+    first = run_fresh(body, cache, data=[refs, hyps], **env)
+    second = run_fresh(body, cache, data=[refs, hyps], **env)
     for got in (first, second):
         assert not got["built"] and got["numba"]
         assert "compiler" in got["marker"]  # numba.pycc: no working external compiler
@@ -231,36 +249,10 @@ def test_a_broken_ahead_of_time_file_is_set_aside_and_numbas_kernel_is_used(tmp_
     assert got["edits"] == 1  # one shift of "3 4" (sacrebleu: translation_edit_rate gives 1 as well)
 
 
-def test_mtlens_aot_0_builds_and_loads_nothing_ahead_of_time(tmp_path):
-    got = run_fresh(
-        """
-        kernels.prepare(["ter"])
-        print(json.dumps({"files": sorted(p.name for p in _compiled.cache_dir().iterdir()),
-                          "numba": TER in sys.modules, "aot": TER + "_aot" in sys.modules}))
-        """,
-        tmp_path,
-        MTLENS_AOT="0",
-    )
-    assert got["numba"] and not got["aot"] and got["files"] == []  # cache_dir() is NUMBA_CACHE_DIR/mtlens-aot
-
-
-def test_a_new_build_removes_the_files_of_older_sources_and_versions(tmp_path):
-    stale = tmp_path / "mtlens-aot"
-    stale.mkdir()
-    suffix = __import__("importlib.machinery").machinery.EXTENSION_SUFFIXES[0]
-    for name in (f"_ter_kernel_aot-0123456789abcdef{suffix}", f"_ter_kernel_aot-0123456789abcdef{suffix}.failed"):
-        (stale / name).write_text("old")
-    other_python = stale / "_ter_kernel_aot-0123456789abcdef.cpython-399-x86_64-linux-gnu.so"
-    other_python.write_text("another interpreter's")
-    got = run_fresh(
-        """
-        kernels.prepare(["ter"])
-        print(json.dumps({"files": sorted(p.name for p in _compiled.cache_dir().iterdir()),
-                          "want": _compiled.aot_path(TER).name}))
-        """,
-        tmp_path,
-    )
-    assert got["files"] == sorted([got["want"], other_python.name])
+def test_a_new_build_removes_the_files_of_older_sources_and_versions(built):
+    """:func:`built` planted a build and a failure marker of an older key and another interpreter's file."""
+    got = built[1]
+    assert got["files"] == sorted([*got["want"], OTHER_PYTHON])
 
 
 def test_the_key_follows_every_kernel_source_and_numpy(tmp_path, monkeypatch):
@@ -286,7 +278,7 @@ def test_the_key_follows_every_kernel_source_and_numpy(tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------- numba's kernels (MTLENS_AOT=0)
-def test_every_kernel_function_has_one_version_after_real_use(tmp_path):
+def test_every_kernel_function_has_one_version_after_real_use(tmp_path, built):
     got = run_fresh(
         """
         import mtlens
@@ -297,7 +289,7 @@ def test_every_kernel_function_has_one_version_after_real_use(tmp_path):
         print(json.dumps({**loaded_from_cache("mtlens.metrics._ter_kernel"),
                           **loaded_from_cache("mtlens.metrics._tbleu_kernel")}))
         """,
-        tmp_path,
+        from_build(built, tmp_path),  # numba's cache of real use's types, as after a first run
         MTLENS_AOT="0",
     )
     assert {"ter_many", "_shift_round", "affix_distances", "trace_ops"} <= set(got)
@@ -320,17 +312,20 @@ def test_two_kernels_compile_side_by_side_and_the_second_comes_from_the_cache(tm
     assert all(hits == 1 for _, hits in got["tbleu"].values())
 
 
-def test_one_worker_compiles_both_here(tmp_path):
+def test_one_worker_compiles_both_here_and_mtlens_aot_0_builds_and_loads_nothing_ahead_of_time(tmp_path):
     got = run_fresh(
         """
         kernels.prepare(["ter", "tbleu"])
-        print(json.dumps({"tbleu": loaded_from_cache("mtlens.metrics._tbleu_kernel")}))
+        print(json.dumps({"ter": loaded_from_cache(TER), "tbleu": loaded_from_cache(TBLEU),
+                          "files": sorted(p.name for p in _compiled.cache_dir().iterdir()),
+                          "aot": [m + "_aot" in sys.modules for m in (TER, TBLEU)]}))
         """,
         tmp_path,
         MTLENS_WORKERS="1",
         MTLENS_AOT="0",
     )
-    assert all(hits == 0 for _, hits in got["tbleu"].values())
+    assert all(hits == 0 for _, hits in [*got["ter"].values(), *got["tbleu"].values()])  # both compiled here
+    assert got["files"] == [] and got["aot"] == [False, False]  # cache_dir() is NUMBA_CACHE_DIR/mtlens-aot
 
 
 @pytest.mark.parametrize("aot", ["1", "0"])
@@ -393,7 +388,7 @@ def test_prepare_waits_for_the_warmups_first_stage_only_and_builds_nothing_while
     assert len(builds) == 1 and loads == [TER_KERNEL, TER_KERNEL]
 
 
-def test_loading_a_kernel_leaves_out_numbas_blas_and_cffi_imports_and_both_still_work_after(tmp_path):
+def test_loading_a_kernel_leaves_out_numbas_blas_and_cffi_imports_and_both_still_work_after(tmp_path, built):
     got = run_fresh(
         """
         import numpy as np
@@ -407,7 +402,7 @@ def test_loading_a_kernel_leaves_out_numbas_blas_and_cffi_imports_and_both_still
         print(json.dumps({"before": blocked_before, "left_out": left_out, "dot": dot, "inv": inv.tolist(),
                           "cffi": cffi.__version__ is not None}))
         """,
-        tmp_path,
+        from_build(built, tmp_path),  # numba's TER kernel loaded from its cache, as in every later process
     )
     assert got["before"] == []
     assert got["left_out"] == ["scipy.linalg", "scipy.linalg.cython_blas", "cffi"]
