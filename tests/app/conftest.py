@@ -1,4 +1,9 @@
-"""AppTest fixtures: caches cleared between tests (st.cache_* is shared within one process)."""
+"""AppTest fixtures.
+
+The pages' caches (st.cache_*, mtlens.ui.cached) are shared by every test of this process, as by every
+session of one server: a page test gets what an earlier test computed for the same data and options,
+exactly what a later visitor gets. A test about the caches themselves (what is computed, and when)
+starts from empty ones with :func:`fresh_caches`."""
 
 from __future__ import annotations
 
@@ -10,12 +15,14 @@ from ..conftest import ROOT
 TIMEOUT = 60
 
 
-@pytest.fixture(autouse=True)
-def _clear_caches():
+@pytest.fixture
+def fresh_caches():
+    """Every cache of this process emptied (before the test, and after it: it may have spied on them)."""
     from mtlens.ui import cached
 
     cached.clear()
     yield
+    cached.clear()
 
 
 @pytest.fixture

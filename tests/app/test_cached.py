@@ -10,7 +10,7 @@ from mtlens.core.options import DEFAULTS
 from mtlens.ui import cached, state
 
 
-def test_metrics_scored_together_are_then_served_from_the_cache(monkeypatch):
+def test_metrics_scored_together_are_then_served_from_the_cache(monkeypatch, fresh_caches):
     ds = state.sample_dataset()
     calls = []
     real = cached._score

@@ -6,11 +6,15 @@ questions.
 A case names a pair, the lines and systems it takes, and the metric with its options as sacrebleu's
 constructor takes them; its golden value is sacrebleu's corpus score of each system (``kind="corpus"``),
 its sentence scores (``"sentence"``), or its per-line TER statistics ``[edits, reference length]``
-(``"ter"``).
+(``"ter"``). Two kinds are for the bundled excerpts only: BLEU's corpus score with its n-gram counts and
+totals (``"bleu-counts"``), and chrF's corpus score with a digest of its per-line statistics
+(``"chrf-lines"``, :func:`stats_digest`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 
 PAIRS = ["de-en", "zh-en", "ja-en", "cs-en", "en-de", "en-cs", "en-ja", "en-zh"]
@@ -36,7 +40,8 @@ class Case:
         pair: the WMT pair folder.
         metric: ``bleu``, ``chrf`` or ``ter`` (sacrebleu's class).
         options: sacrebleu's constructor arguments.
-        kind: ``corpus`` (a score per system), ``sentence`` (a score per line) or ``ter`` (per-line statistics).
+        kind: ``corpus`` (a score per system), ``sentence`` (a score per line), ``ter`` (per-line statistics),
+            ``bleu-counts`` or ``chrf-lines`` (excerpts only: a score per system and what it is made of).
         lines: only the first this many lines (None: all).
         systems: only the first this many systems, in file-name order (None: all).
     """
@@ -114,6 +119,43 @@ def ter_excerpt_id(excerpt: str, options: dict) -> str:
     return f"ter-lines/{excerpt}/{_name(options)}"
 
 
+#: character BLEU's orders checked against sacrebleu's ``tokenize="char"`` on every excerpt (test_char_bleu.py)
+CHAR_BLEU_ORDERS = [1, 4, 10, 18, 25]
+
+#: chrF's option sets checked against sacrebleu on every excerpt, line by line (test_chrf.py)
+CHRF_OPTION_SETS = [
+    {},
+    {"word_order": 2},
+    {"lowercase": True},
+    {"word_order": 2, "lowercase": True},
+    {"whitespace": True},
+    {"char_order": 4, "word_order": 1},
+    {"beta": 1},
+    {"beta": 3, "word_order": 2},
+]
+
+
+def char_bleu_id(excerpt: str, order: int) -> str:
+    return f"bleu-char/{excerpt}/{order}"
+
+
+def chrf_excerpt_id(excerpt: str, options: dict) -> str:
+    return f"chrf-lines/{excerpt}/{_name(options)}"
+
+
+#: TER's per-line statistics of every line and system of the sample with both references (default options):
+#: a line's statistics depend on that line alone, so sacrebleu's corpus TER of any first lines of the sample
+#: is its ``_compute_score_from_stats`` of their sum (the page, ranking and kernel tests ask for it)
+SAMPLE_TER = "ter-lines/sample_en-de/every line"
+
+
+def stats_digest(stats) -> str:
+    """SHA-256 of per-line statistics (a rows x columns table of counts), as exact numbers: sacrebleu's
+    lists and mtlens's arrays of the same counts give the same digest, one differing count another."""
+    rows = [[float(v) for v in row] for row in stats]
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
+
+
 def beam_shapes(refs: list[list[str]], hyp_lines: list[str]) -> dict[str, tuple[list[list[str]], list[str]]]:
     """Real lines of the sample joined into shapes where TER's kernel leaves its bit-parallel shortcut
     (tests/metrics/test_ter.py): name -> (references, hypotheses)."""
@@ -140,6 +182,7 @@ def excerpt_cases() -> list[Case]:
     ``make_sacrebleu_golden.py`` writes to ``excerpts.json``: sacrebleu's TER is pure Python (with Asian
     support about 14 s per system on the en-zh excerpt), too slow to ask at every run."""
     out = [
+        Case(SAMPLE_TER, "sample_en-de", "ter", kind="ter"),
         Case(
             "ter/en-zh/asian_support=True+normalized=True", "en-zh", "ter", {"normalized": True, "asian_support": True}
         ),
@@ -148,4 +191,9 @@ def excerpt_cases() -> list[Case]:
     for excerpt in EXCERPTS:  # per-line statistics of the first 40 lines of two systems
         for opts in TER_EXCERPT_OPTIONS:
             out.append(Case(ter_excerpt_id(excerpt, opts), excerpt, "ter", opts, kind="ter", lines=40, systems=2))
+        for order in CHAR_BLEU_ORDERS:  # every line and system: sacrebleu's n-gram counting is pure Python
+            opts = {"tokenize": "char", "max_ngram_order": order}
+            out.append(Case(char_bleu_id(excerpt, order), excerpt, "bleu", opts, kind="bleu-counts"))
+        for opts in CHRF_OPTION_SETS:
+            out.append(Case(chrf_excerpt_id(excerpt, opts), excerpt, "chrf", opts, kind="chrf-lines"))
     return out

@@ -25,10 +25,11 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import sacrebleu
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from .cases import PAIRS, beam_shapes, cases, excerpt_cases, select
+from .cases import PAIRS, SAMPLE_TER, beam_shapes, cases, excerpt_cases, select, stats_digest
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data" / "wmt"
@@ -78,6 +79,20 @@ def ter_stats(refs, hyp, options) -> list[list[float]]:
 def golden(case, refs, systems):
     if case.kind == "ter":
         return {name: ter_stats(refs, hyp, case.options) for name, hyp in systems.items()}
+    if case.kind == "bleu-counts":
+        out = {}
+        for name, hyp in systems.items():
+            b = BLEU(**case.options).corpus_score(hyp, refs)
+            out[name] = {"score": b.score, "counts": b.counts, "totals": b.totals}
+        return out
+    if case.kind == "chrf-lines":
+        return {
+            name: {
+                "score": CHRF(**case.options).corpus_score(hyp, refs).score,
+                "lines": stats_digest(CHRF(**case.options)._extract_corpus_statistics(hyp, refs)),
+            }
+            for name, hyp in systems.items()
+        }
     cls = {"bleu": BLEU, "chrf": CHRF, "ter": TER}[case.metric]
     if case.kind == "sentence":
         m = cls(**case.options)
@@ -145,6 +160,15 @@ def excerpt_golden(case_id: str) -> dict:
     assert set(doc["cases"]) == {c.id for c in excerpt_cases()} | {"ter-beam-shapes"}, f"the cases changed: {redo}"
     assert case_id in doc["cases"], f"no golden values for {case_id}: {redo}"
     return doc["cases"][case_id]
+
+
+def sample_ter(lines: int | None = None) -> dict[str, float]:
+    """sacrebleu's corpus TER (default options, both references) of each system on the sample's first
+    ``lines`` lines: its own score of the sum of its stored per-line statistics (``cases.SAMPLE_TER``)."""
+    return {
+        name: TER()._compute_score_from_stats([float(v) for v in np.sum(stats[:lines], axis=0)]).score
+        for name, stats in excerpt_golden(SAMPLE_TER).items()
+    }
 
 
 def main(argv=None) -> int:

@@ -10,6 +10,9 @@ from sacrebleu.metrics import CHRF as SacreCHRF
 from mtlens.metrics import CHRF
 from mtlens.metrics.chrf import chrf_from_totals, split_punctuation
 
+from ..golden.cases import CHRF_OPTION_SETS, EXCERPTS, chrf_excerpt_id, stats_digest
+from ..golden.make_sacrebleu_golden import excerpt_golden
+
 
 def test_hand_calculation_single_order():
     # hyp "ab", ref "abc", char order 2: unigrams P=2/2 R=2/3, bigrams P=1/1 R=1/2
@@ -21,30 +24,31 @@ def test_hand_calculation_single_order():
 
 
 @pytest.mark.parametrize(
-    "options",
-    [
-        {},
-        {"word_order": 2},
-        {"lowercase": True},
-        {"word_order": 2, "lowercase": True},
-        {"whitespace": True},
-        {"char_order": 4, "word_order": 1},
-        {"beta": 1},
-        {"beta": 3, "word_order": 2},
-    ],
-    ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default",
+    "options", CHRF_OPTION_SETS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default"
 )
 def test_parity_with_sacrebleu_on_bundled_real_data(excerpts, options):
+    """sacrebleu's chrF of every system of every excerpt, and its per-segment statistics (best reference per
+    segment) exactly, by their digest (:func:`tests.golden.cases.stats_digest`): stored by
+    tests/golden/make_sacrebleu_golden.py."""
+    assert set(excerpts) == set(EXCERPTS)
     for name, (refs, systems) in excerpts.items():
+        gold = excerpt_golden(chrf_excerpt_id(name, options))
+        assert set(gold) == set(systems)
         m = CHRF(**options)
         stats = m.statistics(refs, list(systems.values()))
-        for (sys_name, hyp), st in zip(systems.items(), stats, strict=True):
-            sb = SacreCHRF(**options)
-            want = sb.corpus_score(hyp, refs).score
-            assert m.corpus_score(st) == pytest.approx(want, abs=1e-9), (name, sys_name)
-            # the per-segment statistics (best reference per segment) are sacrebleu's exactly
-            sb_stats = np.array(SacreCHRF(**options)._extract_corpus_statistics(hyp, refs))
-            np.testing.assert_array_equal(st, sb_stats)
+        for sys_name, st in zip(systems, stats, strict=True):
+            assert m.corpus_score(st) == pytest.approx(gold[sys_name]["score"], abs=1e-9), (name, sys_name)
+            assert stats_digest(st) == gold[sys_name]["lines"], (name, sys_name)
+
+
+def test_per_segment_statistics_equal_sacrebleus_on_one_excerpt(sample):
+    """The digest above compares exact counts; here sacrebleu itself, on the sample's first system, so a
+    difference shows as numbers (chrF++ with two references)."""
+    refs, systems = sample
+    hyp = next(iter(systems.values()))
+    m = CHRF(word_order=2)
+    st = m.statistics(refs, [hyp])[0]
+    np.testing.assert_array_equal(st, np.array(SacreCHRF(word_order=2)._extract_corpus_statistics(hyp, refs)))
 
 
 def test_sentence_scores_equal_sacrebleu(excerpts):
