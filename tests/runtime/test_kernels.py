@@ -56,9 +56,9 @@ def run_fresh(body: str, tmp_path, data=None, **env) -> dict:
 def built(tmp_path_factory):
     """A fresh installation (an empty cache, apart from files of older builds) where ``prepare`` built both
     kernels ahead of time, side by side; numba's TER functions compiled and cached as well (the build
-    compiles them first), for the argument types the checks below use. Checks about results copy it into
-    their own ``tmp_path`` (:func:`from_build`); the record of the build (``BUILD``) is read by the checks
-    about building: what was built, which files are left."""
+    compiles them first), for the argument types the checks below use. Returns (the folder, the build's
+    record: what was built, which files are left, whether numba was imported). Checks about results copy
+    the folder into their own ``tmp_path`` (:func:`from_build`); checks about the build read the record."""
     folder = tmp_path_factory.mktemp("built")
     stale = folder / "mtlens-aot"
     stale.mkdir()
