@@ -36,6 +36,8 @@ SHARED = ROOT.parent / "shared" / "data" / "wmt"
 OUT = Path(__file__).with_name("sacrebleu.json.gz")
 EXCERPTS = ROOT / "tests" / "data"
 OUT_EXCERPTS = Path(__file__).with_name("excerpts.json")
+#: what a test that finds stale golden values says
+REDO = "run 'python -m tests.golden.make_sacrebleu_golden' again"
 
 
 def read(path: Path) -> list[str]:
@@ -141,34 +143,42 @@ def shared_golden() -> dict:
     """sacrebleu's values for the full-data cases (``cases.cases``): case id -> values, checked to come
     from this sacrebleu and this data (a test then fails, naming this script)."""
     doc = json.loads(gzip.decompress(OUT.read_bytes()))
-    redo = "run 'python -m tests.golden.make_sacrebleu_golden' again"
-    assert doc["sacrebleu"] == sacrebleu.__version__, f"golden values from sacrebleu {doc['sacrebleu']}: {redo}"
+    assert doc["sacrebleu"] == sacrebleu.__version__, f"golden values from sacrebleu {doc['sacrebleu']}: {REDO}"
     for pair in PAIRS:
-        assert doc["data"][pair] == data_digest(SHARED / pair), f"{pair}'s data changed: {redo}"
-    assert set(doc["cases"]) == {c.id for c in cases()}, f"the cases changed: {redo}"
+        assert doc["data"][pair] == data_digest(SHARED / pair), f"{pair}'s data changed: {REDO}"
+    assert set(doc["cases"]) == {c.id for c in cases()}, f"the cases changed: {REDO}"
+    return doc["cases"]
+
+
+@functools.cache
+def _excerpts() -> dict:
+    """``excerpts.json``, read and checked once: it comes from this sacrebleu and these excerpts."""
+    doc = json.loads(OUT_EXCERPTS.read_text(encoding="utf-8"))
+    assert doc["sacrebleu"] == sacrebleu.__version__, f"golden values from sacrebleu {doc['sacrebleu']}: {REDO}"
+    for pair, digest in doc["data"].items():
+        assert digest == data_digest(excerpt_folder(pair)), f"the {pair} excerpt changed: {REDO}"
+    assert set(doc["cases"]) == {c.id for c in excerpt_cases()} | {"ter-beam-shapes"}, f"the cases changed: {REDO}"
     return doc["cases"]
 
 
 def excerpt_golden(case_id: str) -> dict:
     """sacrebleu's values for one excerpt case (``cases.excerpt_cases``), checked to come from this
     sacrebleu and this data (a test then fails, naming this script)."""
-    doc = json.loads(OUT_EXCERPTS.read_text(encoding="utf-8"))
-    redo = "run 'python -m tests.golden.make_sacrebleu_golden' again"
-    assert doc["sacrebleu"] == sacrebleu.__version__, f"golden values from sacrebleu {doc['sacrebleu']}: {redo}"
-    for pair, digest in doc["data"].items():
-        assert digest == data_digest(excerpt_folder(pair)), f"the {pair} excerpt changed: {redo}"
-    assert set(doc["cases"]) == {c.id for c in excerpt_cases()} | {"ter-beam-shapes"}, f"the cases changed: {redo}"
-    assert case_id in doc["cases"], f"no golden values for {case_id}: {redo}"
-    return doc["cases"][case_id]
+    cases_ = _excerpts()
+    assert case_id in cases_, f"no golden values for {case_id}: {REDO}"
+    return cases_[case_id]
 
 
-def sample_ter(lines: int | None = None) -> dict[str, float]:
-    """sacrebleu's corpus TER (default options, both references) of each system on the sample's first
-    ``lines`` lines: its own score of the sum of its stored per-line statistics (``cases.SAMPLE_TER``)."""
-    return {
-        name: TER()._compute_score_from_stats([float(v) for v in np.sum(stats[:lines], axis=0)]).score
-        for name, stats in excerpt_golden(SAMPLE_TER).items()
-    }
+def ter_score(lines, options: dict | None = None) -> float:
+    """sacrebleu's corpus TER from its stored per-line statistics: a line's depend on that line alone, so
+    the corpus score of any lines is sacrebleu's own score of the sum of theirs."""
+    return TER(**(options or {}))._compute_score_from_stats([float(v) for v in np.sum(lines, axis=0)]).score
+
+
+def sample_ter() -> dict[str, float]:
+    """sacrebleu's corpus TER (default options, both references) of each system on the whole sample,
+    from its stored per-line statistics (``cases.SAMPLE_TER``)."""
+    return {name: ter_score(stats) for name, stats in excerpt_golden(SAMPLE_TER).items()}
 
 
 def main(argv=None) -> int:
