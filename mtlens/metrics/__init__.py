@@ -112,13 +112,14 @@ def options_key(name: str, options: Options | None = None) -> tuple:
 
 def stats_key(name: str, options: Options | None = None) -> tuple:
     """The key of a metric's stored statistics: the options it reads less those that change only the score
-    (:attr:`Metric.score_only_fields`: BLEU's smoothing, chrF's eps smoothing), so that changing one of
-    those reuses the statistics and re-scores nothing.
+    (:attr:`Metric.score_only_fields`: BLEU's smoothing), so that changing one of those reuses the
+    statistics and re-scores nothing. (chrF's eps smoothing is not one: with several references it chooses
+    each segment's reference.)
 
     >>> stats_key("bleu") == stats_key("bleu", DEFAULTS.replace(smooth_method="floor", smooth_value=0.2))
     True
     >>> stats_key("chrf")
-    (('lowercase', False),)
+    (('lowercase', False), ('chrf_eps_smoothing', False))
     """
     cls = REGISTRY.get(name)
     if cls is None:

@@ -111,7 +111,10 @@ class CHRF(NgramKernel, Metric):
     name = "chrf"
     label = latex = "chrF"
     params = {"lowercase": "lowercase", "eps_smoothing": "chrf_eps_smoothing"}
-    score_only_fields = ("chrf_eps_smoothing",)
+    # eps smoothing is *not* score-only: with several references each segment keeps the reference with the
+    # best sentence-level F, and that F is computed with or without eps smoothing (sacrebleu's
+    # ``_compute_segment_statistics``), so the statistics themselves depend on it
+    # (tests/metrics/test_score_only.py checks every declared score-only field)
 
     def __init__(
         self,
