@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from .core.errors import InputError
 from .core.options import DEFAULTS, SPECS, Options
 from .service import presentation as report
-from .service.comparisons import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES, compare
+from .service.comparisons import ALPHA, MAX_SAMPLES, MIN_TEST_LINES, SEED, compare
 from .service.inputs import TOKENIZER_RULE, load_corpus, read_bytes
 from .service.neural_scoring import EXACT as NEURAL_EXACT
 from .service.neural_scoring import MODE_ENV as NEURAL_MODE_ENV
@@ -175,12 +175,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--n",
         type=int,
         default=None,
-        help=f"resamples (bootstrap, default 1000) or trials (ar, default 10000); at most {MAX_SAMPLES}",
+        help=f"resamples (bootstrap, default 1000) or trials (ar, default 10000), raised where Holm's correction needs "
+        f"more; at most {MAX_SAMPLES}",
     )
-    c.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED}; 0 is a seed)")
+    c.add_argument("--seed", type=int, default=SEED, help=f"random seed (default {SEED}; 0 is a seed)")
     c.add_argument("--baseline", metavar="NAME", help="compare every system with this one only")
     c.add_argument("--sacrebleu-compatible", action="store_true", help="reproduce sacrebleu's sampling and p-values")
-    c.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction")
+    c.add_argument("--alpha", type=float, default=ALPHA, help=f"significance level after Holm's correction ({ALPHA})")
     c.add_argument(
         "--resample",
         default="segments",
@@ -228,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--tbleu-sweep", action="store_true", help="tBLEU for epsilon 0, 0.05, ..., 1 (with --human: correlation)"
     )
-    a.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the bootstrap intervals")
+    a.add_argument("--seed", type=int, default=SEED, help="seed of the bootstrap intervals")
 
     r = sub.add_parser("report", help="a standalone HTML report (opens offline) with rankings, charts, clusters")
     _add_data_args(r)
@@ -240,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="bootstrap resamples for intervals and clusters (default 1000, more when there are many systems)",
     )
-    r.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
+    r.add_argument("--seed", type=int, default=SEED, help=f"random seed (default {SEED})")
     r.add_argument(
         "--title", default=None, help="the report's title (default: the saved set's name, else 'mtlens report')"
     )
@@ -308,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--baseline", required=True, metavar="FILE|NAME", help="the baseline's output (or run name)")
     g.add_argument("--candidate", required=True, metavar="FILE|NAME", help="the candidate's output (or run name)")
     g.add_argument("--metrics", default=None, help="comma-separated, e.g. chrf,bleu,comet:NAME (default bleu,chrf)")
-    g.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction (0.05)")
+    g.add_argument("--alpha", type=float, default=ALPHA, help=f"significance level after Holm's correction ({ALPHA})")
     g.add_argument(
         "--min-agreement",
         type=float,
@@ -344,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     hi.add_argument("--family", help="only this family's runs")
     hi.add_argument("--metrics", default=None, help="comma-separated (default bleu,chrf)")
     hi.add_argument("--baseline", metavar="NAME", help="also give every run's delta to this run")
-    hi.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm's correction (0.05)")
+    hi.add_argument("--alpha", type=float, default=ALPHA, help=f"significance level after Holm's correction ({ALPHA})")
     hi.add_argument(
         "--resample", default="segments", choices=["segments", "documents"], help="intervals and steps over documents"
     )
@@ -559,7 +560,7 @@ def _run_compare(args) -> str:
 def _check_seed(args) -> None:
     from .service.comparisons import check_test_settings
 
-    check_test_settings(getattr(args, "n", None) or 1, args.seed, getattr(args, "alpha", 0.05))
+    check_test_settings(getattr(args, "n", None) or 1, args.seed, getattr(args, "alpha", ALPHA))
 
 
 def _run_analyze(args) -> str:
@@ -602,7 +603,7 @@ def _run_analyze(args) -> str:
                 doc["human_ranking"][kind] = {
                     "systems": [asdict(r) for r in ranks],
                     "pairs": [asdict(p) for p in pairs],
-                    "test": "Wilcoxon signed-rank on shared segments (>= 30), Holm-corrected, alpha 0.05",
+                    "test": f"Wilcoxon signed-rank on shared segments (>= {MIN_TEST_LINES}), Holm-corrected, alpha {ALPHA}",
                 }
     if args.autorank:
         from .service.analyses import autorank

@@ -245,3 +245,66 @@ def test_the_samples_id_is_told_apart_only_in_the_service_and_the_store():
             if named or imported or compared:
                 found.append(f"{'/'.join(rel)}:{node.lineno}")
     assert found == []
+
+
+def _lazy_table(tree: ast.Module) -> dict[str, str] | None:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "_NAMES":
+            return ast.literal_eval(node.value)
+    return None
+
+
+def test_the_services_names_are_seen_by_type_checkers():
+    """A service module that hands names on lazily (``_NAMES``) imports exactly those names under
+    ``if TYPE_CHECKING``, from the same homes, so editors and type checkers see them (issue 47: the blocks
+    were empty)."""
+    for path in sorted((PKG / "service").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        table = _lazy_table(tree)
+        if table is None:
+            continue
+        seen = {}
+        for node in tree.body:
+            if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+                for imp in node.body:
+                    if isinstance(imp, ast.ImportFrom):
+                        home = "mtlens." + imp.module if imp.level == 2 else imp.module
+                        seen |= {a.asname or a.name: f"{home}:{a.name}" for a in imp.names}
+                    elif isinstance(imp, ast.Import):
+                        seen |= {a.asname or a.name: a.name for a in imp.names}
+        assert seen == table, path.name
+
+
+def _number_literals(value: float, skip=()) -> list[str]:
+    """Where ``value`` is written as a number in mtlens, the pages and app.py (docstrings and comments are
+    text, not code: left out)."""
+    found = []
+    for path in [*PKG.rglob("*.py"), ROOT / "app.py", *(ROOT / "pages").glob("*.py")]:
+        rel = "/".join(path.relative_to(ROOT).parts)
+        if rel in skip:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and type(node.value) in (int, float) and node.value == value:
+                found.append(f"{rel}:{node.lineno}")
+    return found
+
+
+def test_the_significance_level_and_seed_are_written_in_one_module():
+    """The statistics policy (mtlens/analysis/policy.py) is the only module that writes the significance level
+    0.05 or the seed 12345 as a number; everything else reads them from it. (0.05 is also a step of the tBLEU
+    epsilon, an option's step and the sweep's grid: those name it as such.)"""
+    epsilon_uses = {"mtlens/core/options.py", "mtlens/analysis/sweep.py"}
+    assert _number_literals(0.05, skip={"mtlens/analysis/policy.py", *epsilon_uses}) == []
+    assert _number_literals(12345, skip={"mtlens/analysis/policy.py"}) == []
+
+
+def test_the_resample_rule_is_written_once():
+    """Only the policy turns a family of tests into a resample count (``resamples_needed``), so every test draws
+    by the same rule, memory cap included."""
+    callers = []
+    for path in PKG.rglob("*.py"):
+        rel = "/".join(path.relative_to(ROOT).parts)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("resamples_needed"):
+                callers.append(rel)
+    assert set(callers) <= {"mtlens/analysis/policy.py"}

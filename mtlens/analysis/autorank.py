@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .significance import MIN_TEST_LINES, clusters_from_pairs, holm
+from .policy import ALPHA, MIN_TEST_LINES
+from .significance import clusters_from_pairs, holm
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def rank_ranges(names: list[str], beats: set[tuple[str, str]]) -> dict[str, tupl
 
 
 def human_ranking(
-    by_system: Mapping[str, Mapping[int, float]], alpha: float = 0.05, min_segments: int = MIN_TEST_LINES
+    by_system: Mapping[str, Mapping[int, float]], alpha: float = ALPHA, min_segments: int = MIN_TEST_LINES
 ) -> tuple[list[HumanRank], list[PairTest]]:
     """Rank systems by their segment-level human scores (see the module docstring)."""
     from scipy.stats import wilcoxon

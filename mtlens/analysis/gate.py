@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from ..core.errors import InputError
 from ..runtime.scoring import MetricResult
 from .agreement import human_agreement
+from .policy import ALPHA, MIN_TEST_LINES, SEED, default_resamples
 from .power import POWER, min_detectable_delta
-from .significance import DEFAULT_SAMPLES, DEFAULT_SEED, MIN_TEST_LINES, holm, paired_deltas, resamples_needed
+from .significance import holm, paired_deltas
 
 #: the rule in one sentence, printed with every verdict
 RULE = (
@@ -98,15 +99,15 @@ def gate(
     results: Mapping[str, MetricResult],
     baseline: str,
     candidate: str,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     min_agreement: float | None = None,
     n: int | None = None,
-    seed: int | None = DEFAULT_SEED,
+    seed: int | None = SEED,
     documents=None,
 ) -> GateResult:
     """The gate's verdict for ``candidate`` against ``baseline`` on every metric of ``results`` (each holding
     both systems). ``n``: bootstrap resamples (default 1,000, more when the metrics are so many that Holm's
-    correction needs them: :func:`~mtlens.analysis.significance.resamples_needed`). ``documents``: every
+    correction needs them: :func:`~mtlens.analysis.policy.default_resamples`). ``documents``: every
     line's document id: whole documents are resampled (the test and the smallest detectable delta)."""
     check_gate_settings(alpha, min_agreement)
     if not results:
@@ -123,7 +124,7 @@ def gate(
             f"the gate needs at least {MIN_TEST_LINES} lines to test a difference; this test set has {lines}"
         )
     m = len(results)
-    n = n or max(DEFAULT_SAMPLES["bootstrap"], resamples_needed(m, alpha))
+    n = n or default_resamples(m, lines, alpha)
     raw = []
     for r in results.values():
         (pd,), _ = paired_deltas(r, [(candidate, baseline)], n, seed, documents=documents)

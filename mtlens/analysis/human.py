@@ -26,7 +26,8 @@ from ..readers.testset import decode_lines, files_fingerprint  # noqa: F401  (fi
 from ..runtime.scoring import MetricResult
 from .correlation import KINDS, bootstrap_ci, corr
 from .meta import acc_eq, pairwise_accuracy, perm_both, segment_matrix, soft_pairwise_accuracy
-from .significance import DEFAULT_SEED, clusters_from_pairs, holm
+from .policy import ALPHA, CI_RESAMPLES, SEED
+from .significance import clusters_from_pairs, holm
 
 
 @dataclass(frozen=True)
@@ -210,7 +211,7 @@ class HumanCorrelation:
 
 
 def human_correlation(
-    results: Mapping[str, MetricResult], human: HumanScores, n_boot: int = 1000, seed: int = DEFAULT_SEED
+    results: Mapping[str, MetricResult], human: HumanScores, n_boot: int = CI_RESAMPLES, seed: int = SEED
 ) -> HumanCorrelation:
     """Correlations of every metric with every human score type, system and segment level.
 
@@ -296,7 +297,7 @@ class MetricClusters:
 
 
 def metric_clusters(
-    results: Mapping[str, MetricResult], human: HumanScores, level: str, n: int = 1000, alpha: float = 0.05
+    results: Mapping[str, MetricResult], human: HumanScores, level: str, n: int = CI_RESAMPLES, alpha: float = ALPHA
 ) -> MetricClusters:
     """Which metric agrees better with the humans (``level`` is ``"system:TYPE"`` or ``"segment:TYPE"``).
 

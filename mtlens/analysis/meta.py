@@ -27,6 +27,7 @@ import numpy as np
 from scipy import stats as sps
 
 from .correlation import corr, rowwise_pearson
+from .policy import CI_RESAMPLES, SEED
 
 #: relative tolerance of "at least the observed value" (sums in another order differ by a few ulps)
 TIE = 1e-12
@@ -109,7 +110,7 @@ def paired_permutation_p(d: np.ndarray, n: int, rng: np.random.Generator) -> flo
 
 
 def soft_pairwise_accuracy(
-    metric: np.ndarray, human: np.ndarray, n: int = 1000, seed: int = 12345
+    metric: np.ndarray, human: np.ndarray, n: int = CI_RESAMPLES, seed: int = SEED
 ) -> tuple[float, int]:
     """(SPA, number of system pairs); ``metric``/``human`` as in :func:`acc_eq` (systems x items)."""
     m = np.asarray(metric, dtype=np.float64)
@@ -132,8 +133,8 @@ def perm_both(
     metric1: np.ndarray,
     metric2: np.ndarray,
     kind: str = "pearson",
-    n: int = 1000,
-    seed: int = 12345,
+    n: int = CI_RESAMPLES,
+    seed: int = SEED,
 ) -> tuple[float, float]:
     """(p-value that metric 2 correlates better than metric 1, observed difference corr2 - corr1).
 

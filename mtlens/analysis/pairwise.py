@@ -2,7 +2,7 @@
 scores by sentence-length and word-frequency bucket with paired bootstrap tests.
 
 Decisions (docs/decisions.md, "Buckets"):
-- a bucket with fewer than :data:`~mtlens.analysis.significance.MIN_TEST_LINES` lines gets no test
+- a bucket with fewer than :data:`~mtlens.analysis.policy.MIN_TEST_LINES` lines gets no test
   (``p_value`` None, never significant: "too few lines");
 - the tests of one bucket analysis are Holm-corrected over the buckets tested;
   ``significant`` means Holm-corrected p < alpha;
@@ -25,7 +25,8 @@ from ..core.ngrams import ngram_counts
 from ..core.options import DEFAULTS, Options
 from ..metrics import BLEU
 from ..runtime.scoring import MetricResult
-from .significance import DEFAULT_SEED, MIN_TEST_LINES, holm, paired_bootstrap_p
+from .policy import ALPHA, MIN_TEST_LINES, P_DEFINITIONS, SEED, default_resamples
+from .significance import holm, paired_bootstrap_p
 
 LENGTH_EDGES = (10, 20, 30, 40)
 FREQ_EDGES = (1, 5, 10, 100, 1000)
@@ -87,17 +88,23 @@ def _bucket_label(edges, k):
     return f"{edges[k - 1] + 1}-{edges[k]}"
 
 
-def _tested_rows(parts, score_fn, n_boot, seed, alpha, min_lines, documents=None) -> list[BucketRow]:
+def _tested_rows(parts, score_fn, n_boot, seed, alpha, min_lines, documents=None) -> tuple[list[BucketRow], int]:
     """parts: (label, lines, stats_a, stats_b, words). Tests the buckets with enough lines, Holm over them.
     ``documents``: per part, its lines' document ids (whole documents resampled; a part needs ``min_lines``
-    documents then)."""
+    documents then). ``n_boot``: the resamples, or None for the policy's count for the buckets tested
+    (:func:`mtlens.analysis.policy.default_resamples`). Returns the rows and the resamples drawn."""
+    docs_of = [None if documents is None else documents[k] for k in range(len(parts))]
+    enough = [
+        part[1] >= min_lines and (docs is None or len(set(docs)) >= min_lines)
+        for part, docs in zip(parts, docs_of, strict=True)
+    ]
+    if n_boot is None:
+        n_boot = default_resamples(sum(enough), max((p[1] for p in parts), default=0), alpha)
     raw = []
-    for k, (label, n_lines, sa_stats, sb_stats, words) in enumerate(parts):
+    for (label, n_lines, sa_stats, sb_stats, words), docs, test in zip(parts, docs_of, enough, strict=True):
         sa = float(score_fn(sa_stats.sum(axis=0)))
         sb = float(score_fn(sb_stats.sum(axis=0)))
-        docs = None if documents is None else documents[k]
-        enough = n_lines >= min_lines and (docs is None or len(set(docs)) >= min_lines)
-        p = paired_bootstrap_p(sa_stats, sb_stats, score_fn, n_boot, seed, docs)[2] if enough else None
+        p = paired_bootstrap_p(sa_stats, sb_stats, score_fn, n_boot, seed, docs)[2] if test else None
         raw.append((label, n_lines, sa, sb, p, words))
     tested = [r[4] for r in raw if r[4] is not None]
     adjusted = iter(holm(tested).tolist())
@@ -105,7 +112,7 @@ def _tested_rows(parts, score_fn, n_boot, seed, alpha, min_lines, documents=None
     for label, n_lines, sa, sb, p, words in raw:
         ph = next(adjusted) if p is not None else None
         rows.append(BucketRow(label, n_lines, sa, sb, sb - sa, p, ph, ph is not None and ph < alpha, words))
-    return rows
+    return rows, n_boot
 
 
 def length_buckets(
@@ -115,9 +122,9 @@ def length_buckets(
     b: str,
     options: Options = DEFAULTS,
     edges: Sequence[int] = LENGTH_EDGES,
-    n_boot: int = 1000,
-    seed: int = DEFAULT_SEED,
-    alpha: float = 0.05,
+    n_boot: int | None = None,
+    seed: int = SEED,
+    alpha: float = ALPHA,
     min_lines: int = MIN_TEST_LINES,
 ) -> BucketAnalysis:
     """``result``'s score of A and B on the lines grouped by the first reference's length in words
@@ -130,7 +137,7 @@ def length_buckets(
         sel = np.flatnonzero(bucket == k)
         if len(sel):
             parts.append((_bucket_label(edges, k), len(sel), result.stats[a][sel], result.stats[b][sel], None))
-    rows = _tested_rows(parts, result.scorer.score_from_totals, n_boot, seed, alpha, min_lines)
+    rows, n_boot = _tested_rows(parts, result.scorer.score_from_totals, n_boot, seed, alpha, min_lines)
     return BucketAnalysis("length", result.metric, rows, min_lines, alpha, n_boot, seed)
 
 
@@ -154,9 +161,9 @@ def frequency_buckets(
     frequency_corpus: Sequence[str] | None = None,
     frequency_source: str = "frequency corpus",
     edges: Sequence[int] = FREQ_EDGES,
-    n_boot: int = 1000,
-    seed: int = DEFAULT_SEED,
-    alpha: float = 0.05,
+    n_boot: int | None = None,
+    seed: int = SEED,
+    alpha: float = ALPHA,
     min_lines: int = MIN_TEST_LINES,
 ) -> BucketAnalysis:
     """Word F-measure of A and B against the first reference, by each word's frequency
@@ -198,7 +205,7 @@ def frequency_buckets(
         if used.any():
             sel = np.flatnonzero(used)
             parts.append((labels[k], len(sel), sa_all[sel, k], sb_all[sel, k], int(sa_all[:, k, 2].sum())))
-    rows = _tested_rows(parts, word_fmeasure, n_boot, seed, alpha, min_lines)
+    rows, n_boot = _tested_rows(parts, word_fmeasure, n_boot, seed, alpha, min_lines)
     source = "references" if frequency_corpus is None else frequency_source
     return BucketAnalysis("frequency", "word F-measure", rows, min_lines, alpha, n_boot, seed, source)
 
@@ -276,7 +283,7 @@ def pair_analysis(
     frequency_corpus: Sequence[str] | None = None,
     frequency_source: str = "frequency corpus",
     top: int = 20,
-    seed: int = DEFAULT_SEED,
+    seed: int = SEED,
 ) -> dict:
     """The ``analyze --pair A B`` JSON: buckets (length by ``result``'s metric, frequency by word
     F-measure) and n-grams (per-order totals, the ``top`` n-grams each system gets right more often)."""
@@ -301,7 +308,9 @@ def pair_analysis(
             "frequency": buckets_to_dicts(freq),
             "min_lines": length.min_lines,
             "correction": "holm (over the tested buckets of each analysis)",
-            "p_value": "paired bootstrap, two-sided: (#{k: |d_k - mean(d)| >= |d_obs|} + 1) / (n + 1)",
+            "p_value": P_DEFINITIONS["bootstrap"],
+            "resamples": length.n_boot,
+            "alpha": length.alpha,
             "frequency_source": freq.frequency_source,
         },
         "ngrams": {

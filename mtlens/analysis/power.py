@@ -19,8 +19,7 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
-#: the power the smallest detectable delta is given for
-POWER = 0.8
+from .policy import POWER
 
 
 def min_detectable_delta(se: float, alpha: float, tests: int = 1, power: float = POWER) -> float:

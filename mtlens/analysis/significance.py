@@ -37,17 +37,17 @@ import numpy as np
 from ..core.errors import InputError
 from ..runtime.scoring import MetricResult
 from ..version import __version__
+from .policy import (
+    ALPHA,
+    CI_RESAMPLES,
+    DEFAULT_SAMPLES,
+    MAX_DRAWS,
+    MIN_TEST_LINES,
+    SEED,
+    check_test_settings,
+    resample_count,
+)
 
-DEFAULT_SEED = 12345
-DEFAULT_SAMPLES = {"bootstrap": 1000, "ar": 10000}
-#: fewer lines than this and no test is run: a resampling test over a handful of segments has
-#: (almost) no variance to measure, and its p-value is an artefact (docs/decisions.md, "Significance")
-MIN_TEST_LINES = 30
-#: at most this many resamples / trials
-MAX_SAMPLES = 100_000
-#: at most resamples x segments drawn per test (memory: about 8 bytes each)
-MAX_DRAWS = 200_000_000
-MAX_SEED = 2**63 - 1
 #: resamples x segments per matrix product (bounds memory)
 _CHUNK_CELLS = 20_000_000
 
@@ -228,55 +228,7 @@ def _bootstrap_scores(
     return out
 
 
-def check_test_settings(n: int, seed: int | None, alpha: float) -> None:
-    """Bounds of the test settings, each message naming its command-line option."""
-    if not 1 <= n <= MAX_SAMPLES:
-        raise InputError(f"--n must be between 1 and {MAX_SAMPLES:,}, not {n}")
-    if seed is not None and not 0 <= seed <= MAX_SEED:
-        raise InputError(f"--seed must be between 0 and 2**63 - 1, not {seed}")
-    if not 0 < alpha < 1:
-        raise InputError(f"--alpha must be between 0 and 1, not {alpha}")
-
-
 # --------------------------------------------------------------------------- p-values
-def resamples_needed(pairs: int, alpha: float) -> int:
-    """The fewest resamples (or trials) with which a pair can be significant after Holm's correction
-    over ``pairs`` pairs, with room: the smallest p-value a test of ``n`` resamples gives is
-    ``1 / (n + 1)``, Holm multiplies the smallest by ``pairs``, and this asks for that product to be at
-    most ``alpha / 2``. For 91 pairs (14 systems) at alpha 0.05: 3,639; with 1,000 the smallest
-    Holm-corrected p is 91/1001 = 0.091 and no pair can ever be significant.
-
-    >>> resamples_needed(91, 0.05), resamples_needed(1, 0.05), resamples_needed(6, 0.05)
-    (3639, 39, 239)
-    """
-    return max(1, math.ceil(2 * pairs / alpha) - 1)
-
-
-def _resamples(test: str, n: int | None, pairs: int, alpha: float, n_seg: int) -> tuple[int, list[str]]:
-    """The resamples to draw, and what to say about them: by default the test's default, raised to
-    :func:`resamples_needed` (within the limits); a number the user gave is kept, with a sentence when it
-    is too few for any pair to be significant."""
-    needed = resamples_needed(pairs, alpha)
-    most = min(MAX_SAMPLES, MAX_DRAWS // max(n_seg, 1))
-    if n is None:
-        n = min(max(DEFAULT_SAMPLES[test], needed), max(DEFAULT_SAMPLES[test], most))
-        notes = (
-            [f"{n:,} resamples, chosen for {pairs} pairs so that a pair can be significant after Holm's correction"]
-            if n > DEFAULT_SAMPLES[test]
-            else []
-        )
-    else:
-        notes = []
-    smallest = min(1.0, pairs / (n + 1))
-    if smallest >= alpha:
-        notes.append(
-            f"with {pairs} pairs, {n:,} resamples cannot make any pair significant: the smallest Holm-corrected "
-            f"p they can give is {pairs}/({n:,} + 1) = {smallest:.3f}, not below alpha {alpha:g}; use at least "
-            f"{needed:,} resamples (--n)"
-        )
-    return n, notes
-
-
 def bootstrap_p_value(d: np.ndarray, observed: float) -> float:
     """Two-sided paired bootstrap p-value from the resampled differences ``d``:
     ``p = (#{k: |d_k - mean(d)| >= |observed|} + 1) / (n + 1)`` (so identical systems get p = 1)."""
@@ -345,11 +297,11 @@ def compare(
     result: MetricResult,
     test: str = "bootstrap",
     n: int | None = None,
-    seed: int | None = DEFAULT_SEED,
+    seed: int | None = SEED,
     baseline: str | None = None,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     sacrebleu_compatible: bool = False,
-    n_ci: int = 1000,
+    n_ci: int = CI_RESAMPLES,
     progress: Progress | None = None,
     documents: Sequence[str] | None = None,
 ) -> Comparison:
@@ -391,7 +343,7 @@ def compare(
     ranking = sorted(names, key=lambda s: result.scores[s], reverse=result.higher_is_better)
     n_seg = len(next(iter(result.stats.values())))
     n_pairs = len(names) * (len(names) - 1) // 2 if baseline is None else len(names) - 1
-    n, notes = _resamples(test, None if n is None else int(n), n_pairs, alpha, n_seg)
+    n, notes = resample_count(test, None if n is None else int(n), n_pairs, n_seg, alpha)
     _require_lines(n_seg)
     if max(n, n_ci) * n_seg > MAX_DRAWS:
         raise InputError(
@@ -534,7 +486,7 @@ def paired_deltas(
     result: MetricResult,
     pairs: Sequence[tuple[str, str]],
     n: int,
-    seed: int | None = DEFAULT_SEED,
+    seed: int | None = SEED,
     systems=None,
     documents: Sequence[str] | None = None,
 ) -> tuple[list[PairedDelta], dict[str, SystemCI]]:
@@ -543,7 +495,7 @@ def paired_deltas(
     segments, as :func:`compare` draws them (same seed, same resamples). ``systems``: the systems to give
     intervals for (default: those in ``pairs``). No correction is applied here: the caller knows its family
     of tests. ``documents``: resample whole documents (as :func:`compare`)."""
-    check_test_settings(n, seed, 0.05)
+    check_test_settings(n, seed)
     names = list(dict.fromkeys([*(systems or []), *(x for pair in pairs for x in pair)]))
     n_seg = len(next(iter(result.stats.values())))
     _require_lines(n_seg)
@@ -565,8 +517,8 @@ def paired_bootstrap_p(
     stats_a: np.ndarray,
     stats_b: np.ndarray,
     score_fn: Callable[[np.ndarray], np.ndarray],
-    n: int = 1000,
-    seed: int | None = DEFAULT_SEED,
+    n: int = DEFAULT_SAMPLES["bootstrap"],
+    seed: int | None = SEED,
     documents: Sequence[str] | None = None,
 ) -> tuple[float, float, float]:
     """Paired bootstrap on any per-segment statistics with a vectorised ``score_fn`` (totals -> score).
@@ -590,12 +542,18 @@ def paired_bootstrap_p(
 
 
 def pair_power(
-    result: MetricResult, a: str, b: str, alpha: float = 0.05, n: int = 1000, seed: int | None = None, documents=None
+    result: MetricResult,
+    a: str,
+    b: str,
+    alpha: float = ALPHA,
+    n: int = CI_RESAMPLES,
+    seed: int | None = None,
+    documents=None,
 ):
     """The smallest |B - A| this test set detects for two systems with 80% power at ``alpha`` (one test:
     the Compare two systems page's question), from the paired bootstrap's standard error of their delta
     (:func:`mtlens.analysis.power.min_detectable_delta`)."""
     from .power import min_detectable_delta
 
-    (pd,), _ = paired_deltas(result, [(b, a)], n, DEFAULT_SEED if seed is None else seed, documents=documents)
+    (pd,), _ = paired_deltas(result, [(b, a)], n, SEED if seed is None else seed, documents=documents)
     return min_detectable_delta(pd.se, alpha)

@@ -21,7 +21,7 @@ from ..core.errors import InputError
 from ..runtime.scoring import MetricResult
 from .groups import group_lines, labels_for
 from .pairwise import _bucket_label, _tested_rows
-from .significance import DEFAULT_SEED, MIN_TEST_LINES, resamples_needed
+from .policy import ALPHA, MIN_TEST_LINES, P_DEFINITIONS, SEED
 
 #: source length buckets (words): <= 10, 11-20, 21-40, > 40
 LENGTH_EDGES = (10, 20, 40)
@@ -67,28 +67,22 @@ def slices(
     a: str,
     b: str,
     n_boot: int | None = None,
-    seed: int = DEFAULT_SEED,
-    alpha: float = 0.05,
+    seed: int = SEED,
+    alpha: float = ALPHA,
     min_lines: int = MIN_TEST_LINES,
     resample: str = "segments",
 ) -> dict:
     """The slices of ``a`` and ``b`` on ``result``'s metric, tested and ranked (the ``"slices"`` of
     ``analyze --pair A B --slices``). ``n_boot``: resamples (default 1,000, more when there are so many
-    slices that Holm's correction needs them: :func:`~mtlens.analysis.significance.resamples_needed`)."""
+    slices that Holm's correction needs them: :func:`~mtlens.analysis.policy.default_resamples`)."""
     masks = slice_masks(corpus, a, b, min_lines)
     documents = None
     if resample == "documents":  # each slice's lines drawn as whole documents (a slice needs min_lines of them)
         if corpus.documents is None:
             raise InputError("resampling documents needs documents: WMT XML, a doc column or a documents file")
         documents = [[corpus.documents[i] for i in lines] for _, _, lines in masks]
-    tested = sum(
-        1
-        for k, (_, _, lines) in enumerate(masks)
-        if len(lines) >= min_lines and (documents is None or len(set(documents[k])) >= min_lines)
-    )
-    n_boot = n_boot or max(1000, resamples_needed(max(tested, 1), alpha))
     parts = [(name, len(lines), result.stats[a][lines], result.stats[b][lines], None) for _, name, lines in masks]
-    rows = _tested_rows(parts, result.scorer.score_from_totals, n_boot, seed, alpha, min_lines, documents)
+    rows, n_boot = _tested_rows(parts, result.scorer.score_from_totals, n_boot, seed, alpha, min_lines, documents)
     items = [
         {
             "slice": r.bucket,
@@ -113,5 +107,6 @@ def slices(
         "resamples": n_boot,
         "resample": resample,
         "correction": "holm (over the slices tested)",
-        "p_value": "paired bootstrap, two-sided: (#{k: |d_k - mean(d)| >= |d_obs|} + 1) / (n + 1); delta = B - A",
+        "alpha": alpha,
+        "p_value": P_DEFINITIONS["bootstrap"] + "; delta = B - A",
     }

@@ -57,6 +57,16 @@ def decimals(name: str, values: Iterable[float] = ()) -> int:
     return OTHER_DECIMALS
 
 
+def hover_format(name: str, values: Iterable[float] = ()) -> str:
+    """The d3 format of a number in a chart's hover label, with :func:`decimals`'s places, so a chart never
+    shows more or fewer decimals than the table beside it (``%{y:.1f}``).
+
+    >>> hover_format("bleu"), hover_format("p"), hover_format("comet:x", [0.8])
+    ('.1f', '.3f', '.3f')
+    """
+    return f".{decimals(name, values)}f"
+
+
 #: what an absent or undefined number reads (never "None" or "nan")
 ABSENT = "-"
 

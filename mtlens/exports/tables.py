@@ -20,7 +20,7 @@ from ..analysis.agreement import human_agreement
 from ..analysis.significance import Comparison
 from ..metrics import REGISTRY
 from ..runtime.scoring import MetricResult
-from .numbers import decimals
+from .numbers import UNIT_DECIMALS, decimals, shown
 
 
 def results_to_dict(results: Mapping[str, MetricResult], sentence_level: bool = False) -> dict:
@@ -390,9 +390,17 @@ def analysis_to_table(doc: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def _p_cell(r: dict) -> str:
+    if r["p_value"] is None:
+        return "too few lines"
+    return f"{shown(r['p_value'], UNIT_DECIMALS)} ({shown(r['p_holm'], UNIT_DECIMALS)})"
+
+
 def pair_to_table(doc: dict) -> str:
-    """Plain-text summary of ``analyze --pair A B``."""
+    """Plain-text summary of ``analyze --pair A B``, with the pages' decimals (the metric's own for scores,
+    :data:`~mtlens.exports.numbers.UNIT_DECIMALS` for p-values: :func:`mtlens.exports.numbers.decimals`)."""
     bk = doc["buckets"]
+    d = decimals(doc["metric"])  # the word F-measure (0-100) is shown as the metric beside it, as on the page
     out = [f"== {doc['a']} (A) vs {doc['b']} (B) =="]
     for kind, title in (
         ("length", f"{doc['metric']} by reference length"),
@@ -401,12 +409,14 @@ def pair_to_table(doc: dict) -> str:
         out.append(f"{title}:")
         out.append(f"  {'bucket':<34} {'lines':>6} {'A':>7} {'B':>7} {'B - A':>7}  p (Holm)")
         for r in bk[kind]:
-            p = "too few lines" if r["p_value"] is None else f"{r['p_value']:.4f} ({r['p_holm']:.4f})"
             star = " *" if r["significant"] else ""
-            out.append(f"  {r['bucket']:<34} {r['lines']:>6} {r['a']:7.2f} {r['b']:7.2f} {r['delta']:7.2f}  {p}{star}")
+            out.append(
+                f"  {r['bucket']:<34} {r['lines']:>6} {r['a']:7.{d}f} {r['b']:7.{d}f} {r['delta']:7.{d}f}  "
+                f"{_p_cell(r)}{star}"
+            )
     out.append(
-        f"* Holm-corrected p < 0.05; buckets with fewer than {bk['min_lines']} lines are not tested. "
-        f"Frequencies from: {bk['frequency_source']}. p: {bk['p_value']}"
+        f"* Holm-corrected p < {bk['alpha']:g} ({bk['resamples']:,} resamples); buckets with fewer than "
+        f"{bk['min_lines']} lines are not tested. Frequencies from: {bk['frequency_source']}. p: {bk['p_value']}"
     )
     out.append(
         "matched n-grams per order (A / B): "
@@ -416,14 +426,16 @@ def pair_to_table(doc: dict) -> str:
         sl = doc["slices"]
         out.append(f"slices by {sl['metric']}, largest differences first:")
         out.append(f"  {'slice':<48} {'lines':>6} {'A':>7} {'B':>7} {'B - A':>7}  p (Holm)")
+        ds = decimals(sl["metric"])
         for r in sl["slices"]:
-            p = "too few lines" if r["p_value"] is None else f"{r['p_value']:.4f} ({r['p_holm']:.4f})"
             star = " *" if r["significant"] else ""
             out.append(
-                f"  {r['slice'][:48]:<48} {r['lines']:>6} {r['a']:7.2f} {r['b']:7.2f} {r['delta']:7.2f}  {p}{star}"
+                f"  {r['slice'][:48]:<48} {r['lines']:>6} {r['a']:7.{ds}f} {r['b']:7.{ds}f} {r['delta']:7.{ds}f}  "
+                f"{_p_cell(r)}{star}"
             )
         out.append(
-            f"* Holm-corrected p < 0.05 over the slices tested; slices under {sl['min_lines']} lines are not tested."
+            f"* Holm-corrected p < {sl['alpha']:g} over the slices tested ({sl['resamples']:,} resamples); slices "
+            f"under {sl['min_lines']} lines are not tested."
         )
     return "\n".join(out) + "\n"
 

@@ -9,8 +9,40 @@ from typing import TYPE_CHECKING
 
 from ._lazy import lazy_names
 
-if TYPE_CHECKING:  # the names as a type checker and an editor see them
-    from ..analysis.highlight import NgramMatches
+if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/test_architecture.py)
+    import mtlens.analysis.human as human
+    import mtlens.analysis.words_chars as words_chars
+
+    from ..analysis.agreement import human_agreement
+    from ..analysis.autorank import autorank, human_ranking
+    from ..analysis.correlation import pearson
+    from ..analysis.groups import group_clusters, group_scores, restricted
+    from ..analysis.groups import labels_for as groups_labels
+    from ..analysis.highlight import NgramMatches, ngram_matches
+    from ..analysis.human import (
+        human_correlation,
+        merge,
+        merge_correlations,
+        metric_clusters,
+        read_human_files,
+        segment_pairs,
+    )
+    from ..analysis.mqm_summary import (
+        as_human_scores,
+        disagreements,
+        document_scores,
+        error_counts,
+        rater_agreement,
+        span_overlap,
+    )
+    from ..analysis.pairwise import frequency_buckets, length_buckets, ngram_differences, pair_analysis
+    from ..analysis.power import min_detectable_delta, segments_needed
+    from ..analysis.sentences import sentence_table, sort_options
+    from ..analysis.significance import pair_power
+    from ..analysis.slices import slices
+    from ..analysis.sweep import tbleu_sweep
+    from ..analysis.words_chars import words_vs_chars
+    from ..metrics.ter import TERAlignment, ter_alignment
 
 _NAMES = {
     "NgramMatches": "mtlens.analysis.highlight:NgramMatches",

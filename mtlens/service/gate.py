@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..analysis.gate import GateResult, check_gate_settings, gate
+from ..analysis.policy import ALPHA
 from ..core.errors import InputError
 from ..core.options import DEFAULTS
 from ..exports.gate import FORMATS, render
@@ -28,7 +29,7 @@ def gate_evaluation(
     baseline: str,
     candidate: str,
     metrics: str | None = None,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     min_agreement: float | None = None,
     options=None,
     visitor=None,

@@ -8,8 +8,26 @@ from typing import TYPE_CHECKING
 
 from ._lazy import lazy_names
 
-if TYPE_CHECKING:  # the names as a type checker and an editor see them
-    pass
+if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/test_architecture.py)
+    from ..core.corpus import Corpus
+    from ..core.language import TOKENIZER_RULE, Language, language_defaults
+    from ..core.limits import max_table_rows
+    from ..readers.folders import read_path
+    from ..readers.mqm import read_annotations, read_mqm_tsv
+    from ..readers.scores import read_score_files
+    from ..readers.testset import (
+        corpus_from_bytes,
+        corpus_from_single,
+        decode_lines,
+        documents_notes,
+        files_fingerprint,
+        load_corpus,
+        read_bytes,
+        read_documents,
+        read_lines,
+        sample_files,
+        unique_names,
+    )
 
 _NAMES = {
     "Corpus": "mtlens.core.corpus:Corpus",

@@ -13,8 +13,24 @@ from typing import TYPE_CHECKING
 from ..core.errors import InputError
 from ._lazy import lazy_names
 
-if TYPE_CHECKING:  # the names as a type checker and an editor see them
-    pass
+if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/test_architecture.py)
+    from ..neural.models import (
+        EXACT,
+        FAST,
+        HOW_TO_ENABLE_SENTENCE,
+        MODE_ENV,
+        PREFIX,
+        add_model,
+        available,
+        cached_scores,
+        check_ray,
+        completed,
+        get_model,
+        mode,
+        models,
+        scores_for,
+    )
+    from ..runtime.jobs import Progress, cancel, run, start, status
 
 _NAMES = {
     "HOW_TO_ENABLE_SENTENCE": "mtlens.neural.models:HOW_TO_ENABLE_SENTENCE",

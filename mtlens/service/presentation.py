@@ -9,8 +9,38 @@ from typing import TYPE_CHECKING
 
 from ._lazy import lazy_names
 
-if TYPE_CHECKING:  # the names as a type checker and an editor see them
-    pass
+if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/test_architecture.py)
+    from ..exports.history import history_figure, history_rows, history_slide, history_to_table
+    from ..exports.html import (
+        NOT_SIGNIFICANT_COLOUR,
+        PLOTLY_CONFIG,
+        SIGNIFICANT_COLOUR,
+        SLIDE_CSS,
+        build_html_report,
+        p_text,
+        presentation_slides,
+        safe_figure,
+    )
+    from ..exports.tables import (
+        analysis_to_table,
+        comparisons_to_csv,
+        comparisons_to_dict,
+        comparisons_to_latex,
+        comparisons_to_table,
+        dumps,
+        frame_to_csv,
+        groups_to_dict,
+        groups_to_table,
+        pair_to_table,
+        result_sheets,
+        results_to_dict,
+        set_labels,
+        table_to_latex,
+        to_csv,
+        to_latex,
+        to_table,
+        to_xlsx,
+    )
 
 _NAMES = {
     "NOT_SIGNIFICANT_COLOUR": "mtlens.exports.html:NOT_SIGNIFICANT_COLOUR",

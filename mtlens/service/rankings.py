@@ -21,7 +21,8 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from ..analysis.significance import DEFAULT_SEED, MIN_TEST_LINES, Comparison
+from ..analysis.policy import ALPHA, MIN_TEST_LINES, SEED, test_wording
+from ..analysis.significance import Comparison
 from ..core.options import DEFAULTS, OPTION_PARAM, SPECS, read_link
 from ..exports import tables as report
 from ..exports.numbers import column_decimals, direction_note
@@ -31,20 +32,23 @@ from ..runtime.scoring import MetricResult
 #: above this many system lines (lines x systems) the slow metrics (TER, tBLEU) are opt-in: about a minute
 #: per 100,000 system lines when nothing is stored
 LARGE = 30_000
-#: the Rankings' significance test: paired bootstrap, its resamples (None: 1000, more for many systems,
-#: :func:`mtlens.analysis.significance.resamples_needed`), seed and level (Holm-corrected)
-TEST, RESAMPLES, SEED, ALPHA = "bootstrap", None, DEFAULT_SEED, 0.05
-
-CLUSTERS_NOTE = (
-    "Clusters: systems in score order, split only where every system above is significantly better than every "
-    f"system below (paired bootstrap, 1,000 resamples or more when there are many systems, so that a pair can "
-    f"be significant; Holm-corrected p < {ALPHA})."
-)
+#: the Rankings' significance test: paired bootstrap, its resamples (None: the policy's count for the number
+#: of pairs, :func:`mtlens.analysis.policy.resample_count`), the policy's seed and level (Holm-corrected)
+TEST, RESAMPLES = "bootstrap", None
 
 
-def clusters_note(metrics: Sequence[str]) -> str:
-    """The clusters' rule under the table, with the direction of the metrics shown that go down (TER)."""
-    return " ".join(t for t in (CLUSTERS_NOTE, direction_note(metrics)) if t)
+def clusters_note(metrics: Sequence[str], cmp: Comparison | None = None) -> str:
+    """The clusters' rule under the table, naming the resamples the test drew (``cmp``; without one, the rule
+    that chooses them), with the direction of the metrics shown that go down (TER)."""
+    if cmp is not None:
+        test = test_wording(cmp.test, cmp.n, cmp.alpha)
+    else:
+        test = f"paired bootstrap, 1,000 resamples or more when there are many systems; Holm-corrected p < {ALPHA:g}"
+    rule = (
+        "Clusters: systems in score order, split only where every system above is significantly better than every "
+        f"system below ({test})."
+    )
+    return " ".join(t for t in (rule, direction_note(metrics)) if t)
 
 
 def fast(names: Sequence[str]) -> list[str]:
@@ -241,7 +245,7 @@ def to_html(rk: Rankings, dashboard: str) -> str:
         f"<table id='rankings'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>",
     ]
     if rk.comparison is not None:
-        parts.append(f"<p class='caption'>{escape(clusters_note(list(rk.results)))}</p>")
+        parts.append(f"<p class='caption'>{escape(clusters_note(list(rk.results), rk.comparison))}</p>")
     parts += [f"<p class='note'>{escape(n)}</p>" for n in rk.notes]
     signatures = "\n".join(f"{m}: {r.signature}" for m, r in rk.results.items())
     parts.append(f"<p><b>Signatures</b></p><pre>{escape(signatures)}</pre>")

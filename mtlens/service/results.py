@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..analysis.pitfalls import neural_names
 from ..core.corpus import Corpus
-from ..exports.numbers import ABSENT, column_decimals, decimals, direction_note, shown
+from ..exports.numbers import ABSENT, column_decimals, decimals, direction_note, hover_format, shown
 from ..metrics import (
     REGISTRY,
     make_metric,
@@ -35,6 +35,7 @@ __all__ = [
     "corpus_pitfalls",
     "decimals",
     "direction_note",
+    "hover_format",
     "make_metric",
     "metric_label",
     "metric_names",

@@ -17,6 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..analysis.policy import ALPHA
 from ..core.errors import InputError
 from ..core.options import DEFAULTS
 from ..storage.runs import Run, check_meta, clean_family, utc_iso
@@ -172,7 +173,7 @@ def history(
     family: str | None = None,
     metrics: str | None = None,
     baseline: str | None = None,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     seed: int | None = None,
     visitor=None,
     options=None,
@@ -183,19 +184,13 @@ def history(
     (default: the set's language defaults, as sacrebleu would score it); ``resample``: ``documents`` draws
     whole documents for the intervals and the step tests (the set's documents)."""
     from ..analysis.agreement import human_agreement
-    from ..analysis.significance import (
-        DEFAULT_SAMPLES,
-        DEFAULT_SEED,
-        MIN_TEST_LINES,
-        holm,
-        paired_deltas,
-        resamples_needed,
-    )
+    from ..analysis.policy import MIN_TEST_LINES, SEED, default_resamples
+    from ..analysis.significance import holm, paired_deltas
     from .evaluation import file_metrics, kept_options
     from .results import named_results
     from .sets import open_set
 
-    seed = DEFAULT_SEED if seed is None else seed
+    seed = SEED if seed is None else seed
     ev = open_set(store, set_id)
     every = store.runs(set_id) if ev.set_id else []
     runs = every
@@ -221,7 +216,7 @@ def history(
     opts = options if options is not None else options_for(ev.language, DEFAULTS)
     results = named_results(store, ev, metrics, opts, kept_options(store, set_id, ev.language, visitor))
     steps = _steps(runs)
-    n = max(DEFAULT_SAMPLES["bootstrap"], resamples_needed(max(len(steps), 1), alpha))
+    n = default_resamples(len(steps), ev.corpus.n_lines, alpha)
     scores, low, high, out_steps, notes = {}, {}, {}, {}, []
     for m, r in results.items():
         scores[m] = {s: r.scores[s] for s in shown}

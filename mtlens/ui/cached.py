@@ -19,7 +19,8 @@ from collections import OrderedDict
 import streamlit as st
 
 from ..core.options import DEFAULTS, Options
-from ..service import rankings
+from ..service import comparisons, rankings
+from ..service.comparisons import CI_RESAMPLES
 from ..service.evaluation import kept_options
 from ..service.results import REGISTRY, MetricResult, options_key, score_set
 from . import identity, state
@@ -209,9 +210,9 @@ def comparison(
     opts: Options,
     test: str = rankings.TEST,
     n: int | None = rankings.RESAMPLES,
-    seed: int = rankings.SEED,
+    seed: int = comparisons.SEED,
     baseline: str | None = None,
-    alpha: float = rankings.ALPHA,
+    alpha: float = comparisons.ALPHA,
     progress=None,
     resample: str = "segments",
 ):
@@ -340,11 +341,11 @@ def buckets(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Opti
     return _buckets(dataset.fingerprint, kind, metric, key, a, b, freq_fp, dataset, frequency)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Correlations with 1000-resample intervals…")
+@st.cache_resource(max_entries=16, show_spinner="Correlations with bootstrap intervals…")
 def _human_corr(fingerprint: str, human_fingerprint: str, key: tuple, _results, _human):
     from ..service.analyses import human_correlation
 
-    return human_correlation(_results, _human, n_boot=1000)
+    return human_correlation(_results, _human, n_boot=CI_RESAMPLES)
 
 
 def human_corr(dataset: Dataset, opts: Options, results):

@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..core.options import Options
+from ..service import comparisons
 from ..service import presentation as report
 from ..service.analyses import (
     autorank,
@@ -24,7 +25,16 @@ from ..service.analyses import (
     sort_options,
     ter_alignment,
 )
-from ..service.comparisons import DEFAULT_SEED, MAX_SAMPLES, MIN_TEST_LINES
+from ..service.comparisons import (
+    ALPHA,
+    ALPHA_CHOICES,
+    CI_RESAMPLES,
+    MAX_SAMPLES,
+    MIN_TEST_LINES,
+    P_DEFINITIONS,
+    SEED,
+    test_wording,
+)
 from ..service.evaluation import options_for
 from ..service.inputs import decode_lines
 from ..service.presentation import (
@@ -43,11 +53,15 @@ from ..service.runs import families
 from . import cached, state
 
 __all__ = [
-    "DEFAULT_SEED",
+    "ALPHA",
+    "ALPHA_CHOICES",
+    "CI_RESAMPLES",
     "LARGE",
     "MAX_SAMPLES",
     "METRICS_PARAM",
     "MIN_TEST_LINES",
+    "P_DEFINITIONS",
+    "SEED",
     "SLIDE_CSS",
     "SORT_PARAM",
     "autorank_table",
@@ -58,6 +72,7 @@ __all__ = [
     "default_metrics",
     "exports",
     "frequency_corpus",
+    "hover_format",
     "html_report",
     "line_evidence",
     "may_pin",
@@ -65,6 +80,7 @@ __all__ = [
     "metric_clusters_table",
     "metric_decimals",
     "overview",
+    "overview_note",
     "p_text",
     "pearson",
     "pin",
@@ -80,6 +96,7 @@ __all__ = [
     "sort_options",
     "span_counts",
     "tbleu_rows",
+    "test_wording",
     "unpin",
 ]
 
@@ -224,6 +241,22 @@ def frequency_corpus(data: bytes, name: str) -> tuple[tuple[str, ...], str]:
 
 
 # --------------------------------------------------------------------------- Overview
+def overview_note(long) -> str:
+    """The Overview's caption: how each set was scored, and the test its clusters come from, naming the
+    resamples the sets' tests drew (one count, or the range; the download's ``resamples`` column has each)."""
+    drawn = [int(n) for n in long["resamples"].dropna()] if "resamples" in long else []
+    test = (
+        comparisons.test_wording("bootstrap", drawn)
+        if drawn
+        else f"no set had the {comparisons.MIN_TEST_LINES} lines a test needs"
+    )
+    return (
+        "Each set is scored with the options of the sidebar and its own language's tokenizer and TER defaults. "
+        "Cluster: systems in score order, split only where every system above is significantly better than every "
+        f"system below ({test})."
+    )
+
+
 def overview_metrics() -> list[str]:
     return list(metric_names())
 
@@ -246,10 +279,11 @@ def overview(sets, metric: str, opts: Options, progress: Callable[[float, str], 
         except InputError as err:  # e.g. a set made from annotations has no reference for BLEU
             warn(f"{info.name}: {err}")
             continue
-        cluster = {}
+        cluster, drawn = {}, None
         if cached.can_test(sds):
             cmp = cached.comparison(sds, metric, set_opts)
             cluster = {n: i + 1 for i, group in enumerate(cmp.clusters) for n in group}
+            drawn = cmp.n
         for system, value in result.scores.items():
             rows.append(
                 {
@@ -259,6 +293,7 @@ def overview(sets, metric: str, opts: Options, progress: Callable[[float, str], 
                     "system": system,
                     metric: value,
                     "cluster": cluster.get(system),
+                    "resamples": drawn,
                 }
             )
     long = pd.DataFrame(rows)
@@ -420,6 +455,13 @@ def best_m_marks(best, pooled: pd.DataFrame, criteria: Sequence[tuple[str, str]]
         marks.append(mark)
         last = mark
     return marks
+
+
+def hover_format(metric: str, values=()) -> str:
+    """The d3 format of a metric's numbers in a chart's hover (:func:`mtlens.exports.numbers.hover_format`)."""
+    from ..service.results import hover_format as rule
+
+    return rule(metric, values)
 
 
 def metric_decimals(metric: str, values=()) -> int:
@@ -651,7 +693,6 @@ def slices_table(doc: dict) -> pd.DataFrame:
 def pair_power_sentence(ds: state.Dataset, metric: str, a: str, b: str, opts: Options) -> str:
     """What this test set can detect for the two systems (Compare two systems)."""
     from ..service.analyses import pair_power
-    from ..service.rankings import SEED
 
     result = cached.metric_result(ds, metric, opts)
     mdd = pair_power(result, a, b, seed=SEED)
@@ -660,5 +701,5 @@ def pair_power_sentence(ds: state.Dataset, metric: str, a: str, b: str, opts: Op
     verdict = "larger" if abs(delta) >= mdd else "smaller"
     return (
         f"With {ds.corpus.n_lines:,} lines this test set detects a difference of {mdd:.{places}f} or more between these "
-        f"two systems with 80% power (paired bootstrap, alpha 0.05); their difference, {delta:+.{places}f}, is {verdict}."
+        f"two systems with {comparisons.policy.POWER:.0%} power (paired bootstrap, alpha {ALPHA:g}); their difference, {delta:+.{places}f}, is {verdict}."
     )

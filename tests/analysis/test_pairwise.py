@@ -8,8 +8,8 @@ import pytest
 
 from mtlens import Corpus, score
 from mtlens.analysis.pairwise import frequency_buckets, length_buckets, ngram_differences, word_fmeasure
+from mtlens.analysis.policy import MIN_TEST_LINES
 from mtlens.analysis.sentences import sentence_table
-from mtlens.analysis.significance import MIN_TEST_LINES
 from mtlens.core.options import DEFAULTS
 from mtlens.metrics import BLEU
 

@@ -155,7 +155,7 @@ def test_ter_sacrebleu_compatible_ar_pvalues(sample):
 
 
 def test_no_test_on_too_few_lines_and_bounded_draws(sample):
-    from mtlens.analysis.significance import MIN_TEST_LINES
+    from mtlens.analysis.policy import MIN_TEST_LINES
     from mtlens.core.errors import InputError
 
     refs, systems = sample
@@ -195,7 +195,8 @@ def test_with_many_pairs_the_default_resamples_can_find_a_difference():
     91/1001 = 0.091 > 0.05, so one cluster by construction. By default the resamples are raised so that
     91 x 1/(n + 1) <= alpha / 2 (3,639), and said; a number given is kept, with the sentence why it can
     find nothing."""
-    from mtlens.analysis.significance import compare, resamples_needed
+    from mtlens.analysis.policy import resamples_needed
+    from mtlens.analysis.significance import compare
     from mtlens.runtime.scoring import score
 
     result = score(_fourteen_systems(), "chrf")["chrf"]

@@ -180,7 +180,7 @@ def test_compare_two_systems_page(app):
     assert (tables[0]["score"] >= 0.5).all() and (tables[1]["score"] <= 0.5).all()
     from mtlens import Corpus, score
     from mtlens.analysis.pairwise import length_buckets
-    from mtlens.analysis.significance import MIN_TEST_LINES
+    from mtlens.analysis.policy import MIN_TEST_LINES
 
     from ..conftest import SAMPLE, pair_files
 
@@ -801,6 +801,15 @@ def test_rankings_and_significance_say_how_many_resamples_many_systems_need(tmp_
     no_errors(at)
     assert any("3,639 resamples, chosen for 91 pairs" in c.value for c in at.caption)
     assert at.dataframe[0].value["cluster (chrf)"].nunique() > 1
+    # issue 47: the clusters' rule names the count drawn (3,639, computed independently above), never "1000"
+    rule = next(c.value for c in at.caption if c.value.startswith("Clusters:"))
+    assert "paired bootstrap, 3,639 resamples, Holm-corrected p < 0.05" in rule
+    at.switch_page("pages/7_Overview.py").run()
+    no_errors(at)
+    at.selectbox(key="ov_metric").set_value("chrf").run()
+    no_errors(at)
+    rule = next(c.value for c in at.caption if "Cluster:" in c.value)
+    assert "(paired bootstrap, 3,639 resamples, Holm-corrected p < 0.05)" in rule, rule  # the one saved set
     at.switch_page("pages/4_Significance.py").run()
     no_errors(at)
     at.number_input(key="sig_n_bootstrap").set_value(1000).run()

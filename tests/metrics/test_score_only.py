@@ -25,7 +25,14 @@ from mtlens.metrics import REGISTRY, make_metric, stats_key
 # the scoring formula; hypotheses with no 3- or 4-gram matches (smoothing matters), mixed case, punctuation
 REFS = [
     ["ab", "The cat sat on the mat .", "x", "Ein Haus, ein Baum!", "", "short"],
-    ["abcdefxyzuvw", "the CAT is sitting on a mat", "xyz xyz xyz", "ein haus und ein baum", "word", "a much longer one"],
+    [
+        "abcdefxyzuvw",
+        "the CAT is sitting on a mat",
+        "xyz xyz xyz",
+        "ein haus und ein baum",
+        "word",
+        "a much longer one",
+    ],
 ]
 HYPS = [
     ["abcdef", "cat mat the sat", "xyz", "Ein baum haus", "word", "a short one"],
@@ -67,7 +74,9 @@ def _sacrebleu_score(name: str, o, refs, hyp) -> float | None:
     if name == "bleu-c" and not o.char_keep_spaces:
         return SacreBLEU(tokenize="char", max_ngram_order=o.char_order, **smooth).corpus_score(hyp, refs).score
     if name in ("chrf", "chrf++"):
-        sb = SacreCHRF(word_order=REGISTRY[name]().word_order, lowercase=o.lowercase, eps_smoothing=o.chrf_eps_smoothing)
+        sb = SacreCHRF(
+            word_order=REGISTRY[name]().word_order, lowercase=o.lowercase, eps_smoothing=o.chrf_eps_smoothing
+        )
         return sb.corpus_score(hyp, refs).score
     return None
 

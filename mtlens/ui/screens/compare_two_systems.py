@@ -93,8 +93,10 @@ def page() -> None:
             frequency = views.frequency_corpus(freq_file.getvalue(), freq_file.name)
         except InputError as err:
             st.error(str(err))
+    drawn = []
     for kind in ("length", "frequency"):
         res = cached.buckets(ds, kind, metric, a, b, opts, frequency if kind == "frequency" else None)
+        drawn.append(res.n_boot)
         title = (
             f"{metric} by reference length (words)"
             if kind == "length"
@@ -135,9 +137,9 @@ def page() -> None:
             places=dict.fromkeys(("A", "B", "B - A"), views.metric_decimals(metric)),
         )
     st.caption(
-        f"* significant: Holm-corrected p < 0.05 over the tested buckets of the chart. Buckets with fewer than "
-        f"{views.MIN_TEST_LINES} lines are not tested. p: paired bootstrap, 1000 resamples, two-sided, "
-        "(#{resamples with |d - mean(d)| >= |observed d|} + 1) / (1000 + 1)."
+        f"* significant: Holm-corrected p < {views.ALPHA:g} over the tested buckets of the chart. Buckets with fewer "
+        f"than {views.MIN_TEST_LINES} lines are not tested. Test: {views.test_wording('bootstrap', drawn)}; "
+        f"p: {views.P_DEFINITIONS['bootstrap']}."
     )
 
     # --- slices (issue 35): opened on request, it tests about twenty slices

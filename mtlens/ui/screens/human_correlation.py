@@ -48,7 +48,7 @@ def page() -> None:
         export.table(name="mtlens-human-correlation", df=views.correlation_table(corr), hide_index=True)
     st.caption(
         "TER is an error rate: a good TER correlates negatively. Intervals: percentile bootstrap over systems "
-        "(system level) or rated segments (segment level), 1000 resamples."
+        f"(system level) or rated segments (segment level), {views.CI_RESAMPLES:,} resamples."
     )
     for key, names in corr.missing.items():
         if names:
@@ -77,7 +77,7 @@ def page() -> None:
     export.table(views.metric_clusters_table(perm), name="mtlens-metric-clusters", hide_index=True, key="hc_perm_table")
     st.caption(
         f"Metrics by Pearson correlation ({perm.level}); cluster boundaries only where every metric above "
-        "correlates significantly better than every metric below. p: PERM-BOTH, 1000 permutations, one-sided "
+        f"correlates significantly better than every metric below. p: PERM-BOTH, {views.CI_RESAMPLES:,} permutations, one-sided "
         "(share of permutations whose correlation difference is at least the observed one), Holm-corrected "
         "over the metric pairs."
     )
@@ -92,7 +92,8 @@ def page() -> None:
         )
         st.caption(
             "Rank range: (systems that beat it) + 1 ... N - (systems it beats). Two systems are compared on the "
-            "segments both were rated on (at least 30), Wilcoxon signed-rank, Holm-corrected p < 0.05; clusters "
+            f"segments both were rated on (at least {views.MIN_TEST_LINES}), Wilcoxon signed-rank, Holm-corrected "
+            f"p < {views.ALPHA:g}; clusters "
             "split only where every system above beats every system below."
         )
 
@@ -113,6 +114,8 @@ def page() -> None:
                 mode="markers+text",
                 text=list(names),
                 textposition="top center",
+                hovertemplate=f"%{{text}}<br>%{{x:{views.hover_format(metric, r.scores.values())}}} / "
+                f"%{{y:{views.hover_format(h, human.system[h].values())}}}<extra></extra>",
             )
         )
     else:
@@ -125,7 +128,8 @@ def page() -> None:
                 mode="markers",
                 text=labels,
                 marker={"opacity": 0.5},
-                hovertemplate="%{text}<br>%{x:.2f} / %{y:.2f}<extra></extra>",
+                hovertemplate=f"%{{text}}<br>%{{x:{views.hover_format(metric, xs)}}} / "
+                f"%{{y:{views.hover_format(h, ys)}}}<extra></extra>",
             )
         )
     fig.update_layout(xaxis_title=metric, yaxis_title=h, height=440, margin={"t": 20})

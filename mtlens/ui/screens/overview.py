@@ -33,11 +33,6 @@ def page() -> None:
     project = c1.selectbox("Project", ["(all saved sets)", *projects], key="ov_project")
     metric = c2.selectbox("Metric", views.overview_metrics(), key="ov_metric")
     chosen = [s for s in sets if project == "(all saved sets)" or s.project == project]
-    st.caption(
-        "Each set is scored with the options of the sidebar and its own language's tokenizer and TER defaults. "
-        "Cluster: systems in score order, split only where every system above is significantly better than every "
-        "system below (paired bootstrap, 1000 resamples, Holm-corrected p < 0.05)."
-    )
     bar = st.progress(0.0, text="Scoring the sets…")
     long, shown = views.overview(
         chosen,
@@ -51,4 +46,5 @@ def page() -> None:
         st.stop()
     st.subheader(f"{metric} by test set (cluster in brackets)")
     st.dataframe(shown, key="ov_table")
+    st.caption(views.overview_note(long))
     export.table(long, name=f"mtlens-overview-{metric}", hide_index=True, key="ov_long")

@@ -70,7 +70,7 @@ def page() -> None:
     placeholder.dataframe(export.numbers(views.ranking_table(results, sort_by, cmp)), hide_index=True, key="rank_table")
     if len(ds.corpus.systems) > 1 and not testable:
         st.info(cached.too_few_lines(ds))
-    st.caption(views.clusters_note(metrics))
+    st.caption(views.clusters_note(metrics, cmp))
     for note in cmp.notes if cmp is not None else ():  # the test's power: resamples for the number of pairs
         st.caption(render.md(note[0].upper() + note[1:] + "."))
     traps = cached.pitfalls(ds, metrics)
@@ -181,7 +181,7 @@ def page() -> None:
                     y=[r.scores[n] for n in names],
                     error_y={"type": "data", "array": ci, "visible": ci is not None},
                     marker_color="#4C78A8",
-                    hovertemplate="%{x}: %{y:.2f}<extra></extra>",
+                    hovertemplate=f"%{{x}}: %{{y:{views.hover_format(chart_metric, r.scores.values())}}}<extra></extra>",
                 )
             )
             fig.update_layout(yaxis_title=chart_metric, height=380, margin={"t": 20, "b": 40})

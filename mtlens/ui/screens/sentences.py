@@ -105,7 +105,8 @@ def page() -> None:
                 y=other_scores,
                 mode="markers",
                 customdata=list(range(1, c.n_lines + 1)),
-                hovertemplate="line %{customdata}: %{x:.3f} / %{y:.3f}<extra></extra>",
+                hovertemplate=f"line %{{customdata}}: %{{x:{views.hover_format(metric, score_a)}}} / "
+                f"%{{y:{views.hover_format(other_metric, other_scores)}}}<extra></extra>",
                 marker={"opacity": 0.6},
             )
         )

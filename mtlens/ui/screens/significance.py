@@ -32,7 +32,7 @@ def page() -> None:
         {
             "metric": ("sig_metric", cached.metric_names(ds)),
             "test": ("sig_test", ["bootstrap", "ar"]),
-            "alpha": ("sig_alpha", [0.05, 0.01, 0.1]),
+            "alpha": ("sig_alpha", list(views.ALPHA_CHOICES)),
             "baseline": ("sig_baseline", systems),
             "resample": ("sig_resample", ["segments", "documents"]),
         }
@@ -56,8 +56,8 @@ def page() -> None:
         help="Empty: 1,000 resamples (10,000 trials), more when there are so many pairs that fewer could never "
         "make a pair significant after Holm's correction.",
     )
-    seed = c4.number_input("Seed", 0, 2**31 - 1, views.DEFAULT_SEED, key="sig_seed")
-    alpha = c5.selectbox("alpha", [0.05, 0.01, 0.1], key="sig_alpha")
+    seed = c4.number_input("Seed", 0, 2**31 - 1, views.SEED, key="sig_seed")
+    alpha = c5.selectbox("alpha", list(views.ALPHA_CHOICES), key="sig_alpha")
     baseline = st.selectbox(
         "Compare",
         ["all pairs", *systems],
