@@ -15,6 +15,7 @@ from ..analysis.policy import ALPHA
 from ..core.errors import InputError
 from ..core.options import DEFAULTS
 from ..exports.gate import FORMATS, render
+from .comparisons import resampled_documents
 from .evaluation import Evaluation, evaluate, options_for
 
 __all__ = ["DEFAULT_METRICS", "FORMATS", "GateResult", "gate_evaluation", "gate_files", "gate_set", "render"]
@@ -52,13 +53,7 @@ def gate_evaluation(
         raise InputError("the candidate and the baseline are the same system; name two")
     opts = options_for(ev.language, DEFAULTS, options)
     keep = kept_options(store, ev.set_id, ev.language, visitor) if ev.set_id else None
-    documents = None
-    if resample == "documents":
-        documents = ev.corpus.documents
-        if documents is None:
-            raise InputError("--resample documents needs documents: --docs FILE (or a saved set that has them)")
-    elif resample != "segments":
-        raise InputError(f"--resample takes segments or documents, not '{resample}'")
+    documents = resampled_documents(ev.corpus, resample)
     results = named_results(store, ev, metrics or DEFAULT_METRICS, opts, keep, say)
     return gate(results, baseline, candidate, alpha, min_agreement, documents=documents)
 
@@ -82,22 +77,19 @@ def gate_files(
 ) -> GateResult:
     """The gate between two files against the references (nothing is saved). The systems are named by
     their file stems, or ``baseline`` and ``candidate`` when the stems are the same."""
-    from ..readers.testset import corpus_from_bytes, read_bytes
+    from .inputs import build_corpus, read_files
 
     if not references:
         raise InputError("give at least one --ref file")
     names = [Path(baseline).stem, Path(candidate).stem]
     if names[0] == names[1]:
         names = ["baseline", "candidate"]
-    corpus = corpus_from_bytes(
-        [(str(p), read_bytes(p)) for p in references],
-        [(f"{n}.txt", read_bytes(p)) for n, p in zip(names, (baseline, candidate), strict=True)],
-        (str(source), read_bytes(source)) if source is not None else None,
+    outputs = read_files([baseline, candidate])
+    corpus = build_corpus(
+        read_files(references),
+        [(f"{n}.txt", data) for n, (_, data) in zip(names, outputs, strict=True)],
+        read_files([source])[0] if source is not None else None,
+        documents=read_files([docs])[0] if docs is not None else None,
     )
-    if docs is not None:
-        from ..readers.testset import read_documents
-
-        documents, domains = read_documents(read_bytes(docs), str(docs), corpus.n_lines)
-        corpus = corpus.with_documents(documents, domains)
     ev = evaluate(corpus, language_pair)
     return gate_evaluation(store, dataclasses.replace(ev, set_id=None), names[0], names[1], **kwargs)

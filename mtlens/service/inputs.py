@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..core.errors import InputError
 from ._lazy import lazy_names
 
 if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/test_architecture.py)
@@ -52,4 +53,32 @@ _NAMES = {
     "unique_names": "mtlens.readers.testset:unique_names",
 }
 __getattr__, __dir__ = lazy_names(__name__, _NAMES)
-__all__ = sorted([*_NAMES])
+__all__ = sorted([*_NAMES, "build_corpus", "read_files"])
+
+
+def read_files(paths) -> list[tuple[str, bytes]]:
+    """Files on disk as the ``(name, bytes)`` pairs :func:`build_corpus` takes (each read within its limit)."""
+    from ..readers.testset import read_bytes
+
+    return [(str(p), read_bytes(p)) for p in paths]
+
+
+def build_corpus(references=(), systems=(), source=None, data=None, documents=None):
+    """The one way a face turns files into a test set (the command line's paths, the home page's uploads, the
+    gate's two outputs): ``(name, bytes)`` pairs of plain-text ``references``, ``systems`` and a ``source``,
+    or one TSV / WMT XML file holding everything (``data``); with ``documents`` (one ``doc_id[<TAB>domain]``
+    per line) every line's document and domain. Errors are one sentence naming the files; what a face's own
+    words for its inputs say (``--ref``, "upload") it checks before.
+    """
+    from ..readers.testset import corpus_from_bytes, corpus_from_single, read_documents
+
+    if data is not None:
+        if references or systems or source is not None:
+            raise InputError("a TSV or XML file already holds references, systems and source; give it alone")
+        corpus = corpus_from_single(data[1], data[0])
+    else:
+        corpus = corpus_from_bytes(list(references), list(systems), source)
+    if documents is not None:
+        ids, domains = read_documents(documents[1], documents[0], corpus.n_lines)
+        corpus = corpus.with_documents(ids, domains)
+    return corpus

@@ -58,18 +58,17 @@ __all__ = sorted([*_NAMES, "cancel_job", "may_run_jobs", "model_scores", "start_
 
 
 def may_run_jobs(store, set_id: str, visitor) -> bool:
-    """Whether ``visitor`` (``None``: the operator) may start or cancel the set's neural jobs."""
-    if visitor is None or visitor.admin:
-        return True
-    try:
-        return store.may_change(set_id, visitor)
-    except InputError:
-        return False
+    """Whether ``visitor`` (``None``: the operator) may start or cancel the set's neural jobs (the one rule,
+    :func:`mtlens.service.sets.may_change` with ``action="score"``)."""
+    from .sets import may_change
+
+    return may_change(store, set_id, visitor, "score")
 
 
 def _require(store, set_id: str, visitor, what: str) -> None:
-    if not may_run_jobs(store, set_id, visitor):
-        raise InputError(f"only the owner of this set can {what} its neural jobs; upload your own copy to score it")
+    from .sets import require_change
+
+    require_change(store, set_id, visitor, f"{what} its neural jobs", "score")
 
 
 def start_job(store, set_id: str, model_name: str, visitor=None):

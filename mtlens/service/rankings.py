@@ -28,6 +28,7 @@ from ..exports import tables as report
 from ..exports.numbers import column_decimals, direction_note
 from ..metrics import REGISTRY
 from ..runtime.scoring import MetricResult
+from .comparisons import can_test
 
 #: above this many system lines (lines x systems) the slow metrics (TER, tBLEU) are opt-in: about a minute
 #: per 100,000 system lines when nothing is stored
@@ -105,11 +106,6 @@ def from_link(params, names: Sequence[str], size: int) -> tuple[list[str], str]:
     shown = [m for m in names if m in picked] or default_metrics(names, size) or ["bleu"]
     sort = params.get(SORT_PARAM)
     return shown, sort if sort in shown else shown[0]
-
-
-def can_test(n_systems: int, n_lines: int) -> bool:
-    """Whether significance tests run: two systems or more and :data:`MIN_TEST_LINES` lines."""
-    return n_systems > 1 and n_lines >= MIN_TEST_LINES
 
 
 def too_few_lines(n_lines: int) -> str:

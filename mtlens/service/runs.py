@@ -28,12 +28,14 @@ __all__ = [
     "Run",
     "Step",
     "add_run",
+    "add_systems",
     "families",
     "history",
     "history_to_dict",
     "parse_at",
     "parse_meta",
     "runs_key",
+    "system_name",
 ]
 
 
@@ -85,6 +87,31 @@ def parse_meta(items: Sequence[str]) -> dict[str, str]:
     return check_meta(out)
 
 
+def system_name(text: str, empty: str = "a system needs a name") -> str:
+    """The one rule for the name of a system added to a saved set, on every path (``add``, the home page's
+    form): white space folded to single spaces, at most :data:`MAX_RUN_NAME` characters; ``empty`` is the
+    sentence for a name with nothing left."""
+    name = " ".join(str(text).split())[:MAX_RUN_NAME]
+    if not name:
+        raise InputError(empty)
+    return name
+
+
+def add_systems(store, set_id: str, files: Sequence[tuple[str, bytes]], visitor=None) -> list[str]:
+    """Add system outputs (``(file name, bytes)`` pairs, read as UTF-8 text) to a saved set, named by their
+    file stems (:func:`~mtlens.readers.testset.unique_names` where stems collide) under :func:`system_name`'s
+    rule, as a run is named; checked as :func:`add_run` checks a run. Returns the names."""
+    from ..readers.testset import decode_lines, unique_names
+    from .sets import require_change
+
+    require_change(store, set_id, visitor, "add systems to it")
+    names = [system_name(n) for n in unique_names([f for f, _ in files], "system")]
+    if len(set(names)) < len(names):
+        raise InputError("two of the files would get the same name; rename one of them")
+    store.add_systems(set_id, {n: decode_lines(d, f) for n, (f, d) in zip(names, files, strict=True)}, visitor)
+    return names
+
+
 def add_run(
     store,
     set_id: str,
@@ -100,15 +127,10 @@ def add_run(
     saved: the visitor may change the set, the file reads as UTF-8 text, its line count is the set's, the
     name is new. Nothing is scored here: the next view scores the new run alone."""
     from ..readers.testset import decode_lines, stem
-    from .sets import SAMPLE_ID
+    from .sets import require_change
 
-    if set_id == SAMPLE_ID:
-        raise InputError("the bundled sample is read-only; save your own set to add runs to it")
-    if not store.may_change(set_id, visitor):
-        raise InputError("only the owner of this set can add runs to it; upload your own copy to add one")
-    name = " ".join(str(name or stem(file_name)).split())[:MAX_RUN_NAME]
-    if not name:
-        raise InputError("a run needs a name (--name)")
+    require_change(store, set_id, visitor, "add runs to it")
+    name = system_name(name or stem(file_name), "a run needs a name (--name)")
     lines = decode_lines(data, file_name)
     n_lines = store.load(set_id).info.lines
     if len(lines) != n_lines:

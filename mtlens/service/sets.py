@@ -23,6 +23,7 @@ from ..version import __version__
 from .evaluation import Evaluation
 
 __all__ = [
+    "ACTIONS",
     "COOKIE",
     "OPERATOR",
     "SAMPLE_ID",
@@ -34,9 +35,11 @@ __all__ = [
     "copy_store",
     "host_allowed",
     "is_loopback",
+    "may_change",
     "mode",
     "open_sample",
     "open_set",
+    "require_change",
     "user_visitor",
 ]
 
@@ -67,3 +70,37 @@ def open_sample(store: Store) -> Evaluation:
             return open_saved(store, SAMPLE_ID)
         return dataclasses.replace(ev, read_only=True)
     return open_saved(store, SAMPLE_ID)
+
+
+#: what a visitor may do with a saved set, the one rule both faces ask (docs/decisions.md, "Who may change a set"):
+#: ``edit`` (rename, re-project, add systems, runs, scores or annotations, pin, delete) and ``score`` (start or
+#: cancel its neural jobs, which add scores computed from its texts and change none of them)
+ACTIONS = ("edit", "score")
+
+
+def may_change(store: Store, set_id: str | None, visitor: Visitor | None, action: str = "edit") -> bool:
+    """Whether ``visitor`` (``None``: the operator at the command line) may ``action`` the set: its owner and
+    whoever may change every set (the operator, an administrator, everyone in local mode) may; the bundled
+    sample is never edited, but those who may change every set may score it. False for a set that is gone or
+    unreadable, and for no set at all."""
+    if action not in ACTIONS:
+        raise ValueError(f"unknown action {action!r}")
+    if not set_id:
+        return False
+    try:
+        if set_id == SAMPLE_ID:
+            return action == "score" and (visitor is None or visitor.admin)
+        store.project_of(set_id)  # a set that is not there: InputError (the store's own check lets the operator)
+        return store.may_change(set_id, visitor)
+    except InputError:
+        return False
+
+
+def require_change(store: Store, set_id: str, visitor: Visitor | None, what: str, action: str = "edit") -> None:
+    """Refuse in one sentence what :func:`may_change` does not allow: ``what`` says what was asked (e.g. "add
+    runs to it")."""
+    if may_change(store, set_id, visitor, action):
+        return
+    if set_id == SAMPLE_ID:
+        raise InputError(f"the bundled sample is read-only; save your own set to {what}")
+    raise InputError(f"only the owner of this set can {what}; upload your own copy to change it")

@@ -1,4 +1,4 @@
-"""Cached computations for the pages.
+"""Cached computations for the pages (one decorator, :func:`mtlens.ui.cache.cache`).
 
 Every computation here that can take a second or more shows a spinner with what it does while it runs
 (``show_spinner``: only on a cache miss); the scoring of several metrics shows a progress bar.
@@ -12,10 +12,6 @@ sessions share a result only when all of its inputs are identical.
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
-
 import streamlit as st
 
 from ..core.options import DEFAULTS, Options
@@ -24,19 +20,17 @@ from ..service.comparisons import CI_RESAMPLES
 from ..service.evaluation import kept_options
 from ..service.results import REGISTRY, MetricResult, options_key, score_set
 from . import identity, state
+from .cache import BoundedCache, cache, text_fingerprint
 from .state import Dataset
 
 
-def _options_from_key(key: tuple) -> Options:
-    return DEFAULTS.replace(**dict(key))
-
-
-@st.cache_resource(max_entries=64, show_spinner="Scoring…")
-def _metric_result(fingerprint: str, set_id: str | None, name: str, key: tuple, _dataset: Dataset) -> MetricResult:
-    done = _TOGETHER.pop((fingerprint, set_id, name, key), None)  # scored with others (metric_results)
+@cache(lambda ds, set_id, name, opts: (ds.fingerprint, set_id, name, options_key(name, opts)), 64, "Scoring…")
+def _metric_result(dataset: Dataset, set_id: str | None, name: str, opts: Options) -> MetricResult:
+    key = (dataset.fingerprint, set_id, name, options_key(name, opts))
+    done = _TOGETHER.pop(key, None)  # scored with others (metric_results)
     if done is None:
-        done = _score(_dataset, [name], _options_from_key(key))[0]
-    _KNOWN.add((fingerprint, set_id, name, key))
+        done = _score(dataset, [name], opts)[0]
+    _KNOWN.add(key)
     return done
 
 
@@ -51,49 +45,49 @@ def _score(dataset: Dataset, names: list[str], opts: Options) -> list[MetricResu
     return score_set(store, dataset.set_id, dataset.corpus, names, opts, keep_only)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Reading imported scores…")
-def _imported(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> dict:
-    from ..service.evaluation import file_metrics
-    from ..service.results import result_for
-
-    metrics = file_metrics(state.store(), _dataset.evaluation(), _dataset.neural)
-    return {s.name: (s, result_for(_dataset.corpus, s)) for s in metrics}
-
-
 def imported(dataset: Dataset) -> dict:
     """Metrics read from files (imported scores, the annotations' MQM) and computed by neural jobs:
     name -> (ImportedScores, MetricResult)."""
     if not dataset.scores and not dataset.annotations and not dataset.neural:
         return {}
-    return _imported(dataset.fingerprint, dataset.scores_fingerprint, dataset)
+    return _imported(dataset)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Looking for empty, copied and wrong-language outputs…")
-def _pitfalls(fingerprint: str, _dataset: Dataset):
-    from ..service.results import corpus_pitfalls
+@cache(lambda ds: (ds.fingerprint, ds.scores_fingerprint), spinner="Reading imported scores…")
+def _imported(dataset: Dataset) -> dict:
+    from ..service.evaluation import file_metrics
+    from ..service.results import result_for
 
-    return corpus_pitfalls(_dataset.corpus)
+    metrics = file_metrics(state.store(), dataset.evaluation(), dataset.neural)
+    return {s.name: (s, result_for(dataset.corpus, s)) for s in metrics}
 
 
 def pitfalls(dataset: Dataset, names):
     """The COMET pitfalls of the set's systems when a neural metric is among ``names``, else None."""
     from ..service.results import neural_names
 
-    return _pitfalls(dataset.fingerprint, dataset) if neural_names(names) else None
+    return _pitfalls(dataset) if neural_names(names) else None
 
 
-@st.cache_resource(max_entries=16, show_spinner="Reading the annotations…")
-def _annotations(fingerprint: str, scores_fingerprint: str, _dataset: Dataset) -> list:
-    from ..service.inputs import read_annotations
+@cache(lambda ds: (ds.fingerprint,), spinner="Looking for empty, copied and wrong-language outputs…")
+def _pitfalls(dataset: Dataset):
+    from ..service.results import corpus_pitfalls
 
-    return [read_annotations(data, name, _dataset.corpus) for name, data in _dataset.annotations]
+    return corpus_pitfalls(dataset.corpus)
 
 
 def annotations(dataset: Dataset) -> list:
     """The dataset's human error annotations (:class:`mtlens.readers.mqm.Annotations`, one per file)."""
     if not dataset.annotations:
         return []
-    return _annotations(dataset.fingerprint, dataset.scores_fingerprint, dataset)
+    return _annotations(dataset)
+
+
+@cache(lambda ds: (ds.fingerprint, ds.scores_fingerprint), spinner="Reading the annotations…")
+def _annotations(dataset: Dataset) -> list:
+    from ..service.inputs import read_annotations
+
+    return [read_annotations(data, name, dataset.corpus) for name, data in dataset.annotations]
 
 
 def metric_names(dataset: Dataset, sentence: bool = False) -> list[str]:
@@ -111,7 +105,7 @@ def metric_result(dataset: Dataset, name: str, opts: Options) -> MetricResult:
     imported metrics come from their files."""
     if name not in REGISTRY:
         return imported(dataset)[name][1]
-    return _metric_result(dataset.fingerprint, dataset.set_id, name, options_key(name, opts), dataset)
+    return _metric_result(dataset, dataset.set_id, name, opts)
 
 
 #: how many metrics a page computes first, together (the Rankings table's first columns): the cheapest
@@ -163,36 +157,7 @@ def all_results(dataset: Dataset, opts: Options, metrics=None) -> dict[str, Metr
     return {m: out[m] for m in metrics}
 
 
-class _BoundedCache:
-    """A small process-wide LRU keyed by content fingerprints (thread-safe).
-
-    Used where the computation reports progress through Streamlit elements,
-    which ``st.cache_*`` cannot replay.
-    """
-
-    def __init__(self, max_entries: int):
-        self.max_entries = max_entries
-        self._data: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get_or_compute(self, key, fn):
-        with self._lock:
-            if key in self._data:
-                self._data.move_to_end(key)
-                return self._data[key]
-        value = fn()
-        with self._lock:
-            self._data[key] = value
-            while len(self._data) > self.max_entries:
-                self._data.popitem(last=False)
-        return value
-
-    def clear(self):
-        with self._lock:
-            self._data.clear()
-
-
-COMPARISONS = _BoundedCache(64)
+COMPARISONS = BoundedCache(64)
 
 
 def clear() -> None:
@@ -220,7 +185,7 @@ def comparison(
     Rankings' test (:mod:`mtlens.service.rankings`). ``resample="documents"``: whole documents."""
     from ..service.comparisons import compare
 
-    documents = dataset.corpus.documents if resample == "documents" else None
+    documents = comparisons.resampled_documents(dataset.corpus, resample)
     key = (
         dataset.fingerprint,
         dataset.scores_fingerprint,
@@ -258,143 +223,126 @@ def too_few_lines(dataset: Dataset) -> str:
     return rankings.too_few_lines(dataset.corpus.n_lines)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Reading the human scores…")
-def _human(fingerprint: str, human_fingerprint: str, scores_fingerprint: str, _dataset: Dataset):
-    from ..service.analyses import as_human_scores, merge, read_human_files
-
-    parts = [read_human_files(list(_dataset.human), _dataset.corpus)] if _dataset.human else []
-    if _dataset.annotations:  # MQM from the annotations is a human score like the uploaded ones
-        parts.append(as_human_scores(annotations(_dataset), _dataset.corpus))
-    return merge(parts)
-
-
 def human(dataset: Dataset):
     """The dataset's human scores (all uploaded files and the annotations' MQM merged), or None."""
     if not dataset.human and not dataset.annotations:
         return None
-    return _human(dataset.fingerprint, dataset.human_fingerprint, dataset.scores_fingerprint, dataset)
+    return _human(dataset)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Scoring every sentence at every order…")
-def _wvc(fingerprint: str, n: int, orders: tuple, m: int, tokenize: str, lowercase: bool, _dataset: Dataset):
-    from ..service.analyses import words_vs_chars
+@cache(lambda ds: (ds.fingerprint, ds.human_fingerprint, ds.scores_fingerprint), spinner="Reading the human scores…")
+def _human(dataset: Dataset):
+    from ..service.analyses import as_human_scores, merge, read_human_files
 
-    return words_vs_chars(_dataset.corpus, n, orders, m, tokenize=tokenize, lowercase=lowercase)
+    parts = [read_human_files(list(dataset.human), dataset.corpus)] if dataset.human else []
+    if dataset.annotations:  # MQM from the annotations is a human score like the uploaded ones
+        parts.append(as_human_scores(annotations(dataset), dataset.corpus))
+    return merge(parts)
 
 
+@cache(
+    lambda ds, n, orders, m, opts: (ds.fingerprint, int(n), tuple(orders), int(m), opts.tokenize, opts.lowercase),
+    spinner="Scoring every sentence at every order…",
+)
 def words_vs_chars(dataset: Dataset, n: int, orders: tuple, m: int, opts: Options):
-    return _wvc(dataset.fingerprint, int(n), tuple(orders), int(m), opts.tokenize, opts.lowercase, dataset)
+    from ..service.analyses import words_vs_chars as compute
+
+    return compute(dataset.corpus, int(n), tuple(orders), int(m), tokenize=opts.tokenize, lowercase=opts.lowercase)
 
 
-@st.cache_resource(max_entries=8, show_spinner="tBLEU for every epsilon…")
-def _sweep(fingerprint: str, human_fingerprint: str, tokenize: str, lowercase: bool, _dataset: Dataset, _human):
-    from ..service.analyses import tbleu_sweep
-
-    return tbleu_sweep(_dataset.corpus, human=_human, tokenize=tokenize, lowercase=lowercase)
-
-
+@cache(
+    lambda ds, opts: (ds.fingerprint, ds.human_fingerprint, ds.scores_fingerprint, opts.tokenize, opts.lowercase),
+    max_entries=8,
+    spinner="tBLEU for every epsilon…",
+)
 def tbleu_sweep(dataset: Dataset, opts: Options):
-    return _sweep(
-        dataset.fingerprint, dataset.human_fingerprint, opts.tokenize, opts.lowercase, dataset, human(dataset)
-    )
+    from ..service.analyses import tbleu_sweep as compute
+
+    return compute(dataset.corpus, human=human(dataset), tokenize=opts.tokenize, lowercase=opts.lowercase)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Counting the n-grams each system gets right…")
-def _ngram_diff(fingerprint: str, a: str, b: str, tokenize: str, lowercase: bool, _dataset: Dataset):
-    from ..service.analyses import ngram_differences
-
-    return ngram_differences(_dataset.corpus, a, b, DEFAULTS.replace(tokenize=tokenize, lowercase=lowercase))
-
-
+@cache(
+    lambda ds, a, b, opts: (ds.fingerprint, a, b, opts.tokenize, opts.lowercase),
+    spinner="Counting the n-grams each system gets right…",
+)
 def ngram_differences(dataset: Dataset, a: str, b: str, opts: Options):
-    return _ngram_diff(dataset.fingerprint, a, b, opts.tokenize, opts.lowercase, dataset)
+    from ..service.analyses import ngram_differences as compute
+
+    return compute(dataset.corpus, a, b, DEFAULTS.replace(tokenize=opts.tokenize, lowercase=opts.lowercase))
 
 
-def text_fingerprint(lines) -> str:
-    h = hashlib.sha256()
-    for line in lines:
-        h.update(line.encode("utf-8", "surrogatepass") + b"\n")
-    return h.hexdigest()[:24]
-
-
-@st.cache_resource(max_entries=32, show_spinner="Buckets and their bootstrap tests…")
-def _buckets(
-    fingerprint: str, kind: str, metric: str, key: tuple, a: str, b: str, freq_fp: str, _dataset: Dataset, _freq
-):
-    from ..service.analyses import frequency_buckets, length_buckets
-
-    opts = _options_from_key(key)
-    if kind == "length":
-        return length_buckets(_dataset.corpus, metric_result(_dataset, metric, opts), a, b, opts)
-    lines, source = _freq if _freq is not None else (None, "")
-    return frequency_buckets(_dataset.corpus, a, b, opts, lines, source)
-
-
-def buckets(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Options, frequency=None):
-    """Length or frequency buckets; ``frequency`` is ``(lines, file name)`` of a frequency corpus or None."""
+def _buckets_key(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Options, frequency=None) -> tuple:
     if kind == "length":  # the metric's options, and the BLEU tokenizer the lengths are counted with
         base = options_key(metric, opts)
         key = base if "tokenize" in dict(base) else (*base, ("tokenize", opts.tokenize))
     else:
         key = (("tokenize", opts.tokenize), ("lowercase", opts.lowercase))
     freq_fp = dataset.scores_fingerprint + "|" + (text_fingerprint(frequency[0]) + frequency[1] if frequency else "")
-    return _buckets(dataset.fingerprint, kind, metric, key, a, b, freq_fp, dataset, frequency)
+    return (dataset.fingerprint, kind, metric, key, a, b, freq_fp)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Correlations with bootstrap intervals…")
-def _human_corr(fingerprint: str, human_fingerprint: str, key: tuple, _results, _human):
+@cache(_buckets_key, max_entries=32, spinner="Buckets and their bootstrap tests…")
+def buckets(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Options, frequency=None):
+    """Length or frequency buckets; ``frequency`` is ``(lines, file name)`` of a frequency corpus or None."""
+    from ..service.analyses import frequency_buckets, length_buckets
+
+    if kind == "length":
+        return length_buckets(dataset.corpus, metric_result(dataset, metric, opts), a, b, opts)
+    lines, source = frequency if frequency is not None else (None, "")
+    return frequency_buckets(dataset.corpus, a, b, opts, lines, source)
+
+
+def _results_key(dataset: Dataset, opts: Options, results, *more) -> tuple:
+    """Whose numbers a result about metrics and humans depends on: the texts, the human files, the metrics and
+    their options."""
+    metrics = tuple((m, options_key(m, opts)) for m in results)
+    return (dataset.fingerprint, dataset.human_fingerprint, dataset.scores_fingerprint, metrics, *more)
+
+
+@cache(_results_key, spinner="Correlations with bootstrap intervals…")
+def human_corr(dataset: Dataset, opts: Options, results):
     from ..service.analyses import human_correlation
 
-    return human_correlation(_results, _human, n_boot=CI_RESAMPLES)
+    return human_correlation(results, human(dataset), n_boot=CI_RESAMPLES)
 
 
-def human_corr(dataset: Dataset, opts: Options, results):
-    key = (dataset.scores_fingerprint, *((m, options_key(m, opts)) for m in results))
-    return _human_corr(dataset.fingerprint, dataset.human_fingerprint, key, results, human(dataset))
-
-
-@st.cache_resource(max_entries=8, show_spinner="Ranking the systems by the human scores…")
-def _human_ranks(fingerprint: str, human_fingerprint: str, kind: str, _human):
-    from ..service.analyses import human_ranking
-
-    return human_ranking(_human.segment[kind])
-
-
+@cache(
+    lambda ds, kind: (ds.fingerprint, ds.human_fingerprint, ds.scores_fingerprint, kind),
+    max_entries=8,
+    spinner="Ranking the systems by the human scores…",
+)
 def human_ranks(dataset: Dataset, kind: str):
     """WMT-style ranking of the systems by a segment-level human score."""
-    return _human_ranks(dataset.fingerprint, dataset.human_fingerprint, kind, human(dataset))
+    from ..service.analyses import human_ranking
+
+    return human_ranking(human(dataset).segment[kind])
 
 
-@st.cache_resource(max_entries=8, show_spinner="Permutation tests between metrics…")
-def _metric_clusters(fingerprint: str, human_fingerprint: str, key: tuple, level: str, _results, _human):
-    from ..service.analyses import metric_clusters
-
-    return metric_clusters(_results, _human, level)
-
-
+@cache(_results_key, max_entries=8, spinner="Permutation tests between metrics…")
 def metric_clusters(dataset: Dataset, opts: Options, results, level: str):
     """Metrics clustered by PERM-BOTH tests of their correlation with one human score type."""
-    key = (dataset.scores_fingerprint, *((m, options_key(m, opts)) for m in results))
-    return _metric_clusters(dataset.fingerprint, dataset.human_fingerprint, key, level, results, human(dataset))
+    from ..service.analyses import metric_clusters as compute
+
+    return compute(results, human(dataset), level)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Runs over time: scores, intervals, step tests…")
-def _history(key: tuple, _dataset: Dataset, family, metrics, baseline, _opts: Options, resample: str) -> dict:
-    from ..service.runs import history, history_to_dict
+def _history_key(dataset, family, metrics, baseline, opts, resample="segments") -> tuple:
+    from ..service.runs import runs_key
 
-    h = history(
-        state.store(),
-        _dataset.set_id,
+    return (
+        dataset.fingerprint,
+        dataset.scores_fingerprint,
+        dataset.set_id,
+        runs_key(state.store(), dataset.set_id),
         family,
-        metrics,
+        ",".join(metrics),
         baseline,
-        visitor=identity.visitor(),
-        options=_opts,
-        resample=resample,
+        tuple(options_key(m, opts) for m in metrics if m in REGISTRY),
+        resample,
     )
-    return history_to_dict(h)
 
 
+@cache(_history_key, spinner="Runs over time: scores, intervals, step tests…")
 def history(
     dataset: Dataset,
     family: str | None,
@@ -405,32 +353,38 @@ def history(
 ) -> dict:
     """A saved set's history (:func:`mtlens.service.runs.history`, as JSON), cached by its text, its runs,
     the family, metrics, baseline and options."""
-    from ..service.runs import runs_key
+    from ..service.runs import history as compute
+    from ..service.runs import history_to_dict
 
-    text = ",".join(metrics)
-    key = (
-        dataset.fingerprint,
-        dataset.scores_fingerprint,
+    h = compute(
+        state.store(),
         dataset.set_id,
-        runs_key(state.store(), dataset.set_id),
         family,
-        text,
+        ",".join(metrics),
         baseline,
-        tuple(options_key(m, opts) for m in metrics if m in REGISTRY),
-        resample,
+        visitor=identity.visitor(),
+        options=opts,
+        resample=resample,
     )
-    return _history(key, dataset, family, text, baseline, opts, resample)
+    return history_to_dict(h)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Slices: scores and tests…")
-def _slices(key: tuple, _dataset: Dataset, metric: str, a: str, b: str, _opts: Options, resample: str) -> dict:
-    from ..service.analyses import slices
-
-    return slices(_dataset.corpus, metric_result(_dataset, metric, _opts), a, b, resample=resample)
-
-
+@cache(
+    lambda ds, metric, a, b, opts, resample="segments": (
+        ds.fingerprint,
+        ds.scores_fingerprint,
+        hash(ds.corpus.documents),
+        hash(ds.corpus.domains),
+        metric,
+        options_key(metric, opts),
+        a,
+        b,
+        resample,
+    ),
+    spinner="Slices: scores and tests…",
+)
 def slices(dataset: Dataset, metric: str, a: str, b: str, opts: Options, resample: str = "segments") -> dict:
     """The slices of two systems (cached by data, documents, metric options, the pair and the resampling)."""
-    docs = (hash(dataset.corpus.documents), hash(dataset.corpus.domains))
-    key = (dataset.fingerprint, dataset.scores_fingerprint, docs, metric, options_key(metric, opts), a, b, resample)
-    return _slices(key, dataset, metric, a, b, opts, resample)
+    from ..service.analyses import slices as compute
+
+    return compute(dataset.corpus, metric_result(dataset, metric, opts), a, b, resample=resample)

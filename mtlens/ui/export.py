@@ -12,7 +12,7 @@ import streamlit as st
 from ..service.inputs import max_table_rows
 from ..service.presentation import PLOTLY_CONFIG, frame_to_csv, safe_figure, table_to_latex, to_xlsx
 from ..service.results import ABSENT, column_decimals
-from . import state
+from . import uploads
 
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -65,7 +65,7 @@ def chart(fig, key: str, name: str | None = None) -> None:
         col.download_button(
             fmt.upper(),
             data=lambda fmt=fmt: image(fig, fmt),
-            file_name=state.file_name(name, fmt),
+            file_name=uploads.file_name(name, fmt),
             mime="image/png" if fmt == "png" else "image/svg+xml",
             key=f"{key}_dl_{fmt}",
             on_click="ignore",
@@ -116,20 +116,20 @@ def table(
     c1.download_button(
         "CSV",
         csv if csv is not None else frame_to_csv(df).encode("utf-8"),
-        file_name=state.file_name(name, "csv"),
+        file_name=uploads.file_name(name, "csv"),
         mime="text/csv",
         key=f"{key}_csv",
     )
     c2.download_button(
         "LaTeX",
         latex if latex is not None else table_to_latex(list(df.columns), df.values.tolist()),
-        file_name=state.file_name(name, "tex"),
+        file_name=uploads.file_name(name, "tex"),
         key=f"{key}_tex",
     )
     c3.download_button(
         "Excel",
         lambda: to_xlsx({name.removeprefix("mtlens-"): df}),
-        file_name=state.file_name(name, "xlsx"),
+        file_name=uploads.file_name(name, "xlsx"),
         mime=XLSX_MIME,
         key=f"{key}_xlsx",
     )

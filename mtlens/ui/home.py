@@ -4,11 +4,12 @@ Drawn by ``app.py`` (Streamlit runs that file as every session's home page)."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from ..core.errors import InputError
 from ..service.inputs import TOKENIZER_RULE
-from . import render, state, views, workspace
+from . import render, state, workspace
 from .guard import guard
 from .widgets import dataset_caption
 
@@ -89,7 +90,7 @@ def page() -> None:
             # No streamlit call between reading the files and recording the outcome: a rerun triggered by
             # another upload cannot interrupt this block and leave the new files unprocessed.
             try:
-                new = state.dataset_from_uploads(
+                new = uploads.dataset_from_uploads(
                     [(f.name, f.getvalue()) for f in refs or []],
                     [(f.name, f.getvalue()) for f in syss or []],
                     (src.name, src.getvalue()) if src else None,
@@ -104,7 +105,7 @@ def page() -> None:
             else:
                 st.session_state.pop("mtlens_upload_error", None)
                 files = {f[:3] for f in signature if f[0] != "LANG"}  # kind, name, size: the same file re-uploaded
-                new, not_saved = state.keep_upload(new, files, ds)
+                new, not_saved = uploads.keep_upload(new, files, ds)
                 st.session_state["mtlens_not_saved"] = not_saved
                 state.use_dataset(new, uploaded=True)
                 ds = new
@@ -128,7 +129,7 @@ def page() -> None:
         dataset_caption(ds)
         c = ds.corpus
         st.dataframe(
-            views.dataset_table(ds),
+            dataset_table(ds),
             hide_index=True,
             column_config={
                 "words": st.column_config.TextColumn(
@@ -155,3 +156,22 @@ def page() -> None:
         workspace.current_set_panel(ds)
         workspace.saved_sets_panel(ds)
         workspace.models_panel()
+
+
+def dataset_table(ds: state.Dataset) -> pd.DataFrame:
+    """The home page's list of references and systems: lines, words and characters (spaces not counted).
+
+    Words are space-separated tokens; for a target written without spaces (Chinese, Japanese, Thai...)
+    there is no such count and the column says "-" (the characters column is the size to read there)."""
+    c = ds.corpus
+    streams = [*c.references.values(), *c.systems.values()]
+    unspaced = ds.language is not None and ds.language.without_spaces
+    return pd.DataFrame(
+        {
+            "kind": ["reference"] * len(c.references) + ["system"] * len(c.systems),
+            "name": list(c.references) + list(c.systems),
+            "lines": [len(v) for v in streams],
+            "words": ["-" if unspaced else str(sum(len(x.split()) for x in v)) for v in streams],
+            "characters": [sum(len(x) - x.count(" ") for x in v) for v in streams],
+        }
+    )

@@ -8,29 +8,24 @@ sessions share a result only if every input of it is identical.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
-import re
 from dataclasses import dataclass, field
 
 import streamlit as st
 
 from ..core.errors import InputError
-from ..core.options import DEFAULTS, Options, link_params, read_link
-from ..service import results
+from ..core.options import DEFAULTS, Options
+from ..service import results, sets
 from ..service.evaluation import (
     Evaluation,
-    evaluate,
-    evaluate_annotations,
     finished_neural,
     options_for,
-    save,
 )
-from ..service.inputs import Corpus, Language, corpus_from_bytes, corpus_from_single, language_defaults, sample_files
+from ..service.inputs import Corpus, Language, language_defaults, sample_files
 from ..service.sets import Store, open_sample
 from ..service.sets import open_set as open_saved_set
-from . import identity
+from . import identity, links
 
 DATA_KEY = "mtlens_dataset"
 OPTIONS_KEY = "mtlens_options"
@@ -165,10 +160,7 @@ def current() -> Dataset:
         use_dataset(ds)
     elif ds is None:
         if wanted is not None and not wanted.strip():  # "?set=" with nothing: said, not silently the sample
-            st.session_state[LINK_NOTES_KEY] = [
-                *st.session_state.get(LINK_NOTES_KEY, []),
-                "the link's set= names no set, so the bundled sample is shown",
-            ]
+            links.add_note("the link's set= names no set, so the bundled sample is shown")
         ds = sample_dataset()
         use_dataset(ds)
     if ds.set_id and st.query_params.get("set") != ds.set_id:
@@ -228,108 +220,7 @@ def open_set(set_id: str) -> None:
 
 def may_change(set_id: str | None) -> bool:
     """Whether this session's visitor may change the saved set (False for a set that is gone or unreadable)."""
-    if not set_id:
-        return False
-    try:
-        return store().may_change(set_id, identity.visitor())
-    except InputError:
-        return False
-
-
-def slug(name: str) -> str:
-    """A set's name as a file name part: letters, digits, "-", "_" (runs of anything else one "-")."""
-    out = re.sub(r"-{2,}", "-", "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)).strip("-")
-    return out[:60].rstrip("-")
-
-
-def download_name(kind: str, suffix: str, set_name: str | None) -> str:
-    """A download's file name, naming the set it comes from: ``mtlens-scores-WMT21-en-de.csv``."""
-    part = slug(set_name or "")
-    return f"{kind}-{part}.{suffix}" if part else f"{kind}.{suffix}"
-
-
-def file_name(kind: str, suffix: str) -> str:
-    """:func:`download_name` for the set this session shows."""
-    ds = st.session_state.get(DATA_KEY)
-    return download_name(kind, suffix, ds.name if ds is not None else None)
-
-
-def save_upload(ds: Dataset, name: str) -> tuple[Dataset, str | None]:
-    """Save an uploaded dataset as a new set; returns it with its id, and a sentence when it could not
-    be saved (the session keeps working with the unsaved data)."""
-    try:
-        ev = save(store(), ds.evaluation(), name, owner=identity.owner_id())
-    except InputError as err:
-        return ds, f"This upload is not saved in the workspace: {err}"
-    return dataclasses.replace(ds, set_id=ev.set_id, name=name, origin="saved"), None
-
-
-def keep_upload(new: Dataset, files: set, shown: Dataset) -> tuple[Dataset, str | None]:
-    """Save an upload under its automatic name; returns it and a sentence when it could not be saved.
-
-    The same upload grown by another file (references first, then systems), or shrunk by removing one
-    (its X), replaces the set it made a moment ago, so the list does not fill with intermediate states;
-    only while that set is still the one shown, still has its automatic name, and one upload's files
-    (``(kind, name, size)``) hold all of the other's.
-    """
-    pair = new.corpus.language_pair or "no language"
-    n = len(new.corpus.systems)
-    name = f"{n} system{'' if n == 1 else 's'}, {pair}, {new.corpus.n_lines} lines"
-    new, not_saved = save_upload(new, name)
-    prev = st.session_state.get("mtlens_upload_set")
-    same_upload = prev and (prev[1] <= files or files <= prev[1])
-    if same_upload and new.set_id and prev[0] != new.set_id and prev[0] == shown.set_id:
-        with contextlib.suppress(InputError):
-            if store().load(prev[0]).info.name == prev[2]:
-                store().delete(prev[0], identity.visitor())
-    st.session_state["mtlens_upload_set"] = (new.set_id, files, name)
-    return new, not_saved
-
-
-def dataset_from_uploads(
-    references,
-    systems,
-    source=None,
-    human=(),
-    language_pair: str | None = None,
-    scores=(),
-    annotations=(),
-    documents=None,
-) -> Dataset:
-    """Build a dataset from uploaded files (``(name, bytes)`` pairs).
-
-    One ``.tsv`` or ``.xml`` file among the system outputs, with no reference
-    file, is read as a file holding everything.
-
-    Raises:
-        InputError: with a readable message.
-    """
-    if annotations and not references and not systems:  # a set made from annotations alone
-        ev = evaluate_annotations(annotations[0][1], annotations[0][0], language_pair or None)
-        if len(annotations) > 1 or human or scores:
-            ev = evaluate(ev.corpus, language_pair or None, human or (), scores or (), annotations)
-        return Dataset.of(ev, "upload", tuple(n for n, _ in annotations))
-    if not references and len(systems) == 1 and systems[0][0].lower().endswith((".tsv", ".xml")):
-        corpus = corpus_from_single(systems[0][1], systems[0][0])
-        if source is not None:
-            raise InputError("a TSV or XML file already holds its source; upload the source only with text files")
-    else:
-        if not references:
-            raise InputError("upload at least one reference file (or one TSV/XML file that holds everything)")
-        if not systems:
-            raise InputError("upload at least one system output file")
-        corpus = corpus_from_bytes(references, systems, source)
-    if documents is not None:  # a documents file: every line's document id (and domain)
-        from ..service.inputs import read_documents
-
-        ids, domains = read_documents(documents[1], documents[0], corpus.n_lines)
-        corpus = corpus.with_documents(ids, domains)
-    files = tuple(
-        n for n, _ in [*references, *systems, *([source] if source else []), *([documents] if documents else [])]
-    )
-    # the language decided and the side files validated now, so a bad file is reported on the home page
-    ev = evaluate(corpus, language_pair or None, human or (), scores or (), annotations or ())
-    return Dataset.of(ev, "upload", files)
+    return sets.may_change(store(), set_id, identity.visitor())
 
 
 def options() -> Options:
@@ -343,30 +234,6 @@ def options() -> Options:
 
 def set_options(opts: Options) -> None:
     st.session_state[OPTIONS_KEY] = opts
-
-
-#: session key: sentences about what the session's link asked for and did not get (shown on every page)
-LINK_NOTES_KEY = "mtlens_link_notes"
-
-
-def options_from_link(opts: Options) -> Options:
-    """``opts`` with the options the address names (a colleague's link, :func:`mtlens.core.options.read_link`);
-    what it names and cannot be used is kept for :func:`link_notes`."""
-    opts, notes = read_link(st.query_params, opts)
-    if notes:
-        st.session_state[LINK_NOTES_KEY] = [*st.session_state.get(LINK_NOTES_KEY, []), *notes]
-    return opts
-
-
-def link_notes() -> list[str]:
-    """What this session's link asked for and did not get (ignored options, an empty set)."""
-    return list(st.session_state.get(LINK_NOTES_KEY, []))
-
-
-def options_to_link(opts: Options, baseline: Options) -> None:
-    """Write the options that differ from ``baseline`` (the set's defaults) into the address, and remove
-    the others: the link is the view."""
-    to_link(**link_params(opts, baseline))
 
 
 def default_options(ds: Dataset | None) -> Options:
@@ -388,46 +255,3 @@ def use_dataset(ds: Dataset, uploaded: bool = False) -> None:
     set_options(options_for(ds.language, options()))
     for name in language_defaults(None):  # the sidebar re-reads the language-dependent options
         st.session_state.pop(f"w_{name}", None)
-
-
-def from_link(
-    choices: dict[str, tuple[str, list]],
-    numbers: dict[str, tuple[str, int]] | None = None,
-    lists: dict[str, tuple[str, list]] | None = None,
-) -> None:
-    """Set widget keys from the address once per session and page (a colleague's link), before the widgets
-    are drawn. ``choices``: parameter -> (widget key, allowed values); ``numbers``: parameter -> (key,
-    maximum); ``lists``: parameter -> (multiselect key, allowed values), comma-separated in the address.
-    Values that do not fit are ignored. The page is named by its parameters' widget keys."""
-    numbers, lists = numbers or {}, lists or {}
-    page = ",".join(sorted(k for k, _ in [*choices.values(), *numbers.values(), *lists.values()]))
-    flag = f"mtlens_link_applied:{page}"
-    if st.session_state.get(flag) == st.query_params.get("set"):
-        return
-    st.session_state[flag] = st.query_params.get("set")
-    for param, (key, allowed) in choices.items():
-        value = st.query_params.get(param)
-        match = next((a for a in allowed if str(a) == value), None)  # numbers in a selectbox: "0.01"
-        if value is not None and match is not None:
-            st.session_state[key] = match
-    for param, (key, high) in numbers.items():
-        value = st.query_params.get(param)
-        if value is not None and value.isascii() and value.isdigit() and 1 <= int(value) <= high:
-            st.session_state[key] = int(value)
-    for param, (key, allowed) in lists.items():
-        value = st.query_params.get(param)
-        if value is not None:
-            picked = [v for v in value.split(",") if v in allowed]
-            if picked:
-                st.session_state[key] = list(dict.fromkeys(picked))
-
-
-def to_link(**values) -> None:
-    """Write what the page shows into the address (None removes a parameter; a list is comma-separated)."""
-    for k, v in values.items():
-        if isinstance(v, list | tuple):
-            v = ",".join(map(str, v))
-        if v is None:
-            st.query_params.pop(k, None)
-        elif st.query_params.get(k) != str(v):
-            st.query_params[k] = str(v)

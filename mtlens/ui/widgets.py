@@ -7,7 +7,7 @@ import streamlit as st
 from ..core.errors import InputError
 from ..core.options import SPECS, Options
 from ..service.results import metrics_using
-from . import render, state
+from . import links, render, state
 
 
 def widget_key(name: str) -> str:
@@ -56,14 +56,14 @@ def metric_sidebar() -> Options:
     opts = state.options()
     if not st.session_state.get("mtlens_options_linked"):  # once per session: the options a link names
         st.session_state["mtlens_options_linked"] = True
-        linked = state.options_from_link(opts)
+        linked = links.options_from_link(opts)
         if linked != opts:
             opts = linked
             state.set_options(opts)
             for name in SPECS:
                 st.session_state[widget_key(name)] = getattr(opts, name)
     _seed_widget_state(opts)
-    for note in state.link_notes():  # a link never changes the numbers silently
+    for note in links.link_notes():  # a link never changes the numbers silently
         st.warning(render.md(note[0].upper() + note[1:] + "."))
     sb = st.sidebar
     sb.header("Metric options")
@@ -78,7 +78,7 @@ def metric_sidebar() -> Options:
         return opts
     if new != opts:
         state.set_options(new)
-    state.options_to_link(new, state.default_options(st.session_state.get(state.DATA_KEY)))
+    links.options_to_link(new, state.default_options(st.session_state.get(state.DATA_KEY)))
     return new
 
 
@@ -116,3 +116,16 @@ def require_reference(ds, what: str) -> None:
             "human annotations). The Rankings, Sentences, Significance and Human correlation pages work without one."
         )
         st.stop()
+
+
+def open_screen(title: str | None, about: str | None = None) -> tuple[state.Dataset, Options]:
+    """The opening every screen shares: its title (and a line about it), the current set, the metric sidebar
+    and the set's header line. Returns the set and the options the sidebar chose."""
+    if title:
+        st.title(title)
+    if about:
+        st.caption(about)
+    ds = state.current()
+    opts = metric_sidebar()
+    dataset_caption(ds)
+    return ds, opts

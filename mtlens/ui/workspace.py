@@ -16,8 +16,9 @@ from ..core.errors import InputError
 from ..service import rankings
 from ..service.bundles import export_bundle, import_bundle
 from ..service.evaluation import add_annotations
-from ..service.inputs import decode_lines, read_score_files, unique_names
-from . import identity, render, state
+from ..service.inputs import read_score_files
+from ..service.runs import add_systems
+from . import identity, render, state, uploads
 
 
 def _link(ds: state.Dataset) -> str:
@@ -86,12 +87,7 @@ def current_set_panel(ds: state.Dataset) -> None:
     )
     if added and st.button("Add them", key=f"ws_add_go_{ds.set_id}"):
         try:
-            names = unique_names([f.name for f in added], "system")
-            store.add_systems(
-                ds.set_id,
-                {n: decode_lines(f.getvalue(), f.name) for n, f in zip(names, added, strict=True)},
-                visitor,
-            )
+            add_systems(store, ds.set_id, [(f.name, f.getvalue()) for f in added], visitor)
         except InputError as err:
             st.error(render.md(str(err)))
         else:
@@ -135,7 +131,7 @@ def _bundle_button(ds: state.Dataset) -> None:
     st.download_button(
         "Download this set (one file, to import on another machine)",
         lambda: export_bundle(state.store(), set_id),
-        file_name=f"{state.slug(ds.name) or 'mtlens-set'}.mtlens.json.gz",
+        file_name=f"{uploads.slug(ds.name) or 'mtlens-set'}.mtlens.json.gz",
         mime="application/gzip",
         key=f"ws_bundle_{ds.set_id}",
     )

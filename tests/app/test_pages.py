@@ -7,6 +7,8 @@ import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
 from streamlit.testing.v1 import AppTest
 
+from mtlens.ui import uploads
+
 from ..conftest import ROOT, SAMPLE, read
 from .conftest import errors, no_errors, plain
 
@@ -682,16 +684,17 @@ def test_significance_colours_separate_significant_from_not():
     p = 0.006; every p below alpha is a shade of the significant colour."""
     from plotly.colors import sample_colorscale
 
-    from mtlens.ui import views
+    from mtlens.service.presentation import p_text
+    from mtlens.ui.screens import significance
 
-    scale = views.significance_colorscale(0.05)
+    scale = significance.significance_colorscale(0.05)
     ps = [0.006, 0.049, 0.051, 0.057, 0.9]
     colour = dict(zip(ps, sample_colorscale(scale, ps), strict=True))
     assert colour[0.057] == colour[0.9] == colour[0.051]
     assert colour[0.006] != colour[0.057] and colour[0.049] != colour[0.051]
     green = [int(x) for x in colour[0.049].strip("rgb()").split(",")]
     assert green[1] > green[0] and green[1] > green[2]  # a green, not the pale grey
-    assert views.p_text(0.0004) == "< 0.001" and views.p_text(0.0571) == "0.057"
+    assert p_text(0.0004) == "< 0.001" and p_text(0.0571) == "0.057"
 
 
 def test_the_sidebar_names_the_home_page_home_and_lists_every_page(app):
@@ -725,13 +728,13 @@ def test_every_cached_computation_says_what_it_does_while_it_runs():
 def test_download_names_carry_the_sets_name(app):
     from mtlens.ui import state
 
-    assert state.slug("WMT21 en-de: <b>run</b> ") == "WMT21-en-de-b-run-b"
-    assert state.slug("中文 新闻") == "中文-新闻" and state.slug("...") == ""
+    assert uploads.slug("WMT21 en-de: <b>run</b> ") == "WMT21-en-de-b-run-b"
+    assert uploads.slug("中文 新闻") == "中文-新闻" and uploads.slug("...") == ""
     shown = app.session_state[state.DATA_KEY].name  # the session's set: the bundled sample
     assert (
-        state.download_name("mtlens-scores", "csv", shown) == "mtlens-scores-Bundled-sample-WMT21-en-de-200-lines.csv"
+        uploads.download_name("mtlens-scores", "csv", shown) == "mtlens-scores-Bundled-sample-WMT21-en-de-200-lines.csv"
     )
-    assert state.download_name("mtlens-report", "html", None) == "mtlens-report.html"
+    assert uploads.download_name("mtlens-report", "html", None) == "mtlens-report.html"
 
 
 @pytest.mark.parametrize(

@@ -8,16 +8,13 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from .. import cached, export, render, state, views
-from ..widgets import dataset_caption, metric_sidebar
+from .. import annotated, cached, export, render, views
+from ..widgets import open_screen
 
 
 def page() -> None:
     """Draw the page (inside the page guard)."""
-    st.title("Human annotations (MQM)")
-    ds = state.current()
-    opts = metric_sidebar()
-    dataset_caption(ds)
+    ds, opts = open_screen("Human annotations (MQM)")
     anns = cached.annotations(ds)
     if not anns:
         st.info(
@@ -30,7 +27,7 @@ def page() -> None:
             with st.expander(f"{render.md(ann.name)}: rows to check"):
                 # one element for all of them (at most MAX_PROBLEMS and a count of the rest)
                 st.caption("  \n".join(render.md(p) for p in ann.problems))
-    tables = views.annotation_summaries(anns)
+    tables = annotated.annotation_summaries(anns)
     st.subheader("Errors per 100 rated segments, by category and severity")
     export.table(tables["per100"], name="mtlens-mqm-per100", hide_index=True, key="ann_per100")
     system = st.selectbox("System", list(ds.corpus.system_names), key="ann_system")
@@ -68,12 +65,12 @@ def page() -> None:
             "disagreement is their absolute difference (1: one puts the line first, the other last)."
         )
         export.table(
-            views.metric_disagreements(ds, anns, metric, system, opts),
+            annotated.metric_disagreements(ds, anns, metric, system, opts),
             name=f"mtlens-disagreement-{metric}",
             hide_index=True,
             key="ann_disagree",
         )
-    overlap = views.span_overlaps(ds, anns)
+    overlap = annotated.span_overlaps(ds, anns)
     if not overlap.empty:
         st.subheader("Predicted error spans against the raters' spans")
         st.caption("Character-level precision, recall and F1 against the union of the raters' spans (micro average).")

@@ -9,16 +9,24 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ...core.errors import InputError
-from .. import cached, export, render, state, views
-from ..widgets import dataset_caption, metric_sidebar, require_reference
+from ...core.options import Options
+from ...service import comparisons
+from ...service.comparisons import (
+    ALPHA,
+    MIN_TEST_LINES,
+    P_DEFINITIONS,
+    SEED,
+    test_wording,
+)
+from ...service.inputs import decode_lines
+from .. import cached, documents, export, links, render, state, views
+from ..views import metric_decimals
+from ..widgets import open_screen, require_reference
 
 
 def page() -> None:
     """Draw the page (inside the page guard)."""
-    st.title("Compare two systems")
-    ds = state.current()
-    opts = metric_sidebar()
-    dataset_caption(ds)
+    ds, opts = open_screen("Compare two systems")
     require_reference(ds, "This page")
     c = ds.corpus
     systems = list(c.system_names)
@@ -26,16 +34,16 @@ def page() -> None:
         st.info("This page needs at least two systems.")
         st.stop()
     sentence_metrics = cached.metric_names(ds, sentence=True)
-    state.from_link({"a": ("cmp_a", systems), "b": ("cmp_b", systems), "metric": ("cmp_metric", sentence_metrics)})
+    links.from_link({"a": ("cmp_a", systems), "b": ("cmp_b", systems), "metric": ("cmp_metric", sentence_metrics)})
     k1, k2, k3 = st.columns(3)
     a = k1.selectbox("System A", systems, key="cmp_a")
     b = k2.selectbox("System B", [s for s in systems if s != a], key="cmp_b")
     metric = k3.selectbox("Metric for buckets and differences", sentence_metrics, key="cmp_metric")
-    state.to_link(a=a, b=b, metric=metric)
+    links.to_link(a=a, b=b, metric=metric)
     corpus_scores = cached.metric_result(ds, metric, opts).scores
-    st.markdown(render.md(views.agreement_sentence(metric, a, b, corpus_scores[a], corpus_scores[b])))
+    st.markdown(render.md(agreement_sentence(metric, a, b, corpus_scores[a], corpus_scores[b])))
     if cached.can_test(ds):
-        st.caption(render.md(views.pair_power_sentence(ds, metric, a, b, opts)))
+        st.caption(render.md(pair_power_sentence(ds, metric, a, b, opts)))
 
     # --- n-grams
     st.subheader("N-grams one system gets right more often")
@@ -90,7 +98,7 @@ def page() -> None:
     frequency = None
     if freq_file is not None:
         try:
-            frequency = views.frequency_corpus(freq_file.getvalue(), freq_file.name)
+            frequency = frequency_corpus(freq_file.getvalue(), freq_file.name)
         except InputError as err:
             st.error(str(err))
     drawn = []
@@ -137,9 +145,9 @@ def page() -> None:
             places=dict.fromkeys(("A", "B", "B - A"), views.metric_decimals(metric)),
         )
     st.caption(
-        f"* significant: Holm-corrected p < {views.ALPHA:g} over the tested buckets of the chart. Buckets with fewer "
-        f"than {views.MIN_TEST_LINES} lines are not tested. Test: {views.test_wording('bootstrap', drawn)}; "
-        f"p: {views.P_DEFINITIONS['bootstrap']}."
+        f"* significant: Holm-corrected p < {ALPHA:g} over the tested buckets of the chart. Buckets with fewer "
+        f"than {MIN_TEST_LINES} lines are not tested. Test: {test_wording('bootstrap', drawn)}; "
+        f"p: {P_DEFINITIONS['bootstrap']}."
     )
 
     # --- slices (issue 35): opened on request, it tests about twenty slices
@@ -156,7 +164,7 @@ def page() -> None:
             doc = cached.slices(ds, metric, a, b, opts, resample)
             export.table(
                 name="mtlens-slices",
-                df=views.slices_table(doc),
+                df=slices_table(doc),
                 hide_index=True,
                 key="cmp_slices_table",
                 places=dict.fromkeys(
@@ -177,11 +185,13 @@ def page() -> None:
     if c.documents is not None:  # the list kept to a domain or a document, as on the Sentences page
         d1, d2 = st.columns(2)
         domain = (
-            d1.selectbox("Domain", views.domain_choices(c), key="cmp_domain") if c.domains is not None else views.ANY
+            d1.selectbox("Domain", documents.domain_choices(c), key="cmp_domain")
+            if c.domains is not None
+            else views.ANY
         )
-        document = d2.selectbox("Document", views.document_choices(c, domain), key="cmp_doc")
-        keep = views.lines_of(c, domain, document)
-    order = views.largest_differences(sa, sb, keep)
+        document = d2.selectbox("Document", documents.document_choices(c, domain), key="cmp_doc")
+        keep = documents.lines_of(c, domain, document)
+    order = largest_differences(sa, sb, keep)
     export.table(
         name="mtlens-largest-differences",
         df=pd.DataFrame(
@@ -199,3 +209,66 @@ def page() -> None:
     if st.button("Inspect these lines in Sentences (sorted by |B - A|)", key="cmp_to_sentences"):
         st.session_state.update({"sent_a": a, "sent_b": b, "sent_metric": metric, "sent_sort": "largest |B - A|"})
         st.switch_page("pages/2_Sentences.py")
+
+
+def frequency_corpus(data: bytes, name: str) -> tuple[tuple[str, ...], str]:
+    """An uploaded frequency corpus: its lines and its name (an InputError for a bad file)."""
+    return tuple(decode_lines(data, name)), name
+
+
+def agreement_sentence(metric: str, a: str, b: str, score_a: float, score_b: float) -> str:
+    """One sentence on a difference of two corpus scores and what it means to humans (plain text)."""
+    from ..service.analyses import human_agreement
+
+    delta = score_b - score_a
+    est = human_agreement(metric, delta)
+    where = (
+        f"humans agree with a {metric} difference of this size on about {est:.0%} of system pairs (Kocmi et al. 2024)"
+        if est is not None
+        else f"{metric} has no published fit of how often humans agree with its differences"
+    )
+    return f"{metric}: {b} − {a} = {delta:+.{metric_decimals(metric, [score_a, score_b])}f}; {where}."
+
+
+def largest_differences(sa, sb, keep: set[int] | None = None, top: int = 20):
+    """The (0-based) lines where two systems' sentence scores differ most, among ``keep`` (1-based) if given."""
+    import numpy as np
+
+    gap = np.abs(np.asarray(sb) - np.asarray(sa))
+    candidates = np.arange(len(gap)) if keep is None else np.asarray(sorted(i - 1 for i in keep), dtype=np.int64)
+    return candidates[np.argsort(gap[candidates], kind="stable")[::-1][:top]]
+
+
+def slices_table(doc: dict) -> pd.DataFrame:
+    """The slices of Compare two systems (:func:`mtlens.analysis.slices.slices`) as a table."""
+    return pd.DataFrame(
+        [
+            {
+                "slice": r["slice"],
+                "kind": r["kind"],
+                "lines": r["lines"],
+                "A": r["a"],
+                "B": r["b"],
+                "B - A": r["delta"],
+                "p": r["p_value"],
+                "p (Holm)": r["p_holm"],
+                "significant": r["significant"],
+            }
+            for r in doc["slices"]
+        ]
+    )
+
+
+def pair_power_sentence(ds: state.Dataset, metric: str, a: str, b: str, opts: Options) -> str:
+    """What this test set can detect for the two systems (Compare two systems)."""
+    from ..service.analyses import pair_power
+
+    result = cached.metric_result(ds, metric, opts)
+    mdd = pair_power(result, a, b, seed=SEED)
+    places = metric_decimals(metric, list(result.scores.values()))
+    delta = result.scores[b] - result.scores[a]
+    verdict = "larger" if abs(delta) >= mdd else "smaller"
+    return (
+        f"With {ds.corpus.n_lines:,} lines this test set detects a difference of {mdd:.{places}f} or more between these "
+        f"two systems with {comparisons.policy.POWER:.0%} power (paired bootstrap, alpha {ALPHA:g}); their difference, {delta:+.{places}f}, is {verdict}."
+    )

@@ -16,8 +16,8 @@ from ...service import presentation as report
 from ...service import runs as service_runs
 from ...service.bundles import add_bundle_runs, is_bundle
 from ...service.results import metric_label
-from .. import cached, export, identity, render, state
-from ..widgets import dataset_caption, metric_sidebar
+from .. import cached, export, identity, links, render, state
+from ..widgets import open_screen
 
 ALL = "all families"
 NO_BASELINE = "none"
@@ -84,10 +84,7 @@ def _add_form(ds: state.Dataset) -> None:
 
 def page() -> None:
     """Draw the page (inside the page guard)."""
-    st.title("History")
-    ds = state.current()
-    opts = metric_sidebar()
-    dataset_caption(ds)
+    ds, opts = open_screen("History")
     if not ds.set_id or ds.read_only:
         st.info(
             "Runs are added to a saved set of yours: upload a set on the home page (it is saved), then add each "
@@ -103,7 +100,7 @@ def page() -> None:
     families = service_runs.families(state.store(), ds.set_id)
     names = cached.metric_names(ds)
     runs = list(ds.corpus.system_names)
-    state.from_link(
+    links.from_link(
         {"family": ("hist_family_pick", [ALL, *families]), "baseline": ("hist_baseline", [NO_BASELINE, *runs])},
         lists={"metrics": ("hist_metrics", names)},
     )
@@ -115,7 +112,7 @@ def page() -> None:
     baseline = c3.selectbox(
         "Baseline", [NO_BASELINE, *runs], key="hist_baseline", help="Every run's delta to this run, in the table."
     )
-    state.to_link(
+    links.to_link(
         family=None if family == ALL else family,
         metrics=metrics,
         baseline=None if baseline == NO_BASELINE else baseline,

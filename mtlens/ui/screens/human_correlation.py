@@ -10,16 +10,22 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from .. import cached, export, render, state, views
-from ..widgets import dataset_caption, metric_sidebar
+from ...service.analyses import (
+    merge_correlations,
+    segment_pairs,
+)
+from ...service.comparisons import (
+    ALPHA,
+    CI_RESAMPLES,
+    MIN_TEST_LINES,
+)
+from .. import cached, export, links, render, views
+from ..widgets import open_screen
 
 
 def page() -> None:
     """Draw the page (inside the page guard)."""
-    st.title("Correlation with human judgments")
-    ds = state.current()
-    opts = metric_sidebar()
-    dataset_caption(ds)
+    ds, opts = open_screen("Correlation with human judgments")
     human = cached.human(ds)
     if human is None:
         st.info(
@@ -40,15 +46,15 @@ def page() -> None:
     if fast and slow:
         parts.append(cached.human_corr(ds, opts, cached.all_results(ds, opts, fast)))
         with first.container(key="hc_first_rows"):
-            st.dataframe(export.numbers(views.correlation_table(parts[0])), hide_index=True)
+            st.dataframe(export.numbers(correlation_table(parts[0])), hide_index=True)
     results = cached.all_results(ds, opts, names)
     parts.append(cached.human_corr(ds, opts, {m: results[m] for m in (slow if parts else names)}))
-    corr = views.merge_correlations(parts, names)
+    corr = merge_correlations(parts, names)
     with first.container(key="hc_all_rows"):
-        export.table(name="mtlens-human-correlation", df=views.correlation_table(corr), hide_index=True)
+        export.table(name="mtlens-human-correlation", df=correlation_table(corr), hide_index=True)
     st.caption(
         "TER is an error rate: a good TER correlates negatively. Intervals: percentile bootstrap over systems "
-        f"(system level) or rated segments (segment level), {views.CI_RESAMPLES:,} resamples."
+        f"(system level) or rated segments (segment level), {CI_RESAMPLES:,} resamples."
     )
     for key, names in corr.missing.items():
         if names:
@@ -63,7 +69,7 @@ def page() -> None:
 
     st.subheader("Which metric agrees better? (PERM-BOTH, Deutsch et al. 2021)")
     levels_all = [f"system:{h}" for h in human.system] + [f"segment:{h}" for h in human.segment]
-    state.from_link(
+    links.from_link(
         {
             "clusters_by": ("hc_perm_level", levels_all),
             "metric": ("hc_metric", list(results)),
@@ -72,12 +78,12 @@ def page() -> None:
         }
     )
     perm_level = st.selectbox("Human score", levels_all, key="hc_perm_level")
-    state.to_link(clusters_by=perm_level)
+    links.to_link(clusters_by=perm_level)
     perm = cached.metric_clusters(ds, opts, results, perm_level)
-    export.table(views.metric_clusters_table(perm), name="mtlens-metric-clusters", hide_index=True, key="hc_perm_table")
+    export.table(metric_clusters_table(perm), name="mtlens-metric-clusters", hide_index=True, key="hc_perm_table")
     st.caption(
         f"Metrics by Pearson correlation ({perm.level}); cluster boundaries only where every metric above "
-        f"correlates significantly better than every metric below. p: PERM-BOTH, {views.CI_RESAMPLES:,} permutations, one-sided "
+        f"correlates significantly better than every metric below. p: PERM-BOTH, {CI_RESAMPLES:,} permutations, one-sided "
         "(share of permutations whose correlation difference is at least the observed one), Holm-corrected "
         "over the metric pairs."
     )
@@ -85,15 +91,15 @@ def page() -> None:
     if human.segment:
         st.subheader("Systems ranked by the human scores (as WMT findings tables)")
         seg_kind = st.selectbox("Segment-level human score", list(human.segment), key="hc_rank_kind")
-        state.to_link(ranked_by=seg_kind)
+        links.to_link(ranked_by=seg_kind)
         ranks, _ = cached.human_ranks(ds, seg_kind)
         export.table(
             pd.DataFrame([asdict(x) for x in ranks]), name="mtlens-human-ranking", hide_index=True, key="hc_rank_table"
         )
         st.caption(
             "Rank range: (systems that beat it) + 1 ... N - (systems it beats). Two systems are compared on the "
-            f"segments both were rated on (at least {views.MIN_TEST_LINES}), Wilcoxon signed-rank, Holm-corrected "
-            f"p < {views.ALPHA:g}; clusters "
+            f"segments both were rated on (at least {MIN_TEST_LINES}), Wilcoxon signed-rank, Holm-corrected "
+            f"p < {ALPHA:g}; clusters "
             "split only where every system above beats every system below."
         )
 
@@ -102,7 +108,7 @@ def page() -> None:
     metric = c1.selectbox("Metric", list(results), key="hc_metric")
     levels = [f"system:{h}" for h in human.system] + [f"segment:{h}" for h in human.segment]
     level = c2.selectbox("Human score", levels, key="hc_level")
-    state.to_link(metric=metric, human=level)
+    links.to_link(metric=metric, human=level)
     kind, h = level.split(":", 1)
     r = results[metric]
     if kind == "system":
@@ -119,7 +125,7 @@ def page() -> None:
             )
         )
     else:
-        xs, ys = views.segment_pairs(r, human.segment[h])
+        xs, ys = segment_pairs(r, human.segment[h])
         labels = [f"{s} line {line + 1}" for s, lines in human.segment[h].items() for line in lines]
         fig = go.Figure(
             go.Scattergl(
@@ -150,3 +156,31 @@ def page() -> None:
             )
         fig2.update_layout(xaxis_title="epsilon", yaxis_title="correlation", height=380, margin={"t": 20})
         export.chart(fig2, "hc_sweep")
+
+
+def correlation_table(corr) -> pd.DataFrame:
+    """The Human correlation table: one row per metric, level and human score type, intervals as text
+    ("[lo, hi]" with the correlations' decimals, "-" where undefined)."""
+    from dataclasses import asdict
+
+    from ..service.results import decimals
+
+    rows = pd.DataFrame([asdict(r) for r in corr.rows])
+    d = decimals("pearson", [0.0])
+    for k in ("pearson", "spearman", "kendall"):
+        rows[f"{k} 95% CI"] = [f"[{a:.{d}f}, {b:.{d}f}]" if a == a else "-" for a, b in rows[f"{k}_ci"]]
+    return rows.drop(columns=["pearson_ci", "spearman_ci", "kendall_ci"])
+
+
+def metric_clusters_table(mc) -> pd.DataFrame:
+    """The PERM-BOTH clusters of :func:`mtlens.analysis.human.metric_clusters`, best metric first; p is the
+    Holm-corrected p-value that the metric correlates better than the next one below."""
+    nxt = dict(zip(mc.metrics, mc.metrics[1:], strict=False))
+    return pd.DataFrame(
+        {
+            "metric": mc.metrics,
+            "pearson (sign-adjusted)": [mc.pearson[m] for m in mc.metrics],
+            "cluster": [mc.cluster[m] for m in mc.metrics],
+            "p vs next": [mc.p[(m, nxt[m])] if m in nxt else None for m in mc.metrics],
+        }
+    )

@@ -4,44 +4,55 @@ The body of ``pages/1_Rankings.py`` (the page itself only sets the page up and c
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ...service.results import neural_names
-from .. import cached, export, render, state, views, workspace
+from ...core.options import Options
+from ...service import presentation as report
+from ...service.analyses import (
+    autorank,
+)
+from ...service.presentation import (
+    build_html_report,
+)
+from ...service.rankings import LARGE, METRICS_PARAM, SORT_PARAM, clusters_note, default_metrics
+from ...service.rankings import link_params as rankings_link
+from ...service.rankings import table as ranking_table
+from ...service.results import neural_names, options_key
+from .. import cached, export, links, render, state, uploads, views, workspace
 from ..neural_panel import panel as neural_panel
-from ..widgets import dataset_caption, metric_sidebar
+from ..widgets import open_screen
+from .presentation import pins
 
 
 def page() -> None:
     """Draw the page (inside the page guard)."""
-    st.title("Rankings")
-    ds = state.current()
-    opts = metric_sidebar()
-    dataset_caption(ds)
+    ds, opts = open_screen("Rankings")
     neural_panel(ds)
 
     size = ds.corpus.n_lines * len(ds.corpus.systems)
     names = cached.metric_names(ds)
-    metrics_key = f"rank_metrics_{size > views.LARGE}_{len(names)}"  # a metric that appears (a finished job) is shown
-    state.from_link({views.SORT_PARAM: ("rank_sort", names)}, lists={views.METRICS_PARAM: (metrics_key, names)})
-    default_metrics = views.default_metrics(names, size)
+    metrics_key = f"rank_metrics_{size > LARGE}_{len(names)}"  # a metric that appears (a finished job) is shown
+    links.from_link({SORT_PARAM: ("rank_sort", names)}, lists={METRICS_PARAM: (metrics_key, names)})
+    defaults = default_metrics(names, size)
     chosen = st.multiselect(
         "Metrics",
         names,
-        default=None if metrics_key in st.session_state else default_metrics,
+        default=None if metrics_key in st.session_state else defaults,
         key=metrics_key,
         help="TER and tBLEU take about a minute per 100,000 system lines; they are opt-in for large uploads.",
     )
-    if size > views.LARGE:
+    if size > LARGE:
         st.caption(f"{size:,} system lines: TER and tBLEU are not computed unless you add them above.")
     shown_metrics = [m for m in names if m in chosen] or ["bleu"]
     sort_by = st.selectbox("Sort by", shown_metrics, key="rank_sort")
-    state.to_link(**views.rankings_link(shown_metrics, default_metrics, sort_by))  # what differs from the defaults
+    links.to_link(**rankings_link(shown_metrics, defaults, sort_by))  # what differs from the defaults
     resample = "segments"
     if ds.corpus.documents is not None:  # intervals and clusters over whole documents, on request
-        state.from_link({"resample": ("rank_resample", ["segments", "documents"])})
+        links.from_link({"resample": ("rank_resample", ["segments", "documents"])})
         resample = st.radio(
             "Intervals and clusters resample",
             ["segments", "documents"],
@@ -49,7 +60,7 @@ def page() -> None:
             key="rank_resample",
             help="Segments: sacrebleu's way. Documents: whole documents are drawn (their segments are correlated).",
         )
-        state.to_link(resample=None if resample == "segments" else resample)
+        links.to_link(resample=None if resample == "segments" else resample)
 
     placeholder = st.empty()
     bar = st.progress(0.0, text="Scoring…")
@@ -58,7 +69,7 @@ def page() -> None:
         bar.progress(len(results) / len(shown_metrics), text=f"Scoring {', '.join(group)}…")
         results.update(cached.metric_results(ds, group, opts))
         results = {m: results[m] for m in shown_metrics if m in results}
-        placeholder.dataframe(export.numbers(views.ranking_table(results, sort_by)), hide_index=True)
+        placeholder.dataframe(export.numbers(ranking_table(results, sort_by)), hide_index=True)
     metrics = list(results)
     cmp = None
     testable = cached.can_test(ds)
@@ -67,10 +78,10 @@ def page() -> None:
             ds, sort_by, opts, progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg), resample=resample
         )
     bar.empty()
-    placeholder.dataframe(export.numbers(views.ranking_table(results, sort_by, cmp)), hide_index=True, key="rank_table")
+    placeholder.dataframe(export.numbers(ranking_table(results, sort_by, cmp)), hide_index=True, key="rank_table")
     if len(ds.corpus.systems) > 1 and not testable:
         st.info(cached.too_few_lines(ds))
-    st.caption(views.clusters_note(metrics, cmp))
+    st.caption(clusters_note(metrics, cmp))
     for note in cmp.notes if cmp is not None else ():  # the test's power: resamples for the number of pairs
         st.caption(render.md(note[0].upper() + note[1:] + "."))
     traps = cached.pitfalls(ds, metrics)
@@ -85,7 +96,7 @@ def page() -> None:
     for m_name, (imp_scores, _) in cached.imported(ds).items():
         if imp_scores.spans:
             st.markdown(f"**{render.md(m_name)} error spans per system**")
-            counts = views.span_counts(ds, imp_scores.spans)
+            counts = span_counts(ds, imp_scores.spans)
             export.table(counts, name=f"mtlens-{m_name}-spans", hide_index=True, key=f"rank_spans_{m_name}")
     if ds.set_id:
         st.caption(workspace.quick_link(ds))
@@ -94,14 +105,18 @@ def page() -> None:
     st.container(key="rank_signatures").text("\n".join(f"{m}: {r.signature}" for m, r in results.items()))
 
     c1, c2, c3, c4 = st.columns(4)
-    files = views.exports(ds, results, sort_by, cmp)
+    files = exports(ds, results, sort_by, cmp)
     c1.download_button(
-        "Download CSV", files["csv"](), file_name=state.file_name("mtlens-scores", "csv"), mime="text/csv", key="dl_csv"
+        "Download CSV",
+        files["csv"](),
+        file_name=uploads.file_name("mtlens-scores", "csv"),
+        mime="text/csv",
+        key="dl_csv",
     )
     c2.download_button(
         "Download LaTeX",
         files["tex"](),
-        file_name=state.file_name("mtlens-scores", "tex"),
+        file_name=uploads.file_name("mtlens-scores", "tex"),
         mime="text/x-tex",
         key="dl_latex",
     )
@@ -109,24 +124,24 @@ def page() -> None:
     c4.download_button(
         "Download Excel",
         files["xlsx"],
-        file_name=state.file_name("mtlens-scores", "xlsx"),
+        file_name=uploads.file_name("mtlens-scores", "xlsx"),
         mime=export.XLSX_MIME,
         key="dl_xlsx",
         help="one sheet per table: scores, signatures, the sentence table (one column per metric), intervals",
     )
     # a prepared report belongs to the data, the human files, the options and the metrics it was made from
-    report_key = views.report_key(ds, opts, results)
+    prepared_for = report_key(ds, opts, results)
     if c3.button(
         "Prepare HTML report", key="rank_report_make", help="one file with tables, charts, clusters, signatures"
     ):
         with st.spinner("Bootstrap intervals for every metric…"):
-            st.session_state["rank_report"] = (report_key, views.html_report(ds, opts, results, testable))
+            st.session_state["rank_report"] = (prepared_for, html_report(ds, opts, results, testable))
     prepared = st.session_state.get("rank_report")
-    if prepared and prepared[0] == report_key:
+    if prepared and prepared[0] == prepared_for:
         c3.download_button(
             "Download HTML report",
             prepared[1],
-            file_name=state.file_name("mtlens-report", "html"),
+            file_name=uploads.file_name("mtlens-report", "html"),
             mime="text/html",
             key="dl_report",
         )
@@ -143,7 +158,7 @@ def page() -> None:
                 "Metrics to aggregate", metrics, default=[m for m in metrics if m in ("chrf", "ter")], key="rank_auto"
             )
             if picked:
-                auto = views.autorank_table(results, picked)
+                auto = autorank_table(results, picked)
                 export.table(auto, name="mtlens-autorank", hide_index=True, key="rank_auto_table")
                 st.caption(
                     "Each metric's system scores rescaled linearly so that the best system gets 1 and the worst N; the "
@@ -156,7 +171,7 @@ def page() -> None:
         if domain_box.open:
             with domain_box:
                 export.table(
-                    views.domain_table(ds, results, sort_by),
+                    domain_table(ds, results, sort_by),
                     name="mtlens-domains",
                     hide_index=True,
                     key="rank_domain_table",
@@ -186,3 +201,64 @@ def page() -> None:
             )
             fig.update_layout(yaxis_title=chart_metric, height=380, margin={"t": 20, "b": 40})
             export.chart(fig, "rank_chart", f"mtlens-{chart_metric}")
+
+
+def span_counts(ds: state.Dataset, spans: dict) -> pd.DataFrame:
+    """Imported error spans per system and severity."""
+    from .render import SEVERITIES
+
+    return pd.DataFrame(
+        [
+            {
+                "system": s,
+                **{sev: sum(sp.severity == sev for line in spans.get(s, []) for sp in line) for sev in SEVERITIES},
+            }
+            for s in ds.corpus.system_names
+        ]
+    )
+
+
+def exports(ds: state.Dataset, results: dict, sort_by: str, cmp=None) -> dict[str, Callable[[], bytes | str]]:
+    """The Rankings downloads (file suffix -> a function making the file): CSV, LaTeX and Excel."""
+    comparisons = {sort_by: cmp} if cmp else None
+    return {
+        "csv": lambda: report.to_csv(results, by=sort_by),
+        "tex": lambda: report.to_latex(results, by=sort_by),
+        "xlsx": lambda: report.to_xlsx(report.result_sheets(ds.corpus, results, comparisons, by=sort_by)),
+    }
+
+
+def report_key(ds: state.Dataset, opts: Options, results: dict) -> tuple:
+    """What a prepared HTML report depends on: the data, the human files, the metrics and their options."""
+    return (ds.fingerprint, ds.human_fingerprint, tuple((m, options_key(m, opts)) for m in results))
+
+
+def html_report(ds: state.Dataset, opts: Options, results: dict, testable: bool) -> str:
+    comps = {m: cached.comparison(ds, m, opts) for m in results} if testable else {}
+    return build_html_report(ds.corpus, results, comps, ds.name or "mtlens report", pins(ds))
+
+
+def autorank_table(results: dict, picked: Sequence[str]) -> pd.DataFrame:
+    agg = autorank({m: results[m].scores for m in picked}, {m: results[m].higher_is_better for m in picked})
+    return pd.DataFrame([{"system": s, **v} for s, v in agg.items()]).sort_values("autorank", kind="stable")
+
+
+def domain_table(ds: state.Dataset, results: dict, sort_by: str) -> pd.DataFrame:
+    """Rankings by domain: one row per system, one column per domain and metric (``news bleu``), and each
+    domain's significance cluster on the sort metric (its own paired bootstrap over its lines)."""
+    from ..service.analyses import group_clusters, group_scores, groups_labels
+    from ..service.rankings import SEED
+
+    groups = group_scores(results, groups_labels(ds.corpus, "domain"))
+    r = results[sort_by]
+    clusters = group_clusters(r, groups, SEED)
+    order = sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
+    rows = []
+    for s in order:
+        row = {"system": s}
+        for g in groups:
+            for m in results:
+                row[f"{g.name} {m} ({len(g.lines):,} lines)"] = g.scores[m][s]
+            row[f"{g.name} cluster ({sort_by})"] = clusters[g.name][s]
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -4,35 +4,44 @@ The body of ``pages/2_Sentences.py`` (the page itself only sets the page up and 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from ...core.errors import InputError
-from .. import cached, export, render, state, views
-from ..widgets import dataset_caption, metric_sidebar
+from ...core.options import Options
+from ...service.analyses import (
+    ngram_matches,
+    pearson,
+    sentence_table,
+    sort_options,
+    ter_alignment,
+)
+from ...service.results import make_metric
+from .. import annotated, cached, documents, export, links, render, state, views
+from ..widgets import open_screen
+from . import presentation
 
 
 def page() -> None:
     """Draw the page (inside the page guard)."""
-    st.title("Sentences")
-    ds = state.current()
-    opts = metric_sidebar()
-    dataset_caption(ds)
+    ds, opts = open_screen("Sentences")
     c = ds.corpus
     systems = list(c.system_names)
     ref_names = list(c.reference_names)
 
     anns = cached.annotations(ds)
-    choices = views.annotation_choices(anns) if anns else {}
+    choices = annotated.annotation_choices(anns) if anns else {}
     # a shared link can point at one sentence: ?set=...&a=SYSTEM&b=SYSTEM&line=N&metric=M (and the filters)
-    state.from_link(
+    links.from_link(
         {
             "a": ("sent_a", systems),
             "b": ("sent_b", systems),
             "metric": ("sent_metric", cached.metric_names(ds, True)),
             **{k: (f"sent_f_{k}", v) for k, v in choices.items()},
-            **views.document_link_choices(c),
+            **documents.document_link_choices(c),
         },
         {"line": ("sent_line", c.n_lines)},
     )
@@ -46,13 +55,13 @@ def page() -> None:
     result = cached.metric_result(ds, metric, opts)
     score_a = result.sentence_scores(sys_a)
     score_b = result.sentence_scores(sys_b) if sys_b else None
-    sorts = views.sort_options(sys_b is not None)
+    sorts = sort_options(sys_b is not None)
     f1, f2, f3 = st.columns([2, 2, 1])
     sort = f1.selectbox("Sort", sorts, index=3 if sys_b else 1, key="sent_sort")
     query = f2.text_input("Only lines containing (in A, B or a reference)", key="sent_query")
     page_size = f3.selectbox("Lines per page", [25, 50, 100], key="sent_page_size")
 
-    view = views.sentence_table(c, result, sys_a, sys_b, sort if sort in sorts else sorts[0], query)
+    view = sentence_table(c, result, sys_a, sys_b, sort if sort in sorts else sorts[0], query)
     if anns:
         st.caption("Only lines whose human annotations (of system A) match:")
         fcols = st.columns(4)
@@ -60,21 +69,23 @@ def page() -> None:
             k: col.selectbox(k.capitalize(), v, key=f"sent_f_{k}")
             for col, (k, v) in zip(fcols, choices.items(), strict=True)
         }
-        allowed = views.annotated_lines(anns, sys_a, **picked)
+        allowed = annotated.annotated_lines(anns, sys_a, **picked)
         if allowed is not None:
             view = view[view["line"].isin(allowed)]
-        state.to_link(**{k: (None if v == views.ANY else v) for k, v in picked.items()})
+        links.to_link(**{k: (None if v == views.ANY else v) for k, v in picked.items()})
 
     if c.documents is not None:  # documents (and domains): filter, or open one document in order
         d1, d2 = st.columns(2)
         domain = (
-            d1.selectbox("Domain", views.domain_choices(c), key="sent_domain") if c.domains is not None else views.ANY
+            d1.selectbox("Domain", documents.domain_choices(c), key="sent_domain")
+            if c.domains is not None
+            else views.ANY
         )
-        document = d2.selectbox("Document", views.document_choices(c, domain), key="sent_doc")
-        view = views.document_filter(view, c, domain, document)
-        state.to_link(domain=None if domain == views.ANY else domain, doc=None if document == views.ANY else document)
+        document = d2.selectbox("Document", documents.document_choices(c, domain), key="sent_doc")
+        view = documents.document_filter(view, c, domain, document)
+        links.to_link(domain=None if domain == views.ANY else domain, doc=None if document == views.ANY else document)
         if document != views.ANY:
-            st.caption(render.md(views.document_summary(c, result, document, sys_a, sys_b)))
+            st.caption(render.md(documents.document_summary(c, result, document, sys_a, sys_b)))
 
     n_pages = max(1, -(-len(view) // page_size))
     page = st.number_input(f"Page (of {n_pages})", 1, n_pages, 1, key="sent_page")
@@ -112,28 +123,28 @@ def page() -> None:
         )
         scatter.update_layout(xaxis_title=metric, yaxis_title=other_metric, height=420, margin={"t": 20})
         export.chart(scatter, "sent_scatter", f"mtlens-{metric}-vs-{other_metric}")
-        st.caption(f"Pearson r over the lines: {views.pearson(score_a, other_scores):.3f}")
+        st.caption(f"Pearson r over the lines: {pearson(score_a, other_scores):.3f}")
     default_line = int(shown.iloc[0]["line"]) if len(shown) else 1
     line_no = st.number_input(
         "Line", 1, c.n_lines, st.session_state.get("sent_line", default_line), key="sent_line_input"
     )
     st.session_state["sent_line"] = int(line_no)
     i = int(line_no) - 1
-    state.to_link(a=sys_a, b=sys_b, metric=metric, line=int(line_no))
+    links.to_link(a=sys_a, b=sys_b, metric=metric, line=int(line_no))
 
     st.subheader(f"Line {line_no}")
     shown_systems = [sys_a, sys_b] if sys_b else [sys_a]
-    why_not = views.may_pin(ds)
+    why_not = presentation.may_pin(ds)
     if why_not is None:
-        is_pinned = any(p.line == i and list(p.systems) == shown_systems for p in views.pins(ds))
+        is_pinned = any(p.line == i and list(p.systems) == shown_systems for p in presentation.pins(ds))
         p1, p2 = st.columns([3, 2])  # room for "Pin for the presentation" on one line
         note = p1.text_input("Note for the presentation (optional)", key=f"sent_pin_note_{i}", max_chars=500)
         try:
             if is_pinned and p2.button("Unpin", key="sent_unpin", help="remove it from the presentation"):
-                views.unpin(ds, i, shown_systems)
+                presentation.unpin(ds, i, shown_systems)
                 st.rerun()
             if not is_pinned and p2.button("Pin for the presentation", key="sent_pin", icon=":material/push_pin:"):
-                views.pin(ds, i, shown_systems, metric, note)
+                presentation.pin(ds, i, shown_systems, metric, note)
                 st.rerun()
         except InputError as err:
             st.error(str(err))
@@ -159,7 +170,7 @@ def page() -> None:
             st.markdown(f"**{render.md(name)}**")
             st.markdown(render.plain(c.systems[name][i]), unsafe_allow_html=True)
     else:
-        evidence = views.line_evidence(ds, opts, [sys_a, sys_b] if sys_b else [sys_a], i)
+        evidence = line_evidence(ds, opts, [sys_a, sys_b] if sys_b else [sys_a], i)
         seg_refs = evidence["references"]
         m_a = evidence["ngrams"][sys_a]
         m_b = evidence["ngrams"][sys_b] if sys_b else None
@@ -228,7 +239,7 @@ def page() -> None:
         )
         for name in [sys_a, sys_b] if sys_b else [sys_a]:
             for ann in anns:
-                seg = views.annotated_segment(ann, name, i)
+                seg = annotated.annotated_segment(ann, name, i)
                 if seg is None:
                     st.caption(f"{render.md(name)}: not rated in {render.md(ann.name)}")
                     continue
@@ -283,7 +294,7 @@ def page() -> None:
             "words within epsilon are replaced by the reference word and weighted 1 - distance."
         )
         for name in [sys_a, sys_b] if sys_b else [sys_a]:
-            rows = views.tbleu_rows(ds, opts, name, i)
+            rows = tbleu_rows(ds, opts, name, i)
             st.markdown(f"*{render.md(name)}*")
             if rows:
                 export.table(
@@ -291,3 +302,45 @@ def page() -> None:
                 )
             else:
                 st.caption("No word pair shares a substring.")
+
+
+def line_evidence(ds: state.Dataset, opts: Options, systems: Sequence[str], i: int) -> dict:
+    """The machine evidence of line ``i`` for each system: word n-gram matches (BLEU's tokenizer and
+    options) and the TER alignment against the best reference."""
+    c = ds.corpus
+    seg_refs = [r[i] for r in c.reference_streams()]
+    bleu, ter = make_metric("bleu", opts), make_metric("ter", opts)
+    return {
+        "references": seg_refs,
+        "ngrams": {s: ngram_matches(c.systems[s][i], seg_refs, bleu, max_order=4) for s in systems},
+        "ter": {s: _alignment_or_sentence(c.systems[s][i], seg_refs, ter) for s in systems},
+    }
+
+
+def _alignment_or_sentence(line: str, refs: Sequence[str], ter):
+    """The TER alignment, or the sentence why this line is past TER's bound (the page says it)."""
+    try:
+        return ter_alignment(line, refs, ter)
+    except InputError as err:
+        return str(err)
+
+
+def tbleu_rows(ds: state.Dataset, opts: Options, system: str, i: int) -> list[dict]:
+    """tBLEU's corrections of one line: each hypothesis word within the affix distance of its matched
+    reference word."""
+    c = ds.corpus
+    seg_refs = [r[i] for r in c.reference_streams()]
+    per_ref = make_metric("tbleu", opts).corrections(c.systems[system][i], seg_refs)
+    return [
+        {
+            "reference": c.reference_names[k],
+            "hypothesis word": x.hyp_word,
+            "reference word": x.ref_word,
+            "affix distance": x.distance,
+            "replaced": x.replaced,
+            "weight": x.weight,
+        }
+        for k, corr in enumerate(per_ref)
+        for x in corr
+        if x.distance < 1
+    ]

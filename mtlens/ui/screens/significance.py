@@ -10,16 +10,24 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ...core.errors import InputError
-from .. import cached, export, render, state, views
-from ..widgets import dataset_caption, metric_sidebar
+from ...service import presentation as report
+from ...service.comparisons import (
+    ALPHA_CHOICES,
+    MAX_SAMPLES,
+    SEED,
+)
+from ...service.presentation import (
+    NOT_SIGNIFICANT_COLOUR,
+    SIGNIFICANT_COLOUR,
+    p_text,
+)
+from .. import cached, export, links, render, views
+from ..widgets import open_screen
 
 
 def page() -> None:
     """Draw the page (inside the page guard)."""
-    st.title("Significance")
-    ds = state.current()
-    opts = metric_sidebar()
-    dataset_caption(ds)
+    ds, opts = open_screen("Significance")
     systems = list(ds.corpus.system_names)
     if len(systems) < 2:
         st.info("Significance tests need at least two systems.")
@@ -28,11 +36,11 @@ def page() -> None:
         st.info(cached.too_few_lines(ds))
         st.stop()
 
-    state.from_link(
+    links.from_link(
         {
             "metric": ("sig_metric", cached.metric_names(ds)),
             "test": ("sig_test", ["bootstrap", "ar"]),
-            "alpha": ("sig_alpha", list(views.ALPHA_CHOICES)),
+            "alpha": ("sig_alpha", list(ALPHA_CHOICES)),
             "baseline": ("sig_baseline", systems),
             "resample": ("sig_resample", ["segments", "documents"]),
         }
@@ -48,7 +56,7 @@ def page() -> None:
     n = c3.number_input(
         "Resamples / trials",
         10,
-        views.MAX_SAMPLES,
+        MAX_SAMPLES,
         None,
         step=1000,
         key=f"sig_n_{test}",
@@ -56,8 +64,8 @@ def page() -> None:
         help="Empty: 1,000 resamples (10,000 trials), more when there are so many pairs that fewer could never "
         "make a pair significant after Holm's correction.",
     )
-    seed = c4.number_input("Seed", 0, 2**31 - 1, views.SEED, key="sig_seed")
-    alpha = c5.selectbox("alpha", list(views.ALPHA_CHOICES), key="sig_alpha")
+    seed = c4.number_input("Seed", 0, 2**31 - 1, SEED, key="sig_seed")
+    alpha = c5.selectbox("alpha", list(ALPHA_CHOICES), key="sig_alpha")
     baseline = st.selectbox(
         "Compare",
         ["all pairs", *systems],
@@ -75,7 +83,7 @@ def page() -> None:
             help=f"Segments: sacrebleu's way. Documents: the {ds.corpus.document_count:,} documents are drawn whole "
             "(their segments are correlated, so a segment-level test can claim more than the set supports).",
         )
-    state.to_link(
+    links.to_link(
         metric=metric, test=test, alpha=alpha, baseline=baseline, resample=None if resample == "segments" else resample
     )
 
@@ -103,7 +111,7 @@ def page() -> None:
     st.caption(f"Signature: {cmp.signature} · {cmp.metric_signature}")
 
     names, matrix = cmp.p_matrix(adjusted=True)
-    text = [["" if np.isnan(v) else views.p_text(v) for v in row] for row in matrix]
+    text = [["" if np.isnan(v) else p_text(v) for v in row] for row in matrix]
     fig = go.Figure(
         go.Heatmap(
             z=matrix,
@@ -113,7 +121,7 @@ def page() -> None:
             texttemplate="%{text}",
             zmin=0,
             zmax=1,
-            colorscale=views.significance_colorscale(alpha),
+            colorscale=significance_colorscale(alpha),
             colorbar={"title": "Holm p", "tickvals": [0, alpha, 1], "ticktext": ["0", f"α = {alpha:g}", "1"]},
             hovertemplate="%{y} vs %{x}: p = %{z:.3f}<extra></extra>",
         )
@@ -148,10 +156,10 @@ def page() -> None:
         ),
     )
     st.subheader("Pairs")
-    files = views.significance_exports(metric, cmp)
+    files = significance_exports(metric, cmp)
     export.table(
         name="mtlens-significance",
-        df=views.pairs_table(cmp),
+        df=pairs_table(cmp),
         hide_index=True,
         csv=files["csv"],
         latex=files["tex"],
@@ -159,11 +167,11 @@ def page() -> None:
             ("delta (a - b)", "min. detectable"), views.metric_decimals(metric, [s.score for s in cmp.systems.values()])
         ),
         column_config={
-            "humans agree (est.)": st.column_config.Column(help=views.AGREEMENT_HELP),
-            "min. detectable": st.column_config.Column(help=views.DETECTABLE_HELP),
+            "humans agree (est.)": st.column_config.Column(help=AGREEMENT_HELP),
+            "min. detectable": st.column_config.Column(help=DETECTABLE_HELP),
         },
     )
-    st.caption(views.AGREEMENT_HELP)
+    st.caption(AGREEMENT_HELP)
     st.subheader("Power: how many lines a difference needs")
     delta = st.number_input(
         "A difference you want to detect (on the metric's scale)",
@@ -177,7 +185,7 @@ def page() -> None:
         places = views.metric_decimals(metric, [s.score for s in cmp.systems.values()])
         export.table(
             name="mtlens-power",
-            df=views.segments_needed_table(cmp, float(delta), ds.corpus.n_lines),
+            df=segments_needed_table(cmp, float(delta), ds.corpus.n_lines),
             hide_index=True,
             places={"min. detectable": places},
         )
@@ -185,3 +193,66 @@ def page() -> None:
             f"Lines needed: the lines a test set of this kind needs so that a difference of {delta:g} is found with "
             "80% power after Holm's correction (the standard error falls as one over the square root of the lines)."
         )
+
+
+def significance_exports(metric: str, cmp) -> dict[str, str]:
+    return {"csv": report.comparisons_to_csv({metric: cmp}), "tex": report.comparisons_to_latex({metric: cmp})}
+
+
+def significance_colorscale(alpha: float) -> list[list]:
+    """A plotly colour scale for p-values in 0..1 with a hard step at ``alpha``: every significant cell one
+    saturated colour (darker the smaller p), every other cell the same pale grey, so p = 0.057 never looks
+    like p = 0.006."""
+    a = min(max(float(alpha), 1e-9), 1.0)
+    return [
+        [0.0, "#0b4f22"],
+        [a * 0.999, SIGNIFICANT_COLOUR],
+        [a, NOT_SIGNIFICANT_COLOUR],
+        [1.0, NOT_SIGNIFICANT_COLOUR],
+    ]
+
+
+AGREEMENT_HELP = (
+    "Estimated share of system pairs with a difference of this size on which human judges agree with the "
+    "metric (Kocmi et al. 2024, 'Navigating the Metrics Maze'; their published fits). '-' where the metric "
+    "has no published fit."
+)
+
+
+def pairs_table(cmp) -> pd.DataFrame:
+    """The Significance page's pairs: delta, p-values, and what the delta means to humans."""
+    from ..service.analyses import human_agreement
+
+    return pd.DataFrame(
+        [
+            {
+                "a": p.a,
+                "b": p.b,
+                "delta (a - b)": p.delta,
+                "p": p.p_value,
+                "p (Holm)": p.p_holm,
+                "significant": p.significant,
+                "humans agree (est.)": human_agreement(p.metric, p.delta),
+                "min. detectable": p.min_detectable_delta,
+            }
+            for p in cmp.pairs
+        ]
+    )
+
+
+#: what the pairs table's "min. detectable" column says
+DETECTABLE_HELP = (
+    "The smallest difference this test set detects with 80% power at Holm's strictest level (alpha divided "
+    "by the number of pairs), from the bootstrap's standard error of the delta (docs/decisions.md)."
+)
+
+
+def segments_needed_table(cmp, delta: float, n_lines: int) -> pd.DataFrame:
+    """For each pair: the lines a test set of this kind needs to detect ``delta`` with 80% power."""
+    from ..service.analyses import segments_needed
+
+    rows = []
+    for p in cmp.pairs:
+        need = segments_needed(p.se, n_lines, delta, cmp.alpha, len(cmp.pairs))
+        rows.append({"a": p.a, "b": p.b, "min. detectable": p.min_detectable_delta, "lines needed": need})
+    return pd.DataFrame(rows)

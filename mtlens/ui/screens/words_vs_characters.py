@@ -4,26 +4,24 @@ The body of ``pages/3_Words_vs_characters.py`` (the page itself only sets the pa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from .. import cached, export, render, state, views
-from ..widgets import dataset_caption, metric_sidebar, require_reference
+from .. import cached, export, render, views
+from ..widgets import open_screen, require_reference
 
 
 def page() -> None:
     """Draw the page (inside the page guard)."""
-    st.title("Words vs characters")
-    st.caption(
+    ds, opts = open_screen(
+        "Words vs characters",
         "Sentence BLEU over word n-grams (BLEU_wN) against BLEU over character n-grams (BLEU_cM), without smoothing "
-        "or effective order, as in Denoual & Lepage (2005), who found BLEU_c18 equivalent to word BLEU-4."
+        "or effective order, as in Denoual & Lepage (2005), who found BLEU_c18 equivalent to word BLEU-4.",
     )
-    ds = state.current()
-    opts = metric_sidebar()
-    dataset_caption(ds)
     require_reference(ds, "This page")
     c = ds.corpus
 
@@ -71,7 +69,7 @@ def page() -> None:
     )
     for col, name in criteria:
         fig.add_trace(go.Scatter(x=pooled["char_order"], y=pooled[col], mode="lines+markers", name=name))
-    for mark in views.best_m_marks(res.best["all"], pooled, criteria):
+    for mark in best_m_marks(res.best["all"], pooled, criteria):
         fig.add_trace(
             go.Scatter(
                 x=[mark["x"]],
@@ -131,3 +129,29 @@ def page() -> None:
         places={f"BLEU_w{n}": views.metric_decimals("bleu"), f"BLEU_c{m}": views.metric_decimals("bleu-c")},
     )
     st.markdown("The two rankings **agree**." if res.rankings_agree else "The two rankings **differ**.")
+
+
+def best_m_marks(best, pooled: pd.DataFrame, criteria: Sequence[tuple[str, str]]) -> list[dict]:
+    """The labels of the best M on the Words vs characters sweep: one per distinct M (criteria that agree
+    share it, "best M=21: Pearson r, Cohen's kappa"), at the highest of their points; labels of nearby
+    M (within 3) alternate above and below so they never overlap.
+
+    ``criteria``: (column of ``pooled`` and attribute of ``best``, display name)."""
+    groups: dict[int, list[tuple[str, str]]] = {}
+    for col, name in criteria:
+        b = getattr(best, col)
+        if b is not None:
+            groups.setdefault(int(b), []).append((col, name))
+    marks, last = [], None
+    for m in sorted(groups):
+        ys = [float(pooled.loc[pooled["char_order"] == m, col].iloc[0]) for col, _ in groups[m]]
+        below = last is not None and m - last["x"] <= 3 and last["textposition"] == "top center"
+        mark = {
+            "x": m,
+            "y": max(ys),
+            "text": f"best M={m}: " + ", ".join(name for _, name in groups[m]),
+            "textposition": "bottom center" if below else "top center",
+        }
+        marks.append(mark)
+        last = mark
+    return marks

@@ -1,0 +1,67 @@
+"""``gate``: may the candidate replace the baseline? Exit 0 no regression, 1 regression, 2 bad input."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..core.errors import InputError
+from . import args as flags
+from .common import Exit, given_options, say, store, write_output
+
+
+def add_parsers(sub) -> dict:
+    g = sub.add_parser(
+        "gate",
+        help="may the candidate replace the baseline? exit 0 no regression, 1 regression, 2 bad input",
+    )
+    g.add_argument("--ref", action="append", default=[], metavar="REF", help="a reference file (repeat for several)")
+    g.add_argument("--src", metavar="SRC", help="the source file (QE models need it)")
+    flags.add_language_pair(g)
+    g.add_argument("--set", metavar="ID", help="a saved set: --baseline and --candidate name two of its runs")
+    g.add_argument("--baseline", required=True, metavar="FILE|NAME", help="the baseline's output (or run name)")
+    g.add_argument("--candidate", required=True, metavar="FILE|NAME", help="the candidate's output (or run name)")
+    g.add_argument("--metrics", default=None, help="comma-separated, e.g. chrf,bleu,comet:NAME (default bleu,chrf)")
+    flags.add_alpha(g)
+    g.add_argument(
+        "--min-agreement",
+        type=float,
+        default=None,
+        metavar="A",
+        help="a regression must also be one humans would notice: estimated agreement at least A (0-1, Kocmi et al. 2024)",
+    )
+    flags.add_docs(g)
+    flags.add_resample(g, "resample segments (default) or whole documents (--docs, or a saved set's documents)")
+    flags.add_format(g, ("text", "json", "markdown", "junit"))
+    g.add_argument("-o", "--output", metavar="FILE", help="also write the verdict (in --format) to this file")
+    flags.add_exact_flag(g)
+    flags.add_option_flags(g)
+    flags.add_data_dir(g)
+    return {"gate": run_gate}
+
+
+def run_gate(args: argparse.Namespace) -> str:
+    from ..service.gate import gate_files, gate_set, render
+
+    common = dict(
+        metrics=args.metrics,
+        alpha=args.alpha,
+        min_agreement=args.min_agreement,
+        options=given_options(args),
+        say=say,
+        resample=args.resample,
+    )
+    if args.set is not None:
+        extra = [f for f, v in (("--ref", args.ref), ("--src", args.src), ("--docs", args.docs)) if v]
+        if extra:
+            raise InputError(f"--set names a saved set; leave out {', '.join(extra)}")
+        res = gate_set(store(args), args.set, args.baseline, args.candidate, **common)
+    else:
+        res = gate_files(
+            store(args), args.ref, args.baseline, args.candidate, args.src, args.language_pair, args.docs, **common
+        )
+    out = render(res, args.format)
+    if args.output:
+        write_output(args.output, out)
+    if res.verdict == "regression":
+        raise Exit(out, 1)
+    return out

@@ -1,0 +1,72 @@
+"""``python -m mtlens``: the parser made of every command group's parsers, and ``main`` with its exit codes.
+
+Exit status: 0 done, 1 the gate found a regression, 2 bad input (one sentence on stderr, never a traceback),
+3 a bug (still one sentence), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from ..core.errors import InputError
+from ..service.neural_scoring import EXACT as NEURAL_EXACT
+from ..service.neural_scoring import MODE_ENV as NEURAL_MODE_ENV
+from ..service.sets import __version__
+from . import admin, gate, scoring, sets
+from .args import Parser
+from .common import Exit
+
+#: the exit status of a bug (0: done, 1: the gate found a regression, 2: bad input, 130: interrupted)
+INTERNAL_ERROR = 3
+
+#: the command groups, in the order ``--help`` lists their commands
+GROUPS = (scoring, sets, gate, admin)
+
+
+def _parser_and_commands() -> tuple[argparse.ArgumentParser, dict]:
+    p = Parser(prog="mtlens", description="Compare machine translation systems (sacrebleu-compatible scores).")
+    p.add_argument("--version", action="version", version=f"mtlens {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    commands: dict = {}
+    for group in GROUPS:
+        commands.update(group.add_parsers(sub))
+    return p, commands
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line's parser."""
+    return _parser_and_commands()[0]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    parser, commands = _parser_and_commands()
+    args = parser.parse_args(argv)
+    if getattr(args, "exact", False):  # the mode is the environment's: a job this command starts inherits it
+        os.environ[NEURAL_MODE_ENV] = NEURAL_EXACT
+    try:
+        out = commands[args.command](args)
+    except InputError as err:
+        print(f"mtlens: error: {err}", file=sys.stderr)
+        return 2
+    except Exit as done:
+        out, status = done.out, done.status
+    except MemoryError:
+        print("mtlens: error: out of memory; score fewer or shorter files at once", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:  # a bug: still one sentence, never a traceback; 3, so no CI reads it as a verdict
+        print(f"mtlens: internal error: {type(err).__name__}: {err}", file=sys.stderr)
+        return INTERNAL_ERROR
+    else:
+        status = 0
+    try:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return status
+    return status

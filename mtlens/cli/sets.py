@@ -1,0 +1,204 @@
+"""The workspace's commands: ``import``, ``list``, ``delete``, ``add`` (a run), ``history`` and ``store copy``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..core.errors import InputError
+from ..service import presentation as report
+from ..service.inputs import read_bytes
+from . import args as flags
+from .args import Parser
+from .common import columns, note, say, store
+
+
+def add_parsers(sub) -> dict:
+    """The workspace commands' parsers; returns command name -> its function."""
+    i = sub.add_parser("import", help="save a folder or file as set(s) of the workspace; prints the new id(s)")
+    i.add_argument(
+        "path", nargs="?", metavar="PATH", help="a folder (ref*.txt, src.txt, systems, human*.tsv; or mt-metrics-eval)"
+    )
+    i.add_argument(
+        "--ratings",
+        metavar="FILE",
+        help="an MQM annotation file (Google's TSV: system, doc, doc_id, seg_id, rater, source, target with "
+        "<v> spans, category, severity[, comment]): a set of its hypotheses and sources, with an mqm metric",
+    )
+    i.add_argument(
+        "--set", metavar="ID", help="with --ratings: annotate this saved set's hypotheses instead of making a set"
+    )
+    i.add_argument("--name", help="the set's name (default: the folder or file name; mt-metrics-eval: + the pair)")
+    flags.add_language_pair(i, "declare the language pair (default: detect)")
+    i.add_argument("--project", help="group the set(s) into this project (e.g. 'WMT21')")
+    flags.add_data_dir(i)
+
+    ls = sub.add_parser("list", help="the saved sets of the workspace")
+    flags.add_format(ls)
+    ls.add_argument("--project", help="only this project's sets")
+    flags.add_data_dir(ls)
+
+    d = sub.add_parser("delete", help="delete a saved set and everything stored with it")
+    d.add_argument("id", metavar="ID")
+    flags.add_data_dir(d)
+
+    ad = sub.add_parser("add", help="add a system output to a saved set as a run (time, family, metadata)")
+    ad.add_argument("--set", required=True, metavar="ID")
+    ad.add_argument(
+        "file", metavar="FILE", help="the system output (one line per segment), or a set bundle: its new systems"
+    )
+    ad.add_argument("--name", help="the run's name (default: the file's stem)")
+    ad.add_argument("--family", help="the run's lineage, e.g. my-model (steps are tested within a family)")
+    ad.add_argument("--at", metavar="ISO-8601", help="when the output was made (default: now; no offset: UTC)")
+    ad.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help="metadata (repeat)")
+    flags.add_format(ad)
+    flags.add_data_dir(ad)
+
+    hi = sub.add_parser("history", help="a set's runs over time, with intervals and the significance of every step")
+    hi.add_argument("--set", required=True, metavar="ID")
+    hi.add_argument("--family", help="only this family's runs")
+    hi.add_argument("--metrics", default=None, help="comma-separated (default bleu,chrf)")
+    hi.add_argument("--baseline", metavar="NAME", help="also give every run's delta to this run")
+    flags.add_alpha(hi)
+    flags.add_resample(hi, "intervals and steps over documents")
+    flags.add_format(hi)
+    flags.add_exact_flag(hi)
+    flags.add_data_dir(hi)
+
+    sto = sub.add_parser("store", help="the workspace's store itself")
+    sto_sub = sto.add_subparsers(dest="action", required=True, parser_class=Parser)
+    a = sto_sub.add_parser("copy", help="copy a whole workspace into an empty store (SQLite folder <-> PostgreSQL)")
+    a.add_argument("source", metavar="FROM", help="a data folder or postgresql://...")
+    a.add_argument("target", metavar="TO", help="an empty data folder or database")
+    return {
+        "import": run_import,
+        "list": run_list,
+        "delete": run_delete,
+        "add": run_add,
+        "history": run_history,
+        "store": run_store,
+    }
+
+
+def run_import(args: argparse.Namespace) -> str:
+    from ..service.bundles import import_bundle
+    from ..service.evaluation import evaluate, save
+    from ..service.inputs import read_path
+
+    workspace = store(args)
+    if args.ratings:
+        return _import_ratings(args, workspace)
+    if not args.path:
+        raise InputError("give a PATH to import (or --ratings FILE)")
+    if str(args.path).endswith(".mtlens.json.gz"):
+        sid = import_bundle(workspace, read_bytes(args.path), args.name)
+        if args.project:
+            workspace.set_project(sid, args.project)
+        say(f"saved the bundle '{args.path}' as a set")
+        return sid + "\n"
+    found = read_path(args.path, args.name)
+    lines = []
+    for item in found:
+        ev = evaluate(item.corpus, args.language_pair, item.human, item.scores)  # bad side files: nothing saved
+        corpus, lang = ev.corpus, ev.language
+        sid = save(workspace, ev, item.name, args.project).set_id
+        lines.append(sid)
+        say(
+            f"saved '{item.name}' ({len(corpus.systems)} systems, {len(corpus.references)} references, "
+            f"{corpus.n_lines} lines; {lang.describe()})"
+        )
+        for sentence in item.notes:
+            note(sentence)
+    return "\n".join(lines) + "\n"
+
+
+def _import_ratings(args: argparse.Namespace, workspace) -> str:
+    from ..service.evaluation import add_annotations, evaluate_annotations, save
+    from ..service.inputs import read_mqm_tsv
+
+    if args.path:
+        raise InputError("give either PATH or --ratings FILE, not both")
+    if args.set:
+        ann = add_annotations(workspace, args.set, Path(args.ratings).name, read_bytes(args.ratings))
+        for sentence in ann.problems:
+            note(sentence)
+        return args.set + "\n"
+    ev = evaluate_annotations(read_bytes(args.ratings), Path(args.ratings).name, args.language_pair)
+    name = args.name or Path(args.ratings).name
+    sid = save(workspace, ev, name, args.project).set_id
+    c = ev.corpus
+    say(f"saved '{name}' ({len(c.systems)} systems, {c.n_lines} segments, no reference; {ev.language.describe()})")
+    for sentence in [*c.warnings, *read_mqm_tsv(ev.annotations[0][1], ev.annotations[0][0]).problems]:
+        note(sentence)
+    return sid + "\n"
+
+
+def run_list(args: argparse.Namespace) -> str:
+    from dataclasses import asdict
+
+    sets = store(args).list(args.project)
+    if args.format == "json":
+        return (
+            report.dumps(
+                [{k: v for k, v in asdict(s).items() if k != "project"} | {"project": s.project} for s in sets]
+            )
+            + "\n"
+        )
+    if not sets:
+        return "no saved sets (python -m mtlens import PATH)\n"
+    header = ("id", "pair", "systems", "lines", "created", "owner", "name")
+    table = [
+        (s.id, s.language_pair or "-", str(len(s.systems)), str(s.lines), s.created, s.owner or "operator", s.name)
+        for s in sets
+    ]
+    return columns(header, table, right=(2, 3))
+
+
+def run_delete(args: argparse.Namespace) -> str:
+    store(args).delete(args.id)
+    return f"deleted {args.id}\n"
+
+
+def run_add(args: argparse.Namespace) -> str:
+    from ..service.bundles import add_bundle_runs, is_bundle
+    from ..service.runs import add_run, parse_meta
+
+    data = read_bytes(args.file)
+    if is_bundle(data):  # a set bundle: its new systems, with their run facts
+        given = [
+            f
+            for f, v in (("--name", args.name), ("--family", args.family), ("--at", args.at), ("--meta", args.meta))
+            if v
+        ]
+        if given:
+            raise InputError(f"a bundle's runs carry their own facts; leave out {', '.join(given)}")
+        added = add_bundle_runs(store(args), args.set, data)
+        if args.format == "json":
+            return report.dumps({"added": added}) + "\n"
+        return f"added {len(added)} run(s) from the bundle to set {args.set}: {', '.join(added)}\n"
+    meta = parse_meta(args.meta)
+    run = add_run(store(args), args.set, data, Path(args.file).name, args.name, args.family, args.at, meta)
+    doc = {"name": run.name, "family": run.family, "at": run.at, "meta": run.meta}
+    if args.format == "json":
+        return report.dumps(doc) + "\n"
+    fam = f", family {run.family}" if run.family else ""
+    return f"added run '{run.name}'{fam}, made {run.at}, to set {args.set}\n"
+
+
+def run_history(args: argparse.Namespace) -> str:
+    from ..service.runs import history, history_to_dict
+
+    h = history(store(args), args.set, args.family, args.metrics, args.baseline, args.alpha, resample=args.resample)
+    doc = history_to_dict(h)
+    if args.format == "json":
+        return report.dumps(doc) + "\n"
+    return report.history_to_table(doc)
+
+
+def run_store(args: argparse.Namespace) -> str:
+    from ..service.sets import Store, copy_store
+
+    source, target = Store(url=args.source), Store(url=args.target)
+    counts = copy_store(source, target)
+    rows = ", ".join(f"{n} {table}" for table, n in counts.items() if n)
+    return f"copied {source.location} to {target.location}: {rows or 'no rows'}\n"
