@@ -6,7 +6,6 @@ agreement) and the delta to a chosen baseline; from the history's JSON form
 from __future__ import annotations
 
 from .numbers import ABSENT, UNIT_DECIMALS, decimals, shown
-from .tables import NEURAL_SIGNATURE
 
 
 def _signed(v, places: int) -> str:
@@ -42,9 +41,8 @@ def history_rows(doc: dict) -> list[dict]:
                 row[f"{m} step humans agree (est.)"] = shown(step["human_agreement"], UNIT_DECIMALS)
             if doc.get("baseline"):
                 row[f"{m} vs {doc['baseline']}"] = _signed(run["delta_to_baseline"].get(m), places + 1)
-            signature = doc.get("signatures", {}).get(m, "")
-            if NEURAL_SIGNATURE in signature:  # a neural score is never shown without its model
-                row[f"{m} signature"] = signature
+            if m in doc.get("computed_by_model", ()):  # a neural score is never shown without its model
+                row[f"{m} signature"] = doc["signatures"][m]
         rows.append(row)
     return rows
 

@@ -113,8 +113,11 @@ def ranked(results: Mapping[str, MetricResult], by: str | None = None) -> list[s
     return sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
 
 
-#: what a computed neural metric's signature holds (:func:`mtlens.neural.models.signature_fields`)
-NEURAL_SIGNATURE = "|precision:"
+def computed_by_model(result: MetricResult) -> bool:
+    """Whether a metric's scores were computed here by a registered neural checkpoint (their signature names
+    the model: :func:`mtlens.neural.models.signature_fields`), told by the scores themselves, not their text."""
+    imported = getattr(result.scorer, "imported", None)
+    return bool(imported is not None and imported.model)
 
 
 def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False, by: str | None = None) -> str:
@@ -129,7 +132,7 @@ def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False, by
     first = next(iter(results.values()))
     # a neural score is never read without its model: "<metric> signature" right after its column
     # (sacreCOMET's point, Zouhar et al. 2024); the other metrics' signatures are in the JSON/LaTeX/table forms
-    signed = {m: results[m].signature for m in metrics if NEURAL_SIGNATURE in results[m].signature}
+    signed = {m: results[m].signature for m in metrics if computed_by_model(results[m])}
     heads = [h for m in metrics for h in ((m, f"{m} signature") if m in signed else (m,))]
 
     def cells(values) -> list:

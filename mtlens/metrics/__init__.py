@@ -24,10 +24,21 @@ from .ter import TER
 REGISTRY: dict[str, type[Metric]] = {}
 
 
+#: facts every registered metric states itself (in its own class or a metric class it derives from), because a
+#: default would be silently wrong: its measured cost per character of text (how the engine shares work), whether
+#: it is slow (opt-in on large sets), and the range of its scores (what the tests hold it to)
+DECLARED = ("cost_per_char", "slow", "score_range")
+
+
 def register(cls: type[Metric]) -> type[Metric]:
-    """Add a metric class (usable as a decorator). Its name must be new and its option fields real."""
+    """Add a metric class (usable as a decorator). Its name must be new, its option fields real, and its
+    :data:`DECLARED` facts its own."""
     if not cls.name or cls.name in REGISTRY:
         raise ValueError(f"a metric needs a new name, not {cls.name!r}")
+    own = [k for k in cls.__mro__ if k is not Metric and isinstance(k, type) and issubclass(k, Metric)]
+    undeclared = [f for f in DECLARED if not any(f in vars(k) for k in own)]
+    if undeclared:
+        raise ValueError(f"{cls.__name__} must declare {', '.join(undeclared)} (measured, not Metric's defaults)")
     unknown = sorted(set(cls.option_fields) - set(SPECS))
     if unknown:
         raise ValueError(f"{cls.__name__} reads unknown option fields {unknown}")

@@ -136,6 +136,9 @@ class BLEU(NgramKernel, Metric):
     """
 
     name = "bleu"
+    cost_per_char = 1.0  # the unit the others are measured in (docs/decisions.md, "The engine")
+    slow = False
+    score_range = (0.0, 100.0)
     label = latex = "BLEU"
     params = {p: p for p in ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order")}
     score_only_fields = ("smooth_method", "smooth_value")

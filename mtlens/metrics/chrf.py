@@ -109,6 +109,9 @@ class CHRF(NgramKernel, Metric):
     """
 
     name = "chrf"
+    cost_per_char = 1.0  # measured against word BLEU: about the same
+    slow = False
+    score_range = (0.0, 100.0)
     label = latex = "chrF"
     params = {"lowercase": "lowercase", "eps_smoothing": "chrf_eps_smoothing"}
     # eps smoothing is *not* score-only: with several references each segment keeps the reference with the

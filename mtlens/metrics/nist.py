@@ -68,6 +68,7 @@ class NIST(Metric):
 
     name = "nist"
     cost_per_char = 1.2  # measured against word BLEU
+    slow = False
     label = latex = "NIST"
     sentence_level = False
     score_range = (0.0, None)

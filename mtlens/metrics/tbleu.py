@@ -238,7 +238,9 @@ class TBLEU(Metric):
     name = "tbleu"
     label = "tBLEU"
     latex = "tBLEU"
-    slow = True
+    slow = True  # the affix distances of every word pair within reach: minutes per 100,000 system lines
+    cost_per_char = 1.0  # measured against word BLEU at the default epsilon: about the same per character
+    score_range = (0.0, 100.0)
     kernel = KERNEL
     modules = ()  # scipy's matching is loaded on its own (_linear_sum_assignment)
     params = {

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from ..analysis.policy import ALPHA
 from ..core.errors import InputError
 from ..core.options import DEFAULTS
+from ..exports.tables import computed_by_model
 from ..storage.runs import Run, check_meta, clean_family, utc_iso
 from .evaluation import options_for
 
@@ -169,6 +170,8 @@ class History:
     notes: list[str] = field(default_factory=list)
     resample: str = "segments"
     signatures: dict[str, str] = field(default_factory=dict)
+    #: the metrics whose scores a registered neural checkpoint computed (their signature goes with them)
+    computed: tuple[str, ...] = ()
 
     def to_baseline(self, metric: str, run: str) -> float | None:
         if self.baseline is None or self.baseline not in self.scores[metric]:
@@ -273,6 +276,7 @@ def history(
         notes,
         resample,
         {m: r.signature for m, r in results.items()},
+        tuple(m for m, r in results.items() if computed_by_model(r)),
     )
 
 
@@ -313,6 +317,7 @@ def history_to_dict(h: History) -> dict:
         "set": h.set_id,
         "metrics": h.metrics,
         "signatures": h.signatures,
+        "computed_by_model": list(h.computed),
         "baseline": h.baseline,
         "runs": runs,
         "test": f"test:paired-bootstrap|n:{h.n}|seed:{h.seed}|alpha:{h.alpha:g}|correction:holm-over-steps"

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from mtlens.cli import main
-from mtlens.metrics import Metric, Signature, register, unregister
+from mtlens.metrics import Metric, Signature, metric_names, register, unregister
 
 from ..conftest import ROOT, SAMPLE
 
@@ -23,6 +23,9 @@ class LengthRatio(Metric):
     label = "LenRatio"
     latex = r"Len$_{r}$"
     option_fields = ("lowercase",)
+    cost_per_char = 0.2  # word counts only: cheaper than BLEU (a toy's guess; nothing measures it)
+    slow = False
+    score_range = (0.0, 100.0)
 
     def __init__(self, lowercase: bool = False):
         self.lowercase = lowercase
@@ -122,3 +125,30 @@ def test_the_toy_metric_is_a_rankings_column(toy):
         ),
         abs=1e-9,
     )
+
+
+def test_a_metric_that_does_not_state_its_cost_is_refused():
+    """Issue 47: a new metric's cost per character (how the engine shares work; WER was measured at 23 times
+    BLEU's), whether it is slow and its score range must be its own, never Metric's silent defaults."""
+
+    class Undeclared(LengthRatio):
+        name = "undeclared"
+
+    register(Undeclared)  # its facts inherited from a metric class that states them: allowed
+    unregister("undeclared")
+
+    class Bare(Metric):
+        name = "bare"
+
+        def block_statistics(self, references, hypotheses):
+            return []
+
+        def score_from_totals(self, totals):
+            return totals
+
+        def signature(self, n_refs):
+            return Signature(())
+
+    with pytest.raises(ValueError, match="Bare must declare cost_per_char, slow, score_range"):
+        register(Bare)
+    assert "bare" not in metric_names()
