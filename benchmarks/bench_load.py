@@ -106,11 +106,11 @@ def niced_chromium(folder: Path) -> str:
 
 
 def tiny_model(folder: Path) -> Path:
-    from mtlens.neural import models as neural
+    from mtlens.neural import environment as neural_env
 
     try:
-        python = neural.python()
-    except neural.NeuralUnavailable as err:
+        python = neural_env.python()
+    except neural_env.NeuralUnavailable as err:
         raise SystemExit(f"the load test's COMET job needs the neural extra: {err}") from None
     texts = [str(ROOT / "sample_data" / n) for n in ("src.txt", "ref.txt", "UEdin.txt")]
     build = ROOT / "tests" / "neural" / "build_tiny_comet.py"

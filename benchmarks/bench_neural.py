@@ -176,12 +176,14 @@ def main() -> None:
     ap.add_argument("--case", default="all", choices=["parity", "multi", "all"])
     args = ap.parse_args()
     from mtlens.core.corpus import Corpus
+    from mtlens.neural import environment as neural_env
     from mtlens.neural import models as neural
+    from mtlens.neural import segments as neural_segments
     from mtlens.storage.store import Store
 
     try:
-        python = neural.python()
-    except neural.NeuralUnavailable as err:  # one sentence, as every benchmark without its data
+        python = neural_env.python()
+    except neural_env.NeuralUnavailable as err:  # one sentence, as every benchmark without its data
         raise SystemExit(f"bench_neural needs the neural extra: {err}") from None
     work = Path(tempfile.mkdtemp(prefix="mtlens-bench-neural-"))
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
@@ -253,7 +255,7 @@ def main() -> None:
     t = time.perf_counter()
     store = Store(store_dir)
     model = neural.get_model(store, "tiny")
-    scores = neural.cached_scores(store, model, store.load(set_id).corpus, neural.EXACT)
+    scores = neural_segments.cached_scores(store, model, store.load(set_id).corpus, neural.EXACT)
     reopen = time.perf_counter() - t
     assert scores is not None
     t_cli, _ = timed(score_set(set_id, store_dir, "--exact"))

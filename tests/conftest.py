@@ -204,11 +204,11 @@ def backend(request, tmp_path):
 def neural_python(request):
     """The neural extra's interpreter (scripts/install-neural.sh); the COMET tests skip without it, with
     a reason, unless ``--require-neural`` (what scripts/test.sh passes) makes that a failure."""
-    from mtlens.neural import models as neural
+    from mtlens.neural import environment as neural_env
 
     try:
-        return neural.python()
-    except neural.NeuralUnavailable as err:
+        return neural_env.python()
+    except neural_env.NeuralUnavailable as err:
         if request.config.getoption("--require-neural"):
             pytest.fail(f"--require-neural was given but {err}")
         pytest.skip(str(err))

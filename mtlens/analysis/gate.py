@@ -31,7 +31,8 @@ from ..runtime.scoring import MetricResult
 from .agreement import human_agreement
 from .policy import ALPHA, MIN_TEST_LINES, SEED, default_resamples
 from .power import POWER, min_detectable_delta
-from .significance import holm, paired_deltas
+from .resampling import paired_deltas
+from .significance import holm
 
 #: the rule in one sentence, printed with every verdict
 RULE = (

@@ -88,7 +88,8 @@ def group_clusters(result: MetricResult, groups: Sequence[Group], seed: int) -> 
     """Each group's significance clusters of ``result``'s metric (the paired bootstrap over the group's lines,
     Holm over its pairs; :func:`mtlens.analysis.significance.compare`): group -> system -> cluster number
     (1 = best); None for a group of fewer than 30 lines (no test is claimed on them)."""
-    from .significance import MIN_TEST_LINES, compare
+    from .policy import MIN_TEST_LINES
+    from .significance import compare
 
     out = {}
     for g in groups:

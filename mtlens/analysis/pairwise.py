@@ -26,7 +26,8 @@ from ..core.options import DEFAULTS, Options
 from ..metrics import BLEU
 from ..runtime.scoring import MetricResult
 from .policy import ALPHA, MIN_TEST_LINES, P_DEFINITIONS, SEED, default_resamples
-from .significance import holm, paired_bootstrap_p
+from .resampling import paired_bootstrap_p
+from .significance import holm
 
 LENGTH_EDGES = (10, 20, 30, 40)
 FREQ_EDGES = (1, 5, 10, 100, 1000)

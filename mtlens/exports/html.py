@@ -14,7 +14,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from ..analysis.pitfalls import neural_names
-from ..analysis.significance import MIN_TEST_LINES, Comparison
+from ..analysis.policy import MIN_TEST_LINES
+from ..analysis.significance import Comparison
 from ..core.corpus import Corpus
 from ..runtime.scoring import MetricResult
 from ..version import __version__

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from ..core.corpus import Corpus
 from ..core.errors import InputError
-from .testset import corpus_from_bytes, corpus_from_single, decode_lines, read_bytes
+from .lines import decode_lines, read_bytes
+from .testset import corpus_from_bytes, corpus_from_single
 
 _PAIR_NAME = re.compile(r"^[a-z]{2,3}-[a-z]{2,3}$")
 
@@ -110,7 +111,7 @@ def _mme_documents(path: Path, corpus: Corpus, notes: list[str]) -> Corpus:
     or ``doc`` alone in older years. A file that does not fit the test set is said, not used."""
     if not path.exists():
         return corpus
-    from .testset import decode_lines
+    from .lines import decode_lines
 
     lines = decode_lines(read_bytes(path), path.name)
     if len(lines) != corpus.n_lines:

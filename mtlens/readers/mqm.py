@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..core.errors import InputError
-from .testset import decode_lines
+from .lines import decode_lines
 
 SEVERITIES = ("critical", "major", "minor", "neutral", "no-error")
 #: severity -> weight, and (severity, category) -> weight overrides (a category of ``*`` is any severity)

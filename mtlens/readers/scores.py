@@ -33,7 +33,8 @@ from ..core.errors import InputError
 from ..core.limits import load_json
 from ..metrics import REGISTRY
 from ..metrics.base import Metric, Signature
-from .testset import decode_lines, stem
+from .lines import decode_lines
+from .testset import stem
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,10 @@ import time
 from dataclasses import dataclass
 
 from ..core.errors import InputError
+from ..neural import compute as neural_compute
+from ..neural import environment as neural_env
 from ..neural import models as neural
+from ..neural import segments as neural_segments
 
 #: seconds without a heartbeat after which a running job is taken for dead
 STALE = 30.0
@@ -93,12 +96,12 @@ def start(store, set_id: str, model_name: str) -> Progress:
     with nothing new to score is returned as it is."""
     model = neural.get_model(store, model_name)
     ev_corpus = _corpus(store, set_id)
-    neural.check_inputs(model, ev_corpus)
-    neural.python()  # the extra is there (else one sentence on how to install it)
+    neural_segments.check_inputs(model, ev_corpus)
+    neural_env.python()  # the extra is there (else one sentence on how to install it)
     if neural.mode() == neural.FAST:
-        neural.check_ray()  # a configured cluster answers (else one sentence, on the page too)
+        neural_env.check_ray()  # a configured cluster answers (else one sentence, on the page too)
     job = store.job(set_id, model.digest)
-    if job and job["state"] == "done" and not neural.missing(store, model, ev_corpus):
+    if job and job["state"] == "done" and not neural_segments.missing(store, model, ev_corpus):
         return progress(job)  # nothing new to score: no process at all
     claimed, job = store.claim_job(set_id, model.digest, model.name, alive)
     if claimed:
@@ -108,7 +111,7 @@ def start(store, set_id: str, model_name: str) -> Progress:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            cwd=str(neural.ROOT),
+            cwd=str(neural_env.ROOT),
             env=env,
             start_new_session=True,  # a job outlives the server that started it
         )
@@ -136,7 +139,7 @@ def run(store, set_id: str, model_name: str, claim: bool = True) -> str:
     ``claim``: take the job first (the command line); a process :func:`start` made has it already."""
     model = neural.get_model(store, model_name)
     corpus = _corpus(store, set_id)
-    neural.check_inputs(model, corpus)
+    neural_segments.check_inputs(model, corpus)
     if claim:
         claimed, _ = store.claim_job(set_id, model.digest, model.name, alive)
         if not claimed:
@@ -148,7 +151,7 @@ def run(store, set_id: str, model_name: str, claim: bool = True) -> str:
     # progress in the set's segments (lines x systems), whatever the work is counted in: fast mode
     # computes distinct inputs, fewer than the segments when systems share lines
     total = corpus.n_lines * len(corpus.systems)
-    already = neural.segments_cached(store, model, corpus)
+    already = neural_segments.segments_cached(store, model, corpus)
     stop = threading.Event()
     state = {"cancel": False}
 
@@ -168,7 +171,7 @@ def run(store, set_id: str, model_name: str, claim: bool = True) -> str:
     heart = threading.Thread(target=beat, daemon=True)
     heart.start()
     try:
-        finished = neural.compute(store, model, corpus, on_progress, should_stop=lambda: state["cancel"])
+        finished = neural_compute.compute(store, model, corpus, on_progress, should_stop=lambda: state["cancel"])
     except InputError as err:
         store.update_job(set_id, model.digest, state="failed", message=str(err))
         return "failed"

@@ -16,7 +16,8 @@ from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.language import parse_pair
 from ..core.limits import gunzip, load_json, max_bundle_bytes
-from ..readers.testset import decode_lines, with_warnings
+from ..readers.lines import decode_lines
+from ..readers.testset import with_warnings
 from .evaluation import check_side_files
 
 BUNDLE_FORMAT = "mtlens-set"

@@ -122,7 +122,8 @@ def file_metrics(
     ``extra_scores`` (``(name, bytes)``: the command line's ``--scores``), its annotations' MQM (with
     ``mqm_weights``) and the cached scores of its neural models ``neural`` (:func:`finished_neural`); each
     an :class:`mtlens.readers.scores.ImportedScores`, a name taken once (the first)."""
-    from ..neural.models import get_model, offered_scores
+    from ..neural.compute import offered_scores
+    from ..neural.models import get_model
     from ..readers.scores import read_score_files
 
     files = [*ev.scores, *extra_scores]
@@ -147,7 +148,8 @@ SAMPLE_NAME = "Bundled sample: WMT21 en-de, 200 lines"
 
 def sample_evaluation() -> Evaluation:
     """The bundled sample (WMT21 en-de, its human scores) as an evaluation with the sample's set id."""
-    from ..readers.testset import SAMPLE_DIR, read_bytes, sample_corpus
+    from ..readers.lines import read_bytes
+    from ..readers.testset import SAMPLE_DIR, sample_corpus
     from ..storage.store import SAMPLE_ID
 
     human = tuple((n, read_bytes(SAMPLE_DIR / n)) for n in ("human.tsv", "human_seg.tsv"))

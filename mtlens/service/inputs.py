@@ -14,18 +14,15 @@ if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/t
     from ..core.language import TOKENIZER_RULE, Language, language_defaults
     from ..core.limits import max_table_rows
     from ..readers.folders import read_path
+    from ..readers.lines import decode_lines, files_fingerprint, read_bytes, read_lines
     from ..readers.mqm import read_annotations, read_mqm_tsv
     from ..readers.scores import read_score_files
     from ..readers.testset import (
         corpus_from_bytes,
         corpus_from_single,
-        decode_lines,
         documents_notes,
-        files_fingerprint,
         load_corpus,
-        read_bytes,
         read_documents,
-        read_lines,
         sample_files,
         unique_names,
     )
@@ -36,16 +33,16 @@ _NAMES = {
     "TOKENIZER_RULE": "mtlens.core.language:TOKENIZER_RULE",
     "corpus_from_bytes": "mtlens.readers.testset:corpus_from_bytes",
     "corpus_from_single": "mtlens.readers.testset:corpus_from_single",
-    "decode_lines": "mtlens.readers.testset:decode_lines",
-    "files_fingerprint": "mtlens.readers.testset:files_fingerprint",
+    "decode_lines": "mtlens.readers.lines:decode_lines",
+    "files_fingerprint": "mtlens.readers.lines:files_fingerprint",
     "language_defaults": "mtlens.core.language:language_defaults",
     "load_corpus": "mtlens.readers.testset:load_corpus",
     "max_table_rows": "mtlens.core.limits:max_table_rows",
     "documents_notes": "mtlens.readers.testset:documents_notes",
     "read_documents": "mtlens.readers.testset:read_documents",
     "read_annotations": "mtlens.readers.mqm:read_annotations",
-    "read_bytes": "mtlens.readers.testset:read_bytes",
-    "read_lines": "mtlens.readers.testset:read_lines",
+    "read_bytes": "mtlens.readers.lines:read_bytes",
+    "read_lines": "mtlens.readers.lines:read_lines",
     "read_mqm_tsv": "mtlens.readers.mqm:read_mqm_tsv",
     "read_path": "mtlens.readers.folders:read_path",
     "read_score_files": "mtlens.readers.scores:read_score_files",
@@ -58,7 +55,7 @@ __all__ = sorted([*_NAMES, "build_corpus", "read_files"])
 
 def read_files(paths) -> list[tuple[str, bytes]]:
     """Files on disk as the ``(name, bytes)`` pairs :func:`build_corpus` takes (each read within its limit)."""
-    from ..readers.testset import read_bytes
+    from ..readers.lines import read_bytes
 
     return [(str(p), read_bytes(p)) for p in paths]
 

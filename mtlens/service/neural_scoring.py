@@ -14,26 +14,14 @@ from ..core.errors import InputError
 from ._lazy import lazy_names
 
 if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/test_architecture.py)
-    from ..neural.models import (
-        EXACT,
-        FAST,
-        HOW_TO_ENABLE_SENTENCE,
-        MODE_ENV,
-        PREFIX,
-        add_model,
-        available,
-        cached_scores,
-        check_ray,
-        completed,
-        get_model,
-        mode,
-        models,
-        scores_for,
-    )
+    from ..neural.compute import completed, scores_for
+    from ..neural.environment import HOW_TO_ENABLE_SENTENCE, available, check_ray
+    from ..neural.models import EXACT, FAST, MODE_ENV, PREFIX, add_model, get_model, mode, models
+    from ..neural.segments import cached_scores
     from ..runtime.jobs import Progress, cancel, run, start, status
 
 _NAMES = {
-    "HOW_TO_ENABLE_SENTENCE": "mtlens.neural.models:HOW_TO_ENABLE_SENTENCE",
+    "HOW_TO_ENABLE_SENTENCE": "mtlens.neural.environment:HOW_TO_ENABLE_SENTENCE",
     "PREFIX": "mtlens.neural.models:PREFIX",
     "EXACT": "mtlens.neural.models:EXACT",
     "FAST": "mtlens.neural.models:FAST",
@@ -41,15 +29,15 @@ _NAMES = {
     "mode": "mtlens.neural.models:mode",
     "Progress": "mtlens.runtime.jobs:Progress",
     "add_model": "mtlens.neural.models:add_model",
-    "check_ray": "mtlens.neural.models:check_ray",
-    "available": "mtlens.neural.models:available",
-    "cached_scores": "mtlens.neural.models:cached_scores",
+    "check_ray": "mtlens.neural.environment:check_ray",
+    "available": "mtlens.neural.environment:available",
+    "cached_scores": "mtlens.neural.segments:cached_scores",
     "cancel": "mtlens.runtime.jobs:cancel",
-    "completed": "mtlens.neural.models:completed",
+    "completed": "mtlens.neural.compute:completed",
     "get_model": "mtlens.neural.models:get_model",
     "models": "mtlens.neural.models:models",
     "run": "mtlens.runtime.jobs:run",
-    "scores_for": "mtlens.neural.models:scores_for",
+    "scores_for": "mtlens.neural.compute:scores_for",
     "start": "mtlens.runtime.jobs:start",
     "status": "mtlens.runtime.jobs:status",
 }

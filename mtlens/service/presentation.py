@@ -10,6 +10,14 @@ from typing import TYPE_CHECKING
 from ._lazy import lazy_names
 
 if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/test_architecture.py)
+    from ..exports.analyses import analysis_to_table, pair_to_table
+    from ..exports.comparisons import (
+        comparisons_to_csv,
+        comparisons_to_dict,
+        comparisons_to_latex,
+        comparisons_to_table,
+    )
+    from ..exports.excel import result_sheets, to_xlsx
     from ..exports.history import history_figure, history_rows, history_slide, history_to_table
     from ..exports.html import (
         NOT_SIGNIFICANT_COLOUR,
@@ -22,24 +30,16 @@ if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/t
         safe_figure,
     )
     from ..exports.tables import (
-        analysis_to_table,
-        comparisons_to_csv,
-        comparisons_to_dict,
-        comparisons_to_latex,
-        comparisons_to_table,
         dumps,
         frame_to_csv,
         groups_to_dict,
         groups_to_table,
-        pair_to_table,
-        result_sheets,
         results_to_dict,
         set_labels,
         table_to_latex,
         to_csv,
         to_latex,
         to_table,
-        to_xlsx,
     )
 
 _NAMES = {
@@ -47,12 +47,12 @@ _NAMES = {
     "PLOTLY_CONFIG": "mtlens.exports.html:PLOTLY_CONFIG",
     "SIGNIFICANT_COLOUR": "mtlens.exports.html:SIGNIFICANT_COLOUR",
     "SLIDE_CSS": "mtlens.exports.html:SLIDE_CSS",
-    "analysis_to_table": "mtlens.exports.tables:analysis_to_table",
+    "analysis_to_table": "mtlens.exports.analyses:analysis_to_table",
     "build_html_report": "mtlens.exports.html:build_html_report",
-    "comparisons_to_csv": "mtlens.exports.tables:comparisons_to_csv",
-    "comparisons_to_dict": "mtlens.exports.tables:comparisons_to_dict",
-    "comparisons_to_latex": "mtlens.exports.tables:comparisons_to_latex",
-    "comparisons_to_table": "mtlens.exports.tables:comparisons_to_table",
+    "comparisons_to_csv": "mtlens.exports.comparisons:comparisons_to_csv",
+    "comparisons_to_dict": "mtlens.exports.comparisons:comparisons_to_dict",
+    "comparisons_to_latex": "mtlens.exports.comparisons:comparisons_to_latex",
+    "comparisons_to_table": "mtlens.exports.comparisons:comparisons_to_table",
     "dumps": "mtlens.exports.tables:dumps",
     "groups_to_dict": "mtlens.exports.tables:groups_to_dict",
     "groups_to_table": "mtlens.exports.tables:groups_to_table",
@@ -62,9 +62,9 @@ _NAMES = {
     "history_to_table": "mtlens.exports.history:history_to_table",
     "frame_to_csv": "mtlens.exports.tables:frame_to_csv",
     "p_text": "mtlens.exports.html:p_text",
-    "pair_to_table": "mtlens.exports.tables:pair_to_table",
+    "pair_to_table": "mtlens.exports.analyses:pair_to_table",
     "presentation_slides": "mtlens.exports.html:presentation_slides",
-    "result_sheets": "mtlens.exports.tables:result_sheets",
+    "result_sheets": "mtlens.exports.excel:result_sheets",
     "results_to_dict": "mtlens.exports.tables:results_to_dict",
     "safe_figure": "mtlens.exports.html:safe_figure",
     "set_labels": "mtlens.exports.tables:set_labels",
@@ -72,7 +72,7 @@ _NAMES = {
     "to_csv": "mtlens.exports.tables:to_csv",
     "to_latex": "mtlens.exports.tables:to_latex",
     "to_table": "mtlens.exports.tables:to_table",
-    "to_xlsx": "mtlens.exports.tables:to_xlsx",
+    "to_xlsx": "mtlens.exports.excel:to_xlsx",
 }
 __getattr__, __dir__ = lazy_names(__name__, _NAMES)
 __all__ = sorted([*_NAMES])

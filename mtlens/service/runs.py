@@ -102,7 +102,8 @@ def add_systems(store, set_id: str, files: Sequence[tuple[str, bytes]], visitor=
     """Add system outputs (``(file name, bytes)`` pairs, read as UTF-8 text) to a saved set, named by their
     file stems (:func:`~mtlens.readers.testset.unique_names` where stems collide) under :func:`system_name`'s
     rule, as a run is named; checked as :func:`add_run` checks a run. Returns the names."""
-    from ..readers.testset import decode_lines, unique_names
+    from ..readers.lines import decode_lines
+    from ..readers.testset import unique_names
     from .sets import require_change
 
     require_change(store, set_id, visitor, "add systems to it")
@@ -127,7 +128,8 @@ def add_run(
     """Add a system output (the bytes of a text file) to a saved set as a run. Checked before anything is
     saved: the visitor may change the set, the file reads as UTF-8 text, its line count is the set's, the
     name is new. Nothing is scored here: the next view scores the new run alone."""
-    from ..readers.testset import decode_lines, stem
+    from ..readers.lines import decode_lines
+    from ..readers.testset import stem
     from .sets import require_change
 
     require_change(store, set_id, visitor, "add runs to it")
@@ -210,7 +212,8 @@ def history(
     whole documents for the intervals and the step tests (the set's documents)."""
     from ..analysis.agreement import human_agreement
     from ..analysis.policy import MIN_TEST_LINES, SEED, default_resamples
-    from ..analysis.significance import holm, paired_deltas
+    from ..analysis.resampling import paired_deltas
+    from ..analysis.significance import holm
     from .evaluation import file_metrics, kept_options
     from .results import named_results
     from .sets import open_set

@@ -103,4 +103,5 @@ def require_change(store: Store, set_id: str, visitor: Visitor | None, what: str
         return
     if set_id == SAMPLE_ID:
         raise InputError(f"the bundled sample is read-only; save your own set to {what}")
+    store.project_of(set_id)  # a set that is not there is said as such (the store's sentence), not as a refusal
     raise InputError(f"only the owner of this set can {what}; upload your own copy to change it")

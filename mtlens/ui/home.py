@@ -9,7 +9,7 @@ import streamlit as st
 
 from ..core.errors import InputError
 from ..service.inputs import TOKENIZER_RULE
-from . import render, state, workspace
+from . import render, state, uploads, workspace
 from .guard import guard
 from .widgets import dataset_caption
 
@@ -76,13 +76,13 @@ def page() -> None:
                 "work, lexical metrics need a reference). With references and systems, it annotates their hypotheses.",
             )
 
-        uploads = [("R", f) for f in refs or []] + [("S", f) for f in syss or []]
-        uploads += [("SRC", src)] if src else []
-        uploads += [("DOC", docs)] if docs else []
-        uploads += [("H", f) for f in human or []]
-        uploads += [("M", f) for f in metric_scores or []]
-        uploads += [("A", f) for f in annotations or []]
-        signature = tuple((kind, f.name, f.size, getattr(f, "file_id", "")) for kind, f in uploads)
+        given = [("R", f) for f in refs or []] + [("S", f) for f in syss or []]
+        given += [("SRC", src)] if src else []
+        given += [("DOC", docs)] if docs else []
+        given += [("H", f) for f in human or []]
+        given += [("M", f) for f in metric_scores or []]
+        given += [("A", f) for f in annotations or []]
+        signature = tuple((kind, f.name, f.size, getattr(f, "file_id", "")) for kind, f in given)
         if signature:
             signature += (("LANG", lang_input),)
 

@@ -15,7 +15,8 @@ from scipy.stats import norm
 from mtlens import Corpus, score
 from mtlens.analysis.gate import gate
 from mtlens.analysis.power import min_detectable_delta
-from mtlens.analysis.significance import compare, paired_deltas
+from mtlens.analysis.resampling import paired_deltas
+from mtlens.analysis.significance import compare
 from mtlens.core.errors import InputError
 from mtlens.readers.scores import ImportedScores
 from mtlens.runtime.scoring import result_for

@@ -11,7 +11,7 @@ from scipy.stats import wilcoxon
 from mtlens import Corpus, score
 from mtlens.analysis.autorank import autorank, human_ranking
 from mtlens.analysis.significance import compare
-from mtlens.exports.tables import result_sheets, to_xlsx
+from mtlens.exports.excel import result_sheets, to_xlsx
 
 from ..conftest import SAMPLE, pair_files
 

@@ -9,7 +9,8 @@ from sacrebleu.metrics import CHRF as SacreCHRF
 from sacrebleu.significance import PairedTest
 
 from mtlens import Corpus, score
-from mtlens.analysis.significance import clusters_from_pairs, compare, holm, index_counts
+from mtlens.analysis.resampling import index_counts
+from mtlens.analysis.significance import clusters_from_pairs, compare, holm
 
 
 def _corpus(refs, systems):

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from mtlens.neural import models as neural
+from mtlens.neural import segments as neural_segments
 from mtlens.storage.store import Store
 
 from ..conftest import SAMPLE
@@ -98,7 +99,7 @@ def test_a_job_survives_a_reload_is_shared_and_adds_its_column(browser, setup, t
     dl.value.save_as(path)
     rows = {r["system"]: r for r in csv.DictReader(path.open(encoding="utf-8"))}
     set_id = page.url.split("set=")[1].split("&")[0]
-    want = neural.cached_scores(store, model, store.load(set_id).corpus).scores
+    want = neural_segments.cached_scores(store, model, store.load(set_id).corpus).scores
     for system in ("UEdin", "Online-W"):
         assert float(rows[system]["comet:tiny"]) == pytest.approx(float(np.mean(want[system])), abs=1e-6)
     ctx.close()

@@ -102,7 +102,7 @@ def test_compare_two_systems_shows_the_slices(tmp_path, monkeypatch):
 
 def test_compare_two_systems_says_what_the_set_can_detect(app):
     from mtlens.analysis.power import min_detectable_delta
-    from mtlens.analysis.significance import paired_deltas
+    from mtlens.analysis.resampling import paired_deltas
 
     app.switch_page("pages/6_Compare_two_systems.py").run()
     no_errors(app)

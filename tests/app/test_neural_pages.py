@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from mtlens.core.corpus import Corpus
 from mtlens.neural import models as neural
+from mtlens.neural import segments as neural_segments
 from mtlens.runtime import jobs
 from mtlens.storage.store import Store
 
@@ -65,7 +66,7 @@ def test_the_score_button_starts_one_job_and_its_column_appears(neural_python, t
     no_errors(at)
     table = at.dataframe[0].value.set_index("system")
     assert "comet:tiny" in table.columns
-    want = neural.cached_scores(store, model, corpus).scores
+    want = neural_segments.cached_scores(store, model, corpus).scores
     for system in ("UEdin", "Online-W"):
         assert table.loc[system, "comet:tiny"] == pytest.approx(float(np.mean(want[system])), abs=1e-9)
     assert any("comet:tiny: done, 64 segments scored" in plain(s.value) for s in at.success)

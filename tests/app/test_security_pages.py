@@ -122,11 +122,11 @@ def test_hostile_link_parameters_are_ignored(line):
 def test_in_owners_mode_a_link_reader_sees_the_owners_job_but_no_cancel_button(monkeypatch):
     """Issue 38, item 4: the owner's running COMET job is shown to a link reader without a Cancel button
     (the service refuses a forged cancel: tests/service/test_neural_jobs_access.py); the owner has one."""
-    from mtlens.neural import models
+    from mtlens.neural import environment
     from mtlens.ui import state
 
     monkeypatch.setenv("MTLENS_ACCESS", "owners")
-    monkeypatch.setattr(models, "available", lambda: True)  # the panel's rights do not depend on the extra
+    monkeypatch.setattr(environment, "available", lambda: True)  # the panel's rights do not depend on the extra
     a = _session()
     sid = _upload_set(a)
     store = state.store()
@@ -174,12 +174,12 @@ def test_on_a_shared_server_store_sentences_do_not_say_where_the_store_lies(monk
 def test_checkpoint_paths_are_shown_to_the_operator_only(monkeypatch, tmp_path, access):
     """Issue 38, item 8: the Neural models table showed every visitor in owners mode where the server's
     checkpoints lie. A visitor sees metric, kind and digest; the operator (local mode) also the path."""
-    from mtlens.neural import models
+    from mtlens.neural import environment
     from mtlens.ui import state
 
     monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("MTLENS_ACCESS", access)
-    monkeypatch.setattr(models, "available", lambda: True)
+    monkeypatch.setattr(environment, "available", lambda: True)
     secret = "/srv/private/checkpoints/wmt22-comet-da/model.ckpt"
     state.store().put_model(
         {

@@ -176,7 +176,7 @@ def test_bad_language_pair_is_one_sentence(capsys):
 
 
 def test_wmt_xml_languages_are_read():
-    from mtlens.readers.testset import parse_wmt_xml
+    from mtlens.readers.wmt import parse_wmt_xml
 
     xml = (
         '<dataset source-language="en" target-language="zh"><doc id="d"><src><p><seg id="1">Hi.</seg></p></src>'

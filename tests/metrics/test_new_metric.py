@@ -95,7 +95,7 @@ def test_the_toy_metric_is_in_every_export(toy, capsys, tmp_path):
     _cli(capsys, "report", *FILES, "--metrics", "bleu,lenratio", "--output", str(out))
     assert "lenratio" in out.read_text(encoding="utf-8")
     import mtlens
-    from mtlens.exports.tables import result_sheets, to_xlsx
+    from mtlens.exports.excel import result_sheets, to_xlsx
 
     corpus = mtlens.load_corpus([SAMPLE / "ref.txt"], [SAMPLE / "UEdin.txt", SAMPLE / "Online-W.txt"])
     results = mtlens.score(corpus, ["lenratio"])

@@ -21,7 +21,10 @@ import pytest
 
 from mtlens.core.corpus import Corpus
 from mtlens.core.errors import InputError
+from mtlens.neural import compute as neural_compute
+from mtlens.neural import environment as neural_env
 from mtlens.neural import models as neural
+from mtlens.neural import segments as neural_segments
 from mtlens.runtime import jobs
 from mtlens.storage.store import Store
 
@@ -230,7 +233,7 @@ def test_a_source_only_model_needs_no_reference_and_equals_comet_score(neural_py
     src = (files / "src.txt").read_text(encoding="utf-8").split("\n")[:N]
     hyp = {s: (files / f"{s}.txt").read_text(encoding="utf-8").split("\n")[:N] for s in SYSTEMS}
     other_ref = Corpus.build({"r": ["x"] * N}, hyp, src)
-    assert neural.missing(store, model, other_ref) == []
+    assert neural_segments.missing(store, model, other_ref) == []
 
 
 def test_xcomet_scores_and_spans_equal_comet_score(neural_python, tiny_models, files, tmp_path, monkeypatch):
@@ -246,10 +249,10 @@ def test_xcomet_scores_and_spans_equal_comet_score(neural_python, tiny_models, f
         (files / "src.txt").read_text(encoding="utf-8").split("\n")[:N],
     )
     monkeypatch.setenv(neural.MODE_ENV, neural.EXACT)
-    result = neural.scores_for(store, model, corpus)
+    result = neural_compute.scores_for(store, model, corpus)
     np.testing.assert_allclose(result.scores["UEdin"], [x["COMET"] for x in gold["UEdin"]], atol=1e-6, rtol=0)
     monkeypatch.setenv(neural.MODE_ENV, neural.FAST)
-    fast = neural.scores_for(store, model, corpus)
+    fast = neural_compute.scores_for(store, model, corpus)
     assert_fast_close(fast.scores, gold, ["UEdin"], combined=True)
     assert dict(fast.model)["batch"] == "fast" and dict(result.model)["batch"] == "exact"
     got = [[(e.start, e.end, e.text, e.severity) for e in line] for line in (result.spans.get("UEdin") or [[]] * N)]
@@ -287,37 +290,37 @@ def test_only_new_segments_are_computed_and_shared_work_is_done_once(
     assert len(rows) <= 1.5 * N  # the shared lines are one input each
     counts: dict = {}
     seen = []
-    neural.compute(store, model, two, progress=lambda d, t: seen.append((d, t)), counts=counts)
+    neural_compute.compute(store, model, two, progress=lambda d, t: seen.append((d, t)), counts=counts)
     # the model scored each distinct input once and encoded each distinct sentence once (source, reference
     # and translation alike), as the worker counts them: 3 x 2N encodings by comet-score
     assert counts == {"rows": len(rows), "encoded": len(sentences)}
     assert seen[0] == (0, len(rows)) and seen[-1] == (len(rows), len(rows))
-    result = neural.cached_scores(store, model, two)
+    result = neural_segments.cached_scores(store, model, two)
     assert [result.scores["A"][i] for i in range(0, N, 2)] == [result.scores["B"][i] for i in range(0, N, 2)]
     seen.clear()
-    neural.compute(store, model, two, progress=lambda d, t: seen.append((d, t)))
+    neural_compute.compute(store, model, two, progress=lambda d, t: seen.append((d, t)))
     assert seen == [(0, 0)]  # reopened: nothing to compute
     three = Corpus.build(ref, {"A": a, "B": b, "C": hyp["Online-W"]}, src)
     new = {(src[i].strip(), hyp["Online-W"][i].strip(), ref["ref"][i].strip()) for i in range(N)} - rows
-    assert [len(g["rows"]) for g in neural.missing(store, model, three)] == [len(new)]  # only the added system
+    assert [len(g["rows"]) for g in neural_segments.missing(store, model, three)] == [len(new)]  # only the added system
     # the same text in another set (another name for a system) is not computed again either
     renamed = Corpus.build(ref, {"X": a}, src)
-    assert neural.missing(store, model, renamed) == []
+    assert neural_segments.missing(store, model, renamed) == []
     # exact mode (comet-score's batches): its own cache keys, one group per system, the same rule after that
     monkeypatch.setenv(neural.MODE_ENV, neural.EXACT)
-    assert [len(g["todo"]) for g in neural.missing(store, model, two)] == [N, N]
+    assert [len(g["todo"]) for g in neural_segments.missing(store, model, two)] == [N, N]
     counts.clear()
-    neural.compute(store, model, two, counts=counts)
+    neural_compute.compute(store, model, two, counts=counts)
     # comet-score's batches, but a source or reference batch is encoded once for both systems: 4N
     # sentences where comet-score encodes 6N (its embedding cache never hits across systems)
     assert counts == {"rows": 2 * N, "encoded": 4 * N}
-    assert [len(g["todo"]) for g in neural.missing(store, model, three)] == [N]
+    assert [len(g["todo"]) for g in neural_segments.missing(store, model, three)] == [N]
     # scores made in one mode are offered in the other (labelled by their batch mode), not hidden
     solo = Corpus.build(ref, {"Z": hyp["Online-W"]}, src)
-    neural.compute(store, model, solo)
+    neural_compute.compute(store, model, solo)
     monkeypatch.setenv(neural.MODE_ENV, neural.FAST)
-    assert neural.cached_scores(store, model, solo) is None
-    assert dict(neural.offered_scores(store, model, solo).model)["batch"] == "exact"
+    assert neural_segments.cached_scores(store, model, solo) is None
+    assert dict(neural_compute.offered_scores(store, model, solo).model)["batch"] == "exact"
 
 
 def _children(pid: int) -> list[int]:
@@ -410,9 +413,9 @@ def test_missing_or_broken_checkpoints_and_inputs_are_one_sentence(neural_python
     with pytest.raises(
         InputError, match="COMET could not load .*: it (is not a torch checkpoint|holds Python objects)"
     ):
-        neural.compute(store, model, corpus)
+        neural_compute.compute(store, model, corpus)
     with pytest.raises(InputError, match="needs the source text"):
-        neural.compute(store, neural.get_model(store, "broken"), Corpus.build({"r": ["a"]}, {"A": ["b"]}))
+        neural_compute.compute(store, neural.get_model(store, "broken"), Corpus.build({"r": ["a"]}, {"A": ["b"]}))
     with pytest.raises(InputError, match="no model is registered as 'nope'; registered: broken"):
         neural.get_model(store, "comet:nope")
     with pytest.raises(InputError, match="is not a model name"):
@@ -438,17 +441,17 @@ def test_a_killed_worker_is_one_sentence_and_keeps_what_was_saved(
             os.kill(procs[0].pid, signal.SIGKILL)
 
     with pytest.raises(InputError, match=r"killed \(signal 9\).*the 16 segment\(s\) scored so far are saved"):
-        neural.compute(store, model, corpus, progress=kill_after_first, on_start=procs.append)
-    assert neural.work_size(neural.missing(store, model, corpus)) == N - 16
-    assert neural.compute(store, model, corpus)
-    assert neural.missing(store, model, corpus) == []
+        neural_compute.compute(store, model, corpus, progress=kill_after_first, on_start=procs.append)
+    assert neural_segments.work_size(neural_segments.missing(store, model, corpus)) == N - 16
+    assert neural_compute.compute(store, model, corpus)
+    assert neural_segments.missing(store, model, corpus) == []
 
 
 def test_without_the_extra_every_offer_says_how_to_install_it(tmp_path, monkeypatch):
     monkeypatch.setenv("MTLENS_NEURAL_PYTHON", str(tmp_path / "no-python"))
-    assert not neural.available()
-    with pytest.raises(neural.NeuralUnavailable, match=r"scripts/install-neural\.sh"):
-        neural.python()
+    assert not neural_env.available()
+    with pytest.raises(neural_env.NeuralUnavailable, match=r"scripts/install-neural\.sh"):
+        neural_env.python()
     proc = subprocess.run(
         [sys.executable, "-m", "mtlens", "models", "add", "x", str(tmp_path), "--data-dir", str(tmp_path)],
         capture_output=True,
@@ -488,7 +491,9 @@ def test_a_background_job_is_shared_resumes_after_a_kill_and_can_be_cancelled(
     store = Store(tmp_path)
     model = neural.add_model(store, "tiny", tiny_models["tiny-comet"])
     set_id = _saved_set(store, files)
-    total = neural.work_size(neural.missing(store, model, store.load(set_id).corpus))  # distinct inputs
+    total = neural_segments.work_size(
+        neural_segments.missing(store, model, store.load(set_id).corpus)
+    )  # distinct inputs
     assert N < total <= 2 * N
     first = jobs.start(store, set_id, "tiny")
     second = jobs.start(store, set_id, "comet:tiny")  # a second visitor: the same job, not a new process
@@ -497,7 +502,7 @@ def test_a_background_job_is_shared_resumes_after_a_kill_and_can_be_cancelled(
     job = _wait(store, set_id, model.digest, lambda j: j["state"] == "running" and j["done"] >= 16)
     assert store.job(set_id, model.digest)["pid"] == pid
     os.killpg(job["pid"], signal.SIGKILL)  # the server's machine loses the job (its whole process group)
-    saved = total - neural.work_size(neural.missing(store, model, store.load(set_id).corpus))
+    saved = total - neural_segments.work_size(neural_segments.missing(store, model, store.load(set_id).corpus))
     assert saved >= 16
     # as the killed process left it: "running", its last heartbeat a minute old (taken for dead)
     with sqlite3.connect(store.path) as con:
@@ -510,7 +515,7 @@ def test_a_background_job_is_shared_resumes_after_a_kill_and_can_be_cancelled(
     assert done["resumed_at"] >= saved and done["done"] == done["total"] == 2 * N
     p = jobs.progress(done)
     assert p.state == "done" and p.rate and p.rate > 0
-    assert neural.cached_scores(store, model, store.load(set_id).corpus) is not None
+    assert neural_segments.cached_scores(store, model, store.load(set_id).corpus) is not None
 
     other = _saved_set(store, files, systems=("Online-W",))
     jobs.start(store, other, "tiny")
@@ -693,7 +698,7 @@ def test_a_comet_job_on_a_ray_cluster_equals_the_local_path_even_when_a_worker_i
                 os.kill(pids[0], signal.SIGKILL)
                 killed.append(pids[0])
 
-        assert neural.compute(on_ray, model, corpus, progress=kill_one, counts=counts)
+        assert neural_compute.compute(on_ray, model, corpus, progress=kill_one, counts=counts)
         monkeypatch.delenv("MTLENS_RAY_ADDRESS")
         assert _neural_rows(on_ray) == _neural_rows(local) != {}  # the same scores, bit for bit
         if name == "tiny-comet":

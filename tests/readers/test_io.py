@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from mtlens import InputError, load_corpus, score
-from mtlens.readers.testset import corpus_from_bytes, corpus_from_single, decode_lines, parse_tsv, parse_wmt_xml, stem
+from mtlens.readers.lines import decode_lines
+from mtlens.readers.testset import corpus_from_bytes, corpus_from_single, stem
+from mtlens.readers.wmt import parse_tsv, parse_wmt_xml
 
 from ..conftest import SAMPLE, TESTDATA
 

@@ -1,0 +1,264 @@
+"""Resampling over per-segment statistics: bootstrap draws (of segments, or of whole documents), every system's
+score in every resample as one matrix product per chunk, percentile intervals, and the paired bootstrap of chosen
+pairs (the release gate's, a history's steps, the buckets and slices of two systems). The tests of all pairs with
+Holm's correction and clusters are :mod:`mtlens.analysis.significance`; the settings, :mod:`mtlens.analysis.policy`.
+
+- Paired bootstrap p-value: ``(#{k: |d_k - mean(d)| >= |d_obs|} + 1) / (n + 1)`` with ``d_k`` the signed
+  difference in resample k (so identical systems get p = 1).
+- 95% intervals: the 2.5 and 97.5 percentiles of the bootstrap scores, reported as mean +- half-width.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import InputError
+from ..runtime.scoring import MetricResult
+from .policy import DEFAULT_SAMPLES, MAX_DRAWS, MIN_TEST_LINES, SEED, check_test_settings
+
+#: resamples x segments per matrix product (bounds memory)
+CHUNK_CELLS = 20_000_000
+
+
+@dataclass(frozen=True)
+class SystemCI:
+    """A system's score with its bootstrap confidence interval (95%)."""
+
+    score: float
+    mean: float
+    ci: float
+    low: float
+    high: float
+
+
+def bootstrap_indices(n_segments: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+    """Segment indices of each bootstrap resample (sacrebleu's call: ``rng.choice`` with replacement)."""
+    return rng.choice(n_segments, size=(n_samples, n_segments), replace=True)
+
+
+def index_counts(idx: np.ndarray, n_segments: int) -> np.ndarray:
+    """How often each segment is drawn in each resample: (n_samples, n_segments) float64."""
+    rows = idx.shape[0]
+    flat = (idx + (np.arange(rows) * n_segments)[:, None]).ravel()
+    return np.bincount(flat, minlength=rows * n_segments).reshape(rows, n_segments).astype(np.float64)
+
+
+def resampled_totals(stats: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Totals of every resample: ``counts @ stats`` (exact for integer statistics below 2**53)."""
+    return counts @ np.asarray(stats, dtype=np.float64)
+
+
+def sacrebleu_ci(scores: np.ndarray) -> tuple[float, float, float, float]:
+    s = np.sort(scores)
+    n = len(s)
+    lo_i = n // 40
+    lo, hi = s[lo_i], s[n - lo_i - 1]
+    return float(s.mean()), float(0.5 * (hi - lo)), float(lo), float(hi)
+
+
+def percentile_ci(scores: np.ndarray) -> tuple[float, float, float, float]:
+    lo, hi = np.percentile(scores, [2.5, 97.5])
+    return float(scores.mean()), float(0.5 * (hi - lo)), float(lo), float(hi)
+
+
+def chunks(n_samples: int, n_segments: int):
+    step = max(1, CHUNK_CELLS // max(n_segments, 1))
+    for a in range(0, n_samples, step):
+        yield a, min(n_samples, a + step)
+
+
+def unit_counts(idx: np.ndarray, n_units: int, units: np.ndarray | None) -> np.ndarray:
+    """How often each segment is drawn in each resample of ``idx`` (drawn units: segments, or documents when
+    ``units`` gives each segment's document number; a document drawn k times counts each of its segments k
+    times)."""
+    counts = index_counts(idx, n_units)
+    return counts if units is None else counts[:, units]
+
+
+def bootstrap_scores(
+    result: MetricResult, names, idx, compat: bool, progress, label, units: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """Every system's score in each resample. ``idx``: the drawn units of each resample (segments, or
+    documents when ``units`` gives each segment's document number): a segment counts as often as its
+    unit was drawn."""
+    n_units = idx.shape[1]
+    n_seg = n_units if units is None else len(units)
+    scorer = result.scorer
+    out = {n: np.empty(idx.shape[0]) for n in names}
+    if not names:
+        return out
+    k = result.stats[names[0]].shape[1]
+    # every system's statistics side by side: one matrix product per chunk serves all systems
+    dtype = np.float32 if compat else np.float64  # sacrebleu sums float32 statistics
+    stacked = np.hstack([np.asarray(result.stats[name], dtype=dtype) for name in names])
+    for a, b in chunks(idx.shape[0], n_seg):
+        totals_all = (unit_counts(idx[a:b], n_units, units).astype(dtype) @ stacked).astype(np.float64)
+        for j, name in enumerate(names):
+            out[name][a:b] = scorer.score_from_totals(totals_all[:, j * k : (j + 1) * k])
+        if progress:
+            progress(b / idx.shape[0], f"{label}: bootstrap {b}/{idx.shape[0]}")
+    return out
+
+
+def bootstrap_p_value(d: np.ndarray, observed: float) -> float:
+    """Two-sided paired bootstrap p-value from the resampled differences ``d``:
+    ``p = (#{k: |d_k - mean(d)| >= |observed|} + 1) / (n + 1)`` (so identical systems get p = 1)."""
+    d = np.asarray(d, dtype=np.float64)
+    c = int(np.sum(np.abs(d - d.mean()) >= abs(observed)))
+    return (c + 1) / (len(d) + 1)
+
+
+def require_lines(n_seg: int) -> None:
+    """No test is claimed on fewer than MIN_TEST_LINES lines (docs/decisions.md, "Significance")."""
+    if n_seg < MIN_TEST_LINES:
+        raise InputError(
+            f"significance tests need at least {MIN_TEST_LINES} lines; this test set has {n_seg} "
+            "(a resampling test over a handful of lines has no variance to measure)"
+        )
+
+
+def document_units(documents: Sequence[str] | None, n_seg: int) -> tuple[np.ndarray | None, int]:
+    """What a resample draws: ``(None, n_seg)`` for segments, or every segment's document as a number and
+    the number of documents (numbered in order of appearance, so one segment per document in order gives
+    the segments' own numbers); at least MIN_TEST_LINES documents."""
+    if documents is None:
+        return None, n_seg
+    if len(documents) != n_seg:
+        raise InputError(f"the document ids have {len(documents)} lines, the test set {n_seg}")
+    order = {d: k for k, d in enumerate(dict.fromkeys(documents))}
+    if len(order) < MIN_TEST_LINES:
+        raise InputError(
+            f"document-level tests need at least {MIN_TEST_LINES} documents; this test set has {len(order)}"
+        )
+    return np.fromiter((order[d] for d in documents), dtype=np.int64, count=n_seg), len(order)
+
+
+@dataclass(frozen=True)
+class PairedDelta:
+    """One paired bootstrap comparison of ``a`` with ``b``: ``delta = score(a) - score(b)``, its two-sided
+    p-value (:func:`bootstrap_p_value`) and the standard deviation ``se`` of the resampled deltas (the
+    standard error of the delta, which the power estimate uses)."""
+
+    a: str
+    b: str
+    delta: float
+    p_value: float
+    se: float
+
+
+def paired_deltas(
+    result: MetricResult,
+    pairs: Sequence[tuple[str, str]],
+    n: int,
+    seed: int | None = SEED,
+    systems=None,
+    documents: Sequence[str] | None = None,
+) -> tuple[list[PairedDelta], dict[str, SystemCI]]:
+    """The paired bootstrap for chosen pairs only (the release gate's one pair, a history's consecutive
+    runs), with every system's 95% interval from the same resamples: one draw of ``n`` resamples of the
+    segments, as :func:`compare` draws them (same seed, same resamples). ``systems``: the systems to give
+    intervals for (default: those in ``pairs``). No correction is applied here: the caller knows its family
+    of tests. ``documents``: resample whole documents (as :func:`compare`)."""
+    check_test_settings(n, seed)
+    names = list(dict.fromkeys([*(systems or []), *(x for pair in pairs for x in pair)]))
+    n_seg = len(next(iter(result.stats.values())))
+    require_lines(n_seg)
+    if n * n_seg > MAX_DRAWS:
+        raise InputError(f"{n:,} resamples of {n_seg:,} lines exceed the limit of {MAX_DRAWS:,} drawn segments")
+    units, n_units = document_units(documents, n_seg)
+    idx = bootstrap_indices(n_units, n, np.random.default_rng(seed))
+    boot = bootstrap_scores(result, names, idx, False, None, result.metric, units)
+    cis = {s: SystemCI(result.scores[s], *percentile_ci(boot[s])) for s in names}
+    out = []
+    for a, b in pairs:
+        d = boot[a] - boot[b]
+        observed = result.scores[a] - result.scores[b]
+        out.append(PairedDelta(a, b, observed, bootstrap_p_value(d, observed), float(np.std(d, ddof=1))))
+    return out, cis
+
+
+def paired_bootstrap_p(
+    stats_a: np.ndarray,
+    stats_b: np.ndarray,
+    score_fn: Callable[[np.ndarray], np.ndarray],
+    n: int = DEFAULT_SAMPLES["bootstrap"],
+    seed: int | None = SEED,
+    documents: Sequence[str] | None = None,
+) -> tuple[float, float, float]:
+    """Paired bootstrap on any per-segment statistics with a vectorised ``score_fn`` (totals -> score).
+
+    Returns (score_a, score_b, p) with the same two-sided rule as :func:`compare`
+    (``|d_k - mean(d)| >= |d_obs|``, so identical inputs give p = 1). ``documents``: every segment's
+    document id: whole documents are drawn (as :func:`compare` draws them).
+    """
+    n_seg = len(stats_a)
+    if n_seg == 0:
+        return float("nan"), float("nan"), float("nan")
+    sa = float(score_fn(stats_a.sum(axis=0)))
+    sb = float(score_fn(stats_b.sum(axis=0)))
+    units, n_units = document_units(documents, n_seg)
+    idx = bootstrap_indices(n_units, n, np.random.default_rng(seed))
+    d = np.empty(n)
+    for lo, hi in chunks(n, n_seg):
+        counts = unit_counts(idx[lo:hi], n_units, units)
+        d[lo:hi] = score_fn(resampled_totals(stats_a, counts)) - score_fn(resampled_totals(stats_b, counts))
+    return sa, sb, bootstrap_p_value(d, sa - sb)
+
+
+def bootstrap_pair_p(result: MetricResult, pairs, boot: dict[str, np.ndarray], n: int, compat: bool) -> list[float]:
+    """Paired bootstrap (Koehn 2004) for each pair from the systems' resampled scores."""
+    out = []
+    for a, b in pairs:
+        observed = result.scores[a] - result.scores[b]
+        if compat:  # sacrebleu: |d| centred, strict >, a = system, b = baseline
+            d = np.abs(boot[a] - boot[b])
+            out.append((int(np.sum((d - d.mean()) > abs(observed))) + 1) / (n + 1))
+        else:
+            out.append(bootstrap_p_value(boot[a] - boot[b], observed))
+    return out
+
+
+def ar_pair_p(
+    result: MetricResult,
+    pairs,
+    n,
+    n_seg,
+    seed,
+    baseline,
+    compat: bool,
+    progress,
+    units: np.ndarray | None = None,
+    n_units: int | None = None,
+) -> list[float]:
+    """Paired approximate randomisation (Riezler & Maxwell 2005): each segment's statistics are
+    swapped between the two systems with probability 1/2 (the same swaps for every pair);
+    ``p = (#{k: |d_k| >= |d_obs|} + 1) / (n + 1)`` (sacrebleu-compatible: strict ``>``)."""
+    scorer = result.scorer
+    rng = np.random.default_rng(seed)
+    sel = rng.integers(2, size=(n, n_units or n_seg), dtype=bool)
+    if units is not None:
+        sel = sel[:, units]  # a document's segments are swapped together
+    prepared = []
+    for a, b in pairs:
+        # sacrebleu swaps with the baseline as its first system
+        first, second = (b, a) if (compat and baseline is not None) else (a, b)
+        sa, sb = result.stats[first].astype(np.float64), result.stats[second].astype(np.float64)
+        prepared.append(
+            (sa - sb, sb.sum(axis=0), sa.sum(axis=0) + sb.sum(axis=0), abs(result.scores[a] - result.scores[b]))
+        )
+    counts = [0] * len(pairs)
+    k = prepared[0][0].shape[1] if prepared else 0
+    # every pair's differences side by side: one matrix product per chunk serves all the pairs
+    diffs = np.hstack([p[0] for p in prepared]) if prepared else np.zeros((n_seg, 0))
+    for lo, hi in chunks(n, n_seg):
+        shuffled = sel[lo:hi].astype(np.float64) @ diffs  # the same swaps for every pair
+        for i, (_, col_second, col_both, observed) in enumerate(prepared):
+            shuf_a = shuffled[:, i * k : (i + 1) * k] + col_second  # the first system's totals
+            d = np.abs(scorer.score_from_totals(shuf_a) - scorer.score_from_totals(col_both - shuf_a))
+            counts[i] += int(np.sum(d > observed)) if compat else int(np.sum(d >= observed))
+        if progress:
+            progress(hi / n, f"{result.metric}: randomisation {hi}/{n} trials")
+    return [(c + 1) / (n + 1) for c in counts]

@@ -1,0 +1,165 @@
+"""Computing a model's missing scores: the worker started in the extra's environment (or on a Ray cluster), its
+batches fed as JSON lines, every answer saved as it comes (a killed run loses at most one call's work),
+progress and cancellation; and the scores a set offers once complete."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+
+from ..core.corpus import Corpus
+from ..core.errors import InputError
+from ..core.limits import env_number
+from .environment import _command, _error_of, _worker_env, check_ray
+from .models import EXACT, FAST, MODES, Model, mode, models
+from .segments import _spans_json, batch_size, cached_scores, missing, work_size
+
+
+def compute(
+    store,
+    model: Model,
+    corpus: Corpus,
+    progress: Callable[[int, int], object] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    on_start: Callable[[subprocess.Popen], object] | None = None,
+    counts: dict | None = None,
+) -> bool:
+    """Score every segment not in the cache (in the current :func:`mode`), saving each call's results as
+    they finish (a killed run loses at most one call's work). ``progress(done, total)`` after each call;
+    ``should_stop()`` between calls ends the run early (False is returned). Raises InputError with one
+    sentence when the worker fails; what was scored before stays saved. In fast mode ``total`` counts
+    distinct inputs (what is computed), in exact mode each system's segments. ``counts``, when given, gains
+    what the model did, as the worker reports it: ``rows`` scored and, in fast mode, sentences ``encoded``."""
+    how = mode()
+    todo = missing(store, model, corpus, how)
+    total = work_size(todo)
+    if progress:
+        progress(0, total)
+    if not todo:
+        return True
+    if how == FAST:
+        check_ray()  # exact mode (comet-score's batches) always runs here
+    size = batch_size(how)
+    # rows per call: 0 lets the worker choose (exact mode: calls of about 5 s each, as it measures; fast
+    # mode: blocks of about 1/32 of the work, worker.blocks)
+    chunk = int(env_number("MTLENS_NEURAL_CHUNK", 0))
+    if how == EXACT:
+        wanted = {g["group"]: set(g["todo"]) for g in todo}
+        feed = [json.dumps(g, ensure_ascii=False) for g in todo]
+    else:
+        keys, rows = todo[0]["keys"], todo[0]["rows"]
+        feed = [json.dumps({"rows": rows}, ensure_ascii=False)]
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as err:
+        proc = subprocess.Popen(
+            _command("score" if how == EXACT else "fast", model.path, str(size), str(chunk)),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            encoding="utf-8",
+            env=_worker_env(),
+            start_new_session=True,
+        )
+        if on_start:
+            on_start(proc)
+        feeder = threading.Thread(target=_feed, args=(proc, feed), daemon=True)
+        feeder.start()
+        done, output, finished = 0, [], False
+        try:
+            for line in proc.stdout:
+                output.append(line)
+                msg = _message(line)
+                if "idx" in msg:
+                    spans = msg.get("spans") or [None] * len(msg["idx"])
+                    if how == EXACT:
+                        g = msg["group"]
+                        where = [f"{g}:{i}" for i in msg["idx"]]
+                        done += len(wanted[g].intersection(msg["idx"]))
+                    else:
+                        where = [keys[i] for i in msg["idx"]]
+                        done += len(msg["idx"])
+                    store.put_neural(
+                        model.digest,
+                        [
+                            (key, float(v), _spans_json(sp) if model.kind == "xcomet" else None)
+                            for key, v, sp in zip(where, msg["scores"], spans, strict=True)
+                        ],
+                    )
+                    if counts is not None:
+                        counts["rows"] = counts.get("rows", 0) + len(msg["idx"])
+                        counts["encoded"] = counts.get("encoded", 0) + int(msg.get("encoded") or 0)
+                    if progress:
+                        progress(done, total)
+                    if should_stop and should_stop():
+                        return False
+                elif "retry" in msg:  # a Ray worker died; its block is computed again elsewhere
+                    if counts is not None:
+                        counts["retried"] = counts.get("retried", 0) + int(msg["retry"])
+                elif msg.get("end"):
+                    finished = True
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            feeder.join(timeout=5)
+        if not finished:
+            err.seek(0)
+            raise InputError(
+                f"{_error_of(''.join(output), err.read(), proc.returncode)}; the {done} segment(s) scored so far "
+                "are saved, run it again to go on"
+            )
+    return True
+
+
+def _message(line: str) -> dict:
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return {}
+    return msg if isinstance(msg, dict) else {}
+
+
+def _feed(proc: subprocess.Popen, lines: Sequence[str]) -> None:
+    try:
+        for line in lines:
+            proc.stdin.write(line + "\n")
+        proc.stdin.close()
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+
+
+def scores_for(store, model: Model, corpus: Corpus, progress=None):
+    """Compute what is missing, then the model's metric for the corpus."""
+    compute(store, model, corpus, progress)
+    result = cached_scores(store, model, corpus)
+    if result is None:  # pragma: no cover - compute() raises or leaves nothing unscored
+        raise InputError(f"model '{model.name}' left segments unscored")
+    return result
+
+
+def offered_scores(store, model: Model, corpus: Corpus):
+    """The model's cached scores for the corpus in the current mode, else in the other one (a set scored
+    with ``--exact`` shows its scores on a fast-mode server too, and the reverse; the signature says which
+    batch mode made them); None while neither is complete."""
+    current = mode()
+    for how in (current, *(x for x in MODES if x != current)):
+        scores = cached_scores(store, model, corpus, how)
+        if scores is not None:
+            return scores
+    return None
+
+
+def completed(store, corpus: Corpus) -> list:
+    """Every registered model whose scores for the whole corpus are cached (:func:`offered_scores`)."""
+    out = []
+    for m in models(store):
+        try:
+            scores = offered_scores(store, m, corpus)
+        except InputError:
+            continue
+        if scores is not None:
+            out.append(scores)
+    return out
