@@ -308,3 +308,37 @@ def test_the_resample_rule_is_written_once():
             if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("resamples_needed"):
                 callers.append(rel)
     assert set(callers) <= {"mtlens/analysis/policy.py"}
+
+
+def test_every_import_of_mtlens_inside_mtlens_resolves():
+    """Every ``from ... import name`` of an mtlens module, inside functions too, names a module that exists and
+    a name it has: an import that runs only when a page or a command gets there is checked here, not by the
+    first user who clicks (rooms were split in issue 47; a function's import of a moved name broke pages)."""
+    import importlib
+
+    bad = []
+    for path in sorted(PKG.rglob("*.py")):
+        if path.name == "worker.py":  # runs in the neural extra's interpreter, with its own imports
+            continue
+        package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or not (node.level or (node.module or "").startswith("mtlens")):
+                continue
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            where = f"{path.relative_to(ROOT)}:{node.lineno}"
+            try:
+                found = importlib.import_module(module)
+            except ImportError as err:
+                bad.append(f"{where}: {err}")
+                continue
+            for alias in node.names:
+                if not hasattr(found, alias.name):
+                    try:
+                        importlib.import_module(f"{module}.{alias.name}")
+                    except ImportError:
+                        bad.append(f"{where}: {module} has no {alias.name}")
+    assert bad == []

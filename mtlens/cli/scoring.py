@@ -29,7 +29,8 @@ def add_parsers(sub) -> dict:
     )
     flags.add_resamples(
         c,
-        "resamples (bootstrap, default 1000) or trials (ar, default 10000), raised where Holm's correction needs more",
+        f"resamples (bootstrap, default {comparisons.DEFAULT_SAMPLES['bootstrap']}) or trials (ar, default "
+        f"{comparisons.DEFAULT_SAMPLES['ar']}), raised where Holm's correction needs more",
     )
     flags.add_seed(c)
     c.add_argument("--baseline", metavar="NAME", help="compare every system with this one only")
@@ -82,7 +83,9 @@ def add_parsers(sub) -> dict:
     flags.add_metric_args(r, "bleu,chrf,ter")
     r.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
     flags.add_resamples(
-        r, "bootstrap resamples for intervals and clusters (default 1000, more when there are many systems)"
+        r,
+        f"bootstrap resamples for intervals and clusters (default {comparisons.DEFAULT_SAMPLES['bootstrap']}, more "
+        "when there are many systems)",
     )
     flags.add_seed(r)
     r.add_argument(

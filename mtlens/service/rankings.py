@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from ..analysis.policy import ALPHA, MIN_TEST_LINES, SEED, test_wording
+from ..analysis.policy import ALPHA, DEFAULT_SAMPLES, MIN_TEST_LINES, SEED, test_wording
 from ..analysis.significance import Comparison
 from ..core.options import DEFAULTS, OPTION_PARAM, SPECS, read_link
 from ..exports import tables as report
@@ -44,7 +44,10 @@ def clusters_note(metrics: Sequence[str], cmp: Comparison | None = None) -> str:
     if cmp is not None:
         test = test_wording(cmp.test, cmp.n, cmp.alpha)
     else:
-        test = f"paired bootstrap, 1,000 resamples or more when there are many systems; Holm-corrected p < {ALPHA:g}"
+        test = (
+            f"paired bootstrap, {DEFAULT_SAMPLES['bootstrap']:,} resamples or more when there are many systems; "
+            f"Holm-corrected p < {ALPHA:g}"
+        )
     rule = (
         "Clusters: systems in score order, split only where every system above is significantly better than every "
         f"system below ({test})."

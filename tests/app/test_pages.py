@@ -709,7 +709,8 @@ def test_the_sidebar_names_the_home_page_home_and_lists_every_page(app):
 
 def test_every_cached_computation_says_what_it_does_while_it_runs():
     """Each computation the pages cache shows a spinner naming the work on a cache miss (a page never sits
-    blank for seconds): read from the decorators in mtlens/ui/cached.py."""
+    blank for seconds): read from the decorators in mtlens/ui/cached.py (the one decorator, ``cache``, takes
+    the spinner as ``spinner=`` or as its third argument)."""
     import ast
 
     tree = ast.parse((ROOT / "mtlens" / "ui" / "cached.py").read_text(encoding="utf-8"))
@@ -717,9 +718,10 @@ def test_every_cached_computation_says_what_it_does_while_it_runs():
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             for d in node.decorator_list:
-                if isinstance(d, ast.Call) and ast.unparse(d.func) == "st.cache_resource":
+                if isinstance(d, ast.Call) and ast.unparse(d.func) in ("cache", "st.cache_resource"):
                     kw = {k.arg: k.value for k in d.keywords}
-                    cached_functions[node.name] = kw.get("show_spinner")
+                    spinner = kw.get("spinner", kw.get("show_spinner"))
+                    cached_functions[node.name] = d.args[2] if spinner is None and len(d.args) > 2 else spinner
     assert len(cached_functions) >= 10
     silent = [n for n, v in cached_functions.items() if not (isinstance(v, ast.Constant) and isinstance(v.value, str))]
     assert not silent, silent

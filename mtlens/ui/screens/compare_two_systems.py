@@ -218,7 +218,7 @@ def frequency_corpus(data: bytes, name: str) -> tuple[tuple[str, ...], str]:
 
 def agreement_sentence(metric: str, a: str, b: str, score_a: float, score_b: float) -> str:
     """One sentence on a difference of two corpus scores and what it means to humans (plain text)."""
-    from ..service.analyses import human_agreement
+    from ...service.analyses import human_agreement
 
     delta = score_b - score_a
     est = human_agreement(metric, delta)
@@ -261,7 +261,7 @@ def slices_table(doc: dict) -> pd.DataFrame:
 
 def pair_power_sentence(ds: state.Dataset, metric: str, a: str, b: str, opts: Options) -> str:
     """What this test set can detect for the two systems (Compare two systems)."""
-    from ..service.analyses import pair_power
+    from ...service.analyses import pair_power
 
     result = cached.metric_result(ds, metric, opts)
     mdd = pair_power(result, a, b, seed=SEED)

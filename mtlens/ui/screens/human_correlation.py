@@ -163,7 +163,7 @@ def correlation_table(corr) -> pd.DataFrame:
     ("[lo, hi]" with the correlations' decimals, "-" where undefined)."""
     from dataclasses import asdict
 
-    from ..service.results import decimals
+    from ...service.results import decimals
 
     rows = pd.DataFrame([asdict(r) for r in corr.rows])
     d = decimals("pearson", [0.0])

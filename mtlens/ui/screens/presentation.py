@@ -65,14 +65,14 @@ def may_pin(ds: state.Dataset) -> str | None:
 
 
 def pin(ds: state.Dataset, line: int, systems: Sequence[str], metric: str, note: str) -> None:
-    from ..service.sets import Pin
-    from . import identity
+    from ...service.sets import Pin
+    from .. import identity
 
     state.store().pin(ds.set_id, Pin(line, tuple(systems), metric, note), identity.visitor())
 
 
 def unpin(ds: state.Dataset, line: int, systems: Sequence[str]) -> None:
-    from . import identity
+    from .. import identity
 
     state.store().unpin(ds.set_id, line, systems, identity.visitor())
 

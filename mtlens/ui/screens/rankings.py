@@ -205,7 +205,7 @@ def page() -> None:
 
 def span_counts(ds: state.Dataset, spans: dict) -> pd.DataFrame:
     """Imported error spans per system and severity."""
-    from .render import SEVERITIES
+    from ..render import SEVERITIES
 
     return pd.DataFrame(
         [
@@ -246,8 +246,8 @@ def autorank_table(results: dict, picked: Sequence[str]) -> pd.DataFrame:
 def domain_table(ds: state.Dataset, results: dict, sort_by: str) -> pd.DataFrame:
     """Rankings by domain: one row per system, one column per domain and metric (``news bleu``), and each
     domain's significance cluster on the sort metric (its own paired bootstrap over its lines)."""
-    from ..service.analyses import group_clusters, group_scores, groups_labels
-    from ..service.rankings import SEED
+    from ...service.analyses import group_clusters, group_scores, groups_labels
+    from ...service.rankings import SEED
 
     groups = group_scores(results, groups_labels(ds.corpus, "domain"))
     r = results[sort_by]

@@ -13,6 +13,7 @@ from ...core.errors import InputError
 from ...service import presentation as report
 from ...service.comparisons import (
     ALPHA_CHOICES,
+    DEFAULT_SAMPLES,
     MAX_SAMPLES,
     SEED,
 )
@@ -61,8 +62,8 @@ def page() -> None:
         step=1000,
         key=f"sig_n_{test}",
         placeholder="chosen for the pairs",
-        help="Empty: 1,000 resamples (10,000 trials), more when there are so many pairs that fewer could never "
-        "make a pair significant after Holm's correction.",
+        help=f"Empty: {DEFAULT_SAMPLES['bootstrap']:,} resamples ({DEFAULT_SAMPLES['ar']:,} trials), more when there "
+        "are so many pairs that fewer could never make a pair significant after Holm's correction.",
     )
     seed = c4.number_input("Seed", 0, 2**31 - 1, SEED, key="sig_seed")
     alpha = c5.selectbox("alpha", list(ALPHA_CHOICES), key="sig_alpha")
@@ -221,7 +222,7 @@ AGREEMENT_HELP = (
 
 def pairs_table(cmp) -> pd.DataFrame:
     """The Significance page's pairs: delta, p-values, and what the delta means to humans."""
-    from ..service.analyses import human_agreement
+    from ...service.analyses import human_agreement
 
     return pd.DataFrame(
         [
@@ -249,7 +250,7 @@ DETECTABLE_HELP = (
 
 def segments_needed_table(cmp, delta: float, n_lines: int) -> pd.DataFrame:
     """For each pair: the lines a test set of this kind needs to detect ``delta`` with 80% power."""
-    from ..service.analyses import segments_needed
+    from ...service.analyses import segments_needed
 
     rows = []
     for p in cmp.pairs:
