@@ -441,12 +441,12 @@ def test_damaged_statistics_of_any_kind_are_recomputed(tmp_path, corpus, damage)
 def test_statistics_of_a_version_1_store_are_dropped_on_upgrade(tmp_path, corpus):
     """A real version-1 file (the schema mtlens 0.1 wrote): its sets open, its statistics (which had no
     checksum and cannot be trusted) are dropped and recomputed."""
-    from mtlens.storage.store import _APP_ID, MIGRATIONS
+    from mtlens.storage.store import APP_ID, MIGRATIONS
 
     con = sqlite3.connect(tmp_path / FILE_NAME)
     for stmt in MIGRATIONS[1]:
         con.execute(stmt)
-    con.execute(f"PRAGMA application_id = {_APP_ID}")
+    con.execute(f"PRAGMA application_id = {APP_ID}")
     con.execute("PRAGMA user_version = 1")
     con.execute("INSERT INTO sets VALUES ('s1', 'old', 'en-de', NULL, '2025-01-01', 2)")
     for kind, name, lines in (("ref", "ref", corpus.references["ref"]), ("sys", "S1", corpus.systems["S1"])):

@@ -81,7 +81,7 @@ class BucketAnalysis:
     correction: str = "holm"
 
 
-def _bucket_label(edges, k):
+def bucket_label(edges, k):
     if k == 0:
         return f"<= {edges[0]}"
     if k == len(edges):
@@ -89,7 +89,7 @@ def _bucket_label(edges, k):
     return f"{edges[k - 1] + 1}-{edges[k]}"
 
 
-def _tested_rows(parts, score_fn, n_boot, seed, alpha, min_lines, documents=None) -> tuple[list[BucketRow], int]:
+def tested_rows(parts, score_fn, n_boot, seed, alpha, min_lines, documents=None) -> tuple[list[BucketRow], int]:
     """parts: (label, lines, stats_a, stats_b, words). Tests the buckets with enough lines, Holm over them.
     ``documents``: per part, its lines' document ids (whole documents resampled; a part needs ``min_lines``
     documents then). ``n_boot``: the resamples, or None for the policy's count for the buckets tested
@@ -137,8 +137,8 @@ def length_buckets(
     for k in range(len(edges) + 1):
         sel = np.flatnonzero(bucket == k)
         if len(sel):
-            parts.append((_bucket_label(edges, k), len(sel), result.stats[a][sel], result.stats[b][sel], None))
-    rows, n_boot = _tested_rows(parts, result.scorer.score_from_totals, n_boot, seed, alpha, min_lines)
+            parts.append((bucket_label(edges, k), len(sel), result.stats[a][sel], result.stats[b][sel], None))
+    rows, n_boot = tested_rows(parts, result.scorer.score_from_totals, n_boot, seed, alpha, min_lines)
     return BucketAnalysis("length", result.metric, rows, min_lines, alpha, n_boot, seed)
 
 
@@ -199,14 +199,14 @@ def frequency_buckets(
         return st
 
     sa_all, sb_all = stats_for(a), stats_for(b)
-    labels = [UNSEEN] + [_bucket_label(edges, k) for k in range(len(edges) + 1)]
+    labels = [UNSEEN] + [bucket_label(edges, k) for k in range(len(edges) + 1)]
     parts = []
     for k in range(0 if frequency_corpus is not None else 1, n_b):
         used = (sa_all[:, k, 1:].sum(axis=1) + sb_all[:, k, 1:].sum(axis=1)) > 0
         if used.any():
             sel = np.flatnonzero(used)
             parts.append((labels[k], len(sel), sa_all[sel, k], sb_all[sel, k], int(sa_all[:, k, 2].sum())))
-    rows, n_boot = _tested_rows(parts, word_fmeasure, n_boot, seed, alpha, min_lines)
+    rows, n_boot = tested_rows(parts, word_fmeasure, n_boot, seed, alpha, min_lines)
     source = "references" if frequency_corpus is None else frequency_source
     return BucketAnalysis("frequency", "word F-measure", rows, min_lines, alpha, n_boot, seed, source)
 

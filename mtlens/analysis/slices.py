@@ -20,7 +20,7 @@ from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..runtime.scoring import MetricResult
 from .groups import group_lines, labels_for
-from .pairwise import _bucket_label, _tested_rows
+from .pairwise import bucket_label, tested_rows
 from .policy import ALPHA, MIN_TEST_LINES, P_DEFINITIONS, SEED
 
 #: source length buckets (words): <= 10, 11-20, 21-40, > 40
@@ -47,7 +47,7 @@ def slice_masks(corpus: Corpus, a: str, b: str, min_lines: int = MIN_TEST_LINES)
         what = "source" if corpus.source is not None else "reference"
         words = np.asarray([len(x.split()) for x in text])
         bucket = np.searchsorted(np.asarray(LENGTH_EDGES), words, side="left")
-        names = [_bucket_label(LENGTH_EDGES, k) for k in range(len(LENGTH_EDGES) + 1)]
+        names = [bucket_label(LENGTH_EDGES, k) for k in range(len(LENGTH_EDGES) + 1)]
         for k, name in enumerate(names):
             out.append(("length", f"{what} {name} words", np.flatnonzero(bucket == k)))
         out.append(("numbers", f"{what} has digits", np.flatnonzero([bool(_DIGIT.search(x)) for x in text])))
@@ -82,7 +82,7 @@ def slices(
             raise InputError("resampling documents needs documents: WMT XML, a doc column or a documents file")
         documents = [[corpus.documents[i] for i in lines] for _, _, lines in masks]
     parts = [(name, len(lines), result.stats[a][lines], result.stats[b][lines], None) for _, name, lines in masks]
-    rows, n_boot = _tested_rows(parts, result.scorer.score_from_totals, n_boot, seed, alpha, min_lines, documents)
+    rows, n_boot = tested_rows(parts, result.scorer.score_from_totals, n_boot, seed, alpha, min_lines, documents)
     items = [
         {
             "slice": r.bucket,

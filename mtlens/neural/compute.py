@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.limits import env_number
-from .environment import _command, _error_of, _worker_env, check_ray
+from .environment import check_ray, error_of, worker_command, worker_env
 from .models import EXACT, FAST, MODES, Model, mode, models
-from .segments import _spans_json, batch_size, cached_scores, missing, work_size
+from .segments import batch_size, cached_scores, missing, spans_json, work_size
 
 
 def compute(
@@ -54,13 +54,13 @@ def compute(
         feed = [json.dumps({"rows": rows}, ensure_ascii=False)]
     with tempfile.TemporaryFile("w+", encoding="utf-8") as err:
         proc = subprocess.Popen(
-            _command("score" if how == EXACT else "fast", model.path, str(size), str(chunk)),
+            worker_command("score" if how == EXACT else "fast", model.path, str(size), str(chunk)),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=err,
             text=True,
             encoding="utf-8",
-            env=_worker_env(),
+            env=worker_env(),
             start_new_session=True,
         )
         if on_start:
@@ -84,7 +84,7 @@ def compute(
                     store.put_neural(
                         model.digest,
                         [
-                            (key, float(v), _spans_json(sp) if model.kind == "xcomet" else None)
+                            (key, float(v), spans_json(sp) if model.kind == "xcomet" else None)
                             for key, v, sp in zip(where, msg["scores"], spans, strict=True)
                         ],
                     )
@@ -108,7 +108,7 @@ def compute(
         if not finished:
             err.seek(0)
             raise InputError(
-                f"{_error_of(''.join(output), err.read(), proc.returncode)}; the {done} segment(s) scored so far "
+                f"{error_of(''.join(output), err.read(), proc.returncode)}; the {done} segment(s) scored so far "
                 "are saved, run it again to go on"
             )
     return True

@@ -64,7 +64,7 @@ def available() -> bool:
         return False
 
 
-def _worker_env() -> dict:
+def worker_env() -> dict:
     return {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
@@ -103,12 +103,12 @@ def check_ray() -> None:
     )
 
 
-def _command(*args: str) -> list[str]:
+def worker_command(*args: str) -> list[str]:
     # -I: the worker's folder (mtlens/, with modules named like tokenizers) is not put on sys.path
     return [python(), "-I", str(WORKER), *args]
 
 
-def _error_of(output: str, stderr: str, code: int) -> str:
+def error_of(output: str, stderr: str, code: int) -> str:
     for line in output.splitlines():
         try:
             doc = json.loads(line)

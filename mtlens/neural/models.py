@@ -34,12 +34,12 @@ from pathlib import Path
 from ..core.errors import InputError
 from .environment import (
     HOW_TO_ENABLE,
-    _command,
-    _error_of,
-    _worker_env,
     available,
+    error_of,
     python,
     versions,
+    worker_command,
+    worker_env,
 )
 
 #: how ``--metrics`` names a registered model: ``comet:NAME``
@@ -100,9 +100,9 @@ def file_digest(path: Path) -> str:
 
 def describe(ckpt: Path) -> dict:
     """The model's kind and inputs, as the worker reads them from hparams.yaml."""
-    proc = subprocess.run(_command("describe", str(ckpt)), capture_output=True, text=True, env=_worker_env())
+    proc = subprocess.run(worker_command("describe", str(ckpt)), capture_output=True, text=True, env=worker_env())
     if proc.returncode != 0:
-        raise InputError(_error_of(proc.stdout, proc.stderr, proc.returncode))
+        raise InputError(error_of(proc.stdout, proc.stderr, proc.returncode))
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 

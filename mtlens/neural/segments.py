@@ -160,7 +160,7 @@ def cached_scores(store, model: Model, corpus: Corpus, how: str | None = None):
     )
 
 
-def _spans_json(spans) -> str | None:
+def spans_json(spans) -> str | None:
     """xCOMET's spans of one segment as the model gave them (offsets into the stripped line), stored as they
     are: :func:`mtlens.readers.scores.place_span` places them when they are read, as for an imported file."""
     if spans is None:

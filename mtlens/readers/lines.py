@@ -14,7 +14,7 @@ from ..core.limits import max_file_bytes
 #: bytes from the start of a file that :func:`_looks_utf16` looks at (a file is UTF-16 from its start)
 UTF16_SAMPLE = 1 << 20
 
-_BOM = b"\xef\xbb\xbf"
+BOM = b"\xef\xbb\xbf"
 
 
 def files_fingerprint(files: list[tuple[str, bytes]] | tuple) -> str:
@@ -60,7 +60,7 @@ def decode_lines(data: bytes, name: str) -> list[str]:
             "(or as UTF-16 with a byte order mark)"
         )
     skipped = 0
-    if data.startswith(_BOM):
+    if data.startswith(BOM):
         data, skipped = data[3:], 3
         if not data:
             raise InputError(f"file '{name}' is empty (it holds only a byte order mark)")

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 from ..core.corpus import Corpus
 from ..core.errors import InputError
-from .lines import _BOM, decode_lines
+from .lines import BOM, decode_lines
 
 _SOURCE_COLUMNS = {"src", "source"}
 
@@ -92,7 +92,7 @@ def parse_wmt_xml(data: bytes, name: str) -> Corpus:
     if not data:
         raise InputError(f"file '{name}' is empty")
     try:
-        root = ET.fromstring(data.removeprefix(_BOM))
+        root = ET.fromstring(data.removeprefix(BOM))
     except ET.ParseError as err:
         raise InputError(f"'{name}' is not well-formed XML: {err}") from None
     src: list[str] = []

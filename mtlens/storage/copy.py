@@ -6,7 +6,7 @@ the target as it was."""
 from __future__ import annotations
 
 from ..core.errors import InputError
-from .database import _Missing
+from .database import Missing
 from .schema import ORDERED, TABLES
 
 #: rows read and written at a time (statistics and neural caches can be large)
@@ -38,6 +38,6 @@ def copy_store(source, target) -> dict[str, int]:
                     dst.executemany(sql, [tuple(r[k] for k in keep) for r in rows])
                     n += len(rows)
                 counts[table] = n
-    except _Missing:
+    except Missing:
         raise InputError(f"the source store '{source.location}' holds nothing yet") from None
     return counts

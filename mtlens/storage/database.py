@@ -13,7 +13,7 @@ from pathlib import Path
 from ..core.errors import InputError
 from ..core.limits import env_number
 from . import postgres
-from .schema import _APP_ID, FILE_NAME, MIGRATIONS, SCHEMA_VERSION
+from .schema import APP_ID, FILE_NAME, MIGRATIONS, SCHEMA_VERSION
 
 #: the store: a PostgreSQL URL, or a data directory (the SQLite file in it); ``--store`` on the command line
 STORE_ENV = "MTLENS_STORE"
@@ -73,16 +73,17 @@ def default_data_dir() -> Path:
     return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "mtlens"
 
 
-def _dicts(cur: sqlite3.Cursor) -> list[dict]:
+def dict_rows(cur: sqlite3.Cursor) -> list[dict]:
     cols = [c[0] for c in cur.description]
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
 
-def _now() -> float:
+def timestamp() -> float:
+    """Seconds since the epoch, UTC (the job rows' times)."""
     return dt.datetime.now(dt.timezone.utc).timestamp()
 
 
-class _Missing(Exception):
+class Missing(Exception):
     """The store file does not exist yet (reading finds nothing)."""
 
 
@@ -139,7 +140,7 @@ class Database:
     def check(self) -> None:
         """Read the store now: an unreachable server or a damaged file is said at start, in one sentence, not
         on the first page (an empty store is fine: it is created on the first write)."""
-        with contextlib.suppress(_Missing), self._db():
+        with contextlib.suppress(Missing), self._db():
             pass
 
     def child_env(self) -> dict[str, str]:
@@ -167,12 +168,12 @@ class Database:
             if write:
                 self.data_dir.mkdir(parents=True, exist_ok=True)
             elif not self.path.exists():
-                raise _Missing
+                raise Missing
             con = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             con.execute("PRAGMA busy_timeout = 30000")
             if not write:
                 con = self._readable(con)
-        except _Missing:
+        except Missing:
             raise
         except (OSError, sqlite3.Error) as err:
             why = _why(err)
@@ -211,7 +212,7 @@ class Database:
                 "(or mtlens[postgres])"
             ) from None
         try:
-            with postgres.transaction(self.url, write, self._check_header, _Missing) as con:
+            with postgres.transaction(self.url, write, self._check_header, Missing) as con:
                 yield con
         except psycopg.OperationalError as err:
             why = " ".join(str(err).split()) or type(err).__name__
@@ -253,7 +254,7 @@ class Database:
         return int(row[0]), int(row[1]), int(row[2])
 
     def _check_header(self, version: int, app: int, tables: int) -> None:
-        if tables and app != _APP_ID:
+        if tables and app != APP_ID:
             raise InputError(
                 f"{self._named('the file')} is not an mtlens workspace (another program's database); "
                 "move it away or choose another data directory"
@@ -269,7 +270,7 @@ class Database:
         writers starting together never both create it."""
         version, app, tables = self._header(con)
         if version == 0 and tables == 0 and not write:
-            raise _Missing
+            raise Missing
         self._check_header(version, app, tables)
         if version == SCHEMA_VERSION:
             return
@@ -280,7 +281,7 @@ class Database:
             version, app, tables = self._header(con)  # again, now that this connection holds the lock
             self._check_header(version, app, tables)
             if version == 0:
-                con.execute(f"PRAGMA application_id = {_APP_ID}")
+                con.execute(f"PRAGMA application_id = {APP_ID}")
             for v in range(version + 1, SCHEMA_VERSION + 1):
                 for stmt in MIGRATIONS[v]:
                     con.execute(stmt)
@@ -327,7 +328,7 @@ class Database:
                     "set_id WHERE owner = ?)",
                     (owner, owner),
                 ).fetchone()
-        except _Missing:
+        except Missing:
             return 0
         return int(row[0] or 0)
 

@@ -3,35 +3,35 @@
 from __future__ import annotations
 
 from ..core.errors import InputError
-from .database import _dicts, _Missing, _now
-from .sets import SAMPLE_ID
+from .database import Database, Missing, dict_rows, timestamp
+from .names import SAMPLE_ID
 
 
-class JobRows:
+class JobRows(Database):
     """The rows of background jobs: claimed once (a row lock on PostgreSQL, the write lock on SQLite), progress, heartbeat, state."""
 
     def job(self, set_id: str, digest: str) -> dict | None:
         try:
             with self._db() as con:
                 cur = con.execute("SELECT * FROM jobs WHERE set_id = ? AND digest = ?", (set_id, digest))
-                rows = _dicts(cur)
+                rows = dict_rows(cur)
                 return rows[0] if rows else None
-        except _Missing:
+        except Missing:
             return None
 
     def jobs(self, set_id: str) -> list[dict]:
         try:
             with self._db() as con:
                 cur = con.execute("SELECT * FROM jobs WHERE set_id = ? ORDER BY model", (set_id,))
-                return _dicts(cur)
-        except _Missing:
+                return dict_rows(cur)
+        except Missing:
             return []
 
     def claim_job(self, set_id: str, digest: str, model: str, alive) -> tuple[bool, dict]:
         """Create the job of (set, checkpoint) or take over a dead one, atomically (under the write lock):
         ``(True, row)`` when the caller now owns it and must start it, ``(False, row)`` when a live job
         (``alive(row)``) already runs it. A finished job is claimed again (it computes only what is new)."""
-        now = _now()
+        now = timestamp()
         with self._db(write=True) as con:
             if set_id != SAMPLE_ID and con.execute("SELECT 1 FROM sets WHERE id = ?", (set_id,)).fetchone() is None:
                 raise InputError(f"no saved set has the id '{set_id}'")
@@ -46,7 +46,7 @@ class JobRows:
                 cur = con.execute(
                     "SELECT * FROM jobs WHERE set_id = ? AND digest = ?" + self._row_lock, (set_id, digest)
                 )
-                job = _dicts(cur)[0]
+                job = dict_rows(cur)[0]
                 if job["state"] in ("queued", "running", "cancelling") and alive(job):
                     return False, job
                 con.execute(
@@ -55,7 +55,7 @@ class JobRows:
                     (model, now, now, set_id, digest),
                 )
             cur = con.execute("SELECT * FROM jobs WHERE set_id = ? AND digest = ?", (set_id, digest))
-            return True, _dicts(cur)[0]
+            return True, dict_rows(cur)[0]
 
     def update_job(self, set_id: str, digest: str, **fields) -> str | None:
         """Change a job's fields; returns its state as it is now (None when the job or its set is gone)."""
@@ -65,7 +65,7 @@ class JobRows:
             sets = ", ".join(f"{k} = ?" for k in fields)
             con.execute(
                 f"UPDATE jobs SET {sets + ', ' if sets else ''}updated = ? WHERE set_id = ? AND digest = ?",
-                (*fields.values(), _now(), set_id, digest),
+                (*fields.values(), timestamp(), set_id, digest),
             )
             row = con.execute("SELECT state FROM jobs WHERE set_id = ? AND digest = ?", (set_id, digest)).fetchone()
         return row[0] if row else None

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from ..core.access import Visitor
 from ..core.errors import InputError
-from .database import _Missing
-from .sets import SAMPLE_ID, _clean_name
+from .database import Database, Missing
+from .names import SAMPLE_ID, clean_name
 
 
-class Owners:
+class Owners(Database):
     """Who may change a set (its owner, the operator, an administrator; nobody for the bundled sample), and projects with their members."""
 
     def may_change(self, set_id: str, visitor: Visitor | None) -> bool:
@@ -30,7 +30,7 @@ class Owners:
         try:
             with self._db() as con:
                 row = con.execute(f"SELECT {column} FROM sets WHERE id = ?", (set_id,)).fetchone()
-        except _Missing:
+        except Missing:
             row = None
         if row is None:
             raise InputError(f"no saved set has the id '{set_id}'")
@@ -52,7 +52,7 @@ class Owners:
                 rows = con.execute(
                     "SELECT project FROM members WHERE member = ? ORDER BY project", (member,)
                 ).fetchall()
-        except _Missing:
+        except Missing:
             return []
         return [r[0] for r in rows]
 
@@ -61,14 +61,14 @@ class Owners:
         try:
             with self._db() as con:
                 rows = con.execute("SELECT project, member FROM members ORDER BY project, member").fetchall()
-        except _Missing:
+        except Missing:
             return []
         return [(p, m) for p, m in rows if project is None or p == project]
 
     def grant(self, project: str, member: str) -> None:
         """Make ``member`` (a visitor id: ``browser:...`` or ``user:...``) a member of ``project``: they see
         its sets in their list and may put their own sets in it. The operator's command (CLI)."""
-        project, member = _clean_name(project), member.strip()
+        project, member = clean_name(project), member.strip()
         if not member or ":" not in member:
             raise InputError(f"'{member}' is not a visitor id (the dashboard shows yours: 'user:...' or 'browser:...')")
         with self._db(write=True) as con:

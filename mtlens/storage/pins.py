@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from ..core.access import Visitor
 from ..core.errors import InputError
-from .database import _Missing
+from .database import Missing
+from .owners import Owners
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ def _pin_from_row(row) -> Pin | None:
     return Pin(line, tuple(names), metric, note)
 
 
-class Pins:
+class Pins(Owners):
     """Sentences pinned for a set's presentation."""
 
     def pins(self, set_id: str) -> list[Pin]:
@@ -63,7 +64,7 @@ class Pins:
                 rows = con.execute(
                     "SELECT line, systems, metric, note FROM pins WHERE set_id = ? ORDER BY created, rowid", (set_id,)
                 ).fetchall()
-        except _Missing:
+        except Missing:
             return []
         try:
             n_lines = int(self._set_field(set_id, "n_lines"))

@@ -26,7 +26,7 @@ import re
 import threading
 from collections.abc import Iterator
 
-from .schema import _APP_ID, MIGRATIONS, ORDERED, SCHEMA_VERSION
+from .schema import APP_ID, MIGRATIONS, ORDERED, SCHEMA_VERSION
 
 #: seconds to wait for the server to answer a connection
 CONNECT_TIMEOUT = 5
@@ -169,14 +169,14 @@ def migrate(con, check) -> None:
     """Create or upgrade the schema in one transaction under an advisory lock; ``check(version, app,
     tables)`` refuses a foreign or newer database (the caller's sentences)."""
     with con.transaction():
-        con.execute("SELECT pg_advisory_xact_lock(%s)", (_APP_ID,))
+        con.execute("SELECT pg_advisory_xact_lock(%s)", (APP_ID,))
         version, app, tables = header(con)  # again, now that this connection holds the lock
         check(version, app, tables)
         if version == SCHEMA_VERSION:
             return
         if version == 0:
             con.execute(f"CREATE TABLE {SCHEMA_TABLE} (app_id BIGINT NOT NULL, version INTEGER NOT NULL)")
-            con.execute(f"INSERT INTO {SCHEMA_TABLE} VALUES (%s, 0)", (_APP_ID,))
+            con.execute(f"INSERT INTO {SCHEMA_TABLE} VALUES (%s, 0)", (APP_ID,))
         for v in range(version + 1, SCHEMA_VERSION + 1):
             for stmt in MIGRATIONS[v]:
                 con.execute(ddl(stmt))

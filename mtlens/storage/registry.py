@@ -6,10 +6,10 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 
 from ..core.errors import InputError
-from .database import _dicts, _Missing
+from .database import Database, Missing, dict_rows
 
 
-class Registry:
+class Registry(Database):
     """The registry of neural checkpoints and their cached segment scores."""
 
     def put_model(self, row: Mapping) -> None:
@@ -39,8 +39,8 @@ class Registry:
                 cur = con.execute(
                     "SELECT name, path, digest, kind, inputs, size, mtime, added FROM models ORDER BY name"
                 )
-                return _dicts(cur)
-        except _Missing:
+                return dict_rows(cur)
+        except Missing:
             return []
 
     def remove_model(self, name: str) -> None:
@@ -63,7 +63,7 @@ class Registry:
                         (digest, *chunk),
                     ):
                         out[seg] = (float(score), spans)
-        except _Missing:
+        except Missing:
             pass
         return out
 

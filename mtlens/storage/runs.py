@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ..core.access import Visitor
 from ..core.errors import InputError
-from .database import _Missing
+from .database import Database, Missing
 
 #: at most this many metadata entries per run, keys of at most MAX_META_KEY characters, values of at most
 #: MAX_META_VALUE (a checkpoint path, a commit, a data version: not a file)
@@ -80,7 +80,7 @@ def _meta_from_row(text) -> dict[str, str]:
     return meta
 
 
-class Runs:
+class Runs(Database):
     """The runs of a set: its systems with their time, family and metadata."""
 
     def runs(self, set_id: str) -> list[Run]:
@@ -96,7 +96,7 @@ class Runs:
                     r[0]: r[1:]
                     for r in con.execute("SELECT system, family, at, meta FROM runs WHERE set_id = ?", (set_id,))
                 }
-        except _Missing:
+        except Missing:
             return []
         if created is None:
             raise InputError(f"no saved set has the id '{set_id}'")

@@ -7,7 +7,7 @@ SCHEMA_VERSION = 5
 
 FILE_NAME = "mtlens.sqlite3"
 
-_APP_ID = 0x6D746C73  # "mtls": PRAGMA application_id, to recognise our own files
+APP_ID = 0x6D746C73  # "mtls": PRAGMA application_id, to recognise our own files
 
 #: version -> statements that bring a database from version - 1 to version
 MIGRATIONS: dict[int, tuple[str, ...]] = {

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-import secrets
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -13,10 +12,11 @@ from dataclasses import dataclass
 from ..core.access import Visitor
 from ..core.corpus import Corpus
 from ..core.errors import InputError
-from .database import _Missing
+from .database import Missing
+from .names import SAMPLE_ID, clean_name, new_id
+from .owners import Owners
 
 #: the id of the bundled sample, a read-only set that is always there
-SAMPLE_ID = "sample"
 
 
 @dataclass(frozen=True)
@@ -46,11 +46,6 @@ class SavedSet:
     annotations: tuple[tuple[str, bytes], ...] = ()
 
 
-def new_id() -> str:
-    """128 random bits as 32 hex digits (URL-safe, and never taken for a command-line option)."""
-    return secrets.token_hex(16)
-
-
 def _dumps_lines(lines: Sequence[str]) -> str:
     return json.dumps(list(lines), ensure_ascii=True)  # ASCII JSON: lone surrogates survive too
 
@@ -76,13 +71,6 @@ def _loads_segments(text, n_lines: int) -> tuple[list[str] | None, list[str] | N
     return documents, domains if ok(domains) else None
 
 
-def _clean_name(name: str) -> str:
-    name = " ".join(str(name).split())[:200]
-    if not name:
-        raise InputError("a set needs a name")
-    return name
-
-
 def _no_room(err: InputError) -> bool:
     """An error of a full disk (SQLite says "disk is full", or "disk I/O error" when it cannot create
     its write-ahead log or shared-memory file)."""
@@ -103,7 +91,7 @@ def _delete_rows(con, set_id: str) -> None:
     con.execute("DELETE FROM jobs WHERE set_id = ?", (set_id,))
 
 
-class Sets:
+class Sets(Owners):
     """Saved sets: their text, side files, name and project; listing, loading, deleting, the bundle of a set."""
 
     def save(
@@ -123,7 +111,7 @@ class Sets:
         in one transaction; returns its id. ``runs``: system -> (family, ISO time, metadata JSON) for
         systems that are runs of a family (a bundle's). ``owner``: the visitor id that may change it (None: the
         operator); ``language_how``: ``declared`` or ``detected`` (how the language pair was decided)."""
-        name = _clean_name(name)
+        name = clean_name(name)
         set_id = set_id or new_id()
         rows = [("ref", n, k, _dumps_lines(v)) for k, (n, v) in enumerate(corpus.references.items())]
         rows += [("sys", n, k, _dumps_lines(v)) for k, (n, v) in enumerate(corpus.systems.items())]
@@ -229,7 +217,7 @@ class Sets:
                 streams = con.execute(
                     "SELECT set_id, kind, name FROM streams ORDER BY set_id, kind, position"
                 ).fetchall()
-        except _Missing:
+        except Missing:
             return []
         names: dict[tuple[str, str], list[str]] = {}
         for sid, kind, n in streams:
@@ -256,7 +244,7 @@ class Sets:
                 files = con.execute(
                     "SELECT kind, name, data FROM files WHERE set_id = ? ORDER BY rowid", (set_id,)
                 ).fetchall()
-        except _Missing:
+        except Missing:
             row = None
         if row is None:
             raise InputError(f"no saved set has the id '{set_id}' (see 'python -m mtlens list')")
@@ -290,7 +278,7 @@ class Sets:
     def rename(self, set_id: str, name: str, visitor: Visitor | None = None) -> None:
         self._check_change(set_id, visitor)
         with self._db(write=True) as con:
-            if con.execute("UPDATE sets SET name = ? WHERE id = ?", (_clean_name(name), set_id)).rowcount == 0:
+            if con.execute("UPDATE sets SET name = ? WHERE id = ?", (clean_name(name), set_id)).rowcount == 0:
                 raise InputError(f"no saved set has the id '{set_id}'")
 
     def set_project(self, set_id: str, project: str | None, visitor: Visitor | None = None) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..core.errors import InputError
-from .database import _Missing
+from .database import Database, Missing
 
 
 def _checksum(metric: str, options_key: tuple, system: str, dtype: str, shape: str, data: bytes) -> str:
@@ -45,7 +45,7 @@ def _key_text(options_key: tuple) -> str:
     return json.dumps([list(kv) for kv in options_key])
 
 
-class Statistics:
+class Statistics(Database):
     """Per-segment statistics of a set's metrics, checksummed: a damaged array is dropped and computed again, never read."""
 
     def get_stats(self, set_id: str, metric: str, options_key: tuple) -> dict[str, np.ndarray]:
@@ -57,7 +57,7 @@ class Statistics:
                     "WHERE set_id = ? AND metric = ? AND options = ?",
                     (set_id, metric, _key_text(options_key)),
                 ).fetchall()
-        except _Missing:
+        except Missing:
             return {}
         out, damaged = {}, []
         for system, dtype, shape_text, data, checksum in rows:

@@ -27,15 +27,17 @@ from __future__ import annotations
 from ..core.corpus import Corpus  # noqa: F401  (the doctest below)
 from .database import BALLAST_BYTES, BALLAST_NAME, DEFAULT_MAX_MB, DEFAULT_OWNER_MB, Database, default_data_dir
 from .job_rows import JobRows
+from .names import SAMPLE_ID, new_id
 from .owners import Owners
 from .pins import MAX_PIN_NOTE, MAX_PINS, Pin, Pins
 from .registry import Registry
 from .runs import Run, Runs
-from .schema import _APP_ID, FILE_NAME, MIGRATIONS, SCHEMA_VERSION
-from .sets import SAMPLE_ID, SavedSet, SetInfo, Sets, new_id
+from .schema import APP_ID, FILE_NAME, MIGRATIONS, SCHEMA_VERSION
+from .sets import SavedSet, SetInfo, Sets
 from .statistics import Statistics
 
 __all__ = [
+    "APP_ID",
     "BALLAST_BYTES",
     "BALLAST_NAME",
     "DEFAULT_MAX_MB",
@@ -46,7 +48,6 @@ __all__ = [
     "MIGRATIONS",
     "SAMPLE_ID",
     "SCHEMA_VERSION",
-    "_APP_ID",
     "Pin",
     "Run",
     "SavedSet",

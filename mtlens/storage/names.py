@@ -1,0 +1,23 @@
+"""What the store calls things: the bundled sample's id, a new set's id, and the one rule for a name it keeps."""
+
+from __future__ import annotations
+
+import secrets
+
+from ..core.errors import InputError
+
+#: the bundled sample's id: a read-only set of every workspace
+SAMPLE_ID = "sample"
+
+
+def new_id() -> str:
+    """128 random bits as 32 hex digits (URL-safe, and never taken for a command-line option)."""
+    return secrets.token_hex(16)
+
+
+def clean_name(name: str) -> str:
+    """A set's (or project's) name as the store keeps it: white space folded, at most 200 characters."""
+    name = " ".join(str(name).split())[:200]
+    if not name:
+        raise InputError("a set needs a name")
+    return name
