@@ -342,3 +342,22 @@ def test_every_import_of_mtlens_inside_mtlens_resolves():
                     except ImportError:
                         bad.append(f"{where}: {module} has no {alias.name}")
     assert bad == []
+
+
+def test_the_front_page_and_the_rooms_issue_47_split_stay_small():
+    """The README is a front page (at most about 400 lines, both set-up commands), and the rooms that held
+    several concerns (issue 47: the command line, the UI's views, state and caches, significance, the neural
+    models, the test-set reader, the table exports) stay split: none over 400 lines."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 400
+    assert "&& .venv/bin/streamlit run app.py\n" in readme and "\nbash scripts/test.sh\n" in readme
+    rooms = [
+        *(PKG / "cli").glob("*.py"),
+        *(PKG / "ui").rglob("*.py"),
+        *(PKG / "analysis").glob("*.py"),
+        PKG / "neural" / "models.py",
+        PKG / "readers" / "testset.py",
+        *(PKG / "exports").glob("*.py"),
+    ]
+    long = {str(p.relative_to(ROOT)): n for p in rooms if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400}
+    assert long == {}
