@@ -11,7 +11,7 @@ from ..core.errors import InputError
 from ..service.inputs import build_corpus, read_files
 from . import args as flags
 from .args import Parser
-from .common import open_store, store, warn
+from .common import open_store, store, warn, workspace
 
 
 def add_parsers(sub) -> dict:
@@ -59,31 +59,31 @@ def add_parsers(sub) -> dict:
 
 
 def run_access(args: argparse.Namespace) -> str:
-    workspace = store(args)
+    ws = workspace(args)
     if args.action == "grant":
-        workspace.grant(args.project, args.visitor)
+        ws.grant(args.project, args.visitor)
         return f"{args.visitor} is a member of '{args.project}'\n"
     if args.action == "revoke":
-        workspace.revoke(args.project, args.visitor)
+        ws.revoke(args.project, args.visitor)
         return f"{args.visitor} is no longer a member of '{args.project}'\n"
-    rows = workspace.members()
+    rows = ws.members()
     return "".join(f"{p}\t{m}\n" for p, m in rows) or "no project has members yet\n"
 
 
 def run_models(args: argparse.Namespace) -> str:
     from ..service import neural_scoring as neural
 
-    workspace = store(args)
+    target = store(args)
     if args.action == "add":
-        m = neural.add_model(workspace, args.name, args.path)
+        m = neural.add_model(target, args.name, args.path)
         return (
             f"{m.name}: {m.kind} (reads {', '.join(m.inputs)}), checkpoint {m.path}, digest {m.digest[:12]}\n"
             f"score with: --metrics {m.metric}\n"
         )
     if args.action == "remove":
-        workspace.remove_model(args.name)
+        workspace(args).remove_model(args.name)
         return f"removed {args.name}\n"
-    rows = [f"{m.metric}\t{m.kind}\t{','.join(m.inputs)}\t{m.digest[:12]}\t{m.path}" for m in neural.models(workspace)]
+    rows = [f"{m.metric}\t{m.kind}\t{','.join(m.inputs)}\t{m.digest[:12]}\t{m.path}" for m in neural.models(target)]
     return "\n".join(rows) + "\n" if rows else "no model is registered (python -m mtlens models add NAME PATH)\n"
 
 
@@ -105,7 +105,7 @@ def run_dashboard(args: argparse.Namespace) -> str:
     app = Path(__file__).resolve().parents[2] / "app.py"
     if not app.exists():
         raise InputError(f"the dashboard's app.py is not next to the mtlens package ({app}); run from a checkout")
-    workspace = open_store(args)
+    target = open_store(args)
     set_id = args.set
     if args.ref or args.sys:
         if set_id:
@@ -114,10 +114,10 @@ def run_dashboard(args: argparse.Namespace) -> str:
 
         source = read_files([args.src])[0] if args.src else None
         ev = evaluate(build_corpus(read_files(args.ref), read_files(args.sys), source), args.language_pair)
-        set_id = save(workspace, ev, args.name or "from the command line").set_id
+        set_id = save(target, ev, args.name or "from the command line").set_id
     elif set_id:
-        workspace.load(set_id)  # a wrong id is said now, not in the browser
-    workspace.check()  # an unreachable database too
+        target.load(set_id)  # a wrong id is said now, not in the browser
+    target.check()  # an unreachable database too
     check_ray()  # and an unreachable Ray cluster (MTLENS_RAY_ADDRESS)
     link = f"http://{args.address}:{args.port}/" + (f"?set={set_id}" if set_id else "")
     print(f"mtlens dashboard: open {link}", flush=True)
@@ -133,7 +133,7 @@ def run_dashboard(args: argparse.Namespace) -> str:
             "(each visitor owns what they upload; see docs/security.md for a login and a reverse proxy)"
         )
         sys.stderr.flush()
-    env = dict(os.environ, **workspace.child_env())
+    env = dict(os.environ, **target.child_env())
     cmd = [
         sys.executable,
         "-m",

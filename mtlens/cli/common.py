@@ -41,12 +41,20 @@ def open_store(args):
 
 
 def store(args):
-    """The command's workspace, opened once per command (what scoring noticed, e.g. damaged stored
-    statistics, is in the notes of the instance that scored)."""
-    found = getattr(args, "_workspace", None)
+    """The command's store, opened once per command (what scoring noticed, e.g. damaged stored
+    statistics, is in the notes of the instance that scored), for the service functions that compute."""
+    found = getattr(args, "_store", None)
     if found is None:
-        found = args._workspace = open_store(args)
+        found = args._store = open_store(args)
     return found
+
+
+def workspace(args):
+    """The command's workspace: its store with the operator as the one who asks
+    (:class:`mtlens.service.workspace.Workspace`); what the command changes goes through it."""
+    from ..service.workspace import Workspace
+
+    return Workspace(store(args))
 
 
 def given_options(args) -> dict:
@@ -142,7 +150,7 @@ def score_evaluation(args, ev, options):
     names, builtin, imported = chosen(args, ev)
     results = scored(lambda: store(args), ev, names, builtin, imported, options)
     if ev.set_id is not None and builtin:
-        for sentence in store(args).notes:
+        for sentence in workspace(args).notes:
             warn(sentence)
     for scores in imported.values():
         for sentence in scores.notes:

@@ -10,7 +10,7 @@ from ..service import presentation as report
 from ..service.inputs import read_bytes
 from ..service.results import REGISTRY
 from . import args as flags
-from .common import load_and_score, prepare, score_evaluation, store
+from .common import load_and_score, prepare, score_evaluation, store, workspace
 
 
 def add_parsers(sub) -> dict:
@@ -181,7 +181,7 @@ def run_analyze(args: argparse.Namespace) -> str:
     human = None
     files = [(f, read_bytes(f)) for f in args.human]
     if not files and args.set is not None:
-        files = list(store(args).load(args.set).human)  # the set's own human scores
+        files = list(workspace(args).load(args.set).human)  # the set's own human scores
     results = None
     if files:
         human = human_mod.read_human_files(files, corpus)
@@ -261,8 +261,8 @@ def run_report(args: argparse.Namespace) -> str:
     found = {}
     if comparisons.can_test(len(corpus.systems), corpus.n_lines):
         found = {m: comparisons.compare(r, "bootstrap", n=args.n, seed=args.seed) for m, r in results.items()}
-    title = args.title or (store(args).load(args.set).info.name if args.set else "mtlens report")
-    pins = store(args).pins(args.set) if args.set else []  # the sentences pinned for the presentation
+    title = args.title or (workspace(args).load(args.set).info.name if args.set else "mtlens report")
+    pins = workspace(args).pins(args.set) if args.set else []  # the sentences pinned for the presentation
     history = None
     if args.set:  # a set with runs of a family: their history on the first metric, a slide of the presentation
         from ..service.runs import families, history_to_dict

@@ -10,7 +10,7 @@ from ..service import presentation as report
 from ..service.inputs import read_bytes
 from . import args as flags
 from .args import Parser
-from .common import columns, note, say, store
+from .common import columns, note, say, store, workspace
 
 
 def add_parsers(sub) -> dict:
@@ -85,15 +85,15 @@ def run_import(args: argparse.Namespace) -> str:
     from ..service.evaluation import evaluate, save
     from ..service.inputs import read_path
 
-    workspace = store(args)
+    target = store(args)
     if args.ratings:
-        return _import_ratings(args, workspace)
+        return _import_ratings(args, target)
     if not args.path:
         raise InputError("give a PATH to import (or --ratings FILE)")
     if str(args.path).endswith(".mtlens.json.gz"):
-        sid = import_bundle(workspace, read_bytes(args.path), args.name)
+        sid = import_bundle(target, read_bytes(args.path), args.name)
         if args.project:
-            workspace.set_project(sid, args.project)
+            workspace(args).set_project(sid, args.project)
         say(f"saved the bundle '{args.path}' as a set")
         return sid + "\n"
     found = read_path(args.path, args.name)
@@ -101,7 +101,7 @@ def run_import(args: argparse.Namespace) -> str:
     for item in found:
         ev = evaluate(item.corpus, args.language_pair, item.human, item.scores)  # bad side files: nothing saved
         corpus, lang = ev.corpus, ev.language
-        sid = save(workspace, ev, item.name, args.project).set_id
+        sid = save(target, ev, item.name, args.project).set_id
         lines.append(sid)
         say(
             f"saved '{item.name}' ({len(corpus.systems)} systems, {len(corpus.references)} references, "
@@ -112,20 +112,20 @@ def run_import(args: argparse.Namespace) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _import_ratings(args: argparse.Namespace, workspace) -> str:
-    from ..service.evaluation import add_annotations, evaluate_annotations, save
+def _import_ratings(args: argparse.Namespace, target) -> str:
+    from ..service.evaluation import evaluate_annotations, save
     from ..service.inputs import read_mqm_tsv
 
     if args.path:
         raise InputError("give either PATH or --ratings FILE, not both")
     if args.set:
-        ann = add_annotations(workspace, args.set, Path(args.ratings).name, read_bytes(args.ratings))
+        ann = workspace(args).add_annotations(args.set, Path(args.ratings).name, read_bytes(args.ratings))
         for sentence in ann.problems:
             note(sentence)
         return args.set + "\n"
     ev = evaluate_annotations(read_bytes(args.ratings), Path(args.ratings).name, args.language_pair)
     name = args.name or Path(args.ratings).name
-    sid = save(workspace, ev, name, args.project).set_id
+    sid = save(target, ev, name, args.project).set_id
     c = ev.corpus
     say(f"saved '{name}' ({len(c.systems)} systems, {c.n_lines} segments, no reference; {ev.language.describe()})")
     for sentence in [*c.warnings, *read_mqm_tsv(ev.annotations[0][1], ev.annotations[0][0]).problems]:
@@ -136,7 +136,7 @@ def _import_ratings(args: argparse.Namespace, workspace) -> str:
 def run_list(args: argparse.Namespace) -> str:
     from dataclasses import asdict
 
-    sets = store(args).list(args.project)
+    sets = workspace(args).sets(args.project)
     if args.format == "json":
         return (
             report.dumps(
@@ -155,7 +155,7 @@ def run_list(args: argparse.Namespace) -> str:
 
 
 def run_delete(args: argparse.Namespace) -> str:
-    store(args).delete(args.id)
+    workspace(args).delete(args.id)
     return f"deleted {args.id}\n"
 
 

@@ -135,6 +135,14 @@ def store() -> Store:
     return Store(reveal_path=identity.mode() == "local")
 
 
+def workspace():
+    """The workspace as this session's visitor holds it (:class:`mtlens.service.workspace.Workspace`): every
+    change it asks for goes through the one access rule."""
+    from ..service.workspace import Workspace
+
+    return Workspace(store(), identity.visitor())
+
+
 def saved_dataset(set_id: str) -> Dataset:
     """A saved set as a dataset (raises InputError for an unknown id or an unreadable store)."""
     ev = open_saved_set(store(), set_id)

@@ -15,9 +15,6 @@ import streamlit as st
 from ..core.errors import InputError
 from ..service import rankings
 from ..service.bundles import export_bundle, import_bundle
-from ..service.evaluation import add_annotations
-from ..service.inputs import read_score_files
-from ..service.runs import add_systems
 from . import identity, render, state, uploads
 
 
@@ -48,13 +45,12 @@ def current_set_panel(ds: state.Dataset) -> None:
     if ds.read_only:
         st.caption("The bundled sample is read-only; uploads become sets of their own.")
         return
-    store = state.store()
+    ws = state.workspace()
     try:
-        current_project = store.project_of(ds.set_id) or ""  # also: is the set still there (cheap)
+        current_project = ws.store.project_of(ds.set_id) or ""  # also: is the set still there (cheap)
     except InputError as err:  # deleted by another session, or the store became unreadable
         st.warning(render.md(f"This set is no longer in the workspace ({err}); this page still shows its data."))
         return
-    visitor = identity.visitor()
     if not state.may_change(ds.set_id):
         st.caption(
             "This set was shared with you by its link: you can read it and download it, but only its owner "
@@ -71,11 +67,11 @@ def current_set_panel(ds: state.Dataset) -> None:
     )
     try:
         if new_name.strip() and new_name != ds.name:
-            store.rename(ds.set_id, new_name, visitor)
+            ws.rename(ds.set_id, new_name)
             state.use_dataset(state.saved_dataset(ds.set_id))
             st.rerun()
         if project.strip() != current_project:
-            store.set_project(ds.set_id, project.strip() or None, visitor)
+            ws.set_project(ds.set_id, project)
             state.use_dataset(state.saved_dataset(ds.set_id))  # the header names the new project
             st.rerun()
     except InputError as err:
@@ -87,7 +83,7 @@ def current_set_panel(ds: state.Dataset) -> None:
     )
     if added and st.button("Add them", key=f"ws_add_go_{ds.set_id}"):
         try:
-            add_systems(store, ds.set_id, [(f.name, f.getvalue()) for f in added], visitor)
+            ws.add_systems(ds.set_id, [(f.name, f.getvalue()) for f in added])
         except InputError as err:
             st.error(render.md(str(err)))
         else:
@@ -99,11 +95,8 @@ def current_set_panel(ds: state.Dataset) -> None:
         key=f"ws_scores_{ds.set_id}",
     )
     if more and st.button("Add the scores", key=f"ws_scores_go_{ds.set_id}"):
-        files = [(f.name, f.getvalue()) for f in more]
         try:
-            read_score_files([*ds.scores, *files], ds.corpus)  # every line of every system, no name twice
-            for name, data in files:
-                store.add_scores(ds.set_id, name, data, visitor)
+            ws.add_scores(ds.set_id, [(f.name, f.getvalue()) for f in more])  # all read first, or none saved
         except InputError as err:
             st.error(render.md(str(err)))
         else:
@@ -115,7 +108,7 @@ def current_set_panel(ds: state.Dataset) -> None:
     )
     if marked is not None and st.button("Add the annotations", key=f"ws_ann_go_{ds.set_id}"):
         try:
-            add_annotations(store, ds.set_id, marked.name, marked.getvalue(), visitor)
+            ws.add_annotations(ds.set_id, marked.name, marked.getvalue())
         except InputError as err:
             st.error(render.md(str(err)))
         else:
@@ -147,7 +140,7 @@ def saved_sets_panel(ds: state.Dataset) -> None:
             "the projects you are a member of. Give the id to the server's operator to join a project."
         )
     try:
-        sets = state.store().list(visitor=visitor)
+        sets = state.workspace().sets()
     except InputError as err:
         st.error(render.md(str(err)))
         return
@@ -196,7 +189,7 @@ def saved_sets_panel(ds: state.Dataset) -> None:
     sure = c3.checkbox(f"Yes, delete '{render.md(chosen.name)}' and its data", key="ws_delete_sure")
     if c2.button("Delete", key="ws_delete", disabled=not sure):
         try:
-            state.store().delete(chosen.id, visitor)
+            state.workspace().delete(chosen.id)
         except InputError as err:
             st.error(render.md(str(err)))
         else:

@@ -77,3 +77,42 @@ def test_systems_and_runs_are_named_by_one_rule(ids):
     with pytest.raises(InputError, match="only the owner of this set can add systems to it"):
         runs.add_systems(store, set_id, [("C.txt", data)], STRANGER)
     assert set(store.load(set_id).corpus.systems) == {"s", "two words", "B", "two words 2", "w" * 200}
+
+
+def test_the_faces_workspace_asks_the_one_rule_before_the_store(ids):
+    """The faces change sets through ``Workspace`` (issue 47: they called the store straight through): a stranger
+    is refused every change with the rule's sentence, the owner may, and score files are read before any is
+    saved (a bad one saves none)."""
+    from mtlens.service.workspace import Workspace
+    from mtlens.storage.store import Pin
+
+    store, by_name = ids
+    set_id = by_name["own"]
+    stranger, owner = Workspace(store, STRANGER), Workspace(store, OWNER)
+    for change in (
+        lambda ws: ws.rename(set_id, "new"),
+        lambda ws: ws.set_project(set_id, "P"),
+        lambda ws: ws.pin(set_id, Pin(1, ("s",), "bleu", "")),
+        lambda ws: ws.add_scores(set_id, [("m.seg.score", b"s\t1\ns\t1\ns\t1\n")]),
+        lambda ws: ws.delete(set_id),
+    ):
+        with pytest.raises(InputError, match="^only the owner of this set can "):
+            change(stranger)
+    with pytest.raises(InputError, match="^only the operator can"):
+        stranger.members()
+    owner.rename(set_id, "  renamed   set ")
+    with pytest.raises(InputError, match="you are not a member of project 'P'"):
+        owner.set_project(set_id, " P ")  # a visitor chooses only projects they are a member of
+    Workspace(store).grant("P", OWNER.id)
+    owner.set_project(set_id, " P ")
+    info = {s.id: s for s in Workspace(store).sets()}[set_id]
+    assert (info.name, info.project) == ("renamed set", "P")
+    good = ("good.tsv", b"system\tline\tscore\ns\t1\t0.5\ns\t2\t0.5\ns\t3\t0.5\n")
+    bad = ("bad.tsv", b"system\tline\tscore\ns\t1\t0.5\n")
+    with pytest.raises(InputError):
+        owner.add_scores(set_id, [good, bad])
+    assert store.load(set_id).scores == ()  # nothing saved
+    owner.add_scores(set_id, [good])
+    assert [n for n, _ in store.load(set_id).scores] == ["good.tsv"]
+    owner.delete(set_id)
+    assert set_id not in {s.id for s in Workspace(store).sets()}

@@ -16,7 +16,7 @@ from ...service import comparisons
 from ...service import presentation as report
 from ...service.evaluation import options_for
 from ...service.results import metric_names
-from .. import cached, export, identity, render, state
+from .. import cached, export, render, state
 from ..views import metric_decimals
 from ..widgets import open_screen
 
@@ -25,7 +25,7 @@ def page() -> None:
     """Draw the page (inside the page guard)."""
     _, opts = open_screen("Overview: many test sets")
     try:
-        sets = state.store().list(visitor=identity.visitor())
+        sets = state.workspace().sets()
     except InputError as err:
         st.error(render.md(str(err)))
         st.stop()

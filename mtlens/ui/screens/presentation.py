@@ -50,7 +50,7 @@ def pins(ds: state.Dataset) -> list:
     if not ds.set_id or ds.read_only:
         return []
     try:
-        return state.store().pins(ds.set_id)
+        return state.workspace().pins(ds.set_id)
     except InputError:
         return []
 
@@ -66,15 +66,13 @@ def may_pin(ds: state.Dataset) -> str | None:
 
 def pin(ds: state.Dataset, line: int, systems: Sequence[str], metric: str, note: str) -> None:
     from ...service.sets import Pin
-    from .. import identity
 
-    state.store().pin(ds.set_id, Pin(line, tuple(systems), metric, note), identity.visitor())
+    state.workspace().pin(ds.set_id, Pin(line, tuple(systems), metric, note))
 
 
 def unpin(ds: state.Dataset, line: int, systems: Sequence[str]) -> None:
-    from .. import identity
 
-    state.store().unpin(ds.set_id, line, systems, identity.visitor())
+    state.workspace().unpin(ds.set_id, line, systems)
 
 
 def presentation(ds: state.Dataset, opts: Options, metric: str) -> list[tuple[str, str]]:
