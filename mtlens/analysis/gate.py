@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from ..core.errors import InputError
 from ..runtime.scoring import MetricResult
 from .agreement import human_agreement
-from .policy import ALPHA, MIN_TEST_LINES, SEED, default_resamples
+from .policy import ALPHA, MIN_TEST_LINES, SEED, check_alpha, default_resamples
 from .power import POWER, min_detectable_delta
 from .resampling import paired_deltas
 from .significance import holm
@@ -90,8 +90,7 @@ class GateResult:
 
 
 def check_gate_settings(alpha: float, min_agreement: float | None) -> None:
-    if not 0 < alpha < 1:
-        raise InputError(f"--alpha must be between 0 and 1, not {alpha}")
+    check_alpha(alpha)
     if min_agreement is not None and not 0 <= min_agreement <= 1:
         raise InputError(f"--min-agreement is a share of judges, between 0 and 1, not {min_agreement}")
 

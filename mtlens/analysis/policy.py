@@ -63,14 +63,28 @@ TEST_NAMES = {"bootstrap": "paired bootstrap", "ar": "approximate randomisation"
 UNITS = {"bootstrap": "resamples", "ar": "trials"}
 
 
+#: the smallest level a test can be asked for: the smallest p-value :data:`MAX_SAMPLES` resamples can give
+MIN_ALPHA = 1 / (MAX_SAMPLES + 1)
+
+
+def check_alpha(alpha: float) -> None:
+    """A significance level a resampling test can reach: at least :data:`MIN_ALPHA` (below it no p-value of at
+    most :data:`MAX_SAMPLES` resamples can be smaller, and the power estimate's normal quantiles run out of
+    floating point: ``--alpha 1e-300`` was an internal error, issue 51) and below 1."""
+    if not (isinstance(alpha, int | float) and MIN_ALPHA <= alpha < 1):
+        raise InputError(
+            f"--alpha must be between 0 and 1, at least {MIN_ALPHA:.1e} (the smallest p-value {MAX_SAMPLES:,} "
+            f"resamples can give), not {alpha}"
+        )
+
+
 def check_test_settings(n: int, seed: int | None, alpha: float = ALPHA) -> None:
     """Bounds of the test settings, each message naming its command-line option."""
     if not 1 <= n <= MAX_SAMPLES:
         raise InputError(f"--n must be between 1 and {MAX_SAMPLES:,}, not {n}")
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise InputError(f"--seed must be between 0 and 2**63 - 1, not {seed}")
-    if not 0 < alpha < 1:
-        raise InputError(f"--alpha must be between 0 and 1, not {alpha}")
+    check_alpha(alpha)
 
 
 def resamples_needed(pairs: int, alpha: float = ALPHA) -> int:

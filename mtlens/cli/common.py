@@ -3,6 +3,7 @@ its scores, and how it speaks (notes and warnings on stderr, one sentence each).
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -71,10 +72,55 @@ def options_from_args(args, language=None) -> Options:
     return options_for(language, DEFAULTS, given_options(args))
 
 
-def write_output(path: str, text: str) -> None:
-    """Write a command's ``-o`` file; a failure is one sentence."""
+#: the arguments that name files a command reads (an output is never written over one of them)
+INPUT_ARGS = ("ref", "sys", "src", "data", "docs", "scores", "human", "baseline", "candidate", "freq_corpus")
+
+
+def inputs_of(args) -> list[str]:
+    """Every file the command line names as an input."""
+    out = []
+    for name in INPUT_ARGS:
+        value = getattr(args, name, None)
+        out += [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)] if value else []
+    return out
+
+
+def write_output(path: str, text: str, inputs: list[str] = ()) -> None:
+    """Write a command's ``-o`` file safely (issue 51: in a CI job a pull request can commit the report's name as a
+    link to a file of the runner's): never through a symbolic link (a link, even a dangling one, is refused), never
+    over one of the command's inputs, and atomically (a new file in the same folder renamed over the old one, so a
+    reader never sees half a report and a crash leaves the old one). A failure is one sentence."""
+    import os
+    import tempfile
+
+    target = Path(path)
+    if target.is_symlink():
+        raise InputError(
+            f"'{path}' is a symbolic link; mtlens does not write through links: remove it or choose another file"
+        )
+    for given in inputs:
+        try:
+            same = target.exists() and os.path.samefile(target, given)
+        except OSError:
+            same = False
+        if same:
+            raise InputError(f"-o '{path}' is one of the command's inputs ('{given}'); choose another file")
+    if target.exists() and not target.is_file():
+        raise InputError(f"'{path}' is not a regular file; choose another file")
+    folder = target.parent if str(target.parent) else Path(".")
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(text)
+            mask = os.umask(0)  # a file as open() would make it (mkstemp's are private)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)
+            os.replace(tmp, target)  # replaces a name, never writes through one
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
     except OSError as err:
         raise InputError(f"cannot write '{path}': {err.strerror or err}") from None
 

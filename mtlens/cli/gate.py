@@ -6,7 +6,7 @@ import argparse
 
 from ..core.errors import InputError
 from . import args as flags
-from .common import Exit, given_options, say, store, write_output
+from .common import Exit, given_options, inputs_of, say, store, write_output
 
 
 def add_parsers(sub) -> dict:
@@ -61,7 +61,7 @@ def run_gate(args: argparse.Namespace) -> str:
         )
     out = render(res, args.format)
     if args.output:
-        write_output(args.output, out)
+        write_output(args.output, out, inputs_of(args))
     if res.verdict == "regression":
         raise Exit(out, 1)
     return out

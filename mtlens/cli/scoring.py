@@ -254,7 +254,7 @@ def _run_pair(args: argparse.Namespace, ev, options) -> str:
 
 def run_report(args: argparse.Namespace) -> str:
     from ..service.presentation import build_html_report
-    from .common import write_output
+    from .common import inputs_of, write_output
 
     _check_seed(args)
     corpus, results = load_and_score(args)
@@ -272,5 +272,5 @@ def run_report(args: argparse.Namespace) -> str:
         if families(store(args), args.set) and first in REGISTRY:
             history = history_to_dict(runs_history(store(args), args.set, metrics=first, seed=args.seed))
     html = build_html_report(corpus, results, found, title, pins, history, args.pitfalls)
-    write_output(args.output, html)
+    write_output(args.output, html, inputs_of(args))
     return f"wrote {args.output} ({len(html) / 1e6:.1f} MB)\n"

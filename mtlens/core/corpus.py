@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .errors import InputError
+from .names import check_names
 
 #: the longest line accepted (characters). TER's shift search grows with the square of a line's
 #: length: a 100,000-character line (about 15,000 words) takes ~10 s on its own, twice that ~35 s.
@@ -73,6 +74,8 @@ class Corpus:
             raise InputError("at least one reference is needed")
         if not systems:
             raise InputError("at least one system output is needed")
+        check_names(references, "reference")  # one rule for names (mtlens.core.names): plain text, at most 200
+        check_names(systems, "system")
         refs = {str(k): _freeze(k, v, "reference") for k, v in references.items()}
         syss = {str(k): _freeze(k, v, "system") for k, v in systems.items()}
         first_name, first = next(iter(refs.items())) if refs else next(iter(syss.items()))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from xml.sax.saxutils import escape, quoteattr
 
 from ..analysis.gate import GateResult
@@ -109,12 +110,40 @@ def _md(cell: str) -> str:
     return cell.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+def _code(text: str) -> str:
+    """``text`` as one Markdown code span, whatever backticks it holds (CommonMark: a fence longer than the
+    longest run of backticks inside, padded where the text starts or ends with one), so a name can never end the
+    span and render as Markdown (bold, a link) in a pull request.
+
+    >>> _code("a`b"), _code("`x")
+    ('``a`b``', '`` `x ``')
+    """
+    text = " ".join(text.split())
+    run = longest = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+#: characters XML 1.0 cannot hold at all, even escaped
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml(text: str) -> str:
+    """Text as XML 1.0 can hold it (names are plain text already: :mod:`mtlens.core.names`; this is the last
+    guard, so a report always parses)."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
 def to_markdown(res: GateResult) -> str:
     icon = ":x:" if res.verdict == "regression" else ":white_check_mark:"
     out = [
         f"### {icon} mtlens gate: **{res.verdict}**",
         "",
-        f"Candidate `{_md(res.candidate)}` vs baseline `{_md(res.baseline)}`",
+        f"Candidate {_code(res.candidate)} vs baseline {_code(res.baseline)}",
         "",
         "| " + " | ".join([*_HEAD[:-1], "outcome"]) + " |",
         "|---|" + "---:|" * 7 + "---|",
@@ -126,7 +155,7 @@ def to_markdown(res: GateResult) -> str:
 def to_junit(res: GateResult) -> str:
     """One test suite, one test case per metric; a regression is a failure (CI systems show its message)."""
     failures = sum(g.regression for g in res.metrics)
-    name = f"mtlens gate: {res.candidate} vs {res.baseline}"
+    name = _xml(f"mtlens gate: {res.candidate} vs {res.baseline}")
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<testsuites name="mtlens gate" tests="{len(res.metrics)}" failures="{failures}">',
@@ -137,12 +166,12 @@ def to_junit(res: GateResult) -> str:
             f"{g.metric}: baseline {row[1]}, candidate {row[2]}, delta {row[3]}, p {row[4]}, p (Holm) {row[5]}, "
             f"humans agree (est.) {row[6]}, min. detectable {row[7]}"
         )
-        out.append(f'<testcase classname="mtlens.gate" name={quoteattr(g.metric)}>')
+        out.append(f'<testcase classname="mtlens.gate" name={quoteattr(_xml(g.metric))}>')
         if g.regression:
-            out.append(f"<failure message={quoteattr(f'{g.metric} regressed')}>{escape(summary)}</failure>")
-        out.append(f"<system-out>{escape(summary)}</system-out>")
+            out.append(f"<failure message={quoteattr(_xml(f'{g.metric} regressed'))}>{escape(_xml(summary))}</failure>")
+        out.append(f"<system-out>{escape(_xml(summary))}</system-out>")
         out.append("</testcase>")
-    out.append(f"<system-out>{escape(' '.join(_footer(res)))}</system-out>")
+    out.append(f"<system-out>{escape(_xml(' '.join(_footer(res))))}</system-out>")
     out += ["</testsuite>", "</testsuites>"]
     return "\n".join(out) + "\n"
 

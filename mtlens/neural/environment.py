@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.secrets import redact, scrub
 
 #: environment variable naming the Python that has unbabel-comet
 PYTHON_ENV = "MTLENS_NEURAL_PYTHON"
@@ -96,9 +97,9 @@ def check_ray() -> None:
         with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=5):
             return
     except (OSError, ValueError) as err:
-        why = str(err) or type(err).__name__
+        why = scrub(str(err), address) or type(err).__name__
     raise InputError(
-        f"cannot reach the Ray cluster at '{address}' ({RAY_ENV}): {why}; start it, correct the address, or unset "
+        f"cannot reach the Ray cluster at '{redact(address)}' ({RAY_ENV}): {why}; start it, correct the address, or unset "
         f"{RAY_ENV} to score on this machine"
     )
 
@@ -109,6 +110,13 @@ def worker_command(*args: str) -> list[str]:
 
 
 def error_of(output: str, stderr: str, code: int) -> str:
+    """The worker's failure in one sentence, with the Ray address's secrets hidden (the worker may quote it)."""
+    address = ray_address()
+    text = _error_text(output, stderr, code)
+    return scrub(text, address) if address else text
+
+
+def _error_text(output: str, stderr: str, code: int) -> str:
     for line in output.splitlines():
         try:
             doc = json.loads(line)

@@ -144,14 +144,37 @@ def parse_wmt_xml(data: bytes, name: str) -> Corpus:
         raise InputError(f"'{name}' contains no <ref> element")
     if not syss:
         raise InputError(f"'{name}' contains no <hyp> element (system output)")
-    pair = None
-    s_lang, t_lang = (
-        root.get("source-language") or root.get("srclang"),
-        root.get("target-language") or root.get("trglang"),
+    pair, warnings = _declared_pair(root, name)
+    return Corpus.build(
+        refs, syss, src if src else None, warnings, language_pair=pair, documents=doc_of, domains=domain_of
     )
+
+
+#: a language code as WMT XML writes it (``en``, ``zh``, ``zh-TW``, ``sr-Latn``)
+_LANG = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
+
+
+def _declared_pair(root, name: str) -> tuple[str | None, list[str]]:
+    """The language pair the file declares: its root's attributes (``srclang``/``trglang``), else the ``lang`` of
+    its ``<src>`` and of its ``<ref>``/``<hyp>`` elements (WMT22's test sets declare them there: issue 51, the
+    pair was ignored and every signature said ``und-zh``). Several values on one side declare nothing (said)."""
+    s_lang = root.get("source-language") or root.get("srclang")
+    t_lang = root.get("target-language") or root.get("trglang")
     if s_lang and t_lang:
-        pair = f"{s_lang}-{t_lang}"
-    return Corpus.build(refs, syss, src if src else None, language_pair=pair, documents=doc_of, domains=domain_of)
+        return f"{s_lang}-{t_lang}", []
+    sources = {el.get("lang").strip() for el in root.iter("src") if (el.get("lang") or "").strip()}
+    targets = {
+        el.get("lang").strip() for tag in ("ref", "hyp") for el in root.iter(tag) if (el.get("lang") or "").strip()
+    }
+    found = [*sources, *targets]
+    if len(sources) == 1 and len(targets) == 1 and all(_LANG.match(x) for x in found):
+        return f"{next(iter(sources))}-{next(iter(targets))}", []
+    if len(sources) > 1 or len(targets) > 1:
+        said = ", ".join(sorted(sources)) + " -> " + ", ".join(sorted(targets))
+        return None, [
+            f"'{name}' declares several languages ({said[:120]}); the pair is detected instead (-l declares it)"
+        ]
+    return None, []
 
 
 def _ref_names(els) -> list[str]:

@@ -16,6 +16,7 @@ from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.language import parse_pair
 from ..core.limits import gunzip, load_json, max_bundle_bytes
+from ..core.names import check_names
 from ..readers.lines import decode_lines
 from ..readers.testset import with_warnings
 from .evaluation import check_side_files
@@ -111,8 +112,10 @@ def _lines(value, what: str) -> list[str]:
 
 
 def _name(value, what: str) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value) > 200 or not value.isprintable():
-        raise InputError(f"{_BAD}: a {what} name is empty, too long or not printable text")
+    """A name in a bundle, as it is (the one name rule, :mod:`mtlens.core.names`; nothing folded)."""
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{_BAD}: a {what} name is empty or not text")
+    check_names([value], what)
     return value
 
 

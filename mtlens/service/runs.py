@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from ..analysis.policy import ALPHA
 from ..core.errors import InputError
+from ..core.names import clean_name, shown
 from ..core.options import DEFAULTS
 from ..exports.tables import computed_by_model
 from ..storage.runs import Run, check_meta, clean_family, utc_iso
@@ -71,9 +72,11 @@ def parse_at(text: str | None) -> str | None:
         return None
     try:
         when = dt.datetime.fromisoformat(str(text).strip().replace("Z", "+00:00"))
+        return utc_iso(when)
     except ValueError:
-        raise InputError(f"--at '{str(text)[:80]}' is not an ISO-8601 time (e.g. 2026-11-26T14:30:00Z)") from None
-    return utc_iso(when)
+        raise InputError(f"--at '{shown(str(text))}' is not an ISO-8601 time (e.g. 2026-11-26T14:30:00Z)") from None
+    except OverflowError:  # a time whose UTC falls outside years 1-9999 (9999-12-31T23:59:59-12:00)
+        raise InputError(f"--at '{shown(str(text))}' falls outside the years 1 to 9999 in UTC") from None
 
 
 def parse_meta(items: Sequence[str]) -> dict[str, str]:
@@ -92,10 +95,9 @@ def system_name(text: str, empty: str = "a system needs a name") -> str:
     """The one rule for the name of a system added to a saved set, on every path (``add``, the home page's
     form): white space folded to single spaces, at most :data:`MAX_RUN_NAME` characters; ``empty`` is the
     sentence for a name with nothing left."""
-    name = " ".join(str(text).split())[:MAX_RUN_NAME]
-    if not name:
+    if not " ".join(str(text).split()):
         raise InputError(empty)
-    return name
+    return clean_name(text, "system", MAX_RUN_NAME, cut=True)
 
 
 def add_systems(store, set_id: str, files: Sequence[tuple[str, bytes]], visitor=None) -> list[str]:
@@ -211,7 +213,7 @@ def history(
     (default: the set's language defaults, as sacrebleu would score it); ``resample``: ``documents`` draws
     whole documents for the intervals and the step tests (the set's documents)."""
     from ..analysis.agreement import human_agreement
-    from ..analysis.policy import MIN_TEST_LINES, SEED, default_resamples
+    from ..analysis.policy import MIN_TEST_LINES, SEED, check_alpha, default_resamples
     from ..analysis.resampling import paired_deltas
     from ..analysis.significance import holm
     from .evaluation import file_metrics, kept_options
@@ -219,6 +221,7 @@ def history(
     from .sets import open_set
 
     seed = SEED if seed is None else seed
+    check_alpha(alpha)
     ev = open_set(store, set_id)
     every = store.runs(set_id) if ev.set_id else []
     runs = every

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.limits import env_number
+from ..core.secrets import redact, scrub
 from . import postgres
 from .schema import APP_ID, FILE_NAME, MIGRATIONS, SCHEMA_VERSION
 
@@ -21,10 +22,15 @@ STORE_ENV = "MTLENS_STORE"
 
 def _where(url: str | None, data_dir):
     """(PostgreSQL URL or None, data directory or None) from the arguments, else ``MTLENS_STORE``."""
+    for given in (url, data_dir):
+        if isinstance(given, str):
+            postgres.check_address(given)
     if url is not None and not postgres.is_url(url):
         return None, url  # a path: the data directory
     if url is None and data_dir is None:
         env = os.environ.get(STORE_ENV) or None
+        if env is not None:
+            postgres.check_address(env)
         if env is not None and not postgres.is_url(env):
             return None, env
         url = env
@@ -135,7 +141,7 @@ class Database:
     @property
     def location(self) -> str:
         """Where the store is, as it may be shown to the operator: the file, or the URL without its password."""
-        return postgres.redact(self.url) if self.url else str(self.path)
+        return redact(self.url) if self.url else str(self.path)
 
     def check(self) -> None:
         """Read the store now: an unreachable server or a damaged file is said at start, in one sentence, not
@@ -215,10 +221,10 @@ class Database:
             with postgres.transaction(self.url, write, self._check_header, Missing) as con:
                 yield con
         except psycopg.OperationalError as err:
-            why = " ".join(str(err).split()) or type(err).__name__
+            why = scrub(" ".join(str(err).split()), self.url) or type(err).__name__  # the driver may quote the URL
             raise InputError(f"cannot reach {where}: {why} (is the server running, and MTLENS_STORE right?)") from None
         except psycopg.Error as err:
-            why = " ".join(str(err).split()) or type(err).__name__
+            why = scrub(" ".join(str(err).split()), self.url) or type(err).__name__
             raise InputError(f"{where} could not be {'written' if write else 'read'}: {why}") from None
 
     def _readable(self, con: sqlite3.Connection) -> sqlite3.Connection:

@@ -15,7 +15,7 @@ class JobRows(Database):
             with self._db() as con:
                 cur = con.execute("SELECT * FROM jobs WHERE set_id = ? AND digest = ?", (set_id, digest))
                 rows = dict_rows(cur)
-                return rows[0] if rows else None
+                return _checked(rows[0]) if rows else None
         except Missing:
             return None
 
@@ -23,7 +23,7 @@ class JobRows(Database):
         try:
             with self._db() as con:
                 cur = con.execute("SELECT * FROM jobs WHERE set_id = ? ORDER BY model", (set_id,))
-                return dict_rows(cur)
+                return [_checked(row) for row in dict_rows(cur)]
         except Missing:
             return []
 
@@ -69,3 +69,23 @@ class JobRows(Database):
             )
             row = con.execute("SELECT state FROM jobs WHERE set_id = ? AND digest = ?", (set_id, digest)).fetchone()
         return row[0] if row else None
+
+
+#: a job row's numbers (SQLite keeps whatever a damaged file holds in them)
+_NUMBERS = {"done": int, "total": int, "resumed_at": int, "started": float, "updated": float}
+
+
+def _checked(row: dict) -> dict:
+    """A job row as its readers may trust it: a row whose numbers are not numbers (a damaged store, issue 51)
+    reads as a failed job that says so, to be started again, instead of breaking every command on its set."""
+    try:
+        pid = row.get("pid")
+        return {**row, **{k: kind(row[k]) for k, kind in _NUMBERS.items()}, "pid": None if pid is None else int(pid)}
+    except (TypeError, ValueError, KeyError):
+        return {
+            **row,
+            **{k: kind(0) for k, kind in _NUMBERS.items()},
+            "pid": None,
+            "state": "failed",
+            "message": "this job's record in the store was damaged; start it again",
+        }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 
+from ..core import names
 from ..core.errors import InputError
 
 #: the bundled sample's id: a read-only set of every workspace
@@ -16,8 +17,8 @@ def new_id() -> str:
 
 
 def clean_name(name: str) -> str:
-    """A set's (or project's) name as the store keeps it: white space folded, at most 200 characters."""
-    name = " ".join(str(name).split())[:200]
-    if not name:
+    """A set's (or project's) name as the store keeps it: the one name rule (:mod:`mtlens.core.names`), cut to
+    200 characters."""
+    if not " ".join(str(name).split()):
         raise InputError("a set needs a name")
-    return name
+    return names.clean_name(name, "set", cut=True)

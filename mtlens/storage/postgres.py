@@ -26,6 +26,8 @@ import re
 import threading
 from collections.abc import Iterator
 
+from ..core.errors import InputError
+from ..core.secrets import redact
 from .schema import APP_ID, MIGRATIONS, ORDERED, SCHEMA_VERSION
 
 #: seconds to wait for the server to answer a connection
@@ -39,12 +41,24 @@ SCHEMA_TABLE = "mtlens_schema"
 
 
 def is_url(text: str | os.PathLike | None) -> bool:
-    return isinstance(text, str) and text.split("://", 1)[0] in ("postgresql", "postgres")
+    """A PostgreSQL URL, as libpq reads one (its scheme in any case)."""
+    return isinstance(text, str) and "://" in text and text.split("://", 1)[0].lower() in ("postgresql", "postgres")
 
 
-def redact(url: str) -> str:
-    """The URL without its password (``postgresql://user:***@host/db``)."""
-    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+#: libpq's keyword/value connection strings (``host=... password=...``): not a folder, and not taken as a URL
+_DSN_KEYWORD = re.compile(r"(^|\s)(host|hostaddr|port|dbname|user|password|passfile|sslmode|service)\s*=", re.I)
+
+
+def check_address(text: str) -> None:
+    """Refuse, in one sentence that shows no secret, a store address that is neither a PostgreSQL URL nor a
+    plain folder: another scheme, or libpq's keyword form (whose folder would be named after its password)."""
+    if is_url(text):
+        return
+    if "://" in text or _DSN_KEYWORD.search(text):
+        raise InputError(
+            f"the store '{redact(text) if '://' in text else '(a connection string)'}' is neither a postgresql:// URL "
+            "nor a folder: give the server as postgresql://user@host/db (its password in PGPASSWORD or ~/.pgpass)"
+        )
 
 
 def translate(sql: str) -> str:

@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..core import names
 from ..core.access import Visitor
 from ..core.errors import InputError
 from .database import Database, Missing
@@ -51,8 +52,11 @@ def no_facts() -> tuple[None, str, str]:
 
 
 def clean_family(family: str | None) -> str | None:
-    family = " ".join(str(family or "").split())[:MAX_FAMILY]
-    return family or None
+    """A run's family under the one name rule (:mod:`mtlens.core.names`), cut to :data:`MAX_FAMILY`; None for
+    none."""
+    if not " ".join(str(family or "").split()):
+        return None
+    return names.clean_name(family, "family", MAX_FAMILY, cut=True)
 
 
 def check_meta(meta: Mapping[str, str]) -> dict[str, str]:
@@ -61,11 +65,16 @@ def check_meta(meta: Mapping[str, str]) -> dict[str, str]:
         raise InputError(f"a run takes at most {MAX_META_ITEMS} metadata entries, not {len(meta)}")
     out = {}
     for key, value in meta.items():
-        key, value = str(key).strip(), str(value)
+        key, value = str(key).strip(), " ".join(str(value).split())
         if not key or len(key) > MAX_META_KEY:
-            raise InputError(f"a metadata key must have 1 to {MAX_META_KEY} characters: '{key[:80]}'")
+            raise InputError(f"a metadata key must have 1 to {MAX_META_KEY} characters: '{names.shown(key)}'")
+        key = names.clean_name(key, "metadata key", MAX_META_KEY)
         if len(value) > MAX_META_VALUE:
             raise InputError(f"the metadata value of '{key}' is longer than {MAX_META_VALUE} characters")
+        if value and names.problem(value, MAX_META_VALUE):
+            raise InputError(
+                f"the metadata value of '{key}' ('{names.shown(value)}') holds a control or format character"
+            )
         out[key] = value
     return out
 

@@ -9,6 +9,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..core import names
 from ..core.access import Visitor
 from ..core.corpus import Corpus
 from ..core.errors import InputError
@@ -284,7 +285,7 @@ class Sets(Owners):
     def set_project(self, set_id: str, project: str | None, visitor: Visitor | None = None) -> None:
         """Put a set in a project (None: none). A visitor may choose only projects they are a member of."""
         self._check_change(set_id, visitor)
-        project = " ".join(str(project or "").split())[:200] or None
+        project = names.clean_name(project, "project", cut=True) if " ".join(str(project or "").split()) else None
         if project and visitor is not None and not visitor.admin and project not in self.projects_of(visitor.id):
             raise InputError(
                 f"you are not a member of project '{project}'; the server's operator adds members "

@@ -11,6 +11,7 @@ Origins of other hosts are left to Streamlit's own check (``server.enableCORS``,
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 from urllib.parse import urlsplit
 
@@ -27,6 +28,8 @@ def refused(origin: str | None, host: str | None) -> bool:
     (True, False)
     >>> refused("https://example.org", "localhost:8501"), refused(None, "localhost:8501")
     (False, False)
+    >>> refused("http://0.0.0.0:8501", "localhost:8501"), refused("http://[::]:3000", "127.0.0.1:8501")
+    (True, True)
     """
     if not origin:
         return False  # not a browser: nothing a page could abuse
@@ -35,9 +38,18 @@ def refused(origin: str | None, host: str | None) -> bool:
         origin_host = parts.hostname or ""
     except ValueError:
         return True
-    if not is_loopback(origin_host.strip("[]")):
+    if not (is_loopback(origin_host.strip("[]")) or _unspecified(origin_host.strip("[]"))):
         return False
     return parts.netloc.lower() != (host or "").strip().lower()
+
+
+def _unspecified(host: str) -> bool:
+    """``0.0.0.0`` or ``::``: browsers send such a page's requests to this machine ("0.0.0.0 day"), so its
+    origin is a local one (issue 51: Streamlit's own check let ``http://0.0.0.0:PORT`` through)."""
+    try:
+        return ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return False
 
 
 class SameOriginWebSockets:

@@ -6,6 +6,7 @@ strips scripts and handlers anyway), never to ``components.html``.
 from __future__ import annotations
 
 import itertools
+import re
 from html import escape
 
 from ..service.analyses import NgramMatches, TERAlignment
@@ -181,11 +182,24 @@ def char_hypothesis(line: str, references: list[str], order: int, lowercase: boo
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&\"'^@%/")
 
 
+#: GFM's autolink literals (``www.``, ``https://``, ``name@host.tld``) are found in the text *after* escapes are
+#: resolved (remark-gfm's ``findAndReplace`` on text nodes), so escaping cannot stop them: a WORD JOINER (U+2060,
+#: invisible, not a space) inside each trigger does
+_AUTOLINK = re.compile(r"(?i)(www)(?=\.)|(https?|ftp|mailto|xmpp)(?=:)|(?<=[-.\w+])(?=@)")
+WORD_JOINER = "\u2060"
+
+
 def md(text: str) -> str:
-    """User text made inert inside Streamlit markdown: every ASCII punctuation mark is
+    r"""User text made inert inside Streamlit markdown: every ASCII punctuation mark is
     backslash-escaped (CommonMark allows it), so no link, emphasis, HTML, LaTeX ($) or
-    Streamlit directive (:red[...]) can be formed from it."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text)).replace("\n", " ")
+    Streamlit directive (:red[...]) can be formed from it, and GFM's autolink literals are broken by an
+    invisible word joiner (issue 51: a set named after a URL or a file ``www.evil.example.txt`` was a link).
+
+    >>> md("see www.x.org") == "see www" + WORD_JOINER + "\\.x\\.org"
+    True
+    """
+    text = _AUTOLINK.sub(lambda m: (m.group(0) or "") + WORD_JOINER, str(text))
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text).replace("\n", " ")
 
 
 SEVERITIES = ("minor", "major", "critical")

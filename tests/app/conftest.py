@@ -42,7 +42,7 @@ def plain(markdown: str) -> str:
     """Displayed text of markdown whose punctuation was backslash-escaped (``render.md``)."""
     import re
 
-    return re.sub(r"\\(.)", r"\1", markdown)
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")  # escapes, and the invisible word joiners
 
 
 def errors(at) -> list[str]:

@@ -33,7 +33,12 @@ def test_a_page_on_another_local_port_cannot_open_the_dashboards_stream(tmp_path
         port = url.rsplit(":", 1)[1]
         stream = f"ws://127.0.0.1:{port}/_stcore/stream"
         assert _handshake(stream, f"http://127.0.0.1:{port}") == "accepted"  # the dashboard's own page
-        for other in ("http://localhost:3000", "http://127.0.0.1:8888", f"http://localhost:{port}"):
+        for other in (
+            "http://localhost:3000",
+            "http://127.0.0.1:8888",
+            f"http://localhost:{port}",
+            f"http://0.0.0.0:{port}",
+        ):
             assert _handshake(stream, other) == "refused 403", other
         assert _handshake(stream, "https://evil.example") == "refused 403"  # Streamlit's own check
 
@@ -48,6 +53,8 @@ def test_a_page_on_another_local_port_cannot_open_the_dashboards_stream(tmp_path
         ("http://[::1]:3000", "[::1]:8501", True),
         ("http://mtlens.example.org", "mtlens.example.org", False),  # left to Streamlit and the proxy
         ("http://[bad", "localhost:8501", True),
+        ("http://0.0.0.0:8501", "127.0.0.1:8501", True),  # browsers send 0.0.0.0 to this machine (issue 51)
+        ("http://[::]:8501", "localhost:8501", True),
     ],
 )
 def test_which_origins_are_refused(origin, host, out):

@@ -317,12 +317,22 @@ def test_bad_human_file_is_a_message(app):
     assert any("refers to line 9; the corpus has 2" in e for e in errors(app))
 
 
+#: GFM's autolink literals as remark-gfm finds them in text nodes, after escapes are resolved
+#: (mdast-util-gfm-autolink-literal: a protocol or "www." URL, and an e-mail address)
+GFM_AUTOLINKS = [r"(?i)(https?://|www(?=\.))[-.\w]+", r"[-.\w+]+@[-\w]+(?:\.[-\w]+)+"]
+
+
 def test_markdown_and_link_injection_in_names_is_inert(app):
-    name = "[click](javascript:alert(1)) :red[x] $x$ <b>bold</b>"
+    """Neither Markdown links nor GFM's autolink literals form from a name (issue 51: a set named after a URL,
+    a file ``www.evil.example.txt`` and an e-mail address were live links in every page's header)."""
+    import re
+
+    name = "[click](javascript:alert(1)) :red[x] $x$ <b>bold</b> www.evil.example a@evil.co"  # a stem: no "/"
     lines = b"a b c d\ne f g h\n"
     _upload(app, "up_refs", ("ref.txt", lines, "text/plain"))
     _upload(app, "up_systems", (f"{name}.txt", lines, "text/plain"), ("other.txt", b"a b c x\ne f g x\n", "text/plain"))
     app.run()
+    seen = []
     for page in (
         "pages/2_Sentences.py",
         "pages/4_Significance.py",
@@ -334,6 +344,10 @@ def test_markdown_and_link_injection_in_names_is_inert(app):
         texts = [m.value for m in app.markdown] + [c.value for c in app.caption]
         for t in texts:
             assert "](javascript:" not in t and ":red[" not in t and "<b>bold" not in t, (page, t)
+            shown = re.sub(r"\\(.)", r"\1", t)  # the text GFM sees once escapes are resolved (joiners kept)
+            assert not any(re.search(p, shown) for p in GFM_AUTOLINKS), (page, t)
+        seen += [plain(t) for t in texts if "www.evil.example" in plain(t)]
+    assert seen  # the name is shown (as itself, to a reader), only not as a link
 
 
 def test_empty_system_file_is_a_message(app):

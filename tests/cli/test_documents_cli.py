@@ -135,3 +135,42 @@ def test_analyze_pair_slices_json(capsys, docs):
     assert set(sl["slices"][0]) == {"slice", "kind", "lines", "a", "b", "delta", "p_value", "p_holm", "significant"}
     code, out, err = run(capsys, "analyze", *DATA, "--slices")
     assert code == 2 and "--slices goes with --pair A B" in err
+
+
+def _xml(tmp_path, src_lang='lang="en"', tgt_lang='lang="zh"', hyp_lang='lang="zh"'):
+    segs = "".join(f'<seg id="{i}">w{i} x</seg>' for i in range(1, 4))
+    body = (
+        f'<doc id="d1" domain="news"><src {src_lang}><p>{segs}</p></src><ref {tgt_lang} translator="A"><p>{segs}</p>'
+        f'</ref><hyp system="S" {hyp_lang}><p>{segs}</p></hyp></doc>'
+    )
+    path = tmp_path / "t.xml"
+    path.write_text(
+        f'<?xml version="1.0" encoding="utf-8"?><dataset id="t"><collection id="g">{body}</collection></dataset>'
+    )
+    return str(path)
+
+
+def test_the_languages_a_wmt_xml_declares_are_its_pair(capsys, tmp_path):
+    """Issue 51, D1: WMT22's XML declares its languages on <src lang> and <ref lang>/<hyp lang>; they were
+    ignored, so every signature said 'lang:und-zh' unless -l was typed. Several values on a side declare
+    nothing, and say so; -l still wins."""
+    code, out, err = run(capsys, "score", "--data", _xml(tmp_path), "--metrics", "bleu", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["language_pair"] == "en-zh" and "|lang:en-zh|" in doc["signatures"]["bleu"]
+    assert "|tok:zh|" in doc["signatures"]["bleu"]  # sacrebleu's -l rule for a Chinese target
+    code, out, err = run(capsys, "score", "--data", _xml(tmp_path, hyp_lang='lang="ja"'), "--metrics", "bleu")
+    assert code == 0 and "declares several languages (en -> ja, zh)" in out  # the table's notes on the data
+    assert "lang:en-zh" not in out
+    code, out, _ = run(
+        capsys, "score", "--data", _xml(tmp_path), "-l", "en-ja", "--metrics", "bleu", "--format", "json"
+    )
+    assert "|lang:en-ja|" in json.loads(out)["signatures"]["bleu"]
+
+
+@pytest.mark.shared
+def test_the_wmt22_en_zh_xml_says_en_zh_in_its_signatures(capsys):
+    xml = str(SHARED / "wmt22-xml" / "wmttest2022.en-zh.all.xml")
+    code, out, err = run(capsys, "score", "--data", xml, "--metrics", "bleu,chrf", "--format", "json")
+    assert code == 0, err
+    assert all("|lang:en-zh|" in s for s in json.loads(out)["signatures"].values())

@@ -1,0 +1,75 @@
+"""The one rule for a name a user gives, on every path (issue 51): a set, a project, a system or a reference
+(from a file's stem, a TSV column, an XML ``sysid``, a bundle, a form), a run, a family, a metadata key.
+
+A name is text that shows as itself everywhere it goes (a terminal, a CI log, JUnit XML, Markdown, a page): white
+space is folded to single spaces, and any other control or format character (ESC, BEL, backspace, NUL, the
+bidirectional overrides such as RLO, zero-width characters) is refused, because it would act instead of show (a
+clear-screen in a CI log, XML that does not parse, a name that reads backwards). Names are at most 200 characters.
+Messages show a refused name with such characters as ``\\uXXXX`` escapes (:func:`shown`), so the message cannot act
+either.
+
+Example:
+    >>> clean_name("  my   system \\t v2 ", "system")
+    'my system v2'
+    >>> clean_name("evil\\x1b[2J", "system")
+    Traceback (most recent call last):
+    ...
+    mtlens.core.errors.InputError: the system name 'evil\\x1b[2J' holds a control or format character; names are plain text
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from .errors import InputError
+
+#: the longest name, in characters
+MAX_NAME = 200
+
+
+def _acts(ch: str) -> bool:
+    """A character that would act rather than show: Unicode's control, format, surrogate and unassigned ones."""
+    return unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn")
+
+
+def shown(text: str, limit: int = 80) -> str:
+    """``text`` as a message may show it: every character that would act written as an escape, cut to ``limit``."""
+    out = "".join(
+        ch if not _acts(ch) else f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}" for ch in text
+    )
+    return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
+def problem(text: str, limit: int = MAX_NAME) -> str | None:
+    """What is wrong with ``text`` as a name after white space is folded (None: nothing)."""
+    if not text:
+        return "is empty"
+    if any(unicodedata.category(ch) == "Cs" for ch in text):  # bytes that were not UTF-8 (surrogate escapes)
+        return "is not valid UTF-8 text"
+    if any(_acts(ch) for ch in text):
+        return "holds a control or format character; names are plain text"
+    if len(text) > limit:
+        return f"is longer than {limit} characters"
+    return None
+
+
+def clean_name(text, what: str, limit: int = MAX_NAME, cut: bool = False) -> str:
+    """``text`` as a name: white space folded to single spaces, then checked (:func:`problem`); ``cut``: a name
+    longer than ``limit`` is cut instead of refused (a run named after a long file stem). An InputError names
+    ``what`` and shows the name safely."""
+    name = " ".join(str(text).split())
+    if cut:
+        name = name[:limit]
+    why = problem(name, limit)
+    if why:
+        raise InputError(f"the {what} name '{shown(name)}' {why}")
+    return name
+
+
+def check_names(names, what: str) -> None:
+    """Refuse names given as they are (a file's stem, a column, a stream of a corpus): white space is not folded
+    here (that would rename a file's system silently), and a tab or a line break inside one is refused too."""
+    for name in names:
+        why = problem(str(name))
+        if why:
+            raise InputError(f"the {what} name '{shown(str(name))}' {why}")
