@@ -55,9 +55,11 @@ def fit_for(metric: str) -> tuple[str, float] | None:
 
 
 def human_agreement(metric: str, delta: float) -> float | None:
-    """Estimated accuracy (0-1) of humans agreeing with a metric delta of this size; None without a fit."""
+    """Estimated accuracy (0-1) of humans agreeing with a metric delta of this size; None without a fit, and
+    None for no difference at all (identical outputs: there is nothing for humans to agree with, and the fit's
+    value at zero, 0.44, read as if it meant something; issue 51)."""
     fit = fit_for(metric)
-    if fit is None or delta is None or not math.isfinite(delta):
+    if fit is None or delta is None or not math.isfinite(delta) or delta == 0:
         return None
     key, factor = fit
     return mt_thresholds.accuracy(abs(delta) * factor, key) / 100.0

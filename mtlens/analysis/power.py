@@ -24,8 +24,9 @@ from .policy import POWER
 
 def min_detectable_delta(se: float, alpha: float, tests: int = 1, power: float = POWER) -> float:
     """The smallest |delta| detected with probability ``power`` by a two-sided test at ``alpha / tests``
-    when the delta's standard error is ``se`` (NaN when ``se`` is not finite)."""
-    if not math.isfinite(se):
+    when the delta's standard error is ``se`` (NaN when ``se`` is not finite, or 0: two identical outputs
+    resample to a delta of 0 every time, which says nothing of what the test set could detect; issue 51)."""
+    if not math.isfinite(se) or se <= 0:
         return math.nan
     z = NormalDist()
     return (z.inv_cdf(1 - alpha / (2 * max(tests, 1))) + z.inv_cdf(power)) * se

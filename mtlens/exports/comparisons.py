@@ -64,13 +64,30 @@ def comparisons_to_dict(comparisons: Mapping[str, Comparison]) -> dict:
 
 
 def comparisons_to_csv(comparisons: Mapping[str, Comparison]) -> str:
-    """One row per tested pair: ``metric,a,b,delta,p_value,p_holm,significant`` (full precision)."""
+    """One row per tested pair: ``metric,a,b,delta,p_value,p_holm,significant,human_agreement,min_detectable_delta``
+    (full precision; the last two empty where there is no value), the columns the Significance page shows."""
     buf = io.StringIO()
     w = _Writer(buf)
-    w.writerow(["metric", "a", "b", "delta", "p_value", "p_holm", "significant"])
+    w.writerow(
+        ["metric", "a", "b", "delta", "p_value", "p_holm", "significant", "human_agreement", "min_detectable_delta"]
+    )
     for c in comparisons.values():
         for p in c.pairs:
-            w.writerow([p.metric, p.a, p.b, repr(p.delta), repr(p.p_value), repr(p.p_holm), p.significant])
+            agree = human_agreement(p.metric, p.delta)
+            mdd = p.min_detectable_delta if math.isfinite(p.min_detectable_delta) else None
+            w.writerow(
+                [
+                    p.metric,
+                    p.a,
+                    p.b,
+                    repr(p.delta),
+                    repr(p.p_value),
+                    repr(p.p_holm),
+                    p.significant,
+                    "" if agree is None else repr(agree),
+                    "" if mdd is None else repr(mdd),
+                ]
+            )
     return buf.getvalue()
 
 

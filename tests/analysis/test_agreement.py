@@ -72,3 +72,21 @@ def test_compare_json_gives_every_pair_its_human_agreement():
             assert 0.4 < p["human_agreement"] < 0.89
         else:
             assert p["human_agreement"] is None
+
+
+def test_identical_outputs_get_no_agreement_and_no_detectable_delta(capsys, tmp_path):
+    """Issue 51: two identical outputs showed "humans agree 0.442" (the fit's value at a delta of 0) and
+    "min. detectable 0.00" (a standard error of 0); both are absent: there is no difference to judge."""
+    from mtlens.analysis.power import min_detectable_delta
+    from mtlens.cli import main
+
+    assert human_agreement("bleu", 0.0) is None and human_agreement("bleu", 0.5) is not None
+    assert math.isnan(min_detectable_delta(0.0, 0.05)) and min_detectable_delta(1.0, 0.05) > 0
+    copy = tmp_path / "Copy.txt"
+    copy.write_bytes((SAMPLE / "UEdin.txt").read_bytes())
+    argv = ["compare", "--ref", str(SAMPLE / "ref.txt"), "--sys", str(SAMPLE / "UEdin.txt"), str(copy)]
+    code = main([*argv, "--n", "200", "--format", "json", "--metrics", "bleu"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    (pair,) = json.loads(out)["pairs"]
+    assert pair["delta"] == 0 and pair["human_agreement"] is None and pair["min_detectable_delta"] is None

@@ -244,6 +244,17 @@ def test_compare_baseline_csv_latex_and_errors(capsys):
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert len(rows) == 6 and {r["b"] for r in rows} == {"UEdin"}
+    # issue 51, D3: the CSV has every column the Significance page shows, the same numbers as the JSON
+    code, js, _ = run(
+        capsys, "compare", *ref_args(), "--sys", *SYSTEMS, "--baseline", "UEdin", "--n", "200", "--format", "json"
+    )
+    pairs = {(p["a"], p["metric"]): p for p in json.loads(js)["pairs"]}
+    for r in rows:
+        p = pairs[(r["a"], r["metric"])]
+        assert float(r["min_detectable_delta"]) == pytest.approx(p["min_detectable_delta"], abs=1e-12)
+        assert (r["human_agreement"] == "") == (p["human_agreement"] is None)
+        if r["human_agreement"]:
+            assert float(r["human_agreement"]) == pytest.approx(p["human_agreement"], abs=1e-12)
     code, out, _ = run(capsys, "compare", *ref_args(), "--sys", *SYSTEMS, "--n", "200", "--format", "latex")
     assert code == 0 and r"\pm" in out
     code, _, err = run(capsys, "compare", *ref_args(), "--sys", *SYSTEMS, "--baseline", "nope")
