@@ -88,6 +88,13 @@ def test_sentences_filter_by_domain_and_open_a_document_in_order(tmp_path, monke
     assert list(table["line"]) == [116, 117, 118, 119, 120]  # the document's lines, in document order
     assert any("Document d23: 5 lines in document order" in plain(c.value) for c in at.caption)
     assert at.query_params["doc"] == "d23" and at.query_params["domain"] == "social"
+    # issue 51, D2: the line inspected is one of the document's, not a line of another one
+    assert at.number_input(key="sent_line_input").value == 116 and at.query_params["line"] == "116"
+    assert any(h.value == "Line 116" for h in at.subheader)
+    at.number_input(key="sent_line_input").set_value(118).run()
+    assert any(h.value == "Line 118" for h in at.subheader)  # a line of the document is kept
+    at.selectbox(key="sent_doc").set_value("d20").run()
+    assert at.number_input(key="sent_line_input").value == 101 and any(h.value == "Line 101" for h in at.subheader)
 
 
 def test_compare_two_systems_shows_the_slices(tmp_path, monkeypatch):
