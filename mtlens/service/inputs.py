@@ -74,8 +74,20 @@ def build_corpus(references=(), systems=(), source=None, data=None, documents=No
             raise InputError("a TSV or XML file already holds references, systems and source; give it alone")
         corpus = corpus_from_single(data[1], data[0])
     else:
+        for name, data in [*references, *systems, *([source] if source is not None else [])]:
+            if _is_wmt_xml(data):  # issue 51, D5: read as text it was "has 1003 lines"
+                raise InputError(
+                    f"'{name}' is a WMT XML test set (its references, systems and source in one file): give it "
+                    "alone (--data, or as the only upload), not beside plain-text files"
+                )
         corpus = corpus_from_bytes(list(references), list(systems), source)
     if documents is not None:
         ids, domains = read_documents(documents[1], documents[0], corpus.n_lines)
         corpus = corpus.with_documents(ids, domains)
     return corpus
+
+
+def _is_wmt_xml(data: bytes) -> bool:
+    """Whether a file's first bytes are WMT XML's (``<?xml`` or ``<dataset``), whatever its name."""
+    head = data[:512].removeprefix(b"\xef\xbb\xbf").lstrip()
+    return head.startswith(b"<?xml") or head.startswith(b"<dataset")
