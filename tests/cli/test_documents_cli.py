@@ -179,5 +179,5 @@ def test_the_wmt22_en_zh_xml_says_en_zh_in_its_signatures(capsys):
 def test_a_wmt_xml_beside_plain_text_files_is_said_as_such(capsys, tmp_path):
     """Issue 51, D5: an XML given as a system beside a reference was read as text ("has 1003 lines")."""
     xml = _xml(tmp_path)
-    code, out, err = run(capsys, "score", "--ref", str(SAMPLE / "ref.txt"), "--sys", xml)
+    code, _, err = run(capsys, "score", "--ref", str(SAMPLE / "ref.txt"), "--sys", xml)
     assert code == 2 and "is a WMT XML test set" in err and "give it alone" in err and err.count("\n") == 1

@@ -125,11 +125,11 @@ def page() -> None:
         export.chart(scatter, "sent_scatter", f"mtlens-{metric}-vs-{other_metric}")
         st.caption(f"Pearson r over the lines: {pearson(score_a, other_scores):.3f}")
     default_line = int(shown.iloc[0]["line"]) if len(shown) else 1
-    if c.documents is not None and len(view) < c.n_lines and len(shown):
-        # a domain or document is chosen: the line inspected is one of its lines (issue 51, D2: it kept showing
-        # a line of another document under the document's table)
-        if st.session_state.get("sent_line") not in set(int(x) for x in view["line"]):
-            st.session_state["sent_line"] = st.session_state["sent_line_input"] = default_line
+    # a domain or document is chosen: the line inspected is one of its lines (issue 51, D2: it kept showing a
+    # line of another document under the document's table)
+    filtered = c.documents is not None and len(view) < c.n_lines and len(shown)
+    if filtered and st.session_state.get("sent_line") not in set(int(x) for x in view["line"]):
+        st.session_state["sent_line"] = st.session_state["sent_line_input"] = default_line
     line_no = st.number_input(
         "Line", 1, c.n_lines, st.session_state.get("sent_line", default_line), key="sent_line_input"
     )
