@@ -246,3 +246,32 @@ def test_the_command_line_says_when_resamples_cannot_find_anything(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert "note: with 91 pairs, 1,000 resamples cannot make any pair significant" in r.stdout
+
+
+def test_a_chunk_stays_within_its_cells_whatever_the_number_of_systems():
+    """Issue 51: with many systems one chunk's product (resamples x every system's statistics) was unbounded
+    (300 systems: 1.3 GB). Each chunk now bounds both of its arrays, and a comparison of 200 systems stays within
+    the draws themselves and a few chunks (numpy's allocations, as tracemalloc counts them)."""
+    import tracemalloc
+
+    from mtlens import Corpus
+    from mtlens.analysis.resampling import CHUNK_CELLS, chunks
+    from mtlens.runtime.scoring import score
+
+    for n, segs, width in [(11959, 1000, 5400), (3639, 3000, 252), (5, 10, 10**9)]:
+        spans = list(chunks(n, segs, width))
+        assert spans[0][0] == 0 and spans[-1][1] == n
+        assert all((b - a) * max(segs, width) <= CHUNK_CELLS or b - a == 1 for a, b in spans)
+    rng = np.random.default_rng(1)
+    refs = [" ".join(f"w{k}" for k in rng.integers(0, 300, 12)) for _ in range(500)]
+    systems = {
+        f"S{s:03d}": [" ".join(w if rng.random() < 0.3 + s / 400 else "x" for w in x.split()) for x in refs]
+        for s in range(200)
+    }
+    result = score(Corpus.build({"ref": refs}, systems), "bleu")["bleu"]
+    tracemalloc.start()
+    cmp = compare(result, baseline="S000")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    draws = cmp.n * 500 * 8  # the resamples' drawn segment indices, int64
+    assert peak < 2 * draws + 8 * CHUNK_CELLS * 8, (peak / 2**20, cmp.n)
