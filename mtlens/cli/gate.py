@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import sys
 
 from ..core.errors import InputError
 from . import args as flags
@@ -40,6 +42,23 @@ def add_parsers(sub) -> dict:
 
 
 def run_gate(args: argparse.Namespace) -> str:
+    """The verdict; on bad input a Markdown or JUnit report says why too (a CI job shows it), exit 2."""
+    try:
+        return _verdict(args)
+    except InputError as err:
+        from ..service.gate import render_error
+
+        report = render_error(str(err), args.format)
+        if not report:
+            raise
+        print(f"mtlens: error: {err}", file=sys.stderr)
+        if args.output:
+            with contextlib.suppress(InputError):  # the sentence above is the error; a report is a courtesy
+                write_output(args.output, report, inputs_of(args))
+        raise Exit(report, 2) from None
+
+
+def _verdict(args: argparse.Namespace) -> str:
     from ..service.gate import gate_files, gate_set, render
 
     common = dict(

@@ -176,5 +176,29 @@ def to_junit(res: GateResult) -> str:
     return "\n".join(out) + "\n"
 
 
+def render_error(message: str, fmt: str) -> str:
+    """What a CI report says when the gate could not run (bad input, exit 2): a Markdown summary and a JUnit
+    error that name the reason (issue 51: the job summary was empty); nothing for text and JSON, whose readers
+    take the exit status and the sentence on stderr."""
+    if fmt == "markdown":
+        return f"### :warning: mtlens gate: **could not run**\n\n{_md(' '.join(message.split()))}\n"
+    if fmt == "junit":
+        msg = _xml(message)
+        return "\n".join(
+            [
+                '<?xml version="1.0" encoding="UTF-8"?>',
+                '<testsuites name="mtlens gate" tests="1" failures="0" errors="1">',
+                '<testsuite name="mtlens gate" tests="1" failures="0" errors="1">',
+                '<testcase classname="mtlens.gate" name="input">',
+                f"<error message={quoteattr(msg)}>{escape(msg)}</error>",
+                "</testcase>",
+                "</testsuite>",
+                "</testsuites>",
+                "",
+            ]
+        )
+    return ""
+
+
 def render(res: GateResult, fmt: str) -> str:
     return {"text": to_text, "json": to_json, "markdown": to_markdown, "junit": to_junit}[fmt](res)

@@ -14,11 +14,20 @@ from ..analysis.gate import GateResult, check_gate_settings, gate
 from ..analysis.policy import ALPHA
 from ..core.errors import InputError
 from ..core.options import DEFAULTS
-from ..exports.gate import FORMATS, render
+from ..exports.gate import FORMATS, render, render_error
 from .comparisons import resampled_documents
 from .evaluation import Evaluation, evaluate, options_for
 
-__all__ = ["DEFAULT_METRICS", "FORMATS", "GateResult", "gate_evaluation", "gate_files", "gate_set", "render"]
+__all__ = [
+    "DEFAULT_METRICS",
+    "FORMATS",
+    "GateResult",
+    "gate_evaluation",
+    "gate_files",
+    "gate_set",
+    "render",
+    "render_error",
+]
 
 #: the metrics a gate compares when none are named (sacrebleu's two defaults)
 DEFAULT_METRICS = "bleu,chrf"

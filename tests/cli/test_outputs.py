@@ -75,3 +75,34 @@ def test_the_file_is_written_whole_with_ordinary_permissions(tmp_path, capsys):
     os.umask(mask)
     assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~mask
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []  # no temporary file left
+
+
+def test_a_gate_that_cannot_run_says_why_in_its_ci_reports(tmp_path, capsys):
+    """Issue 51: on bad input the job summary (Markdown) was empty and no JUnit was written; both now name the
+    reason (exit 2, the sentence on stderr as ever)."""
+    import xml.etree.ElementTree as ET
+
+    short = tmp_path / "short.txt"
+    short.write_text("a\nb\n", encoding="utf-8")
+    argv = [
+        "gate",
+        *REFS,
+        "--baseline",
+        str(SAMPLE / "UEdin.txt"),
+        "--candidate",
+        str(short),
+        "--data-dir",
+        str(tmp_path),
+    ]
+    assert main([*argv, "--format", "markdown"]) == 2
+    out, err = capsys.readouterr()
+    assert "has 2 lines" in err and err.count("\n") == 1
+    assert out.startswith("### :warning: mtlens gate: **could not run**") and "has 2 lines" in out
+    report = tmp_path / "gate.xml"
+    assert main([*argv, "--format", "junit", "-o", str(report)]) == 2
+    capsys.readouterr()
+    suite = ET.fromstring(report.read_text(encoding="utf-8").split("\n", 1)[1])
+    error = suite.find("testsuite/testcase/error")
+    assert suite.get("errors") == "1" and "has 2 lines" in error.get("message")
+    assert main([*argv, "--format", "json"]) == 2  # JSON's readers take the status and stderr: nothing printed
+    assert capsys.readouterr().out == ""
