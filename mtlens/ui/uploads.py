@@ -16,7 +16,7 @@ from ..service.evaluation import (
     save,
 )
 from ..service.inputs import build_corpus
-from . import identity
+from . import identity, state
 from .state import DATA_KEY, Dataset, store
 
 
@@ -48,6 +48,19 @@ def save_upload(ds: Dataset, name: str) -> tuple[Dataset, str | None]:
     return dataclasses.replace(ds, set_id=ev.set_id, name=name, origin="saved"), None
 
 
+def distinct_name(base: str, replaced: str | None = None) -> str:
+    """An automatic name none of this visitor's other sets has: ``base``, else ``base (2)``, ``(3)``... (issue 51:
+    every upload got the same name); ``replaced``: the set this upload replaces, whose name is free again."""
+    try:
+        taken = {s.name for s in state.workspace().sets() if s.id != replaced}
+    except InputError:
+        return base
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base} ({k})", k + 1
+    return name
+
+
 def keep_upload(new: Dataset, files: set, shown: Dataset) -> tuple[Dataset, str | None]:
     """Save an upload under its automatic name; returns it and a sentence when it could not be saved.
 
@@ -58,10 +71,11 @@ def keep_upload(new: Dataset, files: set, shown: Dataset) -> tuple[Dataset, str 
     """
     pair = new.corpus.language_pair or "no language"
     n = len(new.corpus.systems)
-    name = f"{n} system{'' if n == 1 else 's'}, {pair}, {new.corpus.n_lines} lines"
-    new, not_saved = save_upload(new, name)
     prev = st.session_state.get("mtlens_upload_set")
     same_upload = prev and (prev[1] <= files or files <= prev[1])
+    replaced = prev[0] if same_upload and prev[0] == shown.set_id else None
+    name = distinct_name(f"{n} system{'' if n == 1 else 's'}, {pair}, {new.corpus.n_lines} lines", replaced)
+    new, not_saved = save_upload(new, name)
     if same_upload and new.set_id and prev[0] != new.set_id and prev[0] == shown.set_id:
         with contextlib.suppress(InputError):
             if store().load(prev[0]).info.name == prev[2]:

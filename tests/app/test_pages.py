@@ -834,3 +834,29 @@ def test_rankings_and_significance_say_how_many_resamples_many_systems_need(tmp_
     at.number_input(key="sig_n_bootstrap").set_value(1000).run()
     no_errors(at)
     assert any("cannot make any pair significant" in w.value for w in at.warning)
+
+
+def test_each_upload_gets_a_name_no_other_set_has(tmp_path, monkeypatch):
+    """Issue 51: every upload became a saved set with the same automatic name; a second upload of the same kind
+    is "... (2)", and an upload grown by a file keeps replacing its own set (the list never fills with states)."""
+    from mtlens.ui import state
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    ref = ("ref.txt", (SAMPLE / "ref.txt").read_bytes(), "text/plain")
+    sys_a = ("A.txt", (SAMPLE / "UEdin.txt").read_bytes(), "text/plain")
+    sessions = []
+    for _ in range(2):  # two sessions upload the same kind of set
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at.run()
+        _upload(at, "up_refs", ref)
+        _upload(at, "up_systems", sys_a)
+        at.run()
+        no_errors(at)
+        sessions.append(sorted(s.name for s in state.store().list()))
+    base = sessions[0][0]
+    assert base.startswith("1 system, ") and sessions[1] == [base, f"{base} (2)"]
+    _upload(at, "up_systems", sys_a, ("B.txt", (SAMPLE / "HuaweiTSC.txt").read_bytes(), "text/plain"))
+    at.run()  # the second session's upload grows by a system: it replaces its own set, "(2)" is free again
+    no_errors(at)
+    grown = base.replace("1 system, ", "2 systems, ")
+    assert sorted(s.name for s in state.store().list()) == [base, grown]
