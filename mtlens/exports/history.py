@@ -5,7 +5,7 @@ agreement) and the delta to a chosen baseline; from the history's JSON form
 
 from __future__ import annotations
 
-from .numbers import ABSENT, UNIT_DECIMALS, decimals, shown
+from .numbers import ABSENT, ERROR_BAR_COLOUR, UNIT_DECIMALS, decimals, shown
 
 
 def _signed(v, places: int) -> str:
@@ -89,6 +89,7 @@ def history_figure(doc: dict, metric: str):
                 go.Scatter(
                     x=x + x[::-1],
                     y=high + low[::-1],
+                    mode="lines",  # plotly's default below 20 points draws a marker at every corner of the band
                     fill="toself",
                     line={"width": 0},
                     opacity=0.2,
@@ -120,6 +121,7 @@ def history_figure(doc: dict, metric: str):
                     "symmetric": False,
                     "array": [h - v for h, v in zip(high, y, strict=True)],
                     "arrayminus": [v - lo for v, lo in zip(y, low, strict=True)],
+                    "color": ERROR_BAR_COLOUR,
                 },
             )
         )

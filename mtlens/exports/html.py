@@ -19,7 +19,7 @@ from ..analysis.significance import Comparison
 from ..core.corpus import Corpus
 from ..runtime.scoring import MetricResult
 from ..version import __version__
-from .numbers import decimals, direction_note, shown
+from .numbers import ERROR_BAR_COLOUR, decimals, direction_note, shown
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1100px;color:#222}
@@ -276,7 +276,9 @@ def build_html_report(
                 x=names,
                 y=[r.scores[n] for n in names],
                 marker_color="#4C78A8",
-                error_y={"type": "data", "array": [c.systems[n].ci for n in names]} if c else None,
+                error_y={"type": "data", "array": [c.systems[n].ci for n in names], "color": ERROR_BAR_COLOUR}
+                if c
+                else None,
             )
         )
         fig.update_layout(title=m, height=360, margin={"t": 40, "b": 40})

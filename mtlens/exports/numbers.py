@@ -67,6 +67,10 @@ def hover_format(name: str, values: Iterable[float] = ()) -> str:
     return f".{decimals(name, values)}f"
 
 
+#: error bars in every chart: a mid grey that shows on the light and the dark theme alike (plotly's default is
+#: the trace's own colour on light, near-black on dark, where it vanished: issue 51)
+ERROR_BAR_COLOUR = "#8c8c8c"
+
 #: what an absent or undefined number reads (never "None" or "nan")
 ABSENT = "-"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..analysis.pitfalls import neural_names
 from ..core.corpus import Corpus
-from ..exports.numbers import ABSENT, column_decimals, decimals, direction_note, hover_format, shown
+from ..exports.numbers import ABSENT, ERROR_BAR_COLOUR, column_decimals, decimals, direction_note, hover_format, shown
 from ..metrics import (
     REGISTRY,
     make_metric,
@@ -27,6 +27,7 @@ from ..runtime.scoring import MetricResult, parse_metric_list, result_for, score
 
 __all__ = [
     "ABSENT",
+    "ERROR_BAR_COLOUR",
     "REGISTRY",
     "MetricResult",
     "build_kernels",

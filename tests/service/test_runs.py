@@ -89,6 +89,12 @@ def test_steps_are_within_a_family_in_time_order_with_holm_over_the_steps(tmp_pa
     assert m1["delta_to_baseline"]["bleu"] == pytest.approx(fam.scores["bleu"]["m-1"] - fam.scores["bleu"]["UEdin"])
     low, high = m1["ci95"]["bleu"]
     assert low < m1["scores"]["bleu"] < high
+    # issue 51, D6: the band is a line, with no marker at every corner (plotly's default below 20 points)
+    from mtlens.exports.history import history_figure
+
+    fig = history_figure(service_runs.history_to_dict(h), "bleu")
+    bands = [t for t in fig.data if t.fill == "toself"]
+    assert bands and all(t.mode == "lines" for t in bands)
 
 
 def test_a_damaged_run_row_reads_as_no_metadata_and_runs_go_with_their_set(tmp_path):

@@ -21,7 +21,7 @@ from ...service.presentation import (
 from ...service.rankings import LARGE, METRICS_PARAM, SORT_PARAM, clusters_note, default_metrics
 from ...service.rankings import link_params as rankings_link
 from ...service.rankings import table as ranking_table
-from ...service.results import neural_names, options_key
+from ...service.results import ERROR_BAR_COLOUR, neural_names, options_key
 from .. import cached, export, links, render, state, uploads, views, workspace
 from ..neural_panel import panel as neural_panel
 from ..widgets import open_screen
@@ -194,7 +194,7 @@ def page() -> None:
                 go.Bar(
                     x=list(names),
                     y=[r.scores[n] for n in names],
-                    error_y={"type": "data", "array": ci, "visible": ci is not None},
+                    error_y={"type": "data", "array": ci, "visible": ci is not None, "color": ERROR_BAR_COLOUR},
                     marker_color="#4C78A8",
                     hovertemplate=f"%{{x}}: %{{y:{views.hover_format(chart_metric, r.scores.values())}}}<extra></extra>",
                 )
