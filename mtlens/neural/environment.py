@@ -84,6 +84,13 @@ def ray_address() -> str | None:
     return os.environ.get(RAY_ENV, "").strip() or None
 
 
+def where_it_runs() -> str:
+    """Where a neural job computes, as a page or the command line says it (issue 51: nothing said a job ran on
+    Ray): "on this machine", or the Ray cluster's address without its password."""
+    address = ray_address()
+    return f"on the Ray cluster at {redact(address)}" if address else "on this machine"
+
+
 def check_ray() -> None:
     """With :data:`RAY_ENV` set, its head must answer a TCP connection within 5 s: an unreachable cluster is
     one sentence when a job starts or the dashboard starts, never a hang in the worker."""

@@ -15,7 +15,7 @@ from ._lazy import lazy_names
 
 if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/test_architecture.py)
     from ..neural.compute import completed, scores_for
-    from ..neural.environment import HOW_TO_ENABLE_SENTENCE, available, check_ray
+    from ..neural.environment import HOW_TO_ENABLE_SENTENCE, available, check_ray, ray_address, where_it_runs
     from ..neural.models import EXACT, FAST, MODE_ENV, PREFIX, add_model, get_model, mode, models
     from ..neural.segments import cached_scores
     from ..runtime.jobs import Progress, cancel, run, start, status
@@ -30,6 +30,8 @@ _NAMES = {
     "Progress": "mtlens.runtime.jobs:Progress",
     "add_model": "mtlens.neural.models:add_model",
     "check_ray": "mtlens.neural.environment:check_ray",
+    "where_it_runs": "mtlens.neural.environment:where_it_runs",
+    "ray_address": "mtlens.neural.environment:ray_address",
     "available": "mtlens.neural.environment:available",
     "cached_scores": "mtlens.neural.segments:cached_scores",
     "cancel": "mtlens.runtime.jobs:cancel",
@@ -79,7 +81,7 @@ def model_scores(store, corpus, item: str, set_id: str | None = None, say=None):
     model = neural("get_model")(store, item)
     if set_id is not None:
         if neural("cached_scores")(store, model, corpus) is None and say:
-            say(f"{item}: scoring the set's missing segments")
+            say(f"{item}: scoring the set's missing segments {neural('where_it_runs')()}")
         if neural("run")(store, set_id, model.name) != "done":  # recorded as the set's job (nothing new: at once)
             job = store.job(set_id, model.digest) or {}
             raise InputError(f"{item}: {job.get('message') or 'the job was cancelled; run the command again to go on'}")

@@ -28,8 +28,9 @@ def _duration(seconds: float) -> str:
 def describe(p: jobs.Progress) -> str:
     """One line about a job: its progress, speed and time left, or how it ended."""
     metric = neural.PREFIX + p.model
-    if p.state == "done":
-        return f"{metric}: done, {p.total:,} segments scored."
+    if p.state == "done":  # a job on a Ray cluster says so
+        ray = neural.ray_address() is not None
+        return f"{metric}: done, {p.total:,} segments scored" + (f" {neural.where_it_runs()}." if ray else ".")
     if p.state in ("failed", "cancelled"):
         why = p.message or ("cancelled" if p.state == "cancelled" else "stopped")
         return f"{metric}: {why} ({p.done:,} of {p.total:,} segments saved; start it again to go on)."
@@ -38,7 +39,8 @@ def describe(p: jobs.Progress) -> str:
     speed = f" · {p.rate:.1f} segments/s" if p.rate else ""
     left = f" · about {_duration(p.eta)} left" if p.eta is not None else ""
     verb = "cancelling" if p.state == "cancelling" else "scoring"
-    return f"{metric}: {verb} {p.done:,} / {p.total:,} segments{speed}{left}"
+    where = f" {neural.where_it_runs()}" if neural.ray_address() else ""  # "on the Ray cluster at ..."
+    return f"{metric}: {verb} {p.done:,} / {p.total:,} segments{where}{speed}{left}"
 
 
 def panel(ds: Dataset) -> None:

@@ -86,3 +86,21 @@ def test_redaction_by_hand():
     )
     assert scrub("password 'p@ss word' rejected", "postgresql://u:p@ss word@h/db") == "password '***' rejected"
     assert redact("ray://a:b@c:1") == "ray://a:***@c:1"
+
+
+def test_a_job_on_a_ray_cluster_says_so_without_the_password(monkeypatch):
+    """Issue 51: nothing said a COMET job ran on Ray; the panel and the command line now say where, with the
+    address shown without its password."""
+    from mtlens.neural import environment
+    from mtlens.service.neural_scoring import Progress
+    from mtlens.ui.neural_panel import describe
+
+    running = Progress("tiny", "running", 10, 100, 2.0, 45.0, None, "d")
+    done = Progress("tiny", "done", 100, 100, None, None, None, "d")
+    monkeypatch.delenv(environment.RAY_ENV, raising=False)
+    assert environment.where_it_runs() == "on this machine"
+    assert describe(running).startswith("comet:tiny: scoring 10 / 100 segments · ") and "Ray" not in describe(done)
+    monkeypatch.setenv(environment.RAY_ENV, f"ray://user:{SECRET}@127.0.0.1:10001")
+    for p in (running, done):
+        line = describe(p)
+        assert "on the Ray cluster at ray://user:***@127.0.0.1:10001" in line and SECRET not in line
