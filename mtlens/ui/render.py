@@ -182,10 +182,11 @@ def char_hypothesis(line: str, references: list[str], order: int, lowercase: boo
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&\"'^@%/")
 
 
-#: GFM's autolink literals (``www.``, ``https://``, ``name@host.tld``) are found in the text *after* escapes are
-#: resolved (remark-gfm's ``findAndReplace`` on text nodes), so escaping cannot stop them: a WORD JOINER (U+2060,
-#: invisible, not a space) inside each trigger does
-_AUTOLINK = re.compile(r"(?i)(www)(?=\.)|(https?|ftp|mailto|xmpp)(?=:)|(?<=[-.\w+])(?=@)")
+#: GFM's autolink literals (``www.``, ``https://``) are found in the text *after* escapes are resolved (remark-gfm's
+#: ``findAndReplace`` on text nodes), so escaping cannot stop them: a WORD JOINER (U+2060, invisible, not a space)
+#: inside each trigger does. E-mail addresses are left as GFM makes them: a ``mailto:`` link opens the reader's
+#: own mail program, and a visitor's own address (the login's label) stays as they typed it
+_AUTOLINK = re.compile(r"(?i)(www)(?=\.)|(https?|ftp|mailto|xmpp)(?=:)")
 WORD_JOINER = "\u2060"
 
 
