@@ -75,7 +75,9 @@ def test_the_owner_adds_a_run_and_it_appears_with_its_step(tmp_path, monkeypatch
     no_errors(at)
     assert not errors(at), errors(at)
     table = at.dataframe[0].value
-    assert list(table["run"])[:3] == ["m-1", "m-2", "m-3"]  # made now (to the minute): after m-2
+    # made now (the form's time, to the minute): after m-2. Not compared with UEdin, saved "now" to the second
+    # with the set: across a minute's boundary the two change places (a flake seen once in a full run)
+    assert [r for r in table["run"] if r.startswith("m-")] == ["m-1", "m-2", "m-3"]
     assert table.loc[table["run"] == "m-3", "bleu step"].iloc[0].startswith("+")
     assert any("Added run" in s.value for s in at.success), [s.value for s in at.success]
     from mtlens.ui import state
