@@ -53,17 +53,24 @@ def problem(text: str, limit: int = MAX_NAME) -> str | None:
     return None
 
 
-def clean_name(text, what: str, limit: int = MAX_NAME, cut: bool = False) -> str:
+def clean_name(text, what: str, limit: int = MAX_NAME, cut: bool = False, empty: str | None = None) -> str:
     """``text`` as a name: white space folded to single spaces, then checked (:func:`problem`); ``cut``: a name
-    longer than ``limit`` is cut instead of refused (a run named after a long file stem). An InputError names
-    ``what`` and shows the name safely."""
+    longer than ``limit`` is cut instead of refused (a run named after a long file stem); ``empty``: the sentence
+    for a name with nothing left (else "... is empty"). An InputError names ``what`` and shows the name safely."""
     name = " ".join(str(text).split())
+    if not name and empty is not None:
+        raise InputError(empty)
     if cut:
         name = name[:limit]
     why = problem(name, limit)
     if why:
         raise InputError(f"the {what} name '{shown(name)}' {why}")
     return name
+
+
+def optional_name(text, what: str, limit: int = MAX_NAME, cut: bool = False) -> str | None:
+    """:func:`clean_name`, or None for no name at all (None, or only white space): a run's family, a project."""
+    return clean_name(text, what, limit, cut) if " ".join(str(text or "").split()) else None
 
 
 def check_names(names, what: str) -> None:

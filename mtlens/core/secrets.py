@@ -31,8 +31,8 @@ def _userinfo(url: str) -> tuple[str, str, str] | None:
     if not m:
         return None
     scheme, rest = m.groups()
-    query_at = min((i for i in (rest.find("?"),) if i >= 0), default=len(rest))
-    at = rest.rfind("@", 0, query_at)
+    query = rest.find("?")
+    at = rest.rfind("@", 0, query if query >= 0 else len(rest))
     if at < 0:
         return None
     return scheme, rest[:at], rest[at + 1 :]

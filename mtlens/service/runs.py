@@ -95,9 +95,7 @@ def system_name(text: str, empty: str = "a system needs a name") -> str:
     """The one rule for the name of a system added to a saved set, on every path (``add``, the home page's
     form): white space folded to single spaces, at most :data:`MAX_RUN_NAME` characters; ``empty`` is the
     sentence for a name with nothing left."""
-    if not " ".join(str(text).split()):
-        raise InputError(empty)
-    return clean_name(text, "system", MAX_RUN_NAME, cut=True)
+    return clean_name(text, "system", MAX_RUN_NAME, cut=True, empty=empty)
 
 
 def add_systems(store, set_id: str, files: Sequence[tuple[str, bytes]], visitor=None) -> list[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import secrets
 
 from ..core import names
-from ..core.errors import InputError
 
 #: the bundled sample's id: a read-only set of every workspace
 SAMPLE_ID = "sample"
@@ -19,6 +18,4 @@ def new_id() -> str:
 def clean_name(name: str) -> str:
     """A set's (or project's) name as the store keeps it: the one name rule (:mod:`mtlens.core.names`), cut to
     200 characters."""
-    if not " ".join(str(name).split()):
-        raise InputError("a set needs a name")
-    return names.clean_name(name, "set", cut=True)
+    return names.clean_name(name, "set", cut=True, empty="a set needs a name")

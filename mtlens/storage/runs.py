@@ -54,9 +54,7 @@ def no_facts() -> tuple[None, str, str]:
 def clean_family(family: str | None) -> str | None:
     """A run's family under the one name rule (:mod:`mtlens.core.names`), cut to :data:`MAX_FAMILY`; None for
     none."""
-    if not " ".join(str(family or "").split()):
-        return None
-    return names.clean_name(family, "family", MAX_FAMILY, cut=True)
+    return names.optional_name(family, "family", MAX_FAMILY, cut=True)
 
 
 def check_meta(meta: Mapping[str, str]) -> dict[str, str]:

@@ -285,7 +285,7 @@ class Sets(Owners):
     def set_project(self, set_id: str, project: str | None, visitor: Visitor | None = None) -> None:
         """Put a set in a project (None: none). A visitor may choose only projects they are a member of."""
         self._check_change(set_id, visitor)
-        project = names.clean_name(project, "project", cut=True) if " ".join(str(project or "").split()) else None
+        project = names.optional_name(project, "project", cut=True)
         if project and visitor is not None and not visitor.admin and project not in self.projects_of(visitor.id):
             raise InputError(
                 f"you are not a member of project '{project}'; the server's operator adds members "

@@ -24,9 +24,14 @@ from .cache import BoundedCache, cache, text_fingerprint
 from .state import Dataset
 
 
-@cache(lambda ds, set_id, name, opts: (ds.fingerprint, set_id, name, options_key(name, opts)), 64, "Scoring…")
+def _result_key(dataset: Dataset, set_id: str | None, name: str, opts: Options) -> tuple:
+    """The one key of a metric's results in this process: the text, the set, the metric and its options."""
+    return (dataset.fingerprint, set_id, name, options_key(name, opts))
+
+
+@cache(_result_key, 64, "Scoring…")
 def _metric_result(dataset: Dataset, set_id: str | None, name: str, opts: Options) -> MetricResult:
-    key = (dataset.fingerprint, set_id, name, options_key(name, opts))
+    key = _result_key(dataset, set_id, name, opts)
     done = _TOGETHER.pop(key, None)  # scored with others (metric_results)
     if done is None:
         done = _score(dataset, [name], opts)[0]
@@ -132,7 +137,7 @@ def metric_results(dataset: Dataset, names, opts: Options) -> dict[str, MetricRe
     """Several metrics' results (imported ones too): those this process has not scored yet are scored
     together, in one engine run (both cores busy, one set of worker processes), then each is kept in
     :func:`metric_result`'s cache."""
-    keys = {n: (dataset.fingerprint, dataset.set_id, n, options_key(n, opts)) for n in names if n in REGISTRY}
+    keys = {n: _result_key(dataset, dataset.set_id, n, opts) for n in names if n in REGISTRY}
     todo = [n for n, k in keys.items() if k not in _KNOWN]
     if len(todo) > 1:
         with st.spinner(f"Scoring {', '.join(todo)}…"):

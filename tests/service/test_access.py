@@ -116,3 +116,18 @@ def test_the_faces_workspace_asks_the_one_rule_before_the_store(ids):
     assert [n for n, _ in store.load(set_id).scores] == ["good.tsv"]
     owner.delete(set_id)
     assert set_id not in {s.id for s in Workspace(store).sets()}
+
+
+def test_an_empty_name_is_said_in_the_words_of_its_path(ids):
+    """A name with nothing left after white space is folded: each path says what to give (the one rule's
+    ``empty`` sentence), a family or a project is simply none."""
+    from mtlens.core.names import optional_name
+    from mtlens.storage.names import clean_name
+
+    store, by_name = ids
+    with pytest.raises(InputError, match="^a run needs a name \\(--name\\)$"):
+        runs.add_run(store, by_name["own"], b"a b\n" * 3, "x.txt", name=" \t ", visitor=OWNER)
+    with pytest.raises(InputError, match="^a set needs a name$"):
+        clean_name("  ")
+    assert optional_name(None, "family") is None and optional_name(" \n", "project") is None
+    assert optional_name(" a  b ", "project") == "a b"
