@@ -57,17 +57,24 @@ def group_lines(labels: Sequence[str]) -> list[tuple[str, np.ndarray]]:
 
 
 def group_scores(results: Mapping[str, MetricResult], labels: Sequence[str]) -> list[Group]:
-    """Every metric's score of every system on each group of lines."""
-    out = []
-    for name, lines in group_lines(labels):
-        scores = {}
-        for metric, r in results.items():
-            scores[metric] = {
-                s: float(r.scorer.score_from_totals(np.asarray(st, dtype=np.float64)[lines].sum(axis=0)))
-                for s, st in r.stats.items()
-            }
-        out.append(Group(name, lines, scores))
-    return out
+    """Every metric's score of every system on each group of lines: the groups' totals in one pass per system
+    (``np.add.reduceat`` over the lines in group order) and the metric's formula over all groups at once (issue 51:
+    100,000 one-line documents took 628 s, each group converting every system's statistics again)."""
+    groups = group_lines(labels)
+    if not groups:
+        return []
+    order = np.concatenate([lines for _, lines in groups])
+    starts = np.cumsum([0] + [len(lines) for _, lines in groups[:-1]])
+    by_group: dict[str, dict[str, np.ndarray]] = {}
+    for metric, r in results.items():
+        by_group[metric] = {}
+        for s, st in r.stats.items():
+            totals = np.add.reduceat(np.asarray(st, dtype=np.float64)[order], starts, axis=0)
+            by_group[metric][s] = np.asarray(r.scorer.score_from_totals(totals), dtype=np.float64)
+    return [
+        Group(name, lines, {m: {s: float(v[g]) for s, v in by_s.items()} for m, by_s in by_group.items()})
+        for g, (name, lines) in enumerate(groups)
+    ]
 
 
 def restricted(result: MetricResult, lines) -> MetricResult:

@@ -37,9 +37,36 @@ class SystemCI:
     high: float
 
 
-def bootstrap_indices(n_segments: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
-    """Segment indices of each bootstrap resample (sacrebleu's call: ``rng.choice`` with replacement)."""
-    return rng.choice(n_segments, size=(n_samples, n_segments), replace=True)
+@dataclass(frozen=True)
+class Draws:
+    """The drawn units of ``n_samples`` bootstrap resamples of ``n_units`` units, made chunk by chunk when they are
+    read (issue 51: 1,000 resamples of 100,000 documents held 800 MB of indices at once; the test's memory is now
+    its chunk's). Every pass over the chunks starts the generator again from ``seed``, so every pass, and every
+    chunking, reads the same resamples as sacrebleu's one call ``rng.choice(n, size=(n_samples, n))``: numpy's
+    generator continues its stream across calls (a test holds the chunked draws equal to the one call)."""
+
+    n_units: int
+    n_samples: int
+    seed: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n_samples, self.n_units)
+
+    def chunks(self, width: int = 0, n_segments: int | None = None):
+        """``(a, b, idx)``: resamples ``[a, b)`` and their drawn units, within :func:`chunks`' bounds."""
+        rng = np.random.default_rng(self.seed)
+        for a, b in chunks(self.n_samples, self.n_units if n_segments is None else n_segments, width):
+            yield a, b, rng.choice(self.n_units, size=(b - a, self.n_units), replace=True)
+
+
+def bootstrap_indices(n_segments: int, n_samples: int, seed: int | None) -> Draws:
+    """The units drawn in each bootstrap resample (sacrebleu's call: ``rng.choice`` with replacement, from
+    ``default_rng(seed)``), read chunk by chunk; ``seed`` None: a seed drawn from the OS once, so that every pass
+    reads the same resamples."""
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(2, np.uint64)[0])
+    return Draws(n_segments, n_samples, seed)
 
 
 def index_counts(idx: np.ndarray, n_segments: int) -> np.ndarray:
@@ -67,11 +94,12 @@ def percentile_ci(scores: np.ndarray) -> tuple[float, float, float, float]:
     return float(scores.mean()), float(0.5 * (hi - lo)), float(lo), float(hi)
 
 
-def chunks(n_samples: int, n_segments: int, width: int = 0):
+def chunks(n_samples: int, n_segments: int, width: int = 0, multiple: int = 1):
     """Resamples ``[a, b)`` at a time, so that neither the draw counts (resamples x segments) nor the product's
     result (resamples x ``width``: every system's statistics side by side) exceed :data:`CHUNK_CELLS` cells
-    (issue 51: with 300 systems one chunk's totals took 500 MB)."""
+    (issue 51: with 300 systems one chunk's totals took 500 MB); every chunk but the last a whole ``multiple``."""
     step = max(1, CHUNK_CELLS // max(n_segments, width, 1))
+    step = max(multiple, step - step % multiple)
     for a in range(0, n_samples, step):
         yield a, min(n_samples, a + step)
 
@@ -87,26 +115,26 @@ def unit_counts(idx: np.ndarray, n_units: int, units: np.ndarray | None) -> np.n
 def bootstrap_scores(
     result: MetricResult, names, idx, compat: bool, progress, label, units: np.ndarray | None = None
 ) -> dict[str, np.ndarray]:
-    """Every system's score in each resample. ``idx``: the drawn units of each resample (segments, or
-    documents when ``units`` gives each segment's document number): a segment counts as often as its
+    """Every system's score in each resample. ``idx``: the drawn units of each resample (:class:`Draws` of segments,
+    or of documents when ``units`` gives each segment's document number): a segment counts as often as its
     unit was drawn."""
-    n_units = idx.shape[1]
+    n_units = idx.n_units
     n_seg = n_units if units is None else len(units)
     scorer = result.scorer
-    out = {n: np.empty(idx.shape[0]) for n in names}
+    out = {n: np.empty(idx.n_samples) for n in names}
     if not names:
         return out
     k = result.stats[names[0]].shape[1]
     # every system's statistics side by side: one matrix product per chunk serves all systems
     dtype = np.float32 if compat else np.float64  # sacrebleu sums float32 statistics
     stacked = np.hstack([np.asarray(result.stats[name], dtype=dtype) for name in names])
-    for a, b in chunks(idx.shape[0], n_seg, stacked.shape[1]):
-        counts = unit_counts(idx[a:b], n_units, units).astype(dtype, copy=False)
+    for a, b, drawn in idx.chunks(stacked.shape[1], n_seg):
+        counts = unit_counts(drawn, n_units, units).astype(dtype, copy=False)
         totals_all = (counts @ stacked).astype(np.float64, copy=False)  # no copy unless sacrebleu's float32
         for j, name in enumerate(names):
             out[name][a:b] = scorer.score_from_totals(totals_all[:, j * k : (j + 1) * k])
         if progress:
-            progress(b / idx.shape[0], f"{label}: bootstrap {b}/{idx.shape[0]}")
+            progress(b / idx.n_samples, f"{label}: bootstrap {b}/{idx.n_samples}")
     return out
 
 
@@ -176,7 +204,7 @@ def paired_deltas(
     if n * n_seg > MAX_DRAWS:
         raise InputError(f"{n:,} resamples of {n_seg:,} lines exceed the limit of {MAX_DRAWS:,} drawn segments")
     units, n_units = document_units(documents, n_seg)
-    idx = bootstrap_indices(n_units, n, np.random.default_rng(seed))
+    idx = bootstrap_indices(n_units, n, seed)
     boot = bootstrap_scores(result, names, idx, False, None, result.metric, units)
     cis = {s: SystemCI(result.scores[s], *percentile_ci(boot[s])) for s in names}
     out = []
@@ -207,10 +235,10 @@ def paired_bootstrap_p(
     sa = float(score_fn(stats_a.sum(axis=0)))
     sb = float(score_fn(stats_b.sum(axis=0)))
     units, n_units = document_units(documents, n_seg)
-    idx = bootstrap_indices(n_units, n, np.random.default_rng(seed))
+    idx = bootstrap_indices(n_units, n, seed)
     d = np.empty(n)
-    for lo, hi in chunks(n, n_seg):
-        counts = unit_counts(idx[lo:hi], n_units, units)
+    for lo, hi, drawn in idx.chunks(0, n_seg):
+        counts = unit_counts(drawn, n_units, units)
         d[lo:hi] = score_fn(resampled_totals(stats_a, counts)) - score_fn(resampled_totals(stats_b, counts))
     return sa, sb, bootstrap_p_value(d, sa - sb)
 
@@ -245,9 +273,6 @@ def ar_pair_p(
     ``p = (#{k: |d_k| >= |d_obs|} + 1) / (n + 1)`` (sacrebleu-compatible: strict ``>``)."""
     scorer = result.scorer
     rng = np.random.default_rng(seed)
-    sel = rng.integers(2, size=(n, n_units or n_seg), dtype=bool)
-    if units is not None:
-        sel = sel[:, units]  # a document's segments are swapped together
     prepared = []
     for a, b in pairs:
         # sacrebleu swaps with the baseline as its first system
@@ -260,8 +285,14 @@ def ar_pair_p(
     k = prepared[0][0].shape[1] if prepared else 0
     # every pair's differences side by side: one matrix product per chunk serves all the pairs
     diffs = np.hstack([p[0] for p in prepared]) if prepared else np.zeros((n_seg, 0))
-    for lo, hi in chunks(n, n_seg, diffs.shape[1]):
-        shuffled = sel[lo:hi].astype(np.float64) @ diffs  # the same swaps for every pair
+    for lo, hi in chunks(n, n_seg, diffs.shape[1], multiple=32):
+        # the swaps drawn chunk by chunk (issue 51: 10,000 trials of 100,000 documents were 2 GB at once); numpy
+        # draws 32 booleans from each 32-bit word and drops a call's unused ones, so chunks of whole multiples of 32
+        # trials continue one call's stream exactly (a test holds them equal)
+        sel = rng.integers(2, size=(hi - lo, n_units or n_seg), dtype=bool)
+        if units is not None:
+            sel = sel[:, units]  # a document's segments are swapped together
+        shuffled = sel.astype(np.float64) @ diffs  # the same swaps for every pair
         for i, (_, col_second, col_both, observed) in enumerate(prepared):
             shuf_a = shuffled[:, i * k : (i + 1) * k] + col_second  # the first system's totals
             d = np.abs(scorer.score_from_totals(shuf_a) - scorer.score_from_totals(col_both - shuf_a))

@@ -270,7 +270,7 @@ def compare(
     names, n, units = list(result.scores), plan.n, plan.units
     # bootstrap scores: the intervals, and the paired bootstrap test itself
     n_boot = n if test == "bootstrap" else n_ci
-    boot_idx = bootstrap_indices(plan.n_units, n_boot, np.random.default_rng(plan.rng_seed))
+    boot_idx = bootstrap_indices(plan.n_units, n_boot, plan.rng_seed)
     boot = bootstrap_scores(
         result, names, boot_idx, sacrebleu_compatible, progress if test == "bootstrap" else None, result.metric, units
     )
@@ -324,7 +324,7 @@ WIDER = 1.5
 def _wider_note(result: MetricResult, names, systems, n_seg: int, n_boot: int, seed) -> list[str]:
     """A sentence when the document-level intervals are much wider than the segment-level ones (the
     segments of a document are correlated: a segment-level test would be too optimistic here)."""
-    idx = bootstrap_indices(n_seg, n_boot, np.random.default_rng(seed))
+    idx = bootstrap_indices(n_seg, n_boot, seed)
     seg = bootstrap_scores(result, names, idx, False, None, result.metric)
     ratios = []
     for s in names:

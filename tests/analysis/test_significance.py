@@ -275,3 +275,80 @@ def test_a_chunk_stays_within_its_cells_whatever_the_number_of_systems():
     tracemalloc.stop()
     draws = cmp.n * 500 * 8  # the resamples' drawn segment indices, int64
     assert peak < 2 * draws + 8 * CHUNK_CELLS * 8, (peak / 2**20, cmp.n)
+
+
+def test_chunked_draws_are_sacrebleus_one_call():
+    """Issue 51: the draws are made chunk by chunk. numpy's generator continues its stream across calls, so
+    every chunking reads exactly the resamples of sacrebleu's one call ``default_rng(seed).choice(n, size=(n_samples,
+    n))``; the randomisation's swaps are drawn in whole multiples of 32 trials for the same reason (numpy drops a
+    call's unused bits of a 32-bit word). Checked here against the one calls, for sizes that do not divide."""
+    from mtlens.analysis import resampling
+    from mtlens.analysis.resampling import bootstrap_indices
+
+    for n_units, n, width in [(1001, 37, 0), (7, 9, 10**6), (33, 1000, 5)]:
+        one = np.random.default_rng(5).choice(n_units, size=(n, n_units), replace=True)
+        draws = bootstrap_indices(n_units, n, 5)
+        for cells in (40, 1000, 10**7):
+            old = resampling.CHUNK_CELLS
+            resampling.CHUNK_CELLS = cells
+            try:
+                parts = [idx for _, _, idx in draws.chunks(width)]
+            finally:
+                resampling.CHUNK_CELLS = old
+            assert np.array_equal(np.vstack(parts), one)
+    # approximate randomisation: the p-values of a small cell bound equal those of one chunk, and both equal a
+    # plain count over the one call's swaps (written here from the definition)
+    from mtlens import Corpus
+    from mtlens.runtime.scoring import score
+
+    rng = np.random.default_rng(3)
+    refs = [" ".join(f"w{k}" for k in rng.integers(0, 50, 9)) for _ in range(61)]
+    hyp = {
+        s: [" ".join(w if rng.random() < p else "x" for w in r.split()) for r in refs]
+        for s, p in [("A", 0.7), ("B", 0.6)]
+    }
+    result = score(Corpus.build({"ref": refs}, hyp), "chrf")["chrf"]
+    got = []
+    for cells in (61 * 3, 10**7):
+        old = resampling.CHUNK_CELLS
+        resampling.CHUNK_CELLS = cells
+        try:
+            got.append(compare(result, test="ar", n=101, seed=9).pairs[0].p_value)
+        finally:
+            resampling.CHUNK_CELLS = old
+    sel = np.random.default_rng(9).integers(2, size=(101, 61), dtype=bool)
+    a, b = result.stats["A"].astype(float), result.stats["B"].astype(float)
+    sa = np.where(sel[:, :, None], b, a).sum(axis=1)
+    sb = np.where(sel[:, :, None], a, b).sum(axis=1)
+    d = np.abs(result.scorer.score_from_totals(sa) - result.scorer.score_from_totals(sb))
+    observed = abs(result.scores["A"] - result.scores["B"])
+    expected = (int(np.sum(d >= observed)) + 1) / 102
+    assert got[0] == got[1] == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_document_level_test_does_not_hold_all_its_draws():
+    """Issue 51: ``compare --resample documents`` over 100,000 one-line documents took 2.6 GB: the resamples'
+    drawn documents (int64) and the randomisation's swaps were made at once. Here 2,000 resamples of 20,000
+    one-line documents would hold 320 MB of draws; the test's peak (tracemalloc: numpy's allocations) stays
+    within a few chunks."""
+    import tracemalloc
+
+    from mtlens import Corpus
+    from mtlens.analysis.resampling import CHUNK_CELLS
+    from mtlens.runtime.scoring import score
+
+    rng = np.random.default_rng(2)
+    refs = [" ".join(f"w{k}" for k in rng.integers(0, 300, 6)) for _ in range(20_000)]
+    hyp = {
+        s: [" ".join(w if rng.random() < p else "x" for w in r.split()) for r in refs]
+        for s, p in [("A", 0.7), ("B", 0.6)]
+    }
+    docs = [f"d{k}" for k in range(20_000)]
+    result = score(Corpus.build({"ref": refs}, hyp), "bleu")["bleu"]
+    held = 2000 * 20_000 * 8
+    for test in ("bootstrap", "ar"):
+        tracemalloc.start()
+        compare(result, test=test, n=2000, documents=docs, n_ci=2000)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < min(held, 6 * CHUNK_CELLS * 8), (test, peak / 2**20)
