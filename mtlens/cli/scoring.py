@@ -265,12 +265,14 @@ def run_report(args: argparse.Namespace) -> str:
     pins = workspace(args).pins(args.set) if args.set else []  # the sentences pinned for the presentation
     history = None
     if args.set:  # a set with runs of a family: their history on the first metric, a slide of the presentation
-        from ..service.runs import families, history_to_dict
+        from ..service.runs import VIEW_RUNS, families, history_to_dict
         from ..service.runs import history as runs_history
 
         first = next(iter(results))
         if families(store(args), args.set) and first in REGISTRY:
-            history = history_to_dict(runs_history(store(args), args.set, metrics=first, seed=args.seed))
+            history = history_to_dict(
+                runs_history(store(args), args.set, metrics=first, seed=args.seed, last=VIEW_RUNS)  # the newest view
+            )
     html = build_html_report(corpus, results, found, title, pins, history, args.pitfalls)
     write_output(args.output, html, inputs_of(args))
     return f"wrote {args.output} ({len(html) / 1e6:.1f} MB)\n"

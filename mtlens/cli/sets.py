@@ -61,6 +61,10 @@ def add_parsers(sub) -> dict:
     hi.add_argument("--baseline", metavar="NAME", help="also give every run's delta to this run")
     flags.add_alpha(hi)
     flags.add_resample(hi, "intervals and steps over documents")
+    hi.add_argument(
+        "--last", type=int, metavar="N", help="only the newest N runs (their steps are tested and corrected together)"
+    )
+    hi.add_argument("--skip", type=int, default=0, metavar="K", help="with --last: leave out the K newest runs first")
     flags.add_format(hi)
     flags.add_exact_flag(hi)
     flags.add_data_dir(hi)
@@ -188,7 +192,17 @@ def run_add(args: argparse.Namespace) -> str:
 def run_history(args: argparse.Namespace) -> str:
     from ..service.runs import history, history_to_dict
 
-    h = history(store(args), args.set, args.family, args.metrics, args.baseline, args.alpha, resample=args.resample)
+    h = history(
+        store(args),
+        args.set,
+        args.family,
+        args.metrics,
+        args.baseline,
+        args.alpha,
+        resample=args.resample,
+        last=args.last,
+        skip=args.skip,
+    )
     doc = history_to_dict(h)
     if args.format == "json":
         return report.dumps(doc) + "\n"

@@ -331,7 +331,7 @@ def metric_clusters(dataset: Dataset, opts: Options, results, level: str):
     return compute(results, human(dataset), level)
 
 
-def _history_key(dataset, family, metrics, baseline, opts, resample="segments") -> tuple:
+def _history_key(dataset, family, metrics, baseline, opts, resample="segments", skip=0) -> tuple:
     from ..service.runs import runs_key
 
     return (
@@ -344,6 +344,7 @@ def _history_key(dataset, family, metrics, baseline, opts, resample="segments") 
         baseline,
         tuple(options_key(m, opts) for m in metrics if m in REGISTRY),
         resample,
+        skip,
     )
 
 
@@ -355,11 +356,13 @@ def history(
     baseline: str | None,
     opts: Options,
     resample: str = "segments",
+    skip: int = 0,
 ) -> dict:
     """A saved set's history (:func:`mtlens.service.runs.history`, as JSON), cached by its text, its runs,
-    the family, metrics, baseline and options."""
+    the family, metrics, baseline and options: one view of at most :data:`mtlens.service.runs.VIEW_RUNS` runs,
+    leaving out the ``skip`` newest."""
+    from ..service.runs import VIEW_RUNS, history_to_dict
     from ..service.runs import history as compute
-    from ..service.runs import history_to_dict
 
     h = compute(
         state.store(),
@@ -370,6 +373,8 @@ def history(
         visitor=identity.visitor(),
         options=opts,
         resample=resample,
+        last=VIEW_RUNS,
+        skip=skip,
     )
     return history_to_dict(h)
 

@@ -134,3 +134,32 @@ def test_the_presentation_has_a_slide_of_the_runs(tmp_path, monkeypatch):
     no_errors(at)
     html = at.get("html")[0].proto.body
     assert "Runs over time: BLEU" in html and "m-2" in html and "mtl-sig" in html
+
+
+def test_a_long_history_is_shown_a_view_at_a_time(tmp_path, monkeypatch):
+    """Issue 51: a page of 520 runs tested all their steps at once. The page shows VIEW_RUNS runs (3 here) and
+    offers the older ones as other views; each view's table holds its runs."""
+    from mtlens.service import runs as service_runs
+    from mtlens.service.runs import add_run
+    from mtlens.ui import state
+
+    sid = _set_with_runs(tmp_path, monkeypatch)
+    for k in range(3, 7):
+        add_run(
+            state.store(),
+            sid,
+            _bytes("Online-W", swap=k % 2 == 0),
+            f"{k}.txt",
+            name=f"m-{k}",
+            family="m",
+            at=f"2026-11-0{k}",
+        )
+    monkeypatch.setattr(service_runs, "VIEW_RUNS", 3)
+    at = _page(sid, family="m")
+    no_errors(at)
+    pick = at.selectbox(key="hist_view")
+    assert pick.options == ["runs 4 to 6 of 6 (the newest)", "runs 1 to 3 of 6"]
+    assert list(at.dataframe[0].value["run"]) == ["m-4", "m-5", "m-6"]
+    pick.select_index(1).run()
+    no_errors(at)
+    assert list(at.dataframe[0].value["run"]) == ["m-1", "m-2", "m-3"]

@@ -203,3 +203,36 @@ def test_a_version_1_bundle_is_still_read(tmp_path):
     b = Store(tmp_path / "b")
     sid = import_bundle(b, gzip.compress(json.dumps(doc).encode()))
     assert [r.family for r in b.runs(sid)] == [None, None]
+
+
+def test_a_view_tests_the_steps_of_its_runs_only(tmp_path):
+    """Issue 51: a history of 520 runs tested 519 steps with 20,759 resamples (71 s, 3.3 GB on the page). A view
+    shows at most VIEW_RUNS runs; the steps of those runs are tested (each against its previous run, even one
+    older than the view), Holm's correction is over them alone, and the resamples are those the policy gives
+    for that many steps."""
+    from mtlens.analysis.policy import default_resamples
+    from mtlens.analysis.significance import holm
+
+    store = Store(tmp_path)
+    set_id = _set(store)
+    for k in range(8):
+        data = _bytes(("HuaweiTSC", "VolcTrans-GLAT")[k % 2], swap=k % 3 == 0)
+        service_runs.add_run(store, set_id, data, f"{k}.txt", name=f"m-{k}", family="m", at=f"2026-01-0{k + 1}")
+    whole = service_runs.history(store, set_id, family="m")
+    view = service_runs.history(store, set_id, family="m", last=3, skip=2)
+    assert [r.name for r in view.runs] == ["m-3", "m-4", "m-5"]
+    steps = view.steps["bleu"]
+    assert list(steps) == ["m-3", "m-4", "m-5"] and steps["m-3"].previous == "m-2"  # m-2 is older than the view
+    for name, s in steps.items():  # the same deltas as the whole history's (score differences)
+        assert s.delta == pytest.approx(whole.steps["bleu"][name].delta, abs=1e-12)
+    assert [s.p_holm for s in steps.values()] == pytest.approx(list(holm([s.p for s in steps.values()])))
+    assert view.n == default_resamples(3, 200) and whole.n == default_resamples(7, 200)
+    assert any("runs 4 to 6 of 8 shown" in n for n in view.notes)
+    assert service_runs.windows(store, set_id, "m", size=3) == [
+        (0, "runs 6 to 8 of 8 (the newest)"),
+        (3, "runs 3 to 5 of 8"),
+        (6, "runs 1 to 2 of 8"),
+    ]
+    assert service_runs.windows(store, set_id, "m", size=8) == [(0, "all runs")]
+    with pytest.raises(InputError, match="--last must be at least 1"):
+        service_runs.history(store, set_id, last=0)

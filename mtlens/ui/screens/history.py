@@ -125,8 +125,26 @@ def page() -> None:
     resample = "segments"
     if ds.corpus.documents is not None:  # intervals and step tests over whole documents, on request
         resample = st.radio("Resample", ["segments", "documents"], horizontal=True, key="hist_resample")
+    views = service_runs.windows(state.store(), ds.set_id, None if family == ALL else family)
+    skip = 0
+    if len(views) > 1:  # a view of at most VIEW_RUNS runs: what is shown is what is tested (issue 51)
+        skips = {label: k for k, label in views}
+        skip = skips[
+            st.selectbox(
+                "Runs shown",
+                list(skips),
+                key="hist_view",
+                help=f"At most {service_runs.VIEW_RUNS} runs at a time; their steps are tested and corrected together.",
+            )
+        ]
     doc = cached.history(
-        ds, None if family == ALL else family, metrics, None if baseline == NO_BASELINE else baseline, opts, resample
+        ds,
+        None if family == ALL else family,
+        metrics,
+        None if baseline == NO_BASELINE else baseline,
+        opts,
+        resample,
+        skip,
     )
     for note in doc["notes"]:
         st.caption(render.md(note[0].upper() + note[1:] + "."))
