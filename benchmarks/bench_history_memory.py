@@ -107,9 +107,13 @@ def main() -> int:
         set_id = Store(data).list()[0].id
     from loadclient import Visitor
 
-    print(f"mtlens history, all runs (scores stored on the first): {'%.1f s, peak %.0f MB' % command(data, set_id)}")
-    print(f"mtlens history, all runs again: {'%.1f s, peak %.0f MB' % command(data, set_id)}")
-    print(f"mtlens history --last 50: {'%.1f s, peak %.0f MB' % command(data, set_id, '--last', '50')}")
+    for label, extra in [
+        ("all runs (scores stored on the first)", ()),
+        ("all runs again", ()),
+        ("--last 50", ("--last", "50")),
+    ]:
+        wall, peak = command(data, set_id, *extra)
+        print(f"mtlens history, {label}: {wall:.1f} s, peak {peak:.0f} MB")
     env = {**os.environ, "MTLENS_DATA_DIR": str(data), "MTLENS_MODE": "local"}
     with ExitStack() as stack, ThreadPoolExecutor(8) as pool:
         url, pid = server(stack, env, folder)
@@ -117,7 +121,7 @@ def main() -> int:
         for visit in (1, 2):
             client = Visitor(url, pool, 600)
             t = time.perf_counter()
-            peak, seen = peak_while(lambda: pid, lambda: asyncio.run(client.page("History", f"set={set_id}")))
+            peak, seen = peak_while(lambda: pid, lambda c=client: asyncio.run(c.page("History", f"set={set_id}")))
             wall = time.perf_counter() - t
             errors = "; ".join(seen.errors) or "none"
             print(f"History page, visit {visit}: {wall:.1f} s, server peak {peak:.0f} MB, errors: {errors}")
