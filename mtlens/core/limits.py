@@ -71,6 +71,41 @@ def max_table_rows() -> int:
     return int(env_number("MTLENS_MAX_TABLE_ROWS", DEFAULT_MAX_TABLE_ROWS, 1))
 
 
+#: the most line texts (lines x (references + systems)) of a set a dashboard visitor uploads, imports as a bundle or
+#: grows with runs (``MTLENS_MAX_VISITOR_LINES``); the operator's command line is not bound by it. Measured (issue
+#: 51: benchmarks/bench_visitor_memory.py, a shared server and Chromium, the server's process tree RSS): 3 x 50,000
+#: lines peaked at 1,411 MB on Rankings, so the bound is 90,000 (WMT22 en-de, 1 reference and 15 systems, is 32,592)
+DEFAULT_MAX_VISITOR_LINES = 90_000
+#: the most documents of a visitor's set (``MTLENS_MAX_VISITOR_DOCUMENTS``): every document is a group of the
+#: pages' per-document tables and a unit of the document-level tests (WMT22's largest test set has 511)
+DEFAULT_MAX_VISITOR_DOCUMENTS = 10_000
+
+
+def check_visitor_size(n_lines: int, n_streams: int, n_documents: int = 0, what: str = "this set") -> None:
+    """Refuse, in one sentence, a set larger than a dashboard visitor may make the server hold (the operator
+    imports larger sets with the command line).
+
+    >>> check_visitor_size(2_000, 10)
+    >>> check_visitor_size(100_000, 3)
+    Traceback (most recent call last):
+    ...
+    mtlens.core.errors.InputError: this set has 100,000 lines x 3 texts (300,000 line texts); a set made on the dashboard may hold at most 90,000 (MTLENS_MAX_VISITOR_LINES): the operator can import it with python -m mtlens import
+    """
+    most = int(env_number("MTLENS_MAX_VISITOR_LINES", DEFAULT_MAX_VISITOR_LINES, 1))
+    if n_lines * n_streams > most:
+        raise InputError(
+            f"{what} has {n_lines:,} lines x {n_streams} texts ({n_lines * n_streams:,} line texts); a set made on "
+            f"the dashboard may hold at most {most:,} (MTLENS_MAX_VISITOR_LINES): the operator can import it with "
+            "python -m mtlens import"
+        )
+    docs = int(env_number("MTLENS_MAX_VISITOR_DOCUMENTS", DEFAULT_MAX_VISITOR_DOCUMENTS, 1))
+    if n_documents > docs:
+        raise InputError(
+            f"{what} has {n_documents:,} documents; a set made on the dashboard may have at most {docs:,} "
+            "(MTLENS_MAX_VISITOR_DOCUMENTS): the operator can import it with python -m mtlens import"
+        )
+
+
 def max_ter_word_pairs() -> int:
     return int(env_number("MTLENS_MAX_TER_WORD_PAIRS", DEFAULT_MAX_TER_WORD_PAIRS, 1))
 

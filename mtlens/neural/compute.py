@@ -4,7 +4,10 @@ progress and cancellation; and the scores a set offers once complete."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import tempfile
 import threading
@@ -13,7 +16,8 @@ from collections.abc import Callable, Sequence
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.limits import env_number
-from .environment import check_ray, error_of, worker_command, worker_env
+from ..core.secrets import redact
+from .environment import RAY_ENV, check_ray, error_of, ray_address, worker_command, worker_env
 from .models import EXACT, FAST, MODES, Model, mode, models
 from .segments import batch_size, cached_scores, missing, spans_json, work_size
 
@@ -68,10 +72,19 @@ def compute(
         feeder = threading.Thread(target=_feed, args=(proc, feed), daemon=True)
         feeder.start()
         done, output, finished = 0, [], False
+        # issue 51: a Ray address that accepts TCP and never answers held the job (and the set) for ever: a worker
+        # that has not joined the cluster within the deadline is stopped, and the job fails with a sentence
+        joined, watchdog = threading.Event(), None
+        if how == FAST and ray_address():
+            watchdog = threading.Timer(ray_join_seconds(), _stop_unless, args=(proc, joined))
+            watchdog.daemon = True
+            watchdog.start()
         try:
             for line in proc.stdout:
                 output.append(line)
                 msg = _message(line)
+                if msg.get("joined") or "ready" in msg:
+                    joined.set()
                 if "idx" in msg:
                     spans = msg.get("spans") or [None] * len(msg["idx"])
                     if how == EXACT:
@@ -101,10 +114,18 @@ def compute(
                 elif msg.get("end"):
                     finished = True
         finally:
+            if watchdog is not None:
+                watchdog.cancel()
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
             feeder.join(timeout=5)
+        if watchdog is not None and not joined.is_set() and not finished:
+            raise InputError(
+                f"the Ray cluster at '{redact(ray_address())}' ({RAY_ENV}) accepted the connection but did not let the "
+                f"job join within {ray_join_seconds():g} s (MTLENS_RAY_JOIN_SECONDS); the job is stopped: check that "
+                f"the address is a Ray head's, or unset {RAY_ENV} to score on this machine"
+            )
         if not finished:
             err.seek(0)
             raise InputError(
@@ -112,6 +133,21 @@ def compute(
                 "are saved, run it again to go on"
             )
     return True
+
+
+#: how long a worker may take to join the Ray cluster before the job is stopped (``MTLENS_RAY_JOIN_SECONDS``)
+RAY_JOIN_SECONDS = 120
+
+
+def ray_join_seconds() -> float:
+    return env_number("MTLENS_RAY_JOIN_SECONDS", RAY_JOIN_SECONDS, 1)
+
+
+def _stop_unless(proc: subprocess.Popen, joined: threading.Event) -> None:
+    """Stop the worker (its whole session: Ray's helpers too) unless it has joined the cluster."""
+    if not joined.is_set() and proc.poll() is None:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
 
 
 def _message(line: str) -> dict:

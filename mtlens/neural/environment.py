@@ -99,7 +99,7 @@ def check_ray() -> None:
     address = ray_address()
     if address is None:
         return
-    host, _, port = address.split("://", 1)[-1].rstrip("/").rpartition(":")
+    host, _, port = address.split("://", 1)[-1].rstrip("/").rpartition("@")[2].rpartition(":")  # no user information
     try:
         with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=5):
             return

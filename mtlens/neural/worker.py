@@ -458,6 +458,7 @@ def ray_fast(address: str, checkpoint: str, rows: list[dict], inputs: list[str],
         ray.init(address=address, logging_level="ERROR", log_to_driver=False, namespace="mtlens")
     except Exception as err:  # every way of not joining is one sentence
         _fail(f"cannot join the Ray cluster at {address} ({RAY_ENV}): {str(err).splitlines()[0][:200]}")
+    _say({"joined": True})  # the parent's deadline for joining ends here (mtlens.neural.compute)
     nodes = [n for n in ray.nodes() if n.get("Alive")]
     slots = []  # (node id, CPUs, GPUs) of each actor: one per GPU, else one per node with all its CPUs
     for node in nodes:

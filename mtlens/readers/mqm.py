@@ -290,12 +290,34 @@ def mqm_scores(ann: Annotations, weights: Mapping | None = None) -> dict[str, li
     }
 
 
-def corpus_of(ann: Annotations):
+#: the most (system, segment) hypotheses a set made from annotations alone may have: every system gets a line for
+#: every segment id of the file, rated or not (issue 51: 200,000 rows, each of a new system and segment, asked for
+#: 4 x 10^10 lines and took 7 GB before being stopped); 20 million is 1,000 systems x 20,000 segments
+MAX_GRID = 20_000_000
+
+
+def check_grid(ann: Annotations, visitor=None) -> None:
+    """The grid a set made from ``ann`` alone would have (systems x segment ids, plus the sources) within
+    :data:`MAX_GRID`, and within the visitors' bound for a dashboard ``visitor`` who is not the operator."""
+    n_seg, n_sys = len(ann.seg_ids), len(ann.systems)
+    if n_seg * n_sys > MAX_GRID:
+        raise InputError(
+            f"'{ann.name}' rates {n_sys:,} systems on {n_seg:,} segments: a set of {n_seg * n_sys:,} hypotheses, most "
+            f"of them not rated; mtlens makes a set of at most {MAX_GRID:,} from annotations"
+        )
+    if visitor is not None and not visitor.admin:
+        from ..core.limits import check_visitor_size
+
+        check_visitor_size(n_seg, n_sys + 1, what=f"the set of '{ann.name}'")
+
+
+def corpus_of(ann: Annotations, visitor=None):
     """A test set made from annotations alone: each system's hypotheses and the sources in the file's
     segment order, no reference (lexical metrics then say they need one), every segment's document from
-    the file's ``doc`` column (issue 35; none when the file names no document)."""
+    the file's ``doc`` column (issue 35; none when the file names no document); within :func:`check_grid`."""
     from ..core.corpus import Corpus
 
+    check_grid(ann, visitor)
     systems = {s: ann.hypotheses(s) for s in ann.systems}
     docs = [" ".join(d.split())[:200] for d in ann.documents()]
     documents = docs if all(docs) else None

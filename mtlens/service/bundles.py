@@ -141,8 +141,10 @@ def is_bundle(data: bytes) -> bool:
     return bytes(data[:2]) == b"\x1f\x8b"
 
 
-def read_bundle(data: bytes) -> Bundle:
-    """Unpack and validate a set bundle (as :func:`export_bundle` writes it).
+def read_bundle(data: bytes, visitor: bool = False) -> Bundle:
+    """Unpack and validate a set bundle (as :func:`export_bundle` writes it); ``visitor``: for a dashboard
+    visitor, whose bundle is refused beyond the visitors' bound on line texts before its JSON is parsed
+    (:func:`mtlens.core.limits.check_visitor_size`; issue 51: 2 x 2.4 M lines took 1.58 GB).
 
     Raises:
         InputError: one sentence: too large unpacked, not a bundle, a newer version, or what an upload
@@ -153,6 +155,15 @@ def read_bundle(data: bytes) -> Bundle:
     raw = gunzip(data, max_bundle_bytes(), "the bundle")
     if raw.count(b'"') > 2 * MAX_BUNDLE_LINES + 10_000:
         raise InputError(f"the bundle holds more than {MAX_BUNDLE_LINES:,} lines, the limit for one bundle")
+    if visitor:  # every line is a JSON string (two quotes), its document and domain too; names and facts: the slack
+        from ..core.limits import DEFAULT_MAX_VISITOR_LINES, env_number
+
+        most = int(env_number("MTLENS_MAX_VISITOR_LINES", DEFAULT_MAX_VISITOR_LINES, 1))
+        if raw.count(b'"') > 2 * 3 * most + 10_000:
+            raise InputError(
+                f"the bundle holds more than {most:,} line texts, the most a set made on the dashboard may hold "
+                "(MTLENS_MAX_VISITOR_LINES): the operator can import it with python -m mtlens import"
+            )
     try:
         doc = load_json(raw, "bundle", "the bundle")  # its values and depth are counted before parsing
     except InputError as err:
@@ -241,7 +252,12 @@ def _runs(value, systems) -> dict[str, tuple[str | None, str, str]]:
 
 def import_bundle(store, data: bytes, name: str | None = None, owner: str | None = None) -> str:
     """Validate a bundle and save it as a new set of ``owner``; returns its id."""
-    b = read_bundle(data)
+    b = read_bundle(data, visitor=owner is not None)
+    if owner is not None:  # a visitor's import: within the visitors' bound (issue 51: 2 x 2.4 M lines, 1.58 GB)
+        from ..core.access import Visitor
+        from .inputs import check_visitor_corpus
+
+        check_visitor_corpus(b.corpus, Visitor(owner, owner), "the bundle")
     project = b.project if owner is None else None  # a visitor's copy joins no project
     return store.save(
         b.corpus,
@@ -262,7 +278,7 @@ def add_bundle_runs(store, set_id: str, data: bytes, visitor=None) -> list[str]:
     set: the same references, in the same order; else nothing is added. Returns the names added."""
     from ..storage.runs import no_facts
 
-    b = read_bundle(data)
+    b = read_bundle(data, visitor=visitor is not None and not visitor.admin)
     saved = store.load(set_id)
     if list(b.corpus.references.values()) != list(saved.corpus.references.values()):
         raise InputError("the bundle's references are not this set's: its runs were made on another test set")

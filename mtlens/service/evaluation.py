@@ -75,11 +75,12 @@ def evaluate(corpus: Corpus, declared_pair: str | None = None, human=(), scores=
     return Evaluation(corpus, language, human, scores, annotations=annotations)
 
 
-def evaluate_annotations(data: bytes, name: str, declared_pair: str | None = None) -> Evaluation:
-    """A test set made from an MQM annotation file alone (its hypotheses and sources; no reference)."""
+def evaluate_annotations(data: bytes, name: str, declared_pair: str | None = None, visitor=None) -> Evaluation:
+    """A test set made from an MQM annotation file alone (its hypotheses and sources; no reference); for a
+    dashboard ``visitor``, within the visitors' bound."""
     from ..readers.mqm import corpus_of, read_mqm_tsv
 
-    corpus = with_warnings(corpus_of(read_mqm_tsv(data, name)))
+    corpus = with_warnings(corpus_of(read_mqm_tsv(data, name), visitor))
     return evaluate(corpus, declared_pair, annotations=[(name, data)])
 
 

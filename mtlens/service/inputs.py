@@ -50,7 +50,29 @@ _NAMES = {
     "unique_names": "mtlens.readers.testset:unique_names",
 }
 __getattr__, __dir__ = lazy_names(__name__, _NAMES)
-__all__ = sorted([*_NAMES, "build_corpus", "read_files"])
+__all__ = sorted([*_NAMES, "build_corpus", "check_visitor_corpus", "check_visitor_size_of", "read_files"])
+
+
+def check_visitor_size_of(n_lines: int, n_streams: int, visitor, what: str = "the upload") -> None:
+    """:func:`check_visitor_corpus` before a corpus is built, from the files' line counts (the operator, ``visitor``
+    None or an administrator, is not bound)."""
+    from ..core.limits import check_visitor_size
+
+    if visitor is None or visitor.admin:
+        return
+    check_visitor_size(n_lines, n_streams, 0, what)
+
+
+def check_visitor_corpus(corpus, visitor, what: str = "this set") -> None:
+    """A dashboard visitor's set within the visitors' bounds (:func:`mtlens.core.limits.check_visitor_size`: its
+    line texts and documents); the operator (``visitor`` None, or an administrator) is not bound by them."""
+    from ..core.limits import check_visitor_size
+
+    if visitor is None or visitor.admin:
+        return
+    streams = len(corpus.references) + len(corpus.systems) + (corpus.source is not None)
+    documents = len(set(corpus.documents)) if corpus.documents is not None else 0
+    check_visitor_size(corpus.n_lines, streams, documents, what)
 
 
 def read_files(paths) -> list[tuple[str, bytes]]:

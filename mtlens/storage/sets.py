@@ -188,12 +188,29 @@ class Sets(Owners):
         if clash:
             raise InputError(f"set '{saved.info.name}' already has a system named '{clash[0]}'")
         merged = Corpus.build(dict(saved.corpus.references), {**saved.corpus.systems, **systems})  # checks lines
-        rows = [(n, len(saved.corpus.systems) + k, _dumps_lines(merged.systems[n])) for k, n in enumerate(systems)]
-        self._check_size(sum(len(r[2]) for r in rows), None if visitor is None else visitor.id)
+        if visitor is not None and not visitor.admin:  # issue 51: a visitor grows a set within the visitors' bound
+            from ..core.limits import check_visitor_size
+
+            streams = len(merged.references) + len(merged.systems) + (saved.corpus.source is not None)
+            check_visitor_size(merged.n_lines, streams, what=f"set '{saved.info.name}' with the new runs")
+        rows = [(n, _dumps_lines(merged.systems[n])) for n in systems]
+        self._check_size(sum(len(r[1]) for r in rows), None if visitor is None else visitor.id)
         with self._db(write=True) as con:
+            # issue 51: decided under the set's row lock (PostgreSQL; SQLite's write lock), so concurrent adds take
+            # distinct positions in the order they commit, and a name another add took meanwhile is a sentence
+            if con.execute("SELECT id FROM sets WHERE id = ?" + self._row_lock, (set_id,)).fetchone() is None:
+                raise InputError(f"set '{saved.info.name}' was deleted meanwhile; nothing was added")
+            taken = {
+                r[0]: r[1]
+                for r in con.execute("SELECT name, position FROM streams WHERE set_id = ? AND kind = 'sys'", (set_id,))
+            }
+            clash = sorted(set(systems) & set(taken))
+            if clash:
+                raise InputError(f"set '{saved.info.name}' already has a system named '{clash[0]}'")
+            first = max(taken.values(), default=-1) + 1
             con.executemany(
                 "INSERT INTO streams (set_id, kind, name, position, lines) VALUES (?, 'sys', ?, ?, ?)",
-                [(set_id, *r) for r in rows],
+                [(set_id, n, first + k, lines) for k, (n, lines) in enumerate(rows)],
             )
             con.executemany(
                 "INSERT INTO runs (set_id, system, family, at, meta) VALUES (?, ?, ?, ?, ?)",

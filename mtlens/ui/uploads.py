@@ -15,7 +15,7 @@ from ..service.evaluation import (
     evaluate_annotations,
     save,
 )
-from ..service.inputs import build_corpus
+from ..service.inputs import build_corpus, check_visitor_corpus, check_visitor_size_of
 from . import identity, state
 from .state import DATA_KEY, Dataset, store
 
@@ -103,7 +103,7 @@ def dataset_from_uploads(
         InputError: with a readable message.
     """
     if annotations and not references and not systems:  # a set made from annotations alone
-        ev = evaluate_annotations(annotations[0][1], annotations[0][0], language_pair or None)
+        ev = evaluate_annotations(annotations[0][1], annotations[0][0], language_pair or None, identity.visitor())
         if len(annotations) > 1 or human or scores:
             ev = evaluate(ev.corpus, language_pair or None, human or (), scores or (), annotations)
         return Dataset.of(ev, "upload", tuple(n for n, _ in annotations))
@@ -115,6 +115,10 @@ def dataset_from_uploads(
         raise InputError("upload at least one reference file (or one TSV/XML file that holds everything)")
     elif not systems:
         raise InputError("upload at least one system output file")
+    if not single:  # counted before anything is decoded: a refused upload costs its bytes only (issue 51)
+        texts = [*references, *systems, *([source] if source is not None else [])]
+        lines = max(data.count(b"\n") + (not data.endswith(b"\n")) for _, data in texts)
+        check_visitor_size_of(lines, len(texts), identity.visitor())
     corpus = build_corpus(
         () if single else references,
         () if single else systems,
@@ -122,6 +126,7 @@ def dataset_from_uploads(
         systems[0] if single else None,
         documents,  # a documents file: every line's document id (and domain)
     )
+    check_visitor_corpus(corpus, identity.visitor(), "the upload")  # issue 51: 3 x 200,000 lines, 3.7 GB
     files = tuple(
         n for n, _ in [*references, *systems, *([source] if source else []), *([documents] if documents else [])]
     )

@@ -708,3 +708,52 @@ def test_a_comet_job_on_a_ray_cluster_equals_the_local_path_even_when_a_worker_i
     monkeypatch.setenv("MTLENS_RAY_ADDRESS", "127.0.0.1:1")
     with pytest.raises(InputError, match="cannot reach the Ray cluster at '127.0.0.1:1'"):
         jobs.start(on_ray, _saved_set(on_ray, files, systems=("Online-W",)), "tiny")
+
+
+def test_a_ray_address_that_never_answers_stops_the_job_and_releases_it(
+    neural_python, tiny_models, files, tmp_path, monkeypatch
+):
+    """Issue 51: a Ray address that accepts TCP and never answers held a COMET job for more than 300 s, and the
+    set then said a job was already running. Here a loopback socket accepts and says nothing; the worker does not
+    join within the deadline (3 s here), the job fails with one sentence naming the address (without its
+    password), and the set's job can be started again."""
+    import socket
+    import threading
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(64)
+    held = []
+    stop = threading.Event()
+
+    def accept():
+        silent.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(silent.accept()[0])  # accepted, never answered
+            except OSError:
+                continue
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        port = silent.getsockname()[1]
+        monkeypatch.setenv("MTLENS_RAY_ADDRESS", f"ray://u:secret-pw@127.0.0.1:{port}")
+        monkeypatch.setenv("MTLENS_RAY_JOIN_SECONDS", "3")
+        store = Store(tmp_path / "ws")
+        neural.add_model(store, "tiny", tiny_models["tiny-comet"])
+        sid = _saved_set(store, files)
+        t = time.time()
+        assert jobs.run(store, sid, "tiny") == "failed"
+        assert time.time() - t < 60
+        digest = neural.get_model(store, "tiny").digest
+        job = store.job(sid, digest)
+        assert job["state"] == "failed"
+        assert "did not let the job join within 3 s" in job["message"] and "secret-pw" not in job["message"]
+        assert f"ray://u:***@127.0.0.1:{port}" in job["message"]
+        claimed, _ = store.claim_job(sid, digest, "tiny", jobs.alive)
+        assert claimed  # released: the set's job can start again
+    finally:
+        stop.set()
+        silent.close()
+        for c in held:
+            c.close()

@@ -171,6 +171,48 @@ def test_a_job_is_claimed_once_across_processes(backend):
     assert claimed
 
 
+def test_concurrent_adds_of_runs_are_one_sentence_each_and_take_distinct_positions(backend, tmp_path):
+    """Issue 51: eight processes adding the same run name at once: one adds it, the seven others are told the name
+    is taken in mtlens's sentence (two were the driver's raw text); eight adding distinct names take eight distinct
+    positions, one after another (16 systems had 12 positions)."""
+    st = backend.store()
+    sid = st.save(Corpus.build({"r": ["a", "b"]}, {"A": ["a", "b"]}), "runs")
+    run = tmp_path / "run.txt"
+    run.write_text("a\nb\n")
+    for same in (True, False):
+        start = time.time() + 3
+        code = (
+            "import sys, time; from mtlens.core.errors import InputError; from mtlens.storage.store import Store\n"
+            "from mtlens.service.runs import add_run\n"
+            "st = Store(); st.list()\n"
+            f"time.sleep(max(0, {start} - time.time()))\n"
+            "try:\n"
+            f"    add_run(st, '{sid}', b'a\\nb\\n', 'run.txt', name=sys.argv[1])\n"
+            "    print('added')\n"
+            "except InputError as err:\n"
+            "    print(err)\n"
+        )
+        names = ["same"] * 8 if same else [f"run-{k}" for k in range(8)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", code, name], cwd=ROOT, env=backend.env(), stdout=subprocess.PIPE, text=True
+            )
+            for name in names
+        ]
+        outs = sorted(p.communicate(timeout=120)[0].strip() for p in procs)
+        assert all(p.returncode == 0 for p in procs)
+        if same:
+            assert outs == ["added"] + ["set 'runs' already has a system named 'same'"] * 7
+        else:
+            assert outs == ["added"] * 8
+    with st._db() as con:
+        positions = sorted(
+            r[0] for r in con.execute("SELECT position FROM streams WHERE set_id = ? AND kind = 'sys'", (sid,))
+        )
+    assert positions == list(range(10))  # A, same and the eight runs
+    assert len(st.load(sid).corpus.systems) == 10
+
+
 def test_models_and_the_neural_cache_on_both_backends(backend):
     st = backend.store()
     row = {"name": "m", "path": "/x", "digest": "a" * 64, "kind": "comet", "inputs": "src,mt,ref", "size": 5 * 2**31}
