@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 from ..core.errors import InputError
 from ..service.inputs import build_corpus, read_files
@@ -99,12 +98,12 @@ def run_build(args: argparse.Namespace) -> str:
 
 
 def run_dashboard(args: argparse.Namespace) -> str:
+    from ..core.paths import app_root
     from ..service.neural_scoring import check_ray
     from ..service.sets import is_loopback
 
-    app = Path(__file__).resolve().parents[2] / "app.py"
-    if not app.exists():
-        raise InputError(f"the dashboard's app.py is not next to the mtlens package ({app}); run from a checkout")
+    root = app_root()  # a checkout's, or the installed package's share/mtlens (issue 51, D4)
+    app = root / "app.py"
     target = open_store(args)
     set_id = args.set
     if args.ref or args.sys:
@@ -150,5 +149,6 @@ def run_dashboard(args: argparse.Namespace) -> str:
         "false",
     ]
     sys.stdout.flush()
+    os.chdir(root)  # Streamlit reads .streamlit/config.toml (loopback, no error details, the page list) from here
     os.execve(sys.executable, cmd, env)  # streamlit replaces this process: stopping it stops the server
     return ""  # pragma: no cover

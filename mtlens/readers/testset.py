@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..core.corpus import Corpus
 from ..core.errors import InputError
+from ..core.paths import find_app_root
 from .lines import (
     decode_lines,
     read_bytes,
@@ -208,7 +209,7 @@ def with_warnings(corpus: Corpus) -> Corpus:
 
 
 #: the bundled sample (WMT21 en-de, 200 lines; sample_data/README.md)
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+SAMPLE_DIR = (find_app_root() or Path(__file__).resolve().parents[2]) / "sample_data"  # checkout or installed
 SAMPLE_SYSTEMS = ("VolcTrans-GLAT", "Online-W", "HuaweiTSC", "UEdin")
 SAMPLE_REFERENCES = ("ref.txt", "ref2.txt")
 

@@ -151,7 +151,7 @@ class Database:
 
     def child_env(self) -> dict[str, str]:
         """What points a process this one starts (a job, the dashboard) at this same store."""
-        return {STORE_ENV: self.url or str(self.data_dir)}
+        return {STORE_ENV: self.url or os.path.abspath(self.data_dir)}  # the child may start in another folder
 
     def _named(self, what: str) -> str:
         """``what`` and the store's file (or server) where it may be shown."""

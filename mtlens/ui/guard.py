@@ -19,13 +19,14 @@ from pathlib import Path
 import streamlit as st
 
 from ..core.errors import InputError
+from ..core.paths import find_app_root
 from . import render
 
 LOG = logging.getLogger("mtlens.dashboard")
 
 
-#: the dashboard's root (app.py and pages/)
-ROOT = Path(__file__).resolve().parents[2]
+#: the dashboard's root (app.py and pages/): a checkout's, or the installed package's share/mtlens
+ROOT = find_app_root() or Path(__file__).resolve().parents[2]
 
 
 def pages() -> list[tuple[str, str]]:
