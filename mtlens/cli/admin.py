@@ -98,7 +98,7 @@ def run_build(args: argparse.Namespace) -> str:
 
 
 def run_dashboard(args: argparse.Namespace) -> str:
-    from ..core.paths import app_root
+    from ..service.inputs import app_root
     from ..service.neural_scoring import check_ray
     from ..service.sets import is_loopback
 

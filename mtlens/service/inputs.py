@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/t
     from ..core.corpus import Corpus
     from ..core.language import TOKENIZER_RULE, Language, language_defaults
     from ..core.limits import max_table_rows
+    from ..core.paths import app_root, find_app_root
     from ..readers.folders import read_path
     from ..readers.lines import decode_lines, files_fingerprint, read_bytes, read_lines
     from ..readers.mqm import read_annotations, read_mqm_tsv
@@ -29,6 +30,8 @@ if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/t
 
 _NAMES = {
     "Corpus": "mtlens.core.corpus:Corpus",
+    "app_root": "mtlens.core.paths:app_root",
+    "find_app_root": "mtlens.core.paths:find_app_root",
     "Language": "mtlens.core.language:Language",
     "TOKENIZER_RULE": "mtlens.core.language:TOKENIZER_RULE",
     "corpus_from_bytes": "mtlens.readers.testset:corpus_from_bytes",

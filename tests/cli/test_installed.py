@@ -102,7 +102,7 @@ def test_the_installed_dashboard_starts_and_serves_the_sample(installed, tmp_pat
 
     port = free_port()
     env = dict(os.environ, MTLENS_DATA_DIR=str(tmp_path / "ws"))
-    log = open(tmp_path / "dashboard.log", "w")
+    log = open(tmp_path / "dashboard.log", "w")  # noqa: SIM115 (closed in the finally below)
     proc = subprocess.Popen(
         [str(installed / "bin" / "mtlens"), "dashboard", "--port", str(port)],
         cwd=tmp_path,  # not a checkout
