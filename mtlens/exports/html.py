@@ -243,6 +243,7 @@ def build_html_report(
         parts.append(f"<tr><td>{i}</td><td class='name'>{escape(n)}</td>{''.join(cells)}</tr>")
     notes = ("± : half-width of the bootstrap 95% interval." if comparisons else "", direction_note(metrics))
     parts.append("</table>" + "".join(f"<p>{escape(t)}</p>" for t in notes if t))
+    parts += _groups_html(corpus, results, order, places)
 
     if pitfalls is not None and pitfalls.any:  # before anyone reads a neural score (Zouhar et al. 2024)
         parts.append(pitfalls_html(pitfalls, [m for m in metrics if m in neural]))
@@ -281,9 +282,13 @@ def build_html_report(
                 else None,
             )
         )
-        fig.update_layout(title=m, height=360, margin={"t": 40, "b": 40})
+        fig.update_layout(title=m, height=360, margin={"t": 40, "b": 40}, xaxis_title="system", yaxis_title=m)
+        described = escape(describe_figure(fig))
         safe_figure(fig)
-        parts.append(pio.to_html(fig, full_html=False, include_plotlyjs=include, config=PLOTLY_CONFIG))
+        chart = pio.to_html(fig, full_html=False, include_plotlyjs=include, config=PLOTLY_CONFIG)
+        parts.append(
+            f"<figure role='img' aria-label='{described}'>{chart}<figcaption>{described}</figcaption></figure>"
+        )
         include = False  # plotly.js once, inline: the file works offline
 
     parts.append("<h2>Signatures</h2><ul>")
@@ -295,6 +300,47 @@ def build_html_report(
     parts.append(_PRESENT_JS)
     parts.append(f"<p>Made with mtlens {escape(__version__)}.</p></body></html>")
     return "".join(parts)
+
+
+#: the most documents the report lists one by one (the rest are in ``mtlens score --by document``'s output)
+REPORT_DOCUMENTS = 500
+
+
+def _groups_html(corpus: Corpus, results, order, places) -> list[str]:
+    """The scores per domain (a table) and per document (folded, at most :data:`REPORT_DOCUMENTS`) of a test set
+    that has them (issue 51: the report omitted them), each a corpus score over the group's lines as
+    ``mtlens score --by`` gives it (:func:`mtlens.analysis.groups.group_scores`)."""
+    from ..analysis.groups import group_scores, labels_for
+
+    parts = []
+    for by in ("domain", "document"):
+        if (corpus.domains if by == "domain" else corpus.documents) is None:
+            continue
+        groups = group_scores(results, labels_for(corpus, by))
+        shown_groups = groups if by == "domain" else groups[:REPORT_DOCUMENTS]
+        head = f"<h2>By {by} ({len(groups):,} {by}s)</h2>"
+        rows = ["<table><tr><th>" + by + "</th><th>lines</th><th>metric</th>"]
+        rows += [f"<th>{escape(n)}</th>" for n in order]
+        rows.append("</tr>")
+        for g in shown_groups:
+            for m in results:
+                cells = "".join(f"<td>{shown(g.scores[m][n], places[m])}</td>" for n in order)
+                rows.append(
+                    f"<tr><td class='name'>{escape(g.name)}</td><td>{len(g.lines)}</td><td>{escape(m)}</td>{cells}</tr>"
+                )
+        rows.append("</table>")
+        more = (
+            f"<p>The first {REPORT_DOCUMENTS:,} documents of {len(groups):,}; every one: "
+            "<code>python -m mtlens score --by document</code>.</p>"
+            if len(groups) > len(shown_groups)
+            else ""
+        )
+        note = f"<p>Each {by}'s score is the metric's corpus score over its lines.</p>"
+        if by == "domain":
+            parts += [head, *rows, note]
+        else:
+            parts += [head, "<details><summary>Scores of every document</summary>", *rows, more, note, "</details>"]
+    return parts
 
 
 def pitfalls_html(pitfalls, metrics) -> str:
@@ -327,6 +373,49 @@ def _escape_any(value):
     if getattr(value, "dtype", None) is not None and value.dtype.kind in "OU":
         return [_escape_any(v) for v in value.tolist()]
     return value
+
+
+#: at most this many values a chart's text alternative reads out per series (the rest: the table and the CSV)
+DESCRIBED_VALUES = 12
+
+
+def _value(v) -> str:
+    return f"{v:.4g}" if isinstance(v, int | float) and not isinstance(v, bool) else str(v)
+
+
+def describe_figure(fig) -> str:
+    """A chart's text alternative (issue 51: charts had no text for who cannot see them): its title, its axes'
+    titles, and per series its kind, name and size, with its values when they are few (a bar chart's bars).
+    Plain text, from the figure before :func:`safe_figure` escapes it; the caller escapes it for its markup.
+
+    Example:
+        >>> import plotly.graph_objects as go
+        >>> f = go.Figure(go.Bar(x=["A", "B"], y=[31.25, 30.0], name="BLEU"))
+        >>> describe_figure(f.update_layout(xaxis_title="system", yaxis_title="BLEU"))
+        'Chart, x axis: system, y axis: BLEU. bars BLEU (2): A 31.25, B 30.'
+    """
+    layout = fig.layout
+    head = ["Chart" + (f" '{layout.title.text}'" if layout.title.text else "")]
+    for name in ("xaxis", "yaxis"):
+        axis = getattr(layout, name)
+        if axis.title.text:
+            head.append(f"{name[0]} axis: {axis.title.text}")
+    series = []
+    for t in fig.data:
+        kind = {"bar": "bars", "heatmap": "heat map", "scatter": "points", "scattergl": "points"}.get(t.type, t.type)
+        if t.type in ("scatter", "scattergl") and t.mode and "lines" in t.mode and "markers" not in t.mode:
+            kind = "line"
+        if t.type == "heatmap":
+            rows = list(t.y) if t.y is not None else []
+            series.append(f"{kind} of {len(rows)} x {len(list(t.x) if t.x is not None else [])} cells")
+            continue
+        xs = list(t.x) if t.x is not None else []
+        ys = list(t.y) if t.y is not None else []
+        label = f"{kind}{' ' + t.name if t.name else ''} ({len(ys)})"
+        if t.type == "bar" and 0 < len(ys) <= DESCRIBED_VALUES:
+            label += ": " + ", ".join(f"{x} {_value(y)}" for x, y in zip(xs, ys, strict=False))
+        series.append(label)
+    return ", ".join(head) + ". " + "; ".join(series) + "."
 
 
 def safe_figure(fig):

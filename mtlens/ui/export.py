@@ -10,9 +10,16 @@ import pandas as pd
 import streamlit as st
 
 from ..service.inputs import max_table_rows
-from ..service.presentation import PLOTLY_CONFIG, frame_to_csv, safe_figure, table_to_latex, to_xlsx
+from ..service.presentation import (
+    PLOTLY_CONFIG,
+    describe_figure,
+    frame_to_csv,
+    safe_figure,
+    table_to_latex,
+    to_xlsx,
+)
 from ..service.results import ABSENT, column_decimals
-from . import uploads
+from . import render, uploads
 
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -53,8 +60,10 @@ def chart(fig, key: str, name: str | None = None) -> None:
     The image is drawn when the button is clicked (a deferred download: nothing is drawn for a chart
     nobody exports), from the figure the page shows at that moment.
     """
+    described = describe_figure(fig)  # its text alternative, under it (issue 51)
     safe_figure(fig)
     st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG)
+    st.caption(render.md(described), help="The chart in words; its numbers are in the table beside it.")
     name = name or key
     missing = available()
     if missing:

@@ -110,3 +110,38 @@ def test_report_notes_on_the_data_are_folded_after_the_summary():
     start = html.index("<h2>Dataset</h2>")
     notes = html.index("<details><summary>Notes on the data")
     assert start < notes < html.index("<h2>Ranking") and "class='note'" not in html
+
+
+def test_the_report_has_the_scores_per_domain_and_document_and_every_chart_in_words():
+    """Issue 51: the HTML report omitted documents and domains, and its charts had no text alternative. A set whose
+    first 120 lines are 'news' and the rest 'social', in documents of 10 lines: each domain's and document's BLEU is
+    sacrebleu's on those lines alone; each chart is a figure with a caption reading its bars (sacrebleu's scores)."""
+    import html as html_lib
+
+    from sacrebleu.metrics import BLEU
+
+    refs, systems = pair_files(SAMPLE)
+    two = {k: systems[k] for k in ("UEdin", "Online-W")}
+    corpus = Corpus.build({"ref": refs[0]}, two).with_documents(
+        [f"doc{k // 10}" for k in range(200)], ["news" if k < 120 else "social" for k in range(200)]
+    )
+    results = score(corpus, "bleu")
+    page = build_html_report(corpus, results)
+    assert "By domain (2 domains)" in page and "By document (20 documents)" in page
+    for domain, lines in (("news", range(120)), ("social", range(120, 200))):
+        row = re.search(rf"<tr><td class='name'>{domain}</td><td>{len(lines)}</td><td>bleu</td>(.*?)</tr>", page)
+        assert row, domain
+        cells = re.findall(r"<td>([^<]*)</td>", row.group(1))
+        order = sorted(two, key=lambda s: results["bleu"].scores[s], reverse=True)
+        for s, cell in zip(order, cells, strict=True):
+            expected = BLEU().corpus_score([two[s][i] for i in lines], [[refs[0][i] for i in lines]]).score
+            assert float(cell) == round(expected, len(cell.split(".")[1])), (domain, s)  # the page's decimals
+    doc3 = re.search(r"<tr><td class='name'>doc3</td><td>10</td><td>bleu</td>(.*?)</tr>", page)
+    first = sorted(two, key=lambda s: results["bleu"].scores[s], reverse=True)[0]
+    expected = BLEU().corpus_score(two[first][30:40], [refs[0][30:40]]).score
+    cell = re.findall(r"<td>([^<]*)</td>", doc3.group(1))[0]
+    assert float(cell) == round(expected, len(cell.split(".")[1]))
+    captions = [html_lib.unescape(c) for c in re.findall(r"<figcaption>(.*?)</figcaption>", page)]
+    assert len(captions) == 1 and captions[0].startswith("Chart 'bleu', x axis: system, y axis: bleu. bars (2): ")
+    for s, text in two.items():
+        assert f"{s} {BLEU().corpus_score(text, [refs[0]]).score:.4g}" in captions[0]

@@ -36,7 +36,13 @@ def page() -> None:
     for sev in sorted(set(mine["severity"])):
         part = mine[mine["severity"] == sev]
         fig.add_trace(go.Bar(name=sev, x=list(part["category"]), y=list(part["per 100 segments"])))
-    fig.update_layout(barmode="stack", height=380, margin={"t": 20}, yaxis_title="errors per 100 segments")
+    fig.update_layout(
+        barmode="stack",
+        height=380,
+        margin={"t": 20},
+        xaxis_title="error category",
+        yaxis_title="errors per 100 segments",
+    )
     export.chart(fig, "ann_counts", f"mtlens-mqm-errors-{views.safe_key(system)}")
     with st.expander("Error counts (every system, category and severity)"):
         export.table(tables["counts"], name="mtlens-mqm-counts", hide_index=True, key="ann_counts_table")

@@ -133,7 +133,14 @@ def page() -> None:
                 go.Bar(name=f"B: {b}", x=df["bucket"], y=df["B"]),
             ]
         )
-        fig.update_layout(title=title, barmode="group", height=360, margin={"t": 40})
+        fig.update_layout(
+            title=title,
+            barmode="group",
+            height=360,
+            margin={"t": 40},
+            xaxis_title=title.split(" by ", 1)[1],
+            yaxis_title=title.split(" by ")[0],
+        )
         for r in res.rows:
             if r.significant:
                 fig.add_annotation(x=r.bucket, y=max(r.a, r.b), text="*", showarrow=False, yshift=12, font={"size": 18})

@@ -199,7 +199,7 @@ def page() -> None:
                     hovertemplate=f"%{{x}}: %{{y:{views.hover_format(chart_metric, r.scores.values())}}}<extra></extra>",
                 )
             )
-            fig.update_layout(yaxis_title=chart_metric, height=380, margin={"t": 20, "b": 40})
+            fig.update_layout(xaxis_title="system", yaxis_title=chart_metric, height=380, margin={"t": 20, "b": 40})
             export.chart(fig, "rank_chart", f"mtlens-{chart_metric}")
 
 

@@ -127,7 +127,12 @@ def page() -> None:
             hovertemplate="%{y} vs %{x}: p = %{z:.3f}<extra></extra>",
         )
     )
-    fig.update_layout(height=120 + 40 * len(names), margin={"t": 20}, yaxis={"autorange": "reversed"})
+    fig.update_layout(
+        height=120 + 40 * len(names),
+        margin={"t": 20},
+        xaxis_title="system",
+        yaxis={"autorange": "reversed", "title": {"text": "system"}},
+    )
     st.subheader("Pairwise p-values (Holm-corrected)")
     export.chart(fig, "sig_heatmap")
 

@@ -82,7 +82,9 @@ def page() -> None:
             )
         )
     fig.add_hline(y=0.9, line_dash="dot", annotation_text="90%")
-    fig.update_layout(xaxis_title="M (characters)", height=420, margin={"t": 20})
+    fig.update_layout(
+        xaxis_title="M (characters)", yaxis_title="criterion (r, kappa, share)", height=420, margin={"t": 20}
+    )
     export.chart(fig, "wvc_sweep")
 
     st.subheader(f"BLEU_w{n} against BLEU_c{m}, one point per sentence")
