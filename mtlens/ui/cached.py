@@ -276,6 +276,20 @@ def ngram_differences(dataset: Dataset, a: str, b: str, opts: Options):
     return compute(dataset.corpus, a, b, DEFAULTS.replace(tokenize=opts.tokenize, lowercase=opts.lowercase))
 
 
+@cache(
+    lambda ds, metric, a, b, opts: (ds.fingerprint, ds.scores_fingerprint, metric, options_key(metric, opts), a, b),
+    max_entries=32,
+    spinner="What this test set can detect for the two systems…",
+)
+def pair_power(dataset: Dataset, metric: str, a: str, b: str, opts: Options) -> float:
+    """The smallest difference the paired bootstrap detects between ``a`` and ``b`` (computed once per pair: it
+    was computed again on every rerun of Compare two systems, issue 51)."""
+    from ..service.analyses import pair_power as compute
+    from ..service.comparisons import SEED
+
+    return compute(metric_result(dataset, metric, opts), a, b, seed=SEED)
+
+
 def _buckets_key(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Options, frequency=None) -> tuple:
     if kind == "length":  # the metric's options, and the BLEU tokenizer the lengths are counted with
         base = options_key(metric, opts)

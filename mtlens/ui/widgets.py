@@ -129,3 +129,24 @@ def open_screen(title: str | None, about: str | None = None) -> tuple[state.Data
     opts = metric_sidebar()
     dataset_caption(ds)
     return ds, opts
+
+
+class Steps:
+    """A page's progress through its parts, drawn where the page makes it (issue 51: Compare two systems' first
+    load, 13 s on a large set, showed nothing moving): "step k of n: what", gone when the last part is drawn."""
+
+    def __init__(self, names: list[str]):
+        self.names, self.k = list(names), 0
+        self._box = st.empty()
+
+    def next(self) -> None:
+        """Say the next part is being computed; after the last one, clear the bar."""
+        if self.k >= len(self.names):
+            self._box.empty()
+            return
+        name = self.names[self.k]
+        self.k += 1
+        self._box.progress((self.k - 1) / len(self.names), text=f"Step {self.k} of {len(self.names)}: {name}…")
+
+    def done(self) -> None:
+        self._box.empty()

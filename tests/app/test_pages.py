@@ -860,3 +860,44 @@ def test_each_upload_gets_a_name_no_other_set_has(tmp_path, monkeypatch):
     no_errors(at)
     grown = base.replace("1 system, ", "2 systems, ")
     assert sorted(s.name for s in state.store().list()) == [base, grown]
+
+
+def test_compare_two_systems_says_each_step_and_computes_the_power_once(tmp_path, monkeypatch):
+    """Issue 51: Compare two systems' first load (13 s on a large set) showed no progress, and its power estimate
+    (a bootstrap) ran again on every rerun. The page now says each part before computing it, in order, and a
+    rerun that changes nothing about the pair (the rows shown) does not estimate the power again."""
+    import streamlit as st
+    from streamlit.delta_generator import DeltaGenerator
+
+    from mtlens.service import analyses
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    st.cache_resource.clear()  # the pages' cache is the process's: another test may have computed this pair
+    said, powers = [], []
+    real_progress, real_power = DeltaGenerator.progress, analyses.pair_power
+
+    def progress(self, value, text=None):
+        said.append(text)
+        return real_progress(self, value, text=text)
+
+    def power(*args, **kwargs):
+        powers.append(args[1:3])
+        return real_power(*args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "progress", progress)
+    monkeypatch.setattr(analyses, "pair_power", power)
+    at = AppTest.from_file(str(ROOT / "pages" / "6_Compare_two_systems.py"), default_timeout=300)
+    at.query_params["set"] = "sample"
+    at.run()
+    no_errors(at)
+    assert said == [
+        "Step 1 of 5: scores…",
+        "Step 2 of 5: n-grams…",
+        "Step 3 of 5: buckets by length…",
+        "Step 4 of 5: buckets by word frequency…",
+        "Step 5 of 5: largest differences…",
+    ]
+    assert len(powers) == 1 and not at.get("progress")  # the bar is gone once the page is drawn
+    at.slider(key="cmp_top").set_value(30).run()
+    no_errors(at)
+    assert len(powers) == 1

@@ -15,13 +15,12 @@ from ...service.comparisons import (
     ALPHA,
     MIN_TEST_LINES,
     P_DEFINITIONS,
-    SEED,
     test_wording,
 )
 from ...service.inputs import decode_lines
 from .. import cached, documents, export, links, render, state, views
 from ..views import metric_decimals
-from ..widgets import open_screen, require_reference
+from ..widgets import Steps, open_screen, require_reference
 
 
 def page() -> None:
@@ -40,6 +39,8 @@ def page() -> None:
     b = k2.selectbox("System B", [s for s in systems if s != a], key="cmp_b")
     metric = k3.selectbox("Metric for buckets and differences", sentence_metrics, key="cmp_metric")
     links.to_link(a=a, b=b, metric=metric)
+    steps = Steps(["scores", "n-grams", "buckets by length", "buckets by word frequency", "largest differences"])
+    steps.next()
     corpus_scores = cached.metric_result(ds, metric, opts).scores
     st.markdown(render.md(agreement_sentence(metric, a, b, corpus_scores[a], corpus_scores[b])))
     if cached.can_test(ds):
@@ -51,6 +52,7 @@ def page() -> None:
         "Matched in a reference with BLEU's clipping, summed over the corpus; "
         "score = (A + 1) / (A + B + 2): above 0.5 A gets it right more often."
     )
+    steps.next()
     diff = cached.ngram_differences(ds, a, b, opts)
     diff = diff[diff["matched_a"] + diff["matched_b"] >= 2]  # n-grams matched at least twice
     n_sel = st.multiselect("n", [1, 2, 3, 4], default=[1, 2, 3, 4], key="cmp_n")
@@ -103,6 +105,7 @@ def page() -> None:
             st.error(str(err))
     drawn = []
     for kind in ("length", "frequency"):
+        steps.next()
         res = cached.buckets(ds, kind, metric, a, b, opts, frequency if kind == "frequency" else None)
         drawn.append(res.n_boot)
         title = (
@@ -186,6 +189,7 @@ def page() -> None:
 
     # --- largest differences
     st.subheader("Where the two differ most")
+    steps.next()
     res = cached.metric_result(ds, metric, opts)
     sa, sb = res.sentence_scores(a), res.sentence_scores(b)
     keep = None
@@ -213,6 +217,7 @@ def page() -> None:
         ),
         hide_index=True,
     )
+    steps.done()
     if st.button("Inspect these lines in Sentences (sorted by |B - A|)", key="cmp_to_sentences"):
         st.session_state.update({"sent_a": a, "sent_b": b, "sent_metric": metric, "sent_sort": "largest |B - A|"})
         st.switch_page("pages/2_Sentences.py")
@@ -268,10 +273,8 @@ def slices_table(doc: dict) -> pd.DataFrame:
 
 def pair_power_sentence(ds: state.Dataset, metric: str, a: str, b: str, opts: Options) -> str:
     """What this test set can detect for the two systems (Compare two systems)."""
-    from ...service.analyses import pair_power
-
     result = cached.metric_result(ds, metric, opts)
-    mdd = pair_power(result, a, b, seed=SEED)
+    mdd = cached.pair_power(ds, metric, a, b, opts)
     places = metric_decimals(metric, list(result.scores.values()))
     delta = result.scores[b] - result.scores[a]
     verdict = "larger" if abs(delta) >= mdd else "smaller"
