@@ -68,7 +68,7 @@ def history_to_table(doc: dict) -> str:
 def history_figure(doc: dict, metric: str):
     """Per family, the runs of ``metric`` over time: a line through the scores, the 95% band around it, and a
     marker on every step that was significant (its delta, p after Holm and human agreement on hover). Runs
-    without a family are single points. User text is escaped by the caller (:func:`mtlens.exports.html.safe_figure`)."""
+    without a family are single points. User text is escaped by the caller (:func:`mtlens.exports.figures.safe_figure`)."""
     import plotly.graph_objects as go
 
     from ..metrics import label

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/t
         comparisons_to_table,
     )
     from ..exports.excel import result_sheets, to_xlsx
+    from ..exports.figures import describe_figure, safe_figure
     from ..exports.history import history_figure, history_rows, history_slide, history_to_table
     from ..exports.html import (
         NOT_SIGNIFICANT_COLOUR,
@@ -25,10 +26,8 @@ if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/t
         SIGNIFICANT_COLOUR,
         SLIDE_CSS,
         build_html_report,
-        describe_figure,
         p_text,
         presentation_slides,
-        safe_figure,
     )
     from ..exports.tables import (
         dumps,
@@ -67,8 +66,8 @@ _NAMES = {
     "presentation_slides": "mtlens.exports.html:presentation_slides",
     "result_sheets": "mtlens.exports.excel:result_sheets",
     "results_to_dict": "mtlens.exports.tables:results_to_dict",
-    "safe_figure": "mtlens.exports.html:safe_figure",
-    "describe_figure": "mtlens.exports.html:describe_figure",
+    "safe_figure": "mtlens.exports.figures:safe_figure",
+    "describe_figure": "mtlens.exports.figures:describe_figure",
     "set_labels": "mtlens.exports.tables:set_labels",
     "table_to_latex": "mtlens.exports.tables:table_to_latex",
     "to_csv": "mtlens.exports.tables:to_csv",

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..core.options import DEFAULTS, Options
+from ..core.options import Options
 from ..service import comparisons, rankings
 from ..service.comparisons import CI_RESAMPLES
 from ..service.evaluation import kept_options
 from ..service.results import REGISTRY, MetricResult, options_key, score_set
 from . import identity, state
-from .cache import BoundedCache, cache, text_fingerprint
+from .cache import BoundedCache, cache
 from .state import Dataset
 
 
@@ -266,51 +266,6 @@ def tbleu_sweep(dataset: Dataset, opts: Options):
     return compute(dataset.corpus, human=human(dataset), tokenize=opts.tokenize, lowercase=opts.lowercase)
 
 
-@cache(
-    lambda ds, a, b, opts: (ds.fingerprint, a, b, opts.tokenize, opts.lowercase),
-    spinner="Counting the n-grams each system gets right…",
-)
-def ngram_differences(dataset: Dataset, a: str, b: str, opts: Options):
-    from ..service.analyses import ngram_differences as compute
-
-    return compute(dataset.corpus, a, b, DEFAULTS.replace(tokenize=opts.tokenize, lowercase=opts.lowercase))
-
-
-@cache(
-    lambda ds, metric, a, b, opts: (ds.fingerprint, ds.scores_fingerprint, metric, options_key(metric, opts), a, b),
-    max_entries=32,
-    spinner="What this test set can detect for the two systems…",
-)
-def pair_power(dataset: Dataset, metric: str, a: str, b: str, opts: Options) -> float:
-    """The smallest difference the paired bootstrap detects between ``a`` and ``b`` (computed once per pair: it
-    was computed again on every rerun of Compare two systems, issue 51)."""
-    from ..service.analyses import pair_power as compute
-    from ..service.comparisons import SEED
-
-    return compute(metric_result(dataset, metric, opts), a, b, seed=SEED)
-
-
-def _buckets_key(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Options, frequency=None) -> tuple:
-    if kind == "length":  # the metric's options, and the BLEU tokenizer the lengths are counted with
-        base = options_key(metric, opts)
-        key = base if "tokenize" in dict(base) else (*base, ("tokenize", opts.tokenize))
-    else:
-        key = (("tokenize", opts.tokenize), ("lowercase", opts.lowercase))
-    freq_fp = dataset.scores_fingerprint + "|" + (text_fingerprint(frequency[0]) + frequency[1] if frequency else "")
-    return (dataset.fingerprint, kind, metric, key, a, b, freq_fp)
-
-
-@cache(_buckets_key, max_entries=32, spinner="Buckets and their bootstrap tests…")
-def buckets(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Options, frequency=None):
-    """Length or frequency buckets; ``frequency`` is ``(lines, file name)`` of a frequency corpus or None."""
-    from ..service.analyses import frequency_buckets, length_buckets
-
-    if kind == "length":
-        return length_buckets(dataset.corpus, metric_result(dataset, metric, opts), a, b, opts)
-    lines, source = frequency if frequency is not None else (None, "")
-    return frequency_buckets(dataset.corpus, a, b, opts, lines, source)
-
-
 def _results_key(dataset: Dataset, opts: Options, results, *more) -> tuple:
     """Whose numbers a result about metrics and humans depends on: the texts, the human files, the metrics and
     their options."""
@@ -391,24 +346,3 @@ def history(
         skip=skip,
     )
     return history_to_dict(h)
-
-
-@cache(
-    lambda ds, metric, a, b, opts, resample="segments": (
-        ds.fingerprint,
-        ds.scores_fingerprint,
-        hash(ds.corpus.documents),
-        hash(ds.corpus.domains),
-        metric,
-        options_key(metric, opts),
-        a,
-        b,
-        resample,
-    ),
-    spinner="Slices: scores and tests…",
-)
-def slices(dataset: Dataset, metric: str, a: str, b: str, opts: Options, resample: str = "segments") -> dict:
-    """The slices of two systems (cached by data, documents, metric options, the pair and the resampling)."""
-    from ..service.analyses import slices as compute
-
-    return compute(dataset.corpus, metric_result(dataset, metric, opts), a, b, resample=resample)

@@ -18,7 +18,7 @@ from ...service.comparisons import (
     test_wording,
 )
 from ...service.inputs import decode_lines
-from .. import cached, documents, export, links, render, state, views
+from .. import cached, cached_pairs, documents, export, links, render, state, views
 from ..views import metric_decimals
 from ..widgets import Steps, open_screen, require_reference
 
@@ -53,7 +53,7 @@ def page() -> None:
         "score = (A + 1) / (A + B + 2): above 0.5 A gets it right more often."
     )
     steps.next()
-    diff = cached.ngram_differences(ds, a, b, opts)
+    diff = cached_pairs.ngram_differences(ds, a, b, opts)
     diff = diff[diff["matched_a"] + diff["matched_b"] >= 2]  # n-grams matched at least twice
     n_sel = st.multiselect("n", [1, 2, 3, 4], default=[1, 2, 3, 4], key="cmp_n")
     top = st.slider("rows", 5, 100, 20, key="cmp_top")
@@ -106,7 +106,7 @@ def page() -> None:
     drawn = []
     for kind in ("length", "frequency"):
         steps.next()
-        res = cached.buckets(ds, kind, metric, a, b, opts, frequency if kind == "frequency" else None)
+        res = cached_pairs.buckets(ds, kind, metric, a, b, opts, frequency if kind == "frequency" else None)
         drawn.append(res.n_boot)
         title = (
             f"{metric} by reference length (words)"
@@ -171,7 +171,7 @@ def page() -> None:
             resample = "segments"
             if c.documents is not None:
                 resample = st.radio("Resample", ["segments", "documents"], horizontal=True, key="cmp_slices_resample")
-            doc = cached.slices(ds, metric, a, b, opts, resample)
+            doc = cached_pairs.slices(ds, metric, a, b, opts, resample)
             export.table(
                 name="mtlens-slices",
                 df=slices_table(doc),
@@ -274,7 +274,7 @@ def slices_table(doc: dict) -> pd.DataFrame:
 def pair_power_sentence(ds: state.Dataset, metric: str, a: str, b: str, opts: Options) -> str:
     """What this test set can detect for the two systems (Compare two systems)."""
     result = cached.metric_result(ds, metric, opts)
-    mdd = cached.pair_power(ds, metric, a, b, opts)
+    mdd = cached_pairs.pair_power(ds, metric, a, b, opts)
     places = metric_decimals(metric, list(result.scores.values()))
     delta = result.scores[b] - result.scores[a]
     verdict = "larger" if abs(delta) >= mdd else "smaller"
