@@ -33,6 +33,19 @@ def warn(sentence: str) -> None:
     print(f"mtlens: warning: {sentence}", file=sys.stderr)
 
 
+@contextlib.contextmanager
+def as_typed(path):
+    """Messages name a file as it was typed (issue 51: some named it with its folder, some without): a file kept
+    under its own name (an annotation file) is renamed back to the typed path in an error's sentence."""
+    try:
+        yield
+    except InputError as err:
+        typed, name = str(path), Path(path).name
+        if typed != name and f"'{name}'" in str(err):
+            raise InputError(str(err).replace(f"'{name}'", f"'{typed}'")) from None
+        raise
+
+
 def open_store(args):
     from ..service.sets import Store
 

@@ -10,7 +10,7 @@ from ..service import presentation as report
 from ..service.inputs import read_bytes
 from . import args as flags
 from .args import Parser
-from .common import columns, note, say, store, workspace
+from .common import as_typed, columns, note, say, store, workspace
 
 
 def add_parsers(sub) -> dict:
@@ -123,11 +123,13 @@ def _import_ratings(args: argparse.Namespace, target) -> str:
     if args.path:
         raise InputError("give either PATH or --ratings FILE, not both")
     if args.set:
-        ann = workspace(args).add_annotations(args.set, Path(args.ratings).name, read_bytes(args.ratings))
+        with as_typed(args.ratings):
+            ann = workspace(args).add_annotations(args.set, Path(args.ratings).name, read_bytes(args.ratings))
         for sentence in ann.problems:
             note(sentence)
         return args.set + "\n"
-    ev = evaluate_annotations(read_bytes(args.ratings), Path(args.ratings).name, args.language_pair)
+    with as_typed(args.ratings):  # stored under its file name; named in messages as typed
+        ev = evaluate_annotations(read_bytes(args.ratings), Path(args.ratings).name, args.language_pair)
     name = args.name or Path(args.ratings).name
     sid = save(target, ev, name, args.project).set_id
     c = ev.corpus
@@ -181,7 +183,7 @@ def run_add(args: argparse.Namespace) -> str:
             return report.dumps({"added": added}) + "\n"
         return f"added {len(added)} run(s) from the bundle to set {args.set}: {', '.join(added)}\n"
     meta = parse_meta(args.meta)
-    run = add_run(store(args), args.set, data, Path(args.file).name, args.name, args.family, args.at, meta)
+    run = add_run(store(args), args.set, data, str(args.file), args.name, args.family, args.at, meta)
     doc = {"name": run.name, "family": run.family, "at": run.at, "meta": run.meta}
     if args.format == "json":
         return report.dumps(doc) + "\n"

@@ -94,3 +94,32 @@ def test_a_level_no_test_can_reach_is_a_sentence_about_alpha(saved, capsys, comm
     }[command]
     err = _one_sentence(capsys, [*argv, "--alpha", "1e-300"])
     assert "--alpha must be between 0 and 1, at least 1.0e-05" in err and "--n" not in err
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["score-short", "score-binary", "add-short", "add-binary", "ratings", "ratings-set", "docs", "scores"],
+)
+def test_every_command_names_a_file_as_it_was_typed(saved, capsys, tmp_path, command):
+    """Issue 51: error messages named some files with their folder and some without (``add`` and ``--ratings``
+    gave the file's name alone). Every one names the file as typed."""
+    store, set_id, ws = saved
+    sub = tmp_path / "in" / "sub"
+    sub.mkdir(parents=True)
+    (sub / "short.txt").write_text("a\nb\n", encoding="utf-8")
+    (sub / "binary.txt").write_bytes(b"a\xff\n")
+    (sub / "bad.tsv").write_text("x\ty\n", encoding="utf-8")
+    ref = str(SAMPLE / "ref.txt")
+    argv = {
+        "score-short": ["score", "--ref", ref, "--sys", str(sub / "short.txt")],
+        "score-binary": ["score", "--ref", ref, "--sys", str(sub / "binary.txt")],
+        "add-short": ["add", "--set", set_id, str(sub / "short.txt"), *ws],
+        "add-binary": ["add", "--set", set_id, str(sub / "binary.txt"), *ws],
+        "ratings": ["import", "--ratings", str(sub / "bad.tsv"), *ws],
+        "ratings-set": ["import", "--ratings", str(sub / "bad.tsv"), "--set", set_id, *ws],
+        "docs": ["score", "--ref", ref, "--sys", ref, "--docs", str(sub / "short.txt")],
+        "scores": ["score", "--ref", ref, "--sys", ref, "--scores", str(sub / "bad.tsv")],
+    }[command]
+    err = _one_sentence(capsys, argv)
+    typed = next(a for a in argv if str(sub) in a)
+    assert f"'{typed}'" in err, err
