@@ -103,7 +103,7 @@ def test_a_level_no_test_can_reach_is_a_sentence_about_alpha(saved, capsys, comm
 def test_every_command_names_a_file_as_it_was_typed(saved, capsys, tmp_path, command):
     """Issue 51: error messages named some files with their folder and some without (``add`` and ``--ratings``
     gave the file's name alone). Every one names the file as typed."""
-    store, set_id, ws = saved
+    _store, set_id, ws = saved
     sub = tmp_path / "in" / "sub"
     sub.mkdir(parents=True)
     (sub / "short.txt").write_text("a\nb\n", encoding="utf-8")
