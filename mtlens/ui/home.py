@@ -107,6 +107,7 @@ def page() -> None:
                 files = {f[:3] for f in signature if f[0] != "LANG"}  # kind, name, size: the same file re-uploaded
                 new, not_saved = uploads.keep_upload(new, files, ds)
                 st.session_state["mtlens_not_saved"] = not_saved
+                st.session_state["mtlens_saved_as"] = new.name if new.set_id and not not_saved else None
                 state.use_dataset(new, uploaded=True)
                 ds = new
             st.session_state[state.UPLOAD_SIG_KEY] = signature
@@ -121,6 +122,13 @@ def page() -> None:
 
         if st.session_state.get("mtlens_not_saved"):
             st.warning(render.md(st.session_state["mtlens_not_saved"]))
+        elif st.session_state.get("mtlens_saved_as") and ds.origin != "sample":  # issue 51: say so, and where
+            st.success(
+                render.md(
+                    f"Saved in your workspace as '{st.session_state['mtlens_saved_as']}': every upload is kept as a "
+                    "set (rename or delete it under Saved sets; its link is this page's address)."
+                )
+            )
         if ds.origin != "sample" and st.button("Go back to the bundled sample data", key="go_sample"):
             state.use_sample()
             st.rerun()

@@ -901,3 +901,22 @@ def test_compare_two_systems_says_each_step_and_computes_the_power_once(tmp_path
     at.slider(key="cmp_top").set_value(30).run()
     no_errors(at)
     assert len(powers) == 1
+
+
+def test_an_upload_says_it_is_saved_and_under_which_distinct_name(tmp_path, monkeypatch):
+    """Issue 51: every upload silently became a saved set with the same automatic name. Each is saved under a name
+    no other set of the visitor has, and the page says so."""
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    ref = (SAMPLE / "ref.txt").read_bytes()
+    names = []
+    for hyp in ("UEdin.txt", "Online-W.txt"):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at.run()
+        _upload(at, "up_refs", ("ref.txt", ref, "text/plain"))
+        _upload(at, "up_systems", (hyp, (SAMPLE / hyp).read_bytes(), "text/plain"))
+        at.run()
+        no_errors(at)
+        said = [plain(s.value) for s in at.success if "Saved in your workspace as" in plain(s.value)]
+        assert len(said) == 1, [s.value for s in at.success]
+        names.append(said[0].split("'")[1])
+    assert names == ["1 system, no language, 200 lines", "1 system, no language, 200 lines (2)"]
