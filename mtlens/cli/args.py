@@ -43,6 +43,12 @@ def add_data_args(s: argparse.ArgumentParser) -> None:
 
 def add_docs(s: argparse.ArgumentParser, text: str = "every line's document ('doc_id[<TAB>domain]' per line)") -> None:
     s.add_argument("--docs", metavar="FILE", help=text)
+    s.add_argument(
+        "--docs-order",
+        choices=["id-domain", "domain-id"],
+        help="the order of --docs's lines: 'doc_id<TAB>domain' (id-domain), or mt-metrics-eval's 'domain doc_id' "
+        "(domain-id); default: domain-id for a .docs file, else id-domain",
+    )
 
 
 def add_language_pair(s: argparse.ArgumentParser, text: str = "e.g. en-de (default: detect the target)") -> None:

@@ -176,6 +176,7 @@ def load(args):
         read_files([args.src])[0] if args.src else None,
         read_files([args.data])[0] if args.data is not None else None,
         read_files([docs])[0] if docs else None,
+        getattr(args, "docs_order", None),
     )
 
 

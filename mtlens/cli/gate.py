@@ -76,7 +76,15 @@ def _verdict(args: argparse.Namespace) -> str:
         res = gate_set(store(args), args.set, args.baseline, args.candidate, **common)
     else:
         res = gate_files(
-            store(args), args.ref, args.baseline, args.candidate, args.src, args.language_pair, args.docs, **common
+            store(args),
+            args.ref,
+            args.baseline,
+            args.candidate,
+            args.src,
+            args.language_pair,
+            args.docs,
+            args.docs_order,
+            **common,
         )
     out = render(res, args.format)
     if args.output:

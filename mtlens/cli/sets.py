@@ -30,6 +30,11 @@ def add_parsers(sub) -> dict:
     )
     i.add_argument("--name", help="the set's name (default: the folder or file name; mt-metrics-eval: + the pair)")
     flags.add_language_pair(i, "declare the language pair (default: detect)")
+    flags.add_docs(
+        i,
+        "every line's document and domain for a folder's set: 'doc_id<TAB>domain' per line, or mt-metrics-eval's "
+        "'domain doc_id' (a .docs file, or --docs-order domain-id)",
+    )
     i.add_argument("--project", help="group the set(s) into this project (e.g. 'WMT21')")
     flags.add_data_dir(i)
 
@@ -101,6 +106,10 @@ def run_import(args: argparse.Namespace) -> str:
         say(f"saved the bundle '{args.path}' as a set")
         return sid + "\n"
     found = read_path(args.path, args.name)
+    if args.docs:  # issue 52: documents and domains for a plain folder too
+        if len(found) != 1:
+            raise InputError(f"--docs gives one test set's documents; '{args.path}' holds {len(found)} test sets")
+        found = [_with_documents(found[0], args.docs, args.docs_order)]
     lines = []
     for item in found:
         ev = evaluate(item.corpus, args.language_pair, item.human, item.scores)  # bad side files: nothing saved
@@ -114,6 +123,17 @@ def run_import(args: argparse.Namespace) -> str:
         for sentence in item.notes:
             note(sentence)
     return "\n".join(lines) + "\n"
+
+
+def _with_documents(item, path, order):
+    """A found test set with the documents and domains of ``path`` (:func:`mtlens.readers.testset.read_documents`)."""
+    import dataclasses
+
+    from ..service.inputs import documents_notes, read_documents
+
+    ids, domains = read_documents(read_bytes(path), str(path), item.corpus.n_lines, order)
+    corpus = item.corpus.with_documents(ids, domains)
+    return dataclasses.replace(item, corpus=corpus, notes=(*item.notes, *documents_notes(ids, domains)))
 
 
 def _import_ratings(args: argparse.Namespace, target) -> str:

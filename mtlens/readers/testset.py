@@ -228,15 +228,47 @@ def sample_corpus() -> Corpus:
 
 
 # --------------------------------------------------------------------------- documents and domains (issue 35)
-def read_documents(data: bytes, name: str, n_lines: int) -> tuple[list[str], list[str] | None]:
-    """A documents file: one line per segment, ``doc_id`` or ``doc_id<TAB>domain``, aligned with the test
-    set's lines. Returns (document ids, domains or None). A document's lines need not be contiguous."""
+#: the two orders a documents file's lines come in: mtlens's ``doc_id<TAB>domain`` and mt-metrics-eval's
+#: ``domain doc_id`` (its ``.docs`` files, which WMT24's are; whitespace between, or ``doc_id`` alone)
+DOCS_ORDERS = ("id-domain", "domain-id")
+
+
+def docs_order(name: str, order: str | None = None) -> str:
+    """The order of a documents file: the one asked for, else ``domain-id`` for a ``.docs`` file (mt-metrics-eval's
+    name for them) and ``id-domain`` for any other.
+
+    >>> docs_order("en-ja.docs"), docs_order("docs.tsv"), docs_order("x.docs", "id-domain")
+    ('domain-id', 'id-domain', 'id-domain')
+    """
+    if order is not None:
+        if order not in DOCS_ORDERS:
+            raise InputError(f"--docs-order takes {' or '.join(DOCS_ORDERS)}, not '{order}'")
+        return order
+    return "domain-id" if name.lower().endswith(".docs") else "id-domain"
+
+
+def read_documents(
+    data: bytes, name: str, n_lines: int, order: str | None = None
+) -> tuple[list[str], list[str] | None]:
+    """A documents file: one line per segment, aligned with the test set's lines, in one of :data:`DOCS_ORDERS`
+    (:func:`docs_order` decides): ``doc_id`` or ``doc_id<TAB>domain``; or mt-metrics-eval's ``domain doc_id``.
+    Returns (document ids, domains or None). A document's lines need not be contiguous."""
+    order = docs_order(name, order)
     lines = decode_lines(data, name)
     if len(lines) != n_lines:
         raise InputError(f"the documents file '{name}' has {len(lines):,} lines; the test set has {n_lines:,}")
     docs, domains = [], []
     for k, line in enumerate(lines, start=1):
-        doc, _, domain = line.partition("\t")
+        if order == "domain-id":
+            fields = line.split()
+            if len(fields) > 2:
+                raise InputError(
+                    f"line {k} of the documents file '{name}' is not 'domain doc_id' (mt-metrics-eval's order, read "
+                    "for a .docs file): it has more than two fields; say --docs-order id-domain if it is 'doc_id<TAB>domain'"
+                )
+            doc, domain = (fields[-1], fields[0] if len(fields) == 2 else "") if fields else ("", "")
+        else:
+            doc, _, domain = line.partition("\t")
         doc, domain = " ".join(doc.split()), " ".join(domain.split())
         if not doc:
             raise InputError(f"line {k} of the documents file '{name}' has no document id")

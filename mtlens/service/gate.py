@@ -82,6 +82,7 @@ def gate_files(
     source: str | None = None,
     language_pair: str | None = None,
     docs: str | None = None,
+    docs_order: str | None = None,
     **kwargs,
 ) -> GateResult:
     """The gate between two files against the references (nothing is saved). The systems are named by
@@ -99,6 +100,7 @@ def gate_files(
         [(f"{n}.txt", data) for n, (_, data) in zip(names, outputs, strict=True)],
         read_files([source])[0] if source is not None else None,
         documents=read_files([docs])[0] if docs is not None else None,
+        documents_order=docs_order,
     )
     ev = evaluate(corpus, language_pair)
     return gate_evaluation(store, dataclasses.replace(ev, set_id=None), names[0], names[1], **kwargs)

@@ -85,11 +85,12 @@ def read_files(paths) -> list[tuple[str, bytes]]:
     return [(str(p), read_bytes(p)) for p in paths]
 
 
-def build_corpus(references=(), systems=(), source=None, data=None, documents=None):
+def build_corpus(references=(), systems=(), source=None, data=None, documents=None, documents_order=None):
     """The one way a face turns files into a test set (the command line's paths, the home page's uploads, the
     gate's two outputs): ``(name, bytes)`` pairs of plain-text ``references``, ``systems`` and a ``source``,
     or one TSV / WMT XML file holding everything (``data``); with ``documents`` (one ``doc_id[<TAB>domain]``
-    per line) every line's document and domain. Errors are one sentence naming the files; what a face's own
+    per line, or mt-metrics-eval's ``domain doc_id`` for a ``.docs`` file or ``documents_order="domain-id"``:
+    :func:`mtlens.readers.testset.read_documents`) every line's document and domain. Errors are one sentence naming the files; what a face's own
     words for its inputs say (``--ref``, "upload") it checks before.
     """
     from ..readers.testset import corpus_from_bytes, corpus_from_single, read_documents
@@ -107,7 +108,7 @@ def build_corpus(references=(), systems=(), source=None, data=None, documents=No
                 )
         corpus = corpus_from_bytes(list(references), list(systems), source)
     if documents is not None:
-        ids, domains = read_documents(documents[1], documents[0], corpus.n_lines)
+        ids, domains = read_documents(documents[1], documents[0], corpus.n_lines, documents_order)
         corpus = corpus.with_documents(ids, domains)
     return corpus
 
