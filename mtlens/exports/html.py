@@ -21,6 +21,7 @@ from ..runtime.scoring import MetricResult
 from ..version import __version__
 from .figures import describe_figure, safe_figure
 from .numbers import ERROR_BAR_COLOUR, decimals, direction_note, shown
+from .tables import best_first
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1100px;color:#222}
@@ -80,7 +81,7 @@ def presentation_slides(
     slides = []
     metric = cmp.metric if cmp is not None else next(iter(results))
     r = results[metric]
-    order = cmp.ranking if cmp is not None else sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
+    order = cmp.ranking if cmp is not None else best_first(r)
     d = decimals(metric, r.scores.values())
     ranges = rank_ranges(cmp) if cmp is not None else {s: (k + 1, k + 1) for k, s in enumerate(order)}
     cluster_of = {s: k for k, cl in enumerate(cmp.clusters) for s in cl} if cmp is not None and cmp.clusters else {}
@@ -209,7 +210,7 @@ def build_html_report(
     metrics = list(results)
     neural = set(neural_names(metrics))
     first = results[metrics[0]]
-    order = sorted(first.scores, key=lambda n: first.scores[n], reverse=first.higher_is_better)
+    order = best_first(first)
     parts = [
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{escape(title)}</title>"
         f"<style>{_CSS}{SLIDE_CSS}body.presenting>*:not(section){{display:none}}"
@@ -271,7 +272,7 @@ def build_html_report(
     include = True
     for m in metrics:
         r = results[m]
-        names = sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
+        names = best_first(r)
         c = comparisons.get(m)
         fig = go.Figure(
             go.Bar(

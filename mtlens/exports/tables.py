@@ -106,8 +106,20 @@ def frame_to_csv(df) -> str:
 def ranked(results: Mapping[str, MetricResult], by: str | None = None) -> list[str]:
     """The systems best first by metric ``by`` (default: the first metric); the order of every ranked
     export (CSV, LaTeX, Excel, the terminal table) and of the Rankings page."""
-    r = results[by] if by in results else next(iter(results.values()))
-    return sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
+    return best_first(results[by] if by in results else next(iter(results.values())))
+
+
+def best_first(r: MetricResult) -> list[str]:
+    """One metric's systems best first, a system without a score (NaN: no human rated it) last.
+
+    >>> from types import SimpleNamespace as S
+    >>> best_first(S(scores={"a": 1.0, "b": float("nan"), "c": 3.0}, higher_is_better=True))
+    ['c', 'a', 'b']
+    """
+    sign = -1.0 if r.higher_is_better else 1.0
+    return sorted(
+        r.scores, key=lambda n: (r.scores[n] != r.scores[n], sign * r.scores[n] if r.scores[n] == r.scores[n] else 0.0)
+    )
 
 
 def computed_by_model(result: MetricResult) -> bool:

@@ -61,6 +61,9 @@ class ImportedScores:
         notes: what was done with the file (ignored systems, repaired offsets).
         model: for scores mtlens computed with a registered checkpoint (:mod:`mtlens.neural.models`), the
             signature's model fields (name, digest, kind); empty for a file.
+        weights: system -> a weight per line, for a system score that is not the plain mean of the scored
+            lines (ESA's mean of per-domain means: :func:`mtlens.readers.esa.domain_weights`); None: the mean.
+        mean: what the system score is the mean of, for the signature (``segments`` or ``domains``).
     """
 
     name: str
@@ -70,6 +73,8 @@ class ImportedScores:
     spans: dict[str, list[list[ErrorSpan]]] = field(default_factory=dict, repr=False)
     notes: tuple[str, ...] = ()
     model: tuple[tuple[str, str], ...] = ()
+    weights: dict[str, np.ndarray] | None = field(default=None, repr=False)
+    mean: str = "segments"
 
 
 class ImportedMetric(Metric):
@@ -99,7 +104,7 @@ class ImportedMetric(Metric):
             (
                 ("metric", self.name),
                 *origin,
-                ("mean", "segments"),
+                ("mean", self.imported.mean),
                 ("higher", "yes" if self.higher_is_better else "no"),
             )
         )
@@ -113,7 +118,10 @@ class ImportedMetric(Metric):
         score is the mean over the scored lines, and an unscored line's sentence score is NaN."""
         s = self.imported.scores[system]
         scored = np.isfinite(s)
-        return np.column_stack([np.where(scored, s, 0.0), scored.astype(np.float64)])
+        w = scored.astype(np.float64)
+        if self.imported.weights is not None:  # a weighted mean: [score x w, w] sums to it
+            w = np.where(scored, np.asarray(self.imported.weights[system], dtype=np.float64), 0.0)
+        return np.column_stack([np.where(scored, s * w, 0.0), w])
 
 
 # --------------------------------------------------------------------------- readers

@@ -25,8 +25,12 @@ def check_side_files(corpus: Corpus, human: Sequence[tuple[str, bytes]] = (), sc
     """Read human score files, metric score files and annotation files against the corpus; a bad one is
     an InputError."""
     for name, data in annotations:
+        from ..readers.esa import is_esa, read_esa
         from ..readers.mqm import check_against, read_annotations
 
+        if is_esa(data, name):  # ESA ratings (issue 52): placed on the set's lines
+            read_esa(data, name, corpus)
+            continue
         check_against(read_annotations(data, name, corpus), corpus)
     if human:
         from ..analysis.human import read_human_files
@@ -84,15 +88,24 @@ def evaluate_annotations(data: bytes, name: str, declared_pair: str | None = Non
     return evaluate(corpus, declared_pair, annotations=[(name, data)])
 
 
-def annotation_metrics(corpus: Corpus, annotations, weights=None) -> list:
-    """The MQM metric of each annotation file (``mqm``, then ``mqm-2``...), like imported metrics."""
+def annotation_metrics(corpus: Corpus, annotations, weights=None, esa_mean: str = "domains") -> list:
+    """The MQM metric of each MQM annotation file (``mqm``, then ``mqm-2``...), and one ``esa`` metric of all the
+    set's ESA rating files together (WMT's waves: :func:`mtlens.readers.esa.esa_metric`, its system score the
+    mean of per-domain means, or ``esa_mean="segments"``), like imported metrics."""
+    from ..readers.esa import esa_metric, is_esa, read_esa
     from ..readers.mqm import mqm_metric, parse_weights, read_annotations
 
     weights = parse_weights(weights)
-    out = []
-    for k, (name, data) in enumerate(annotations):
+    out, esa = [], []
+    for name, data in annotations:
+        if is_esa(data, name):
+            esa.append(read_esa(data, name, corpus))
+            continue
         m = mqm_metric(read_annotations(data, name, corpus), corpus, weights)
+        k = sum(1 for x in out if x.name.startswith("mqm"))
         out.append(dataclasses.replace(m, name="mqm" if k == 0 else f"mqm-{k + 1}"))
+    if esa:
+        out.append(esa_metric(esa, corpus, esa_mean))
     return out
 
 
@@ -224,11 +237,15 @@ def kept_options(store, set_id: str | None, language: Language | None, visitor) 
 def add_annotations(store, set_id: str, name: str, data: bytes, visitor=None):
     """Annotate a saved set: the file must annotate the set's own hypotheses (a different text is named
     by line, nothing is saved then). Returns the parsed annotations."""
+    from ..readers.esa import is_esa, read_esa
     from ..readers.mqm import check_against, read_annotations
 
     ev = open_saved(store, set_id)
-    ann = read_annotations(data, name, ev.corpus)
-    check_against(ann, ev.corpus)
+    if is_esa(data, name):  # ESA ratings (issue 52)
+        ann = read_esa(data, name, ev.corpus)
+    else:
+        ann = read_annotations(data, name, ev.corpus)
+        check_against(ann, ev.corpus)
     if any(n == name for n, _ in ev.annotations):
         raise InputError(f"the set already has annotations named '{name}'; rename the file")
     store.add_annotations(set_id, name, data, visitor)

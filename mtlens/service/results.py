@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..analysis.pitfalls import neural_names
 from ..core.corpus import Corpus
 from ..exports.numbers import ABSENT, ERROR_BAR_COLOUR, column_decimals, decimals, direction_note, hover_format, shown
+from ..exports.tables import best_first
 from ..metrics import (
     REGISTRY,
     make_metric,
@@ -30,6 +31,7 @@ __all__ = [
     "ERROR_BAR_COLOUR",
     "REGISTRY",
     "MetricResult",
+    "best_first",
     "build_kernels",
     "chosen_metrics",
     "column_decimals",

@@ -90,9 +90,12 @@ def annotations(dataset: Dataset) -> list:
 
 @cache(lambda ds: (ds.fingerprint, ds.scores_fingerprint), spinner="Reading the annotations…")
 def _annotations(dataset: Dataset) -> list:
-    from ..service.inputs import read_annotations
+    from ..service.inputs import is_esa, read_annotations
 
-    return [read_annotations(data, name, dataset.corpus) for name, data in dataset.annotations]
+    # MQM annotation files (the Annotations page's); ESA ratings are the esa metric (issue 52)
+    return [
+        read_annotations(data, name, dataset.corpus) for name, data in dataset.annotations if not is_esa(data, name)
+    ]
 
 
 def metric_names(dataset: Dataset, sentence: bool = False) -> list[str]:

@@ -21,7 +21,7 @@ from ...service.presentation import (
 from ...service.rankings import LARGE, METRICS_PARAM, SORT_PARAM, clusters_note, default_metrics
 from ...service.rankings import link_params as rankings_link
 from ...service.rankings import table as ranking_table
-from ...service.results import ERROR_BAR_COLOUR, neural_names, options_key
+from ...service.results import ERROR_BAR_COLOUR, best_first, neural_names, options_key
 from .. import cached, export, links, render, state, uploads, views, workspace
 from ..neural_panel import panel as neural_panel
 from ..widgets import open_screen
@@ -185,7 +185,7 @@ def page() -> None:
         with chart_box:
             chart_metric = st.selectbox("Metric", metrics, key="rank_chart_metric")
             r = results[chart_metric]
-            names = sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
+            names = best_first(r)
             ci = None
             if testable:
                 ccmp = cached.comparison(ds, chart_metric, opts, resample=resample)
@@ -252,7 +252,7 @@ def domain_table(ds: state.Dataset, results: dict, sort_by: str) -> pd.DataFrame
     groups = group_scores(results, groups_labels(ds.corpus, "domain"))
     r = results[sort_by]
     clusters = group_clusters(r, groups, SEED)
-    order = sorted(r.scores, key=lambda n: r.scores[n], reverse=r.higher_is_better)
+    order = best_first(r)
     rows = []
     for s in order:
         row = {"system": s}

@@ -1,0 +1,425 @@
+"""Human ESA ratings (Error Span Annotation, Kocmi et al. 2024; WMT24's and WMT25's human evaluation): a 0-100 score
+per segment and the error spans a rater marked, minor or major.
+
+Two formats are read (docs/decisions.md, "ESA ratings"):
+
+- **Appraise's CSV as WMT publishes it** (no header, 12 columns): ``user_id, system, line_id, item_type,
+  source_lang, target_lang, score, doc_id, (unused), error_spans, start_time, end_time``; ``line_id`` is the 0-based
+  line of the texts, ``error_spans`` JSON ``[{"start_i", "end_i", "severity", ...}]``.
+- **WMT's JSONL**: one object per line with ``langs, line_id, src, tgt, doc_id, domain, esa_spans, esa_score,
+  system, annotator``.
+
+What is done with the rows, as the publisher does it:
+
+- rows of another language pair than the set's are left out, with a count;
+- quality-control and set-up rows are set aside, not scored: attention checks (``item_type`` ``BAD`` or a
+  ``doc_id`` ending in ``#bad``: a deliberately damaged translation), repeated items (``#dup``), filler items
+  (``#incomplete``) and tutorials (``tutorial`` in the system or document); the attention checks and the
+  repeated items are what :func:`rater_quality` reads;
+- a rater who rated an item several times: the rating with the latest ``end_time`` is kept;
+- several raters of one segment: their scores are averaged (:func:`segment_scores`);
+- a span's ``end_i`` is inclusive (the marked text is ``line[start_i:end_i + 1]``); spans are kept as ``[start,
+  end)``; ``"start_i": "missing"`` is an omission (no place in the text); a span past its line's end is clipped,
+  with a count.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..core.errors import InputError
+from ..core.limits import load_json
+from .lines import decode_lines
+
+#: ISO 639-3 codes Appraise writes, as the two-letter codes of a set's language pair
+LANG3 = {
+    "ara": "ar", "ben": "bn", "ces": "cs", "deu": "de", "eng": "en", "spa": "es", "est": "et", "fra": "fr",
+    "heb": "he", "hin": "hi", "hrv": "hr", "isl": "is", "ita": "it", "jpn": "ja", "kor": "ko", "lit": "lt",
+    "mar": "mr", "nld": "nl", "pol": "pl", "por": "pt", "ron": "ro", "rus": "ru", "srp": "sr", "swe": "sv",
+    "tur": "tr", "ukr": "uk", "vie": "vi", "zho": "zh", "bho": "bho", "mas": "mas", "chv": "cv", "arz": "ar",
+}  # fmt: skip
+#: the severities ESA marks (``undecided``: Appraise's until the rater chooses; a few rows of WMT24 keep it)
+SEVERITIES = ("minor", "major", "undecided")
+#: the reference rated as a system (WMT's name for it)
+REFERENCE_SYSTEMS = ("refA", "refB")
+#: the most rows an ESA file may hold
+MAX_ROWS = 2_000_000
+
+
+@dataclass(frozen=True)
+class ESASpan:
+    """One marked error: ``[start, end)`` character offsets into the rated line (None for an omission)."""
+
+    start: int | None
+    end: int | None
+    severity: str
+    category: str | None = None
+
+    @property
+    def omission(self) -> bool:
+        return self.start is None
+
+
+@dataclass(frozen=True)
+class ESARating:
+    """One rater's rating of one item (a system's line, 0-based)."""
+
+    rater: str
+    system: str
+    line: int
+    score: float
+    spans: tuple[ESASpan, ...]
+    doc: str
+    end_time: float
+    row: int
+    kind: str = "rating"  # rating, attention, duplicate, incomplete, tutorial
+
+
+@dataclass(frozen=True)
+class ESARatings:
+    """An ESA file read for one language pair.
+
+    Attributes:
+        name: the file's name.
+        pair: the language pair the ratings are of (``en-ja``).
+        ratings: the ratings scored: the latest of each rater and item, quality-control rows set aside.
+        controls: the attention checks, repeated and filler items and tutorials (latest of each rater and item).
+        left_out: why rows were not read, with counts (other language pairs, earlier ratings of an item).
+        notes: what was done with the file, in sentences.
+    """
+
+    name: str
+    pair: str
+    ratings: tuple[ESARating, ...]
+    controls: tuple[ESARating, ...] = ()
+    left_out: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def problems(self) -> tuple[str, ...]:  # what an annotation file's reader reports, as MQM's does
+        return self.notes
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.system for r in self.ratings))
+
+
+def is_esa(data: bytes, name: str) -> bool:
+    """Whether a file is ESA ratings (Appraise's CSV or WMT's JSONL) rather than an MQM TSV."""
+    head = bytes(data[:4096]).removeprefix(b"\xef\xbb\xbf").lstrip()
+    if head.startswith(b"{"):
+        first = head.split(b"\n", 1)[0]
+        return b'"esa_score"' in first or b'"esa_spans"' in first
+    line = head.split(b"\n", 1)[0].decode("utf-8", "replace")
+    try:
+        row = next(csv.reader([line]))
+    except (csv.Error, StopIteration):
+        return False
+    return len(row) == 12 and row[3] in ("TGT", "BAD", "REF", "CHK") and row[2].strip().lstrip("-").isdigit()
+
+
+def _pair(src: str, tgt: str) -> str:
+    s, t = src.strip().lower(), tgt.strip().lower()
+    return f"{LANG3.get(s, s)}-{LANG3.get(t, t)}"
+
+
+def _kind(item_type: str, system: str, doc: str) -> str:
+    if "tutorial" in system.lower() or "tutorial" in doc.lower():
+        return "tutorial"
+    if item_type == "BAD" or doc.endswith("#bad"):
+        return "attention"
+    if doc.endswith("#dup"):
+        return "duplicate"
+    if doc.endswith("#incomplete"):
+        return "incomplete"
+    return "rating"
+
+
+def _spans(value, where: str) -> list[tuple]:
+    """The raw spans of a row: ``(start_i, end_i, severity, category)`` with ``"missing"`` kept."""
+    if value in (None, "", "[]"):
+        return []
+    spans = load_json(value.encode("utf-8"), where, where) if isinstance(value, str) else value
+    if not isinstance(spans, list):
+        raise InputError(f"{where}: its error spans are not a list")
+    out = []
+    for s in spans:
+        if not isinstance(s, dict) or "start_i" not in s or "end_i" not in s:
+            raise InputError(f"{where}: an error span without start_i and end_i")
+        sev = str(s.get("severity") or "").lower()
+        if sev not in SEVERITIES:
+            raise InputError(f"{where}: an error span's severity is '{sev[:20]}', not {', '.join(SEVERITIES)}")
+        cat = s.get("category", s.get("error_type"))
+        out.append((s["start_i"], s["end_i"], sev, None if cat is None else str(cat)[:100]))
+    return out
+
+
+def _rows_appraise(data: bytes, name: str):
+    text = "\n".join(decode_lines(data, name))
+    for k, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+        if not row:
+            continue
+        if len(row) != 12:
+            raise InputError(
+                f"line {k} of '{name}' has {len(row)} fields; Appraise's ESA CSV has 12: user_id, system, line_id, "
+                "item_type, source_lang, target_lang, score, doc_id, (unused), error_spans, start_time, end_time"
+            )
+        yield k, {
+            "rater": row[0], "system": row[1], "line": row[2], "item_type": row[3], "pair": _pair(row[4], row[5]),
+            "score": row[6], "doc": row[7], "spans": row[9], "end_time": row[11] or row[10],
+        }  # fmt: skip
+
+
+def _rows_jsonl(data: bytes, name: str):
+    for k, line in enumerate(decode_lines(data, name), start=1):
+        if not line.strip():
+            continue
+        obj = load_json(line.encode("utf-8"), name, f"line {k} of '{name}'")
+        if not isinstance(obj, dict):
+            raise InputError(f"line {k} of '{name}' is not a JSON object")
+        langs = str(obj.get("langs") or "")
+        src, _, tgt = langs.partition("-")
+        yield k, {
+            "rater": str(obj.get("annotator") or ""), "system": str(obj.get("system") or ""),
+            "line": obj.get("line_id"), "item_type": str(obj.get("item_type") or "TGT"), "pair": _pair(src, tgt),
+            "score": obj.get("esa_score"), "doc": str(obj.get("doc_id") or ""), "spans": obj.get("esa_spans"),
+            "end_time": obj.get("end_time", k),
+        }  # fmt: skip
+
+
+def read_esa(data: bytes, name: str, corpus=None, pair: str | None = None) -> ESARatings:
+    """ESA ratings of one language pair (``pair``, default the ``corpus``'s, else the file's only one), placed on
+    the ``corpus``'s lines when given (spans clipped to their line, systems checked)."""
+    jsonl = bytes(data[:4096]).removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{")
+    rows = list(_rows_jsonl(data, name) if jsonl else _rows_appraise(data, name))
+    if len(rows) > MAX_ROWS:
+        raise InputError(f"'{name}' has {len(rows):,} rows; mtlens reads ESA files of up to {MAX_ROWS:,}")
+    pairs = Counter(r["pair"] for _, r in rows)
+    if pair is None and corpus is not None and corpus.language_pair and not corpus.language_pair.startswith("und"):
+        pair = corpus.language_pair
+    if pair is None:
+        if len(pairs) != 1:
+            raise InputError(
+                f"'{name}' rates {len(pairs)} language pairs ({', '.join(sorted(pairs))}); say which (-l SRC-TGT)"
+            )
+        pair = next(iter(pairs))
+    if pair not in pairs:
+        raise InputError(f"'{name}' has no rating of {pair}; its language pairs: {', '.join(sorted(pairs))}")
+    left_out: dict[str, int] = {}
+    other = sum(n for p, n in pairs.items() if p != pair)
+    if other:
+        left_out["other language pairs"] = other
+    latest: dict[tuple, ESARating] = {}
+    for k, r in rows:
+        if r["pair"] != pair:
+            continue
+        where = f"line {k} of '{name}'"
+        try:
+            line = int(r["line"])
+            score = float(r["score"])
+            end_time = float(r["end_time"])
+        except (TypeError, ValueError):
+            raise InputError(f"{where}: its line_id, score or end_time is not a number") from None
+        if not (0 <= score <= 100 and math.isfinite(end_time)):
+            raise InputError(f"{where}: its score {score:g} is not between 0 and 100")
+        kind = _kind(r["item_type"], r["system"], r["doc"])
+        spans = tuple(
+            ESASpan(
+                None if s in ("missing", None) else int(s),
+                None if s in ("missing", None) else (None if e in ("missing", None) else int(e) + 1),
+                sev,
+                cat,
+            )
+            for s, e, sev, cat in _spans(r["spans"], where)
+        )
+        rating = ESARating(r["rater"], r["system"], line, score, spans, r["doc"], end_time, k, kind)
+        key = (rating.rater, rating.system, line, kind)
+        if key in latest:
+            left_out["earlier ratings of an item by the same rater"] = (
+                left_out.get("earlier ratings of an item by the same rater", 0) + 1
+            )
+            if latest[key].end_time > end_time:
+                continue
+        latest[key] = rating
+    ratings = [r for r in latest.values() if r.kind == "rating"]
+    controls = [r for r in latest.values() if r.kind != "rating"]
+    notes = [f"{n:,} rows left out: {why}" for why, n in left_out.items()]
+    kinds = Counter(r.kind for r in controls)
+    if kinds:
+        notes.append(
+            "set aside, not scored: "
+            + ", ".join(f"{n:,} {k}" for k, n in sorted(kinds.items()))
+            + " (attention checks and repeated items are read for the raters' quality)"
+        )
+    if corpus is not None:
+        ratings, clipped = _placed(ratings, corpus, name)
+        if clipped:
+            notes.append(f"{clipped:,} spans past their line's end were clipped to it")
+    if not ratings:
+        raise InputError(f"'{name}' holds no rating of {pair} to score (every row is a check, a tutorial or a filler)")
+    return ESARatings(name, pair, tuple(ratings), tuple(controls), left_out, tuple(notes))
+
+
+def _placed(ratings: Sequence[ESARating], corpus, name: str) -> tuple[list[ESARating], int]:
+    """The ratings on the corpus's lines: known systems (a reference rated as a system is kept under its name),
+    lines in range, spans clipped to the rated line."""
+    texts = {**{n: v for n, v in corpus.systems.items()}, **{n: v for n, v in corpus.references.items()}}
+    unknown = sorted({r.system for r in ratings if r.system not in texts and r.system not in REFERENCE_SYSTEMS})
+    if unknown:
+        raise InputError(
+            f"'{name}' rates system '{unknown[0]}', which the set does not have"
+            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "")
+        )
+    first_ref = next(iter(corpus.references.values()), None)
+    out, clipped = [], 0
+    for r in ratings:
+        lines = texts.get(r.system, first_ref)
+        if lines is None or not 0 <= r.line < corpus.n_lines:
+            raise InputError(
+                f"line {r.row} of '{name}': line_id {r.line} is not a line of the set (0 to {corpus.n_lines - 1})"
+            )
+        n = len(lines[r.line])
+        spans = []
+        for s in r.spans:
+            if s.start is not None and (s.end is None or s.end > n or s.start > n):
+                clipped += 1
+                s = ESASpan(min(s.start, n), n, s.severity, s.category)
+            spans.append(s)
+        out.append(
+            r
+            if spans == list(r.spans)
+            else ESARating(r.rater, r.system, r.line, r.score, tuple(spans), r.doc, r.end_time, r.row, r.kind)
+        )
+    return out, clipped
+
+
+def segment_scores(esa: ESARatings, systems: Sequence[str], n_lines: int) -> dict[str, list[float]]:
+    """Each system's ESA score of every line: the mean of its raters' (latest) scores, NaN where unrated."""
+    acc: dict[tuple[str, int], list[float]] = defaultdict(list)
+    for r in esa.ratings:
+        acc[(r.system, r.line)].append(r.score)
+    return {
+        s: [float(sum(v) / len(v)) if (v := acc.get((s, i))) else math.nan for i in range(n_lines)] for s in systems
+    }
+
+
+def domain_weights(scores: Sequence[float], domains: Sequence[str] | None) -> list[float]:
+    """Weights that make the weighted mean of a system's rated lines the publisher's system score, the mean of
+    its per-domain means: ``1 / (rated lines of the domain x domains rated)`` for a rated line, 0 for another;
+    all 1 without domains (the plain mean)."""
+    rated = [math.isfinite(x) for x in scores]
+    if domains is None:
+        return [1.0 if ok else 0.0 for ok in rated]
+    per = Counter(d for d, ok in zip(domains, rated, strict=True) if ok)
+    return [1.0 / (per[d] * len(per)) if ok else 0.0 for d, ok in zip(domains, rated, strict=True)]
+
+
+def rater_quality(esa: ESARatings) -> list[dict]:
+    """Per rater: items rated; attention checks (a damaged copy of an item the rater also rated in its original:
+    passed when the damaged copy's score is lower than the original's), passed and the pass rate; repeated items
+    and the mean absolute difference between the two scores; agreement with the other raters (Pearson r of the
+    rater's scores with the mean of the others' on the items they share, at least 10 items)."""
+    import numpy as np
+
+    own = {(r.rater, r.system, r.line): r.score for r in esa.ratings}
+    by_item: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
+    for r in esa.ratings:
+        by_item[(r.system, r.line)][r.rater] = r.score
+    out = []
+    raters = sorted({r.rater for r in esa.ratings} | {r.rater for r in esa.controls})
+    for rater in raters:
+        checks = [c for c in esa.controls if c.rater == rater and c.kind == "attention"]
+        judged = [(c.score, own[(rater, c.system, c.line)]) for c in checks if (rater, c.system, c.line) in own]
+        passed = sum(1 for bad, orig in judged if bad < orig)
+        dups = [c for c in esa.controls if c.rater == rater and c.kind == "duplicate"]
+        dup_pairs = [(d.score, own[(rater, d.system, d.line)]) for d in dups if (rater, d.system, d.line) in own]
+        mine, others = [], []
+        for scores in by_item.values():
+            if rater in scores and len(scores) > 1:
+                mine.append(scores[rater])
+                rest = [v for k, v in scores.items() if k != rater]
+                others.append(sum(rest) / len(rest))
+        agreement = None
+        if len(mine) >= 10 and np.std(mine) > 0 and np.std(others) > 0:
+            agreement = float(np.corrcoef(mine, others)[0, 1])
+        out.append(
+            {
+                "rater": rater,
+                "items": sum(1 for r in esa.ratings if r.rater == rater),
+                "attention_checks": len(judged),
+                "passed": passed,
+                "pass_rate": passed / len(judged) if judged else None,
+                "repeated_items": len(dup_pairs),
+                "repeat_mean_abs_difference": (
+                    float(np.mean([abs(a - b) for a, b in dup_pairs])) if dup_pairs else None
+                ),
+                "shared_items": len(mine),
+                "agreement_r": agreement,
+            }
+        )
+    return out
+
+
+def pooled(files: Sequence[ESARatings]) -> list[ESARating]:
+    """The ratings of several files of one set (WMT's waves): the latest of each rater and item over all of them."""
+    latest: dict[tuple, ESARating] = {}
+    for f in files:
+        for r in f.ratings:
+            key = (r.rater, r.system, r.line)
+            if key not in latest or latest[key].end_time <= r.end_time:
+                latest[key] = r
+    return list(latest.values())
+
+
+def esa_metric(files: Sequence[ESARatings], corpus, aggregate: str = "domains"):
+    """The set's ESA ratings as a human metric ``esa`` (higher is better, 0-100): every segment's score the mean
+    of its raters'; the system score the publisher's, the mean of the per-domain means (``aggregate="domains"``,
+    when the set has domains), or the plain mean of the rated segments (``"segments"``); the raters' spans placed
+    on the lines (omissions have no place: they are counted in the notes)."""
+    import numpy as np
+
+    from .scores import ErrorSpan, ImportedScores
+
+    if aggregate not in ("domains", "segments"):
+        raise InputError(f"the ESA system score is the mean of 'domains' or of 'segments', not '{aggregate}'")
+    merged = ESARatings("+".join(f.name for f in files), files[0].pair, tuple(pooled(files)))
+    systems = list(corpus.system_names)
+    seg = segment_scores(merged, systems, corpus.n_lines)
+    by_domain = aggregate == "domains" and corpus.domains is not None
+    weights = {s: np.asarray(domain_weights(seg[s], corpus.domains if by_domain else None)) for s in systems}
+    spans: dict[str, list[list]] = {s: [[] for _ in range(corpus.n_lines)] for s in systems}
+    omissions = 0
+    for r in merged.ratings:
+        if r.system not in spans:
+            continue  # the reference rated as a system: in the ratings table, not a system of the set
+        line = corpus.systems[r.system][r.line]
+        for sp in r.spans:
+            if sp.omission:
+                omissions += 1
+                continue
+            spans[r.system][r.line].append(ErrorSpan(sp.start, sp.end, line[sp.start : sp.end], sp.severity, 1.0))
+    notes = [f"{f.name}: {n}" for f in files for n in f.notes]
+    if omissions:
+        notes.append(
+            f"{omissions:,} omissions (marked without a place in the text) are in the ratings, not on the lines"
+        )
+    if aggregate == "domains" and not by_domain:
+        notes.append("the set has no domains: the ESA system score is the plain mean of the rated segments")
+    unrated = [s for s in systems if not any(np.isfinite(seg[s]))]
+    if unrated:
+        notes.append(f"no ESA rating of {', '.join(unrated[:5])}" + (" ..." if len(unrated) > 5 else ""))
+    return ImportedScores(
+        "esa",
+        True,
+        {s: np.asarray(seg[s], dtype=np.float64) for s in systems},
+        merged.name,
+        spans,
+        tuple(notes),
+        weights=weights,
+        mean="domains" if by_domain else "segments",
+    )

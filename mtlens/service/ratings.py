@@ -1,0 +1,108 @@
+"""A saved set's human ESA ratings as the faces show them (issue 52): every system's ESA score as the publisher
+computes it (the mean of per-domain means, or the plain mean on request), the reference rated as a system beside
+the systems, the raters' quality (attention checks, repeated items, agreement), and, on request, every rated
+segment with its spans (an omission as an omission). Raters can be left out; the scores follow."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+
+from ..core.errors import InputError
+from ..readers.esa import (
+    ESARatings,
+    domain_weights,
+    is_esa,
+    pooled,
+    rater_quality,
+    read_esa,
+    segment_scores,
+)
+from .sets import open_set
+
+__all__ = ["esa_files", "esa_report"]
+
+#: how each system score is averaged, as the report says it
+MEANS = {
+    "domains": "the mean of the per-domain means of its segments' scores (the publisher's, WMT24)",
+    "segments": "the mean of its rated segments' scores",
+}
+
+
+def esa_files(ev) -> list[ESARatings]:
+    """The set's ESA rating files, read and placed on its lines (none: an empty list)."""
+    return [read_esa(data, name, ev.corpus) for name, data in ev.annotations if is_esa(data, name)]
+
+
+def esa_report(store, set_id: str, exclude: Sequence[str] = (), mean: str = "domains", segments: bool = False) -> dict:
+    """The set's ESA ratings as JSON (a contract: ``systems`` best first with ``score`` and ``segments`` rated,
+    ``mean``, ``raters``; with ``segments``, every rated segment with its raters' scores and spans)."""
+    if mean not in MEANS:
+        raise InputError(f"--mean takes {' or '.join(MEANS)}, not '{mean}'")
+    ev = open_set(store, set_id)
+    files = esa_files(ev)
+    if not files:
+        raise InputError("the set has no ESA ratings: add them with python -m mtlens import --ratings FILE --set ID")
+    raters = sorted({r.rater for f in files for r in (*f.ratings, *f.controls)})
+    unknown = sorted(set(exclude) - set(raters))
+    if unknown:
+        raise InputError(f"no rater '{unknown[0]}' in the set's ESA ratings; its raters: {', '.join(raters[:20])}")
+    quality = rater_quality(
+        ESARatings(
+            "+".join(f.name for f in files),
+            files[0].pair,
+            tuple(pooled(files)),
+            tuple(c for f in files for c in f.controls),
+        )
+    )
+    kept = [r for r in pooled(files) if r.rater not in set(exclude)]
+    merged = ESARatings("+".join(f.name for f in files), files[0].pair, tuple(kept))
+    c = ev.corpus
+    systems = list(dict.fromkeys([*c.system_names, *(r.system for r in kept)]))
+    seg = segment_scores(merged, systems, c.n_lines)
+    by_domain = mean == "domains" and c.domains is not None
+    rows = []
+    for s in systems:
+        w = domain_weights(seg[s], c.domains if by_domain else None)
+        total = sum(w)
+        score = sum(x * y for x, y in zip(seg[s], w, strict=True) if y) / total if total else None
+        rated = sum(1 for x in seg[s] if math.isfinite(x))
+        if rated:
+            rows.append({"system": s, "score": score, "segments": rated, "reference": s not in c.systems})
+    rows.sort(key=lambda r: -r["score"])
+    doc = {
+        "set": set_id,
+        "files": [f.name for f in files],
+        "language_pair": files[0].pair,
+        "mean": MEANS["domains" if by_domain else "segments"],
+        "excluded_raters": sorted(exclude),
+        "systems": rows,
+        "raters": [{**q, "excluded": q["rater"] in set(exclude)} for q in quality],
+        "notes": [f"{f.name}: {n}" for f in files for n in f.notes]
+        + ([] if by_domain or mean == "segments" else ["the set has no domains: the plain mean of the rated segments"]),
+    }
+    if segments:
+        doc["segments"] = _segments(kept, c)
+    return doc
+
+
+def _segments(ratings, corpus) -> list[dict]:
+    texts = {**corpus.systems}
+    first_ref = next(iter(corpus.references.values()), None)
+    out = []
+    for r in sorted(ratings, key=lambda r: (r.system, r.line, r.rater)):
+        line = (texts.get(r.system) or first_ref or [""] * corpus.n_lines)[r.line]
+        spans = [
+            {"omission": True, "severity": s.severity}
+            if s.omission
+            else {"start": s.start, "end": s.end, "text": line[s.start : s.end], "severity": s.severity}
+            for s in r.spans
+        ]
+        out.append({"system": r.system, "line": r.line, "rater": r.rater, "score": r.score, "spans": spans})
+    return out
+
+
+def excluded(files: Sequence[ESARatings], exclude: Sequence[str]) -> list[ESARatings]:
+    """The files without the ratings of the raters ``exclude``."""
+    return [dataclasses.replace(f, ratings=tuple(r for r in f.ratings if r.rater not in set(exclude))) for f in files]
