@@ -402,7 +402,7 @@ def esa_metric(files: Sequence[ESARatings], corpus, aggregate: str = "domains"):
             if sp.omission:
                 omissions += 1
                 continue
-            spans[r.system][r.line].append(ErrorSpan(sp.start, sp.end, line[sp.start : sp.end], sp.severity, 1.0))
+            spans[r.system][r.line].append(ErrorSpan(sp.start, sp.end, line[sp.start : sp.end], sp.severity, math.nan))
     notes = [f"{f.name}: {n}" for f in files for n in f.notes]
     if omissions:
         notes.append(

@@ -21,7 +21,7 @@ from ..readers.esa import (
 )
 from .sets import open_set
 
-__all__ = ["esa_files", "esa_report"]
+__all__ = ["MEANS", "esa_files", "esa_report", "esa_report_of", "has_esa"]
 
 #: how each system score is averaged, as the report says it
 MEANS = {
@@ -35,12 +35,22 @@ def esa_files(ev) -> list[ESARatings]:
     return [read_esa(data, name, ev.corpus) for name, data in ev.annotations if is_esa(data, name)]
 
 
+def has_esa(ev) -> bool:
+    """Whether a set (an evaluation) holds ESA ratings."""
+    return any(is_esa(data, name) for name, data in ev.annotations)
+
+
 def esa_report(store, set_id: str, exclude: Sequence[str] = (), mean: str = "domains", segments: bool = False) -> dict:
     """The set's ESA ratings as JSON (a contract: ``systems`` best first with ``score`` and ``segments`` rated,
     ``mean``, ``raters``; with ``segments``, every rated segment with its raters' scores and spans)."""
+    return esa_report_of(open_set(store, set_id), exclude, mean, segments)
+
+
+def esa_report_of(ev, exclude: Sequence[str] = (), mean: str = "domains", segments: bool = False) -> dict:
+    """:func:`esa_report` of an evaluation (a saved set's, or a page's dataset)."""
     if mean not in MEANS:
         raise InputError(f"--mean takes {' or '.join(MEANS)}, not '{mean}'")
-    ev = open_set(store, set_id)
+    set_id = ev.set_id
     files = esa_files(ev)
     if not files:
         raise InputError("the set has no ESA ratings: add them with python -m mtlens import --ratings FILE --set ID")

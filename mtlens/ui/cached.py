@@ -349,3 +349,14 @@ def history(
         skip=skip,
     )
     return history_to_dict(h)
+
+
+@cache(
+    lambda ds, exclude, mean: (ds.fingerprint, ds.scores_fingerprint, tuple(sorted(exclude)), mean),
+    spinner="Reading the ESA ratings…",
+)
+def esa_report(dataset: Dataset, exclude: tuple[str, ...], mean: str) -> dict:
+    """The dataset's ESA ratings: system scores, raters' quality (:func:`mtlens.service.ratings.esa_report_of`)."""
+    from ..service.ratings import esa_report_of
+
+    return esa_report_of(dataset.evaluation(), exclude, mean)

@@ -245,7 +245,8 @@ def error_spans(text: str, spans) -> str:
             continue
         sev = sp.severity if sp.severity in SEVERITIES else "other"
         out.append(escape(text[pos : sp.start]))
-        title = escape(f"{sp.severity}, confidence {sp.confidence:.2f}", quote=True)
+        sure = sp.confidence == sp.confidence  # a human's span has no confidence (NaN)
+        title = escape(f"{sp.severity}, confidence {sp.confidence:.2f}" if sure else sp.severity, quote=True)
         out.append(f'<span class="mtl-tok mtl-err-{sev}" title="{title}">{escape(text[sp.start : sp.end])}</span>')
         pos = sp.end
     out.append(escape(text[pos:]))

@@ -278,3 +278,34 @@ def test_both_en_ja_waves_equal_the_publishers_procedure_and_the_raters_pass_rat
         capture_output=True, text=True, cwd=ROOT,
     )  # fmt: skip
     assert proc.returncode == 0 and json.loads(proc.stdout)["raters"][0]["pass_rate"] is not None
+
+
+def test_the_annotations_page_shows_the_esa_scores_and_raters_and_a_rater_can_be_left_out(
+    tmp_path, monkeypatch, capsys
+):
+    """Issue 52: the raters' quality on a page (their attention-check pass rate as the command line gives it), and
+    a rater left out: the systems' scores follow (as the command line's --exclude-rater gives them)."""
+    from streamlit.testing.v1 import AppTest
+
+    ws, set_id = _real_excerpt_set(tmp_path)
+    capsys.readouterr()
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(ws))
+    at = AppTest.from_file(str(ROOT / "pages" / "8_Annotations.py"), default_timeout=120)
+    at.query_params["set"] = set_id
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    systems, raters = (t.value for t in list(at.dataframe)[:2])
+    assert main(["ratings", "--set", set_id, "--format", "json", "--data-dir", str(ws)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert list(systems["ESA"]) == pytest.approx([r["score"] for r in doc["systems"]], abs=1e-9)
+    assert list(raters["pass rate"].fillna(-1)) == pytest.approx(
+        [-1 if q["pass_rate"] is None else q["pass_rate"] for q in doc["raters"]]
+    )
+    out = doc["raters"][0]["rater"]
+    at.multiselect(key="esa_exclude").set_value([out]).run()
+    assert not at.exception
+    assert main(["ratings", "--set", set_id, "--exclude-rater", out, "--format", "json", "--data-dir", str(ws)]) == 0
+    without = json.loads(capsys.readouterr().out)
+    shown = next(iter(at.dataframe)).value
+    assert list(shown["ESA"]) == pytest.approx([r["score"] for r in without["systems"]], abs=1e-9)
+    assert [r["score"] for r in without["systems"]] != [r["score"] for r in doc["systems"]]

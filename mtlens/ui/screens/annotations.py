@@ -8,19 +8,82 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from ...service.ratings import MEANS, has_esa
 from .. import annotated, cached, export, render, views
 from ..widgets import open_screen
 
 
+def esa_section(ds) -> None:
+    """The set's ESA ratings (issue 52): the systems' scores as the publisher computes them, and each rater's
+    quality; a rater can be left out and the scores follow."""
+    import pandas as pd
+
+    st.subheader("Human ESA ratings")
+    c1, c2 = st.columns([1, 2])
+    mean = c1.radio(
+        "A system's score",
+        list(MEANS),
+        format_func=lambda m: "mean of domain means" if m == "domains" else "mean of segments",
+        key="esa_mean",
+        help="The publisher (WMT24) averages each domain's segments, then the domains.",
+    )
+    everyone = [q["rater"] for q in cached.esa_report(ds, (), mean)["raters"]]
+    left_out = c2.multiselect("Leave out raters", everyone, key="esa_exclude")
+    doc = cached.esa_report(ds, tuple(left_out), mean)
+    systems = pd.DataFrame(
+        [
+            {
+                "system": r["system"] + (" (reference)" if r["reference"] else ""),
+                "ESA": r["score"],
+                "segments": r["segments"],
+            }
+            for r in doc["systems"]
+        ]
+    )
+    export.table(systems, name="mtlens-esa-systems", hide_index=True, key="esa_systems")
+    st.caption(render.md(f"A system's score: {doc['mean']}. Files: {', '.join(doc['files'])}."))
+    raters = pd.DataFrame(
+        [
+            {
+                "rater": q["rater"],
+                "items": q["items"],
+                "attention checks": q["attention_checks"],
+                "passed": q["passed"],
+                "pass rate": q["pass_rate"],
+                "repeated items": q["repeated_items"],
+                "repeat |difference|": q["repeat_mean_abs_difference"],
+                "agreement r": q["agreement_r"],
+                "left out": q["excluded"],
+            }
+            for q in doc["raters"]
+        ]
+    )
+    st.markdown("**Raters**")
+    export.table(raters, name="mtlens-esa-raters", hide_index=True, key="esa_raters")
+    st.caption(
+        "Attention check: a deliberately damaged copy of an item the rater also rated; passed when scored lower "
+        "than the original. Repeated item: the same item twice, and the mean absolute difference of the two scores. "
+        "Agreement: Pearson r of the rater's scores with the mean of the other raters' on the items they share "
+        "(at least 10)."
+    )
+    for note in doc["notes"]:
+        st.caption(render.md(note[0].upper() + note[1:] + "."))
+
+
 def page() -> None:
     """Draw the page (inside the page guard)."""
-    ds, opts = open_screen("Human annotations (MQM)")
+    ds, opts = open_screen("Human annotations (MQM, ESA)")
     anns = cached.annotations(ds)
+    esa = has_esa(ds.evaluation())
+    if esa:
+        esa_section(ds)
     if not anns:
-        st.info(
-            "This set has no human error annotations. Upload an MQM file (Google's TSV with <v> spans) on the home "
-            "page: alone it makes a set, with references and systems it annotates their hypotheses."
-        )
+        if not esa:
+            st.info(
+                "This set has no human error annotations. Upload an MQM file (Google's TSV with <v> spans) on the "
+                "home page: alone it makes a set, with references and systems it annotates their hypotheses; or add "
+                "ESA ratings to a saved set: python -m mtlens import --ratings FILE --set ID."
+            )
         st.stop()
     for ann in anns:
         if ann.problems:

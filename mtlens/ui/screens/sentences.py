@@ -225,7 +225,12 @@ def page() -> None:
     for m_name, (imp_scores, _) in cached.imported(ds).items():
         if not imp_scores.spans:
             continue
-        st.markdown(f"**{render.md(m_name)} error spans** (minor, major, critical; hover for the confidence)")
+        what = (
+            "marked by the ESA raters (minor, major; omissions are counted in the ratings, not placed)"
+            if m_name == "esa"
+            else "(minor, major, critical; hover for the confidence)"
+        )
+        st.markdown(f"**{render.md(m_name)} error spans** {what}")
         st.markdown(
             render.legend([("minor", "err-minor"), ("major", "err-major"), ("critical", "err-critical")]),
             unsafe_allow_html=True,
