@@ -19,6 +19,11 @@ fi
 MTLENS_WITH_RAY=1 MTLENS_TORCH=${MTLENS_TORCH:-torch==2.13.0} bash scripts/install-neural.sh > .venv-neural.log 2>&1 &
 neural=$!
 .venv/bin/python -m pip install --quiet -r requirements-dev.txt
+# Pearmut (Python 3.12+), for the tests that load mtlens's annotation campaigns in it
+if ! bash scripts/install-pearmut.sh > .venv-pearmut.log 2>&1; then
+  echo "installing Pearmut failed (its tests will say so):" >&2
+  tail -5 .venv-pearmut.log >&2
+fi
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
     echo "installing Debian's chromium for the browser tests"

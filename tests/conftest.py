@@ -215,6 +215,19 @@ def neural_python(request):
 
 
 @pytest.fixture(scope="session")
+def pearmut_python(request):
+    """Pearmut's interpreter (.venv-pearmut, scripts/install-pearmut.sh: Pearmut needs Python 3.12+); its tests skip
+    without it, with a reason, unless ``--require-services`` (what CI passes) makes that a failure."""
+    python = ROOT / ".venv-pearmut" / "bin" / "python"
+    if not python.exists():
+        why = f"{python} is missing: run bash scripts/install-pearmut.sh (Pearmut needs Python 3.12 or newer)"
+        if request.config.getoption("--require-services"):
+            pytest.fail(f"--require-services was given but {why}")
+        pytest.skip(why)
+    return str(python)
+
+
+@pytest.fixture(scope="session")
 def ray_cluster(request, neural_python):
     """A real local Ray cluster on 127.0.0.1 (two nodes of one CPU, tests/raycluster.py) with the neural
     extra's Ray; skipped with the reason when Ray is missing, unless ``--require-services`` fails it."""

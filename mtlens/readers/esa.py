@@ -1,13 +1,17 @@
 """Human ESA ratings (Error Span Annotation, Kocmi et al. 2024; WMT24's and WMT25's human evaluation): a 0-100 score
 per segment and the error spans a rater marked, minor or major.
 
-Two formats are read (docs/decisions.md, "ESA ratings"):
+Three formats are read (docs/decisions.md, "ESA ratings"):
 
 - **Appraise's CSV as WMT publishes it** (no header, 12 columns): ``user_id, system, line_id, item_type,
   source_lang, target_lang, score, doc_id, (unused), error_spans, start_time, end_time``; ``line_id`` is the 0-based
   line of the texts, ``error_spans`` JSON ``[{"start_i", "end_i", "severity", ...}]``.
 - **WMT's JSONL**: one object per line with ``langs, line_id, src, tgt, doc_id, domain, esa_spans, esa_score,
   system, annotator``.
+- **Pearmut's output JSONL** (``data/annotations/<campaign>.jsonl``): one object per submitted document,
+  ``{"item": [...], "annotation": [{system: {"score", "error_spans": [...]}}, ...], "user_id", "actions"}``; an item
+  of a campaign mtlens made names its line (``item_id`` ``mtlens:<line>``: :mod:`mtlens.exports.campaign`), the
+  others are left out with a count. The language pair is the set's.
 
 What is done with the rows, as the publisher does it:
 
@@ -43,8 +47,9 @@ LANG3 = {
     "mar": "mr", "nld": "nl", "pol": "pl", "por": "pt", "ron": "ro", "rus": "ru", "srp": "sr", "swe": "sv",
     "tur": "tr", "ukr": "uk", "vie": "vi", "zho": "zh", "bho": "bho", "mas": "mas", "chv": "cv", "arz": "ar",
 }  # fmt: skip
-#: the severities ESA marks (``undecided``: Appraise's until the rater chooses; a few rows of WMT24 keep it)
-SEVERITIES = ("minor", "major", "undecided")
+#: the severities ESA marks (``undecided``: Appraise's until the rater chooses, a few rows of WMT24 keep it;
+#: ``neutral``: Pearmut's span without a severity)
+SEVERITIES = ("minor", "major", "undecided", "neutral")
 #: the reference rated as a system (WMT's name for it)
 REFERENCE_SYSTEMS = ("refA", "refB")
 #: the most rows an ESA file may hold
@@ -111,16 +116,41 @@ class ESARatings:
 
 def is_esa(data: bytes, name: str) -> bool:
     """Whether a file is ESA ratings (Appraise's CSV or WMT's JSONL) rather than an MQM TSV."""
-    head = bytes(data[:4096]).removeprefix(b"\xef\xbb\xbf").lstrip()
+    head = bytes(data[:65536]).removeprefix(b"\xef\xbb\xbf").lstrip()
     if head.startswith(b"{"):
         first = head.split(b"\n", 1)[0]
-        return b'"esa_score"' in first or b'"esa_spans"' in first
+        return b'"esa_score"' in first or b'"esa_spans"' in first or _is_pearmut(first)
     line = head.split(b"\n", 1)[0].decode("utf-8", "replace")
     try:
         row = next(csv.reader([line]))
     except (csv.Error, StopIteration):
         return False
     return len(row) == 12 and row[3] in ("TGT", "BAD", "REF", "CHK") and row[2].strip().lstrip("-").isdigit()
+
+
+#: the prefix of the id of every item of a campaign mtlens exports (:mod:`mtlens.exports.campaign`):
+#: ``mtlens:<0-based line>``, so that its annotations come back to the set's line
+ITEM_PREFIX = "mtlens:"
+
+
+def item_id(line: int) -> str:
+    return f"{ITEM_PREFIX}{line}"
+
+
+def line_of(value) -> int | None:
+    """The set's line an item id names (None for an item mtlens did not make).
+
+    >>> line_of("mtlens:12"), line_of("other:3"), line_of(None)
+    (12, None, None)
+    """
+    text = str(value or "")
+    if not text.startswith(ITEM_PREFIX) or not text[len(ITEM_PREFIX) :].isdigit():
+        return None
+    return int(text[len(ITEM_PREFIX) :])
+
+
+def _is_pearmut(first_line: bytes) -> bool:
+    return b'"annotation"' in first_line and b'"item"' in first_line
 
 
 def _pair(src: str, tgt: str) -> str:
@@ -151,7 +181,7 @@ def _spans(value, where: str) -> list[tuple]:
     for s in spans:
         if not isinstance(s, dict) or "start_i" not in s or "end_i" not in s:
             raise InputError(f"{where}: an error span without start_i and end_i")
-        sev = str(s.get("severity") or "").lower()
+        sev = str(s.get("severity") or "neutral").lower()
         if sev not in SEVERITIES:
             raise InputError(f"{where}: an error span's severity is '{sev[:20]}', not {', '.join(SEVERITIES)}")
         cat = s.get("category", s.get("error_type"))
@@ -192,11 +222,47 @@ def _rows_jsonl(data: bytes, name: str):
         }  # fmt: skip
 
 
+def _rows_pearmut(data: bytes, name: str, pair: str, skipped: Counter):
+    """Pearmut's log: every (item, system) annotation of a submitted document, at the time of its last action."""
+    for k, line in enumerate(decode_lines(data, name), start=1):
+        if not line.strip():
+            continue
+        entry = load_json(line.encode("utf-8"), name, f"line {k} of '{name}'")
+        if not isinstance(entry, dict) or not isinstance(entry.get("item"), list):
+            continue  # a reset marker or a form: not a rating
+        annotations = entry.get("annotation")
+        if not isinstance(annotations, list):
+            continue
+        times = [a.get("time") for a in entry.get("actions") or [] if isinstance(a, dict)]
+        times = [t for t in times if isinstance(t, int | float)]
+        for item, ann in zip(entry["item"], annotations, strict=False):
+            at = line_of(item.get("item_id")) if isinstance(item, dict) else None
+            if at is None or not isinstance(ann, dict):
+                skipped["items of a campaign mtlens did not make"] += 1
+                continue
+            for system, a in ann.items():
+                if not isinstance(a, dict) or a.get("score") is None:
+                    continue
+                yield k, {
+                    "rater": str(entry.get("user_id") or ""), "system": str(system), "line": at,
+                    "item_type": "TGT", "pair": pair, "score": a.get("score"), "doc": "",
+                    "spans": a.get("error_spans") or [], "end_time": max(times) if times else k,
+                }  # fmt: skip
+
+
 def read_esa(data: bytes, name: str, corpus=None, pair: str | None = None) -> ESARatings:
     """ESA ratings of one language pair (``pair``, default the ``corpus``'s, else the file's only one), placed on
     the ``corpus``'s lines when given (spans clipped to their line, systems checked)."""
-    jsonl = bytes(data[:4096]).removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{")
-    rows = list(_rows_jsonl(data, name) if jsonl else _rows_appraise(data, name))
+    head = bytes(data[:65536]).removeprefix(b"\xef\xbb\xbf").lstrip()
+    jsonl = head.startswith(b"{")
+    skipped: Counter = Counter()
+    if jsonl and _is_pearmut(head.split(b"\n", 1)[0]):  # Pearmut's: the set's language pair
+        own = pair or (corpus.language_pair if corpus is not None and corpus.language_pair else "und-und")
+        rows = list(_rows_pearmut(data, name, own, skipped))
+        if not rows:
+            raise InputError(f"'{name}' holds no annotation of an item of a campaign mtlens made (mtlens campaign)")
+    else:
+        rows = list(_rows_jsonl(data, name) if jsonl else _rows_appraise(data, name))
     if len(rows) > MAX_ROWS:
         raise InputError(f"'{name}' has {len(rows):,} rows; mtlens reads ESA files of up to {MAX_ROWS:,}")
     pairs = Counter(r["pair"] for _, r in rows)
@@ -210,7 +276,7 @@ def read_esa(data: bytes, name: str, corpus=None, pair: str | None = None) -> ES
         pair = next(iter(pairs))
     if pair not in pairs:
         raise InputError(f"'{name}' has no rating of {pair}; its language pairs: {', '.join(sorted(pairs))}")
-    left_out: dict[str, int] = {}
+    left_out: dict[str, int] = dict(skipped)
     other = sum(n for p, n in pairs.items() if p != pair)
     if other:
         left_out["other language pairs"] = other

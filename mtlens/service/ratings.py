@@ -116,3 +116,47 @@ def _segments(ratings, corpus) -> list[dict]:
 def excluded(files: Sequence[ESARatings], exclude: Sequence[str]) -> list[ESARatings]:
     """The files without the ratings of the raters ``exclude``."""
     return [dataclasses.replace(f, ratings=tuple(r for r in f.ratings if r.rater not in set(exclude))) for f in files]
+
+
+def campaign(
+    store,
+    set_id: str,
+    systems: Sequence[str],
+    segments: str = "all",
+    count: int | None = None,
+    seed: int = 0,
+    by: str | None = None,
+    spans_from: str | None = None,
+    protocol: str = "ESA",
+    campaign_id: str | None = None,
+    say=None,
+) -> dict:
+    """A Pearmut campaign of a saved set (:func:`mtlens.exports.campaign.pearmut_campaign`): its ``systems`` on
+    the segments chosen (all, a ``seed``-ed sample of ``count``, or the ``count`` where the systems' ``by`` scores
+    are furthest apart), spans pre-filled from the metric ``spans_from`` (one that gives spans: xCOMET, a judge,
+    the set's ESA raters)."""
+    from ..core.options import DEFAULTS
+    from ..exports.campaign import choose_lines, disagreement, pearmut_campaign
+    from .evaluation import options_for
+    from .results import named_results
+
+    ev = open_set(store, set_id)
+    c = ev.corpus
+    opts = options_for(ev.language, DEFAULTS)
+    scores = None
+    if segments == "disagree":
+        if not by:
+            raise InputError("--segments disagree needs --by METRIC: whose segment scores the systems disagree on")
+        result = named_results(store, ev, by, opts, say=say)[by]
+        scores = disagreement({s: result.sentence_scores(s) for s in systems})
+    lines = choose_lines(c.n_lines, segments, count, seed, scores)
+    spans = None
+    if spans_from:
+        result = named_results(store, ev, spans_from, opts, say=say)[spans_from]
+        spans = getattr(getattr(result.scorer, "imported", None), "spans", None)
+        if not spans:
+            raise InputError(
+                f"'{spans_from}' gives no error spans to pre-fill (xCOMET, an LLM judge or ESA ratings do)"
+            )
+    name = campaign_id or f"mtlens-{set_id[:8]}-{segments}"
+    return pearmut_campaign(c, list(systems), lines, name, spans, spans_from, protocol)
