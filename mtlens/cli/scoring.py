@@ -180,11 +180,14 @@ def run_analyze(args: argparse.Namespace) -> str:
     doc = words_chars.to_dict(wvc)
     human = None
     files = [(f, read_bytes(f)) for f in args.human]
-    if not files and args.set is not None:
-        files = list(workspace(args).load(args.set).human)  # the set's own human scores
-    results = None
-    if files:
+    if not files and args.set is not None:  # the set's own human scores: its files, MQM and ESA (issue 52)
+        from ..service.ratings import set_human_scores
+
+        human = set_human_scores(ev)
+    elif files:
         human = human_mod.read_human_files(files, corpus)
+    results = None
+    if human is not None:
         _, results = score_evaluation(args, ev, options)
         doc.update(human_mod.to_dict(human_mod.human_correlation(results, human, seed=args.seed)))
         if human.segment:

@@ -82,8 +82,15 @@ def evaluate(corpus: Corpus, declared_pair: str | None = None, human=(), scores=
 def evaluate_annotations(data: bytes, name: str, declared_pair: str | None = None, visitor=None) -> Evaluation:
     """A test set made from an MQM annotation file alone (its hypotheses and sources; no reference); for a
     dashboard ``visitor``, within the visitors' bound."""
+    from ..readers.esa import is_esa
     from ..readers.mqm import corpus_of, read_mqm_tsv
 
+    if is_esa(data, name):  # ESA ratings name lines of texts they do not all carry
+        raise InputError(
+            f"'{name}' holds ESA ratings: they rate the lines of a test set, so give them with its references and "
+            "systems (the home page's uploaders), or add them to a saved set: python -m mtlens import --ratings FILE "
+            "--set ID"
+        )
     corpus = with_warnings(corpus_of(read_mqm_tsv(data, name), visitor))
     return evaluate(corpus, declared_pair, annotations=[(name, data)])
 

@@ -21,7 +21,16 @@ from ..readers.esa import (
 )
 from .sets import open_set
 
-__all__ = ["MEANS", "esa_files", "esa_report", "esa_report_of", "has_esa"]
+__all__ = [
+    "MEANS",
+    "campaign",
+    "esa_files",
+    "esa_human_scores",
+    "esa_report",
+    "esa_report_of",
+    "has_esa",
+    "set_human_scores",
+]
 
 #: how each system score is averaged, as the report says it
 MEANS = {
@@ -160,3 +169,46 @@ def campaign(
             )
     name = campaign_id or f"mtlens-{set_id[:8]}-{segments}"
     return pearmut_campaign(c, list(systems), lines, name, spans, spans_from, protocol)
+
+
+def esa_human_scores(ev):
+    """The set's ESA ratings as a human score type ``ESA`` for everything human scores feed (human correlation,
+    the meta-evaluation of every metric and judge, the WMT-style ranking): segment scores on the rated lines, the
+    system score the publisher's (the mean of per-domain means; the plain mean without domains). None without
+    ESA ratings."""
+    from ..analysis.human import HumanScores
+
+    files = esa_files(ev)
+    if not files:
+        return None
+    c = ev.corpus
+    merged = ESARatings("+".join(f.name for f in files), files[0].pair, tuple(pooled(files)))
+    seg = segment_scores(merged, list(c.system_names), c.n_lines)
+    system, segment = {}, {}
+    for s in c.system_names:
+        rated = {i: v for i, v in enumerate(seg[s]) if math.isfinite(v)}
+        if not rated:
+            continue
+        w = domain_weights(seg[s], c.domains)
+        system[s] = sum(v * w[i] for i, v in rated.items()) / sum(w[i] for i in rated)
+        segment[s] = rated
+    return HumanScores({"ESA": system}, {"ESA": segment}) if system else None
+
+
+def set_human_scores(ev, human_files=None):
+    """Every human score of a set, merged: its human score files (``human_files``, default the set's own), the MQM
+    of its annotation files and its ESA ratings."""
+    from ..analysis.human import merge, read_human_files
+    from ..analysis.mqm_summary import as_human_scores
+    from ..readers.mqm import read_annotations
+
+    files = list(ev.human if human_files is None else human_files)
+    parts = [read_human_files(files, ev.corpus)] if files else []
+    mqm = [read_annotations(d, n, ev.corpus) for n, d in ev.annotations if not is_esa(d, n)]
+    if mqm:
+        parts.append(as_human_scores(mqm, ev.corpus))
+    esa = esa_human_scores(ev)
+    if esa is not None:
+        parts.append(esa)
+    parts = [p for p in parts if p is not None]
+    return merge(parts) if parts else None

@@ -240,12 +240,10 @@ def human(dataset: Dataset):
 
 @cache(lambda ds: (ds.fingerprint, ds.human_fingerprint, ds.scores_fingerprint), spinner="Reading the human scores…")
 def _human(dataset: Dataset):
-    from ..service.analyses import as_human_scores, merge, read_human_files
+    from ..service.ratings import set_human_scores
 
-    parts = [read_human_files(list(dataset.human), dataset.corpus)] if dataset.human else []
-    if dataset.annotations:  # MQM from the annotations is a human score like the uploaded ones
-        parts.append(as_human_scores(annotations(dataset), dataset.corpus))
-    return merge(parts)
+    # the uploaded human files, the annotations' MQM and the ESA ratings: human scores alike (issue 52)
+    return set_human_scores(dataset.evaluation())
 
 
 @cache(

@@ -309,3 +309,32 @@ def test_the_annotations_page_shows_the_esa_scores_and_raters_and_a_rater_can_be
     shown = next(iter(at.dataframe)).value
     assert list(shown["ESA"]) == pytest.approx([r["score"] for r in without["systems"]], abs=1e-9)
     assert [r["score"] for r in without["systems"]] != [r["score"] for r in doc["systems"]]
+
+
+def test_esa_is_the_human_side_of_the_meta_evaluation(tmp_path, capsys):
+    """Issue 52: ESA feeds the meta-evaluation like MQM and DA: a metric's system-level Pearson r against ESA equals
+    scipy's on the metric's scores (sacrebleu's chrF) and the publisher's ESA system scores (pandas, above)."""
+    from sacrebleu.metrics import CHRF
+    from scipy.stats import pearsonr
+
+    ws, set_id = _real_excerpt_set(tmp_path)
+    capsys.readouterr()
+    assert main(["analyze", "--set", set_id, "--format", "json", "--data-dir", str(ws)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    row = next(
+        r for r in doc["human_correlation"] if r["metric"] == "chrf" and r["level"] == "system" and r["human"] == "ESA"
+    )
+    _, system = _publisher([DATA / "esa_en-ja.excerpt.csv"], DATA / "en-ja" / "en-ja.docs")
+    system = system.drop("refA")
+    refs = (DATA / "en-ja" / "ref.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    chrf = {
+        s: CHRF().corpus_score((DATA / "en-ja" / f"{s}.txt").read_text(encoding="utf-8").split("\n")[:-1], [refs]).score
+        for s in system.index
+    }
+    expected = pearsonr([chrf[s] for s in system.index], list(system.values))[0]
+    assert row["n"] == len(system) and row["pearson"] == pytest.approx(expected, abs=1e-9)
+
+
+def test_esa_ratings_alone_say_what_they_need(tmp_path, capsys):
+    assert main(["import", "--ratings", str(DATA / "esa_en-ja.excerpt.csv"), "--data-dir", str(tmp_path)]) == 2
+    assert "holds ESA ratings: they rate the lines of a test set" in capsys.readouterr().err
