@@ -21,7 +21,14 @@ def add_parsers(sub) -> dict:
         default="domains",
         help="a system's score: the mean of its per-domain means (the publisher's, default) or of its segments",
     )
-    r.add_argument("--exclude-rater", action="append", default=[], metavar="RATER", help="leave a rater out (repeat)")
+    r.add_argument(
+        "--exclude-rater", action="append", default=[], metavar="RATER", help="leave a rater out of this view (repeat)"
+    )
+    r.add_argument(
+        "--save",
+        action="store_true",
+        help="with --exclude-rater (or none: everyone back), the set leaves those raters out on every face from now on",
+    )
     r.add_argument("--segments", action="store_true", help="also every rated segment with its spans (JSON)")
     flags.add_format(r)
     flags.add_data_dir(r)
@@ -32,6 +39,10 @@ def run_ratings(args: argparse.Namespace) -> str:
     from ..service.presentation import dumps
     from ..service.ratings import esa_report
 
+    if args.save:
+        from ..service.ratings import leave_out
+
+        leave_out(store(args), args.set, args.exclude_rater)
     doc = esa_report(store(args), args.set, args.exclude_rater, args.mean, args.segments)
     if args.format == "json":
         return dumps(doc) + "\n"

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -489,3 +490,47 @@ def esa_metric(files: Sequence[ESARatings], corpus, aggregate: str = "domains"):
         weights=weights,
         mean="domains" if by_domain else "segments",
     )
+
+
+#: the file a set keeps its left-out raters in, among its annotation files (a JSON list of rater ids): saved by
+#: who may change the set, read by every face, carried by the set's bundle
+LEFT_OUT = "mtlens-esa-left-out.json"
+#: the most raters a set can leave out
+MAX_LEFT_OUT = 10_000
+
+
+def left_out_file(raters: Sequence[str]) -> tuple[str, bytes]:
+    """The annotation file that says which raters a set leaves out."""
+    raters = sorted({str(r) for r in raters})
+    if len(raters) > MAX_LEFT_OUT:
+        raise InputError(f"at most {MAX_LEFT_OUT:,} raters can be left out")
+    return LEFT_OUT, json.dumps(raters, ensure_ascii=False).encode("utf-8")
+
+
+def split_annotations(annotations) -> tuple[list, list, frozenset]:
+    """A set's annotation files as ``(MQM files, ESA files, raters left out)`` (``(name, bytes)`` pairs)."""
+    mqm, esa, left_out = [], [], frozenset()
+    for name, data in annotations:
+        if name == LEFT_OUT:
+            try:
+                value = load_json(bytes(data), name, name)
+            except InputError:
+                value = []
+            left_out = frozenset(str(r) for r in value) if isinstance(value, list) else frozenset()
+        elif is_esa(data, name):
+            esa.append((name, data))
+        else:
+            mqm.append((name, data))
+    return mqm, esa, left_out
+
+
+def read_esa_files(annotations, corpus) -> list[ESARatings]:
+    """A set's ESA files read and placed on its lines, the ratings of the raters it leaves out removed (their
+    attention checks and repeats stay: their quality is still shown)."""
+    _, esa, left_out = split_annotations(annotations)
+    files = [read_esa(data, name, corpus) for name, data in esa]
+    if left_out:
+        import dataclasses
+
+        files = [dataclasses.replace(f, ratings=tuple(r for r in f.ratings if r.rater not in left_out)) for f in files]
+    return files

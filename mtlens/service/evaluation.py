@@ -24,13 +24,13 @@ from ..readers.testset import with_warnings
 def check_side_files(corpus: Corpus, human: Sequence[tuple[str, bytes]] = (), scores=(), annotations=()) -> None:
     """Read human score files, metric score files and annotation files against the corpus; a bad one is
     an InputError."""
-    for name, data in annotations:
-        from ..readers.esa import is_esa, read_esa
-        from ..readers.mqm import check_against, read_annotations
+    from ..readers.esa import read_esa, split_annotations
+    from ..readers.mqm import check_against, read_annotations
 
-        if is_esa(data, name):  # ESA ratings (issue 52): placed on the set's lines
-            read_esa(data, name, corpus)
-            continue
+    mqm, esa, _ = split_annotations(annotations)
+    for name, data in esa:  # ESA ratings (issue 52): placed on the set's lines
+        read_esa(data, name, corpus)
+    for name, data in mqm:
         check_against(read_annotations(data, name, corpus), corpus)
     if human:
         from ..analysis.human import read_human_files
@@ -99,18 +99,15 @@ def annotation_metrics(corpus: Corpus, annotations, weights=None, esa_mean: str 
     """The MQM metric of each MQM annotation file (``mqm``, then ``mqm-2``...), and one ``esa`` metric of all the
     set's ESA rating files together (WMT's waves: :func:`mtlens.readers.esa.esa_metric`, its system score the
     mean of per-domain means, or ``esa_mean="segments"``), like imported metrics."""
-    from ..readers.esa import esa_metric, is_esa, read_esa
+    from ..readers.esa import esa_metric, read_esa_files, split_annotations
     from ..readers.mqm import mqm_metric, parse_weights, read_annotations
 
     weights = parse_weights(weights)
-    out, esa = [], []
-    for name, data in annotations:
-        if is_esa(data, name):
-            esa.append(read_esa(data, name, corpus))
-            continue
+    out = []
+    for k, (name, data) in enumerate(split_annotations(annotations)[0]):
         m = mqm_metric(read_annotations(data, name, corpus), corpus, weights)
-        k = sum(1 for x in out if x.name.startswith("mqm"))
         out.append(dataclasses.replace(m, name="mqm" if k == 0 else f"mqm-{k + 1}"))
+    esa = read_esa_files(annotations, corpus)  # without the raters the set leaves out
     if esa:
         out.append(esa_metric(esa, corpus, esa_mean))
     return out

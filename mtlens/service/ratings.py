@@ -13,11 +13,11 @@ from ..core.errors import InputError
 from ..readers.esa import (
     ESARatings,
     domain_weights,
-    is_esa,
     pooled,
     rater_quality,
     read_esa,
     segment_scores,
+    split_annotations,
 )
 from .sets import open_set
 
@@ -29,6 +29,7 @@ __all__ = [
     "esa_report",
     "esa_report_of",
     "has_esa",
+    "leave_out",
     "set_human_scores",
 ]
 
@@ -41,12 +42,12 @@ MEANS = {
 
 def esa_files(ev) -> list[ESARatings]:
     """The set's ESA rating files, read and placed on its lines (none: an empty list)."""
-    return [read_esa(data, name, ev.corpus) for name, data in ev.annotations if is_esa(data, name)]
+    return [read_esa(data, name, ev.corpus) for name, data in split_annotations(ev.annotations)[1]]
 
 
 def has_esa(ev) -> bool:
     """Whether a set (an evaluation) holds ESA ratings."""
-    return any(is_esa(data, name) for name, data in ev.annotations)
+    return bool(split_annotations(ev.annotations)[1])
 
 
 def esa_report(store, set_id: str, exclude: Sequence[str] = (), mean: str = "domains", segments: bool = False) -> dict:
@@ -56,7 +57,8 @@ def esa_report(store, set_id: str, exclude: Sequence[str] = (), mean: str = "dom
 
 
 def esa_report_of(ev, exclude: Sequence[str] = (), mean: str = "domains", segments: bool = False) -> dict:
-    """:func:`esa_report` of an evaluation (a saved set's, or a page's dataset)."""
+    """:func:`esa_report` of an evaluation (a saved set's, or a page's dataset); ``exclude``: raters left out of
+    this report, besides those the set leaves out (:func:`leave_out`: every face follows those)."""
     if mean not in MEANS:
         raise InputError(f"--mean takes {' or '.join(MEANS)}, not '{mean}'")
     set_id = ev.set_id
@@ -67,6 +69,8 @@ def esa_report_of(ev, exclude: Sequence[str] = (), mean: str = "domains", segmen
     unknown = sorted(set(exclude) - set(raters))
     if unknown:
         raise InputError(f"no rater '{unknown[0]}' in the set's ESA ratings; its raters: {', '.join(raters[:20])}")
+    saved = split_annotations(ev.annotations)[2]
+    exclude = sorted(set(exclude) | saved)
     quality = rater_quality(
         ESARatings(
             "+".join(f.name for f in files),
@@ -96,6 +100,7 @@ def esa_report_of(ev, exclude: Sequence[str] = (), mean: str = "domains", segmen
         "language_pair": files[0].pair,
         "mean": MEANS["domains" if by_domain else "segments"],
         "excluded_raters": sorted(exclude),
+        "left_out_by_the_set": sorted(saved),
         "systems": rows,
         "raters": [{**q, "excluded": q["rater"] in set(exclude)} for q in quality],
         "notes": [f"{f.name}: {n}" for f in files for n in f.notes]
@@ -204,7 +209,7 @@ def set_human_scores(ev, human_files=None):
 
     files = list(ev.human if human_files is None else human_files)
     parts = [read_human_files(files, ev.corpus)] if files else []
-    mqm = [read_annotations(d, n, ev.corpus) for n, d in ev.annotations if not is_esa(d, n)]
+    mqm = [read_annotations(d, n, ev.corpus) for n, d in split_annotations(ev.annotations)[0]]
     if mqm:
         parts.append(as_human_scores(mqm, ev.corpus))
     esa = esa_human_scores(ev)
@@ -212,3 +217,23 @@ def set_human_scores(ev, human_files=None):
         parts.append(esa)
     parts = [p for p in parts if p is not None]
     return merge(parts) if parts else None
+
+
+def leave_out(store, set_id: str, raters: Sequence[str], visitor=None) -> list[str]:
+    """The raters whose ESA ratings the set leaves out from now on, on every face (the esa metric, the rankings,
+    the meta-evaluation); an empty list takes every rater back. Who may change the set only. Returns them."""
+    from ..readers.esa import left_out_file
+    from .sets import require_change
+
+    require_change(store, set_id, visitor, "leave raters out")
+    ev = open_set(store, set_id)
+    files = esa_files(ev)
+    if not files:
+        raise InputError("the set has no ESA ratings to leave raters out of")
+    known = {r.rater for f in files for r in (*f.ratings, *f.controls)}
+    unknown = sorted(set(raters) - known)
+    if unknown:
+        raise InputError(f"no rater '{unknown[0]}' in the set's ESA ratings")
+    name, data = left_out_file(raters)
+    store.add_annotations(set_id, name, data, visitor)
+    return sorted(set(raters))

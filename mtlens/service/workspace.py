@@ -75,6 +75,12 @@ class Workspace:
         require_change(self.store, set_id, self.visitor, "add annotations to it")
         return add_annotations(self.store, set_id, name, data, self.visitor)
 
+    def leave_out(self, set_id: str, raters: Sequence[str]) -> list[str]:
+        """The ESA raters the set leaves out on every face (:func:`mtlens.service.ratings.leave_out`)."""
+        from .ratings import leave_out
+
+        return leave_out(self.store, set_id, raters, self.visitor)
+
     def add_systems(self, set_id: str, files: Sequence[tuple[str, bytes]]) -> list[str]:
         """Add system outputs, named as runs are (:func:`mtlens.service.runs.add_systems`)."""
         from .runs import add_systems

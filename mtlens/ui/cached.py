@@ -90,12 +90,10 @@ def annotations(dataset: Dataset) -> list:
 
 @cache(lambda ds: (ds.fingerprint, ds.scores_fingerprint), spinner="Reading the annotations…")
 def _annotations(dataset: Dataset) -> list:
-    from ..service.inputs import is_esa, read_annotations
+    from ..service.inputs import read_annotations, split_annotations
 
     # MQM annotation files (the Annotations page's); ESA ratings are the esa metric (issue 52)
-    return [
-        read_annotations(data, name, dataset.corpus) for name, data in dataset.annotations if not is_esa(data, name)
-    ]
+    return [read_annotations(data, name, dataset.corpus) for name, data in split_annotations(dataset.annotations)[0]]
 
 
 def metric_names(dataset: Dataset, sentence: bool = False) -> list[str]:

@@ -301,7 +301,8 @@ def test_the_annotations_page_shows_the_esa_scores_and_raters_and_a_rater_can_be
     assert list(raters["pass rate"].fillna(-1)) == pytest.approx(
         [-1 if q["pass_rate"] is None else q["pass_rate"] for q in doc["raters"]]
     )
-    out = doc["raters"][0]["rater"]
+    assert main(["ratings", "--set", set_id, "--segments", "--format", "json", "--data-dir", str(ws)]) == 0
+    out = next(x["rater"] for x in json.loads(capsys.readouterr().out)["segments"] if x["system"] != "refA")
     at.multiselect(key="esa_exclude").set_value([out]).run()
     assert not at.exception
     assert main(["ratings", "--set", set_id, "--exclude-rater", out, "--format", "json", "--data-dir", str(ws)]) == 0
@@ -309,6 +310,19 @@ def test_the_annotations_page_shows_the_esa_scores_and_raters_and_a_rater_can_be
     shown = next(iter(at.dataframe)).value
     assert list(shown["ESA"]) == pytest.approx([r["score"] for r in without["systems"]], abs=1e-9)
     assert [r["score"] for r in without["systems"]] != [r["score"] for r in doc["systems"]]
+    # kept with the set: the esa metric of every face follows (here the command line's score of the set)
+    assert main(["score", "--set", set_id, "--metrics", "esa", "--format", "json", "--data-dir", str(ws)]) == 0
+    before = {x["name"]: x["scores"]["esa"] for x in json.loads(capsys.readouterr().out)["systems"]}
+    at.button(key="esa_save").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert main(["score", "--set", set_id, "--metrics", "esa", "--format", "json", "--data-dir", str(ws)]) == 0
+    after = {x["name"]: x["scores"]["esa"] for x in json.loads(capsys.readouterr().out)["systems"]}
+    want = {r["system"]: r["score"] for r in without["systems"] if not r["reference"]}
+    assert after == pytest.approx(want, abs=1e-9) and after != before
+    assert main(["ratings", "--set", set_id, "--format", "json", "--data-dir", str(ws)]) == 0
+    assert json.loads(capsys.readouterr().out)["left_out_by_the_set"] == [out]
+    assert main(["ratings", "--set", set_id, "--save", "--format", "json", "--data-dir", str(ws)]) == 0  # all back
+    assert json.loads(capsys.readouterr().out)["left_out_by_the_set"] == []
 
 
 def test_esa_is_the_human_side_of_the_meta_evaluation(tmp_path, capsys):

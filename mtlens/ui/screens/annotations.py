@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ...service.ratings import MEANS, has_esa
-from .. import annotated, cached, export, render, views
+from .. import annotated, cached, export, render, state, views
 from ..widgets import open_screen
 
 
@@ -27,8 +27,20 @@ def esa_section(ds) -> None:
         key="esa_mean",
         help="The publisher (WMT24) averages each domain's segments, then the domains.",
     )
-    everyone = [q["rater"] for q in cached.esa_report(ds, (), mean)["raters"]]
-    left_out = c2.multiselect("Leave out raters", everyone, key="esa_exclude")
+    first = cached.esa_report(ds, (), mean)
+    everyone, saved = [q["rater"] for q in first["raters"]], first["left_out_by_the_set"]
+    left_out = c2.multiselect(
+        "Leave out raters",
+        everyone,
+        default=saved,
+        key="esa_exclude",
+        help="Their ratings leave these tables at once; saved with the set, they leave the esa metric of every page.",
+    )
+    changed = bool(ds.set_id) and state.may_change(ds.set_id) and sorted(left_out) != saved
+    if changed and c2.button("Leave them out on every page", key="esa_save", help="The set keeps this choice."):
+        state.workspace().leave_out(ds.set_id, left_out)
+        state.open_set(ds.set_id)  # the set now holds the choice: every page's esa follows
+        st.rerun()
     doc = cached.esa_report(ds, tuple(left_out), mean)
     systems = pd.DataFrame(
         [
