@@ -51,6 +51,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=30_000)
     args = ap.parse_args()
+    shared("wmt", "en-de")  # the data first: without it, one sentence before any server starts
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
         folder = Path(tmp)
         env = dict(os.environ, MTLENS_ACCESS="owners", MTLENS_DATA_DIR=str(folder / "ws"))

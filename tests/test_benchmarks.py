@@ -15,6 +15,7 @@ NEEDS_DATA = [
     "bench_cli",
     "bench_dashboard",
     "bench_dashboard_large",
+    "bench_history_memory",
     "bench_load",
     "bench_memory",
     "bench_million",
@@ -24,6 +25,7 @@ NEEDS_DATA = [
     "bench_slow_metrics",
     "bench_tbleu",
     "bench_ter",
+    "bench_visitor_memory",
     "bench_workspace",
 ]
 
