@@ -5,7 +5,6 @@ segment with its spans (an omission as an omission). Raters can be left out; the
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Sequence
 
@@ -125,11 +124,6 @@ def _segments(ratings, corpus) -> list[dict]:
         ]
         out.append({"system": r.system, "line": r.line, "rater": r.rater, "score": r.score, "spans": spans})
     return out
-
-
-def excluded(files: Sequence[ESARatings], exclude: Sequence[str]) -> list[ESARatings]:
-    """The files without the ratings of the raters ``exclude``."""
-    return [dataclasses.replace(f, ratings=tuple(r for r in f.ratings if r.rater not in set(exclude))) for f in files]
 
 
 def campaign(
