@@ -19,6 +19,9 @@ fi
 MTLENS_WITH_RAY=1 MTLENS_TORCH=${MTLENS_TORCH:-torch==2.13.0} bash scripts/install-neural.sh > .venv-neural.log 2>&1 &
 neural=$!
 .venv/bin/python -m pip install --quiet -r requirements-dev.txt
+# Microsoft's GEMBA, the oracle of the LLM judges' prompts and parsing (tests/judges): without its dependencies, whose
+# 'eval' extra pulls the look-alike mt-metrics-eval package
+.venv/bin/python -m pip install --quiet --no-deps gemba==0.1.3
 # Pearmut (Python 3.12+), for the tests that load mtlens's annotation campaigns in it
 if ! bash scripts/install-pearmut.sh > .venv-pearmut.log 2>&1; then
   echo "installing Pearmut failed (its tests will say so):" >&2

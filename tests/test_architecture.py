@@ -17,7 +17,7 @@ FLOORS = {
     0: {"core", "version"},
     1: {"metrics"},
     2: {"readers", "storage"},
-    3: {"neural"},
+    3: {"neural", "judges"},
     4: {"runtime"},
     5: {"analysis"},
     6: {"exports"},
