@@ -18,7 +18,7 @@ def copy_store(source, target) -> dict[str, int]:
     table -> rows copied. The target must hold no set, model or cached score yet (nothing is overwritten)."""
     if source.location == target.location:
         raise InputError("the source and the target are the same store")
-    if target.list() or target.models():
+    if target.list() or target.models() or target.judges():
         raise InputError(
             f"the target store '{target.location}' is not empty; copy into a new data directory or an empty database"
         )

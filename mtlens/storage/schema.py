@@ -3,7 +3,7 @@ migrations that bring a database from each version to the next."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 FILE_NAME = "mtlens.sqlite3"
 
@@ -126,9 +126,49 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         # every line's document id and domain (issue 35), as JSON {"documents": [...], "domains": [...]}
         "ALTER TABLE sets ADD COLUMN segments TEXT",
     ),
+    6: (
+        # LLM judges (issue 48): an OpenAI-compatible endpoint, its model and GEMBA protocol, registered by the
+        # operator; the key is never here, only the name of the environment variable that holds it
+        """CREATE TABLE judges (
+            name TEXT PRIMARY KEY,
+            url TEXT NOT NULL,
+            model TEXT NOT NULL,
+            protocol TEXT NOT NULL,
+            key_env TEXT,
+            samples INTEGER NOT NULL,
+            concurrency INTEGER NOT NULL,
+            price_in REAL,
+            price_out REAL,
+            added TEXT NOT NULL
+        )""",
+        # a judge's answers, keyed by what determines them: the endpoint, the model, the protocol's version, the
+        # prompt's digest and the sample's index (mtlens/judges/compute.py); shared by every set and visitor
+        """CREATE TABLE judge_answers (
+            key TEXT PRIMARY KEY,
+            answer TEXT NOT NULL,
+            finish TEXT NOT NULL,
+            prompt_tokens INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            temperature REAL NOT NULL,
+            created REAL NOT NULL
+        )""",
+    ),
 }
 
 #: every table, parents before the tables that refer to them (what ``mtlens store copy`` copies, in order)
-TABLES = ("sets", "streams", "files", "stats", "members", "models", "neural", "jobs", "pins", "runs")
+TABLES = (
+    "sets",
+    "streams",
+    "files",
+    "stats",
+    "members",
+    "models",
+    "neural",
+    "jobs",
+    "pins",
+    "runs",
+    "judges",
+    "judge_answers",
+)
 #: the tables read back in insertion order (``ORDER BY rowid``; on PostgreSQL they get a ``rowid`` column)
 ORDERED = ("files", "pins")

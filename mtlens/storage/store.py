@@ -19,7 +19,8 @@ Safety decisions (docs/decisions.md, "Workspace"):
 
 The store is split by concern (one module each, :mod:`mtlens.storage`): :mod:`.database` (connection,
 schema check, sizes), :mod:`.schema`, :mod:`.sets`, :mod:`.runs`, :mod:`.owners`, :mod:`.pins`, :mod:`.statistics`,
-:mod:`.registry` (neural checkpoints and cached scores) and :mod:`.job_rows`; :class:`Store` is all of them.
+:mod:`.registry` (neural checkpoints and cached scores), :mod:`.judges` (LLM judges and their cached answers) and
+:mod:`.job_rows`; :class:`Store` is all of them.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from __future__ import annotations
 from ..core.corpus import Corpus  # noqa: F401  (the doctest below)
 from .database import BALLAST_BYTES, BALLAST_NAME, DEFAULT_MAX_MB, DEFAULT_OWNER_MB, Database, default_data_dir
 from .job_rows import JobRows
+from .judges import Judges
 from .names import SAMPLE_ID, new_id
 from .owners import Owners
 from .pins import MAX_PIN_NOTE, MAX_PINS, Pin, Pins
@@ -58,7 +60,7 @@ __all__ = [
 ]
 
 
-class Store(Sets, Runs, Pins, Owners, Statistics, Registry, JobRows, Database):
+class Store(Sets, Runs, Pins, Owners, Statistics, Registry, Judges, JobRows, Database):
     """The workspace database in ``data_dir`` (created on first write).
 
     Example:

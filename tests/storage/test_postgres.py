@@ -121,6 +121,11 @@ def test_store_copy_moves_a_whole_workspace_both_ways(pg_server, tmp_path):
             "mtime": 1.5,
         }
     )
+    st.put_judge(
+        {"name": "j", "url": "http://127.0.0.1:9/v1", "model": "m", "protocol": "gemba-mqm", "key_env": "K",
+         "samples": 1, "concurrency": 4, "price_in": 2.5, "price_out": None}
+    )  # fmt: skip
+    st.put_judge_answers([("k" * 64, "Critical:\nno-error", "stop", 120, 7, 0.0)])
     assert all(_dump(st).values())  # every table has rows to copy
     url = pg_server.database()
     try:
