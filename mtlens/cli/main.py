@@ -15,7 +15,7 @@ from ..core.errors import InputError
 from ..service.neural_scoring import EXACT as NEURAL_EXACT
 from ..service.neural_scoring import MODE_ENV as NEURAL_MODE_ENV
 from ..service.sets import __version__
-from . import admin, gate, ratings, scoring, sets
+from . import admin, gate, judges, ratings, scoring, sets
 from .args import Parser
 from .common import Exit
 
@@ -23,7 +23,7 @@ from .common import Exit
 INTERNAL_ERROR = 3
 
 #: the command groups, in the order ``--help`` lists their commands
-GROUPS = (scoring, sets, ratings, gate, admin)
+GROUPS = (scoring, sets, ratings, gate, admin, judges)
 
 
 def _parser_and_commands() -> tuple[argparse.ArgumentParser, dict]:

@@ -157,6 +157,10 @@ def file_metrics(
             continue
         if scores is not None:
             out.append(scores)
+    if store is not None:  # the registered LLM judges whose answers for the set are all cached (issue 48)
+        from .judging import finished_judges
+
+        out += [m for m in finished_judges(store, ev.corpus) if all(x.name != m.name for x in out)]
     return out
 
 

@@ -118,9 +118,14 @@ def chosen_metrics(store, ev, text: str | None, defaults: str, extra_scores=(), 
         return [*builtin, *imported], builtin, imported
     if not text.strip(" ,"):
         return [], [], {}
-    names = parse_names(text, [*REGISTRY, *imported], also=lambda n: n.startswith(PREFIX))
+    from .judging import PREFIX as JUDGE
+    from .judging import judge_metric
+
+    names = parse_names(text, [*REGISTRY, *imported], also=lambda n: n.startswith((PREFIX, JUDGE)))
     for n in names:
-        if n not in REGISTRY and n not in imported:  # comet:NAME: a registered model's scores
+        if n not in REGISTRY and n not in imported and n.startswith(JUDGE):  # judge:NAME: a registered LLM judge
+            imported[n] = judge_metric(workspace(), ev.corpus, n, say)
+        elif n not in REGISTRY and n not in imported:  # comet:NAME: a registered model's scores
             imported[n] = model_scores(workspace(), ev.corpus, n, ev.set_id, say)
     return names, [n for n in names if n in REGISTRY], {n: imported[n] for n in names if n in imported}
 

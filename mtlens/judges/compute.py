@@ -1,0 +1,296 @@
+"""A judge's scores of a corpus (issue 48): every distinct (source, translation) asked once, K requests in flight,
+each answer cached in the store by what determines it, so that identical inputs are asked once across systems,
+sets and runs, and a second run asks nothing (docs/decisions.md, "LLM judges").
+
+- **GEMBA-MQM**: one answer per sample, read as GEMBA reads it (0 to -25); an unparsed answer (error lines without
+  a severity header) is asked again at a higher temperature, at most :data:`REASKS` times, then counted as
+  unparsed and left without a score.
+- **GEMBA-ESA**: the error spans, then a 0-100 score given them (GEMBA's two requests); a score that is not a
+  number in 0-100 is asked again likewise.
+- **Samples**: with ``samples`` N, sample 0 is asked at temperature 0 and the others at :data:`SAMPLE_TEMPERATURE`;
+  a segment's score is the mean of its parsed samples (GEMBA-MQM V2's aggregation is the mean too).
+- **Cache key**: sha256 of the protocol's version, the endpoint's URL, the model, the protocol, the prompt's digest
+  and the sample's index (and, for ESA's score, the spans it was given, in its prompt).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from ..core.errors import InputError
+from ..core.names import clean_name
+from . import gemba
+from .client import Endpoint, chat, new_client
+
+#: the prefix of a judge's metric name: ``judge:NAME``
+PREFIX = "judge:"
+#: how many times an unparsed answer is asked again (each at a temperature 0.1 higher)
+REASKS = 5
+#: the temperature of every sample but the first
+SAMPLE_TEMPERATURE = 1.0
+#: bounds of a judge's settings
+MAX_SAMPLES, MAX_CONCURRENCY = 20, 256
+
+
+@dataclass(frozen=True)
+class Judge:
+    name: str
+    url: str
+    model: str
+    protocol: str
+    key_env: str | None = None
+    samples: int = 1
+    concurrency: int = 8
+    price_in: float | None = None
+    price_out: float | None = None
+
+    @property
+    def endpoint(self) -> Endpoint:
+        return Endpoint(self.url, self.model, self.key_env)
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """US dollars for those tokens at the judge's prices per million (None without prices)."""
+        if self.price_in is None and self.price_out is None:
+            return None
+        return (prompt_tokens * (self.price_in or 0.0) + completion_tokens * (self.price_out or 0.0)) / 1e6
+
+
+def check_judge(judge: Judge) -> Judge:
+    """A judge's settings, or one sentence naming what is wrong."""
+    name = clean_name(judge.name, "judge name", empty="a judge needs a name").lower()  # metric names are lowercase
+    parts = urlsplit(judge.url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError("--url must be an http(s) URL of an OpenAI-compatible API (e.g. http://127.0.0.1:8000/v1)")
+    if judge.protocol not in gemba.PROTOCOLS:
+        raise InputError(f"--protocol takes {' or '.join(gemba.PROTOCOLS)}, not '{judge.protocol}'")
+    if not judge.model.strip():
+        raise InputError("--model names the endpoint's model")
+    if judge.key_env is not None and not judge.key_env.replace("_", "").isalnum():
+        raise InputError("--api-key-env names an environment variable (letters, digits, _), not a key")
+    if not 1 <= judge.samples <= MAX_SAMPLES:
+        raise InputError(f"--samples must be from 1 to {MAX_SAMPLES}")
+    if not 1 <= judge.concurrency <= MAX_CONCURRENCY:
+        raise InputError(f"--concurrency must be from 1 to {MAX_CONCURRENCY}")
+    for flag, price in (("--price-in", judge.price_in), ("--price-out", judge.price_out)):
+        if price is not None and not (math.isfinite(price) and price >= 0):
+            raise InputError(f"{flag} is US dollars per million tokens, at least 0")
+    return Judge(name, judge.url.rstrip("/"), judge.model.strip(), judge.protocol, judge.key_env, judge.samples,
+                 judge.concurrency, judge.price_in, judge.price_out)  # fmt: skip
+
+
+def add_judge(store, judge: Judge) -> Judge:
+    """Register a judge (the operator's: the faces check who asks)."""
+    judge = check_judge(judge)
+    store.put_judge(dict(judge.__dict__))
+    return judge
+
+
+def get_judge(store, name: str) -> Judge:
+    found = {j["name"]: j for j in store.judges()}
+    if name not in found:
+        known = ", ".join(found) or "none yet (python -m mtlens judges add NAME --url URL --model MODEL ...)"
+        raise InputError(f"no judge is registered as '{name}'; the judges: {known}")
+    row = found[name]
+    return Judge(**{k: row[k] for k in Judge.__dataclass_fields__})
+
+
+def cache_key(judge: Judge, messages: list[dict], sample: int) -> str:
+    text = json.dumps([gemba.VERSION, judge.url, judge.model, judge.protocol, gemba.digest(messages), sample])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Tally:
+    """What a run of a judge did: requests made (retries and re-asks included), answers read from the cache,
+    segments that shared another's request, unparsed answers, and tokens."""
+
+    asked: int = 0
+    cached: int = 0
+    shared: int = 0
+    unparsed: int = 0
+    unplaced: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    in_flight_peak: int = 0
+    per_system: dict[str, list[int]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+
+class _NotCached(Exception):
+    """An answer is not cached (and the caller asked for cached answers only)."""
+
+
+class _Asker:
+    """Answers through the cache: one request per key, re-asked while unparsed."""
+
+    def __init__(self, store, judge: Judge, tally: Tally, should_stop, cached_only: bool = False):
+        self.store, self.judge, self.tally = store, judge, tally
+        self.client = new_client()
+        self.in_flight = 0
+        self.should_stop = should_stop
+        self.cached_only = cached_only
+        self.saved: list[tuple] = []
+        self.lock = threading.Lock()
+
+    def ask(self, messages: list[dict], sample: int, parses: Callable[[str], bool]) -> dict:
+        key = cache_key(self.judge, messages, sample)
+        found = self.store.judge_answers([key]).get(key)
+        if found is not None:
+            with self.lock:
+                self.tally.cached += 1
+            return found
+        if self.cached_only:
+            raise _NotCached
+        base = 0.0 if sample == 0 else SAMPLE_TEMPERATURE
+        reply = None
+        for k in range(REASKS + 1):
+            if self.should_stop and self.should_stop():
+                raise InputError("stopped")
+            temperature = round(min(1.0, base + 0.1 * k), 2)
+            with self.lock:
+                self.in_flight += 1
+                self.tally.in_flight_peak = max(self.tally.in_flight_peak, self.in_flight)
+            try:
+                reply = chat(self.client, self.judge.endpoint, messages, temperature)
+            finally:
+                with self.lock:
+                    self.in_flight -= 1
+            with self.lock:
+                self.tally.asked += reply.attempts
+                self.tally.prompt_tokens += reply.prompt_tokens
+                self.tally.completion_tokens += reply.completion_tokens
+            if parses(reply.content):
+                break
+        row = {
+            "answer": reply.content,
+            "finish": reply.finish,
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "temperature": temperature,
+        }
+        self.store.put_judge_answers(
+            [(key, reply.content, reply.finish, reply.prompt_tokens, reply.completion_tokens, temperature)]
+        )
+        return row
+
+
+def _languages(corpus) -> tuple[str, str]:
+    pair = corpus.language_pair or ""
+    src, _, tgt = pair.partition("-")
+    return gemba.language_name(src), gemba.language_name(tgt)
+
+
+def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, cached_only: bool = False):
+    """``(scores, tally)``: the judge's scores of every system's lines as a metric
+    (:class:`mtlens.readers.scores.ImportedScores` named ``judge:NAME``, its errors placed as spans) and what the
+    run did (:class:`Tally`); ``cached_only``: None unless every answer is cached already (what a page offers
+    without asking anything)."""
+    import numpy as np
+
+    from ..readers.scores import ErrorSpan, ImportedScores
+
+    if corpus.source is None:
+        raise InputError("an LLM judge reads the source: the set has none (add a source file)")
+    src_lang, tgt_lang = _languages(corpus)
+    systems = list(corpus.system_names)
+    pairs: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for s in systems:
+        for i, line in enumerate(corpus.systems[s]):
+            pairs.setdefault((corpus.source[i], line), []).append((s, i))
+    tally = Tally()
+    tally.shared = sum(len(v) - 1 for v in pairs.values())
+    requests = list(pairs)
+    mqm = judge.protocol == "gemba-mqm"
+    first = [
+        (gemba.mqm_messages if mqm else gemba.esa_span_messages)(src_lang, tgt_lang, src, tgt) for src, tgt in requests
+    ]
+    asker = _Asker(store, judge, tally, should_stop, cached_only)
+
+    def one(index: int, sample: int):
+        messages = first[index]
+        if mqm:
+            row = asker.ask(messages, sample, lambda a: gemba.parse_mqm(a).parsed)
+            parsed = gemba.parse_mqm(row["answer"])
+            return parsed.score if parsed.parsed else None, parsed.errors, row
+        spans_row = asker.ask(messages, sample, lambda a: True)
+        src, tgt = requests[index]
+        second = gemba.esa_score_messages(src_lang, tgt_lang, src, tgt, spans_row["answer"])
+        row = asker.ask(second, sample, lambda a: gemba.parse_number(a) is not None)
+        value = gemba.parse_number(row["answer"])
+        errors = gemba.parse_mqm(spans_row["answer"]).errors
+        merged = {k: row[k] + spans_row[k] for k in ("prompt_tokens", "completion_tokens")}
+        return (None if value is None else float(value)), errors, {**row, **merged}
+
+    results: dict[tuple[int, int], tuple] = {}
+    jobs = [(i, k) for i in range(len(requests)) for k in range(judge.samples)]
+    done = 0
+    with ThreadPoolExecutor(max_workers=judge.concurrency) as pool:
+        futures = {pool.submit(one, i, k): (i, k) for i, k in jobs}
+        try:
+            for f in as_completed(futures):
+                results[futures[f]] = f.result()
+                done += 1
+                if progress:
+                    progress(done, len(jobs))
+        except _NotCached:
+            for f in futures:
+                f.cancel()
+            return None
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+    scores = {s: np.full(corpus.n_lines, np.nan) for s in systems}
+    spans = {s: [[] for _ in range(corpus.n_lines)] for s in systems}
+    tokens = {s: [0, 0] for s in systems}
+    for i, (src, tgt) in enumerate(requests):
+        values = []
+        errors = ()
+        for k in range(judge.samples):
+            value, errs, row = results[(i, k)]
+            if value is None:
+                tally.unparsed += 1
+            else:
+                values.append(value)
+            if k == 0:
+                errors = errs
+            for s, _ in pairs[(src, tgt)]:
+                tokens[s][0] += row["prompt_tokens"]
+                tokens[s][1] += row["completion_tokens"]
+        placed, unplaced = gemba.place(errors, tgt)
+        for s, line in pairs[(src, tgt)]:
+            if values:
+                scores[s][line] = float(np.mean(values))
+            spans[s][line] = [ErrorSpan(a, b, tgt[a:b], e.severity, math.nan) for a, b, e in placed]
+            tally.unplaced += unplaced
+    tally.per_system = tokens
+    notes = [
+        f"{judge.name}: {tally.asked:,} requests, {tally.cached:,} answers from the cache, {tally.shared:,} segments "
+        f"sharing another's request",
+    ]
+    if tally.unparsed:
+        notes.append(f"{judge.name}: {tally.unparsed:,} answers could not be read after {REASKS} re-asks (no score)")
+    if tally.unplaced:
+        notes.append(f"{judge.name}: {tally.unplaced:,} errors quote no text of their line (kept, not placed)")
+    prompt, completion = sum(t[0] for t in tokens.values()), sum(t[1] for t in tokens.values())
+    cost = judge.cost(prompt, completion)
+    notes.append(
+        f"{judge.name}: the answers behind these scores: {prompt:,} prompt and {completion:,} completion tokens"
+        + (f", US$ {cost:.4f} at the judge's prices" if cost is not None else "")
+    )
+    model = (
+        ("judge", judge.name),
+        ("model", judge.model),
+        ("protocol", judge.protocol),
+        ("version", gemba.VERSION),
+        ("samples", str(judge.samples)),
+        ("mean", "samples"),
+    )
+    return ImportedScores(PREFIX + judge.name, True, scores, judge.name, spans, tuple(notes), model), tally

@@ -1,0 +1,158 @@
+"""LLM judges through the command line against a loopback endpoint (issue 48): every request's messages are
+GEMBA-MQM's for its segment (GEMBA's own template, the oracle), temperature 0; every segment's score is GEMBA's own
+parse of the answer; a 429 is retried; a line repeated in a system is asked once; a second run asks nothing; the
+key is sent in the Authorization header and appears in no file of the store and in no output. Then the client's
+error paths (5xx, timeouts, truncation, junk, huge bodies, redirects) against the stub."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mtlens.core.corpus import Corpus
+from mtlens.core.errors import InputError
+from mtlens.judges import client as judge_client
+from mtlens.storage.store import Store
+
+from ..conftest import ROOT, SAMPLE
+from .stub import Stub, answer_for
+from .test_gemba import MQM
+
+KEY = "sk-test-Zq9vX3-never-shown"
+N = 30
+
+
+def _mtlens(*args, ws, env):
+    return subprocess.run(
+        [sys.executable, "-m", "mtlens", *args, "--data-dir", str(ws)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+
+
+def _set(ws) -> tuple[str, Corpus]:
+    read = lambda n: (SAMPLE / f"{n}.txt").read_text(encoding="utf-8").split("\n")[:N]  # noqa: E731
+    repeated = read("Online-W")
+    repeated[5] = repeated[4]  # a line repeated in a system: asked once
+    corpus = Corpus.build(
+        {"ref": read("ref")}, {"UEdin": read("UEdin"), "Online-W": repeated}, read("src"), language_pair="en-de"
+    )
+    return Store(ws).save(corpus, "judged"), corpus
+
+
+def test_a_judge_through_the_command_line(tmp_path):
+    ws = tmp_path / "ws"
+    set_id, corpus = _set(ws)
+    env = {**os.environ, "MTLENS_TEST_JUDGE_KEY": KEY}
+    with Stub() as stub:
+        stub.plan = ["429"]  # the first request is refused once
+        added = _mtlens("judges", "add", "tiny", "--url", stub.url, "--model", "stub-model", "--protocol", "gemba-mqm",
+                        "--api-key-env", "MTLENS_TEST_JUDGE_KEY", "--concurrency", "4", ws=ws, env=env)  # fmt: skip
+        assert added.returncode == 0, added.stderr
+        first = _mtlens(
+            "score", "--set", set_id, "--metrics", "judge:tiny", "--format", "json", "--sentence-level", ws=ws, env=env
+        )
+        assert first.returncode == 0, first.stderr
+        asked = list(stub.requests)
+        second = _mtlens(
+            "score", "--set", set_id, "--metrics", "judge:tiny", "--format", "json", "--sentence-level", ws=ws, env=env
+        )
+        assert second.returncode == 0, second.stderr
+        assert len(stub.requests) == len(asked)  # a second run asks nothing
+    distinct = {(corpus.source[i], line) for s in corpus.system_names for i, line in enumerate(corpus.systems[s])}
+    assert len(asked) == len(distinct) + 1  # one request per distinct segment, and the 429 retried
+    assert stub.peak <= 4
+    for r in asked:
+        body = r["body"]
+        assert body["temperature"] == 0 and body["model"] == "stub-model" and r["path"] == "/v1/chat/completions"
+        assert r["headers"]["Authorization"] == f"Bearer {KEY}"
+    seen = {json.dumps(r["body"]["messages"], sort_keys=True) for r in asked}
+    for src, tgt in distinct:  # every request is GEMBA-MQM's template for its segment (GEMBA's own code)
+        data = {"source_lang": "English", "target_lang": "German", "source_seg": src, "target_seg": tgt}
+        assert json.dumps(MQM.apply_template(MQM.TEMPLATE_GEMBA_MQM, data), sort_keys=True) in seen
+    doc = json.loads(first.stdout)
+    assert json.loads(second.stdout)["systems"] == doc["systems"]
+    sentences = {s["name"]: s for s in doc["systems"]}
+    for name in corpus.system_names:
+        got = sentences[name]["sentences"]["judge:tiny"] if "sentences" in sentences[name] else None
+        assert got is not None, sentences[name].keys()
+        for i, line in enumerate(corpus.systems[name]):
+            data = {
+                "source_lang": "English",
+                "target_lang": "German",
+                "source_seg": corpus.source[i],
+                "target_seg": line,
+            }
+            expected = MQM.parse_mqm_answer(
+                answer_for(MQM.apply_template(MQM.TEMPLATE_GEMBA_MQM, data)), normalize=False
+            )
+            assert got[i] == expected, (name, i)
+        assert sentences[name]["scores"]["judge:tiny"] == pytest.approx(sum(got) / len(got), abs=1e-9)
+    # the key: in the Authorization header only; in no file of the store, no output
+    for out in (added, first, second):
+        assert KEY not in out.stdout and KEY not in out.stderr
+    for path in ws.rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path
+
+
+@pytest.fixture
+def fast_client():
+    c = judge_client.new_client(timeout=1.0)
+    yield c
+    c.close()
+
+
+MESSAGES = [{"role": "user", "content": "English source:\n```a```\nGerman translation:\n```b c```\n"}]
+
+
+def test_the_client_retries_what_is_worth_retrying_and_says_the_rest(fast_client, monkeypatch):
+    endpoint = lambda s: judge_client.Endpoint(s.url, "m")  # noqa: E731
+    waits = []
+    with Stub() as s:
+        s.plan = ["500", "429", "slow"]  # a server error, a refusal, a timeout (1 s client): then the answer
+        reply = judge_client.chat(fast_client, endpoint(s), MESSAGES, sleep=waits.append)
+        assert reply.attempts == 4 and reply.finish == "stop" and len(waits) == 3
+        assert waits[1] == 0.0  # the 429's Retry-After: 0
+        s.plan = ["length"]  # truncated: asked again once with twice the tokens
+        reply = judge_client.chat(fast_client, endpoint(s), MESSAGES, sleep=waits.append)
+        assert [r["body"]["max_tokens"] for r in s.requests[-2:]] == [500, 1000] and reply.finish == "stop"
+        for step, said in [
+            ("junk", "not a chat completion"),
+            ("huge", "more than 1,024 KB"),
+            ("redirect", "redirected"),
+        ]:
+            s.plan = [step]
+            with pytest.raises(InputError, match=said):
+                judge_client.chat(fast_client, endpoint(s), MESSAGES, sleep=waits.append)
+        s.plan = ["500"] * judge_client.ATTEMPTS
+        with pytest.raises(InputError, match=f"refused {judge_client.ATTEMPTS} times"):
+            judge_client.chat(fast_client, endpoint(s), MESSAGES, sleep=waits.append)
+    monkeypatch.delenv("NOT_SET_KEY_VAR", raising=False)
+    with pytest.raises(InputError, match=r"read from \$NOT_SET_KEY_VAR, which is not set"):
+        judge_client.chat(fast_client, judge_client.Endpoint("http://127.0.0.1:9/v1", "m", "NOT_SET_KEY_VAR"), MESSAGES)
+    with pytest.raises(InputError, match="did not answer"):  # nothing listens on port 9
+        judge_client.chat(
+            fast_client, judge_client.Endpoint("http://127.0.0.1:9/v1", "m"), MESSAGES, sleep=waits.append
+        )
+
+
+def test_an_unparsed_answer_is_asked_again_warmer_and_then_counted(tmp_path):
+    from mtlens.judges.compute import REASKS, Judge, judge_scores
+
+    corpus = Corpus.build(
+        {"ref": ["a"] * 2}, {"A": ["Das ist gut", "Das ist gut"]}, ["This is good"] * 2, language_pair="en-de"
+    )
+    store = Store(tmp_path)
+    with Stub(answer=lambda m: 'accuracy/mistranslation - "gut"') as s:  # no severity header: GEMBA says perfect
+        judge = Judge("j", s.url, "m", "gemba-mqm", concurrency=2)
+        scores, tally = judge_scores(store, judge, corpus)
+        temps = [r["body"]["temperature"] for r in s.requests]
+    assert temps == [round(0.1 * k, 2) for k in range(REASKS + 1)]  # one segment (repeated), asked warmer each time
+    assert tally.unparsed == 1 and all(v != v for v in scores.scores["A"])  # NaN: no score, never "perfect"
