@@ -136,12 +136,14 @@ class _Asker:
         self.in_flight = 0
         self.should_stop = should_stop
         self.cached_only = cached_only
-        self.saved: list[tuple] = []
+        self.known: dict[str, dict] = {}  # answers read from the store in one query, before any request
         self.lock = threading.Lock()
 
     def ask(self, messages: list[dict], sample: int, parses: Callable[[str], bool]) -> dict:
         key = cache_key(self.judge, messages, sample)
-        found = self.store.judge_answers([key]).get(key)
+        found = self.known.get(key)
+        if found is None:
+            found = self.store.judge_answers([key]).get(key)
         if found is not None:
             with self.lock:
                 self.tally.cached += 1
@@ -212,6 +214,7 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
         (gemba.mqm_messages if mqm else gemba.esa_span_messages)(src_lang, tgt_lang, src, tgt) for src, tgt in requests
     ]
     asker = _Asker(store, judge, tally, should_stop, cached_only)
+    asker.known = store.judge_answers([cache_key(judge, m, k) for m in first for k in range(judge.samples)])
 
     def one(index: int, sample: int):
         messages = first[index]
