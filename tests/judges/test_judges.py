@@ -156,3 +156,27 @@ def test_an_unparsed_answer_is_asked_again_warmer_and_then_counted(tmp_path):
         temps = [r["body"]["temperature"] for r in s.requests]
     assert temps == [round(0.1 * k, 2) for k in range(REASKS + 1)]  # one segment (repeated), asked warmer each time
     assert tally.unparsed == 1 and all(v != v for v in scores.scores["A"])  # NaN: no score, never "perfect"
+
+
+def test_the_home_page_lists_the_judges_and_only_the_operator_registers_one(tmp_path, monkeypatch):
+    """The judges panel: the operator (local mode) registers a judge with the form; the judge is stored as the
+    command line's would be; a shared server's visitor sees the judge (its endpoint's host only) and no form."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.text_input(key="judge_name").set_value("Mine")
+    at.text_input(key="judge_url").set_value("http://u:pw@127.0.0.1:8000/v1")
+    at.text_input(key="judge_model").set_value("m")
+    at.text_input(key="judge_key_env").set_value("JUDGE_KEY")
+    at.button(key="FormSubmitter:judge_add-Register judge").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Registered judge" in s.value and "mine" in s.value for s in at.success), [e.value for e in at.error]
+    (judge,) = Store(tmp_path).judges()
+    assert judge["name"] == "mine" and judge["key_env"] == "JUDGE_KEY"
+    monkeypatch.setenv("MTLENS_ACCESS", "owners")
+    visitor = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    assert not visitor.exception
+    tables = [t.value for t in visitor.dataframe if "metric" in t.value.columns and "protocol" in t.value.columns]
+    assert tables and list(tables[0]["endpoint"]) == ["127.0.0.1"] and "pw" not in tables[0].to_string()
+    assert not [w for w in visitor.text_input if w.key == "judge_url"]
