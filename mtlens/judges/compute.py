@@ -282,12 +282,19 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
         notes.append(f"{judge.name}: {tally.unparsed:,} answers could not be read after {REASKS} re-asks (no score)")
     if tally.unplaced:
         notes.append(f"{judge.name}: {tally.unplaced:,} errors quote no text of their line (kept, not placed)")
-    prompt, completion = sum(t[0] for t in tokens.values()), sum(t[1] for t in tokens.values())
+    prompt = sum(r[2]["prompt_tokens"] for r in results.values())  # each answer once, however many segments share it
+    completion = sum(r[2]["completion_tokens"] for r in results.values())
     cost = judge.cost(prompt, completion)
     notes.append(
         f"{judge.name}: the answers behind these scores: {prompt:,} prompt and {completion:,} completion tokens"
         + (f", US$ {cost:.4f} at the judge's prices" if cost is not None else "")
     )
+    for s in systems:  # per system: what its scores stand on (a shared answer counts for each system it scores)
+        cost_s = judge.cost(*tokens[s])
+        notes.append(
+            f"{judge.name}: {s}: {tokens[s][0]:,} prompt and {tokens[s][1]:,} completion tokens"
+            + (f", US$ {cost_s:.4f}" if cost_s is not None else "")
+        )
     model = (
         ("judge", judge.name),
         ("model", judge.model),

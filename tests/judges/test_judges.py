@@ -180,3 +180,20 @@ def test_the_home_page_lists_the_judges_and_only_the_operator_registers_one(tmp_
     tables = [t.value for t in visitor.dataframe if "metric" in t.value.columns and "protocol" in t.value.columns]
     assert tables and list(tables[0]["endpoint"]) == ["127.0.0.1"] and "pw" not in tables[0].to_string()
     assert not [w for w in visitor.text_input if w.key == "judge_url"]
+
+
+def test_tokens_and_cost_are_said_per_system_and_in_all(tmp_path):
+    """The stub charges 100 prompt and 10 completion tokens per answer. Two systems, one shared line: the total
+    counts each answer once, each system every answer behind its scores; at US$ 2 / 8 per million tokens."""
+    from mtlens.judges.compute import Judge, judge_scores
+
+    corpus = Corpus.build({"ref": ["r"] * 2}, {"A": ["Das ist gut", "Ein Haus"], "B": ["Das ist gut", "Zwei"]},
+                          ["This is good", "A house"], language_pair="en-de")  # fmt: skip
+    with Stub() as s:
+        scores, _ = judge_scores(
+            Store(tmp_path), Judge("j", s.url, "m", "gemba-mqm", price_in=2.0, price_out=8.0), corpus
+        )
+    notes = "\n".join(scores.notes)
+    assert "the answers behind these scores: 300 prompt and 30 completion tokens, US$ 0.0008" in notes  # 3 answers
+    assert "j: A: 200 prompt and 20 completion tokens, US$ 0.0006" in notes
+    assert "j: B: 200 prompt and 20 completion tokens, US$ 0.0006" in notes
