@@ -16,6 +16,7 @@ NEEDS_DATA = [
     "bench_dashboard",
     "bench_dashboard_large",
     "bench_history_memory",
+    "bench_judge",
     "bench_load",
     "bench_memory",
     "bench_million",
