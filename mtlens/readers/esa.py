@@ -335,7 +335,7 @@ def read_esa(data: bytes, name: str, corpus=None, pair: str | None = None) -> ES
 def _placed(ratings: Sequence[ESARating], corpus, name: str) -> tuple[list[ESARating], int]:
     """The ratings on the corpus's lines: known systems (a reference rated as a system is kept under its name),
     lines in range, spans clipped to the rated line."""
-    texts = {**{n: v for n, v in corpus.systems.items()}, **{n: v for n, v in corpus.references.items()}}
+    texts = {**corpus.systems, **corpus.references}
     unknown = sorted({r.system for r in ratings if r.system not in texts and r.system not in REFERENCE_SYSTEMS})
     if unknown:
         raise InputError(
@@ -384,6 +384,18 @@ def domain_weights(scores: Sequence[float], domains: Sequence[str] | None) -> li
         return [1.0 if ok else 0.0 for ok in rated]
     per = Counter(d for d, ok in zip(domains, rated, strict=True) if ok)
     return [1.0 / (per[d] * len(per)) if ok else 0.0 for d, ok in zip(domains, rated, strict=True)]
+
+
+def system_score(scores: Sequence[float], domains: Sequence[str] | None) -> float | None:
+    """A system's ESA score from its segments' (NaN where unrated): the mean of its per-domain means, or the plain
+    mean without ``domains`` (:func:`domain_weights`); None when no segment is rated.
+
+    >>> system_score([80.0, 60.0, 90.0, float("nan")], ["news", "news", "social", "social"])
+    80.0
+    """
+    w = domain_weights(scores, domains)
+    total = sum(w)
+    return sum(x * y for x, y in zip(scores, w, strict=True) if y) / total if total else None
 
 
 def rater_quality(esa: ESARatings) -> list[dict]:

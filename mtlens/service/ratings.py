@@ -11,12 +11,13 @@ from collections.abc import Sequence
 from ..core.errors import InputError
 from ..readers.esa import (
     ESARatings,
-    domain_weights,
     pooled,
     rater_quality,
     read_esa,
+    read_esa_files,
     segment_scores,
     split_annotations,
+    system_score,
 )
 from .sets import open_set
 
@@ -70,15 +71,16 @@ def esa_report_of(ev, exclude: Sequence[str] = (), mean: str = "domains", segmen
         raise InputError(f"no rater '{unknown[0]}' in the set's ESA ratings; its raters: {', '.join(raters[:20])}")
     saved = split_annotations(ev.annotations)[2]
     exclude = sorted(set(exclude) | saved)
+    everyone = pooled(files)
     quality = rater_quality(
         ESARatings(
             "+".join(f.name for f in files),
             files[0].pair,
-            tuple(pooled(files)),
+            tuple(everyone),
             tuple(c for f in files for c in f.controls),
         )
     )
-    kept = [r for r in pooled(files) if r.rater not in set(exclude)]
+    kept = [r for r in everyone if r.rater not in set(exclude)]
     merged = ESARatings("+".join(f.name for f in files), files[0].pair, tuple(kept))
     c = ev.corpus
     systems = list(dict.fromkeys([*c.system_names, *(r.system for r in kept)]))
@@ -86,9 +88,7 @@ def esa_report_of(ev, exclude: Sequence[str] = (), mean: str = "domains", segmen
     by_domain = mean == "domains" and c.domains is not None
     rows = []
     for s in systems:
-        w = domain_weights(seg[s], c.domains if by_domain else None)
-        total = sum(w)
-        score = sum(x * y for x, y in zip(seg[s], w, strict=True) if y) / total if total else None
+        score = system_score(seg[s], c.domains if by_domain else None)
         rated = sum(1 for x in seg[s] if math.isfinite(x))
         if rated:
             rows.append({"system": s, "score": score, "segments": rated, "reference": s not in c.systems})
@@ -177,20 +177,18 @@ def esa_human_scores(ev):
     ESA ratings."""
     from ..analysis.human import HumanScores
 
-    files = esa_files(ev)
+    c = ev.corpus
+    files = read_esa_files(ev.annotations, c)  # without the raters the set leaves out, as the esa metric
     if not files:
         return None
-    c = ev.corpus
     merged = ESARatings("+".join(f.name for f in files), files[0].pair, tuple(pooled(files)))
     seg = segment_scores(merged, list(c.system_names), c.n_lines)
     system, segment = {}, {}
     for s in c.system_names:
         rated = {i: v for i, v in enumerate(seg[s]) if math.isfinite(v)}
-        if not rated:
-            continue
-        w = domain_weights(seg[s], c.domains)
-        system[s] = sum(v * w[i] for i, v in rated.items()) / sum(w[i] for i in rated)
-        segment[s] = rated
+        if rated:
+            system[s] = system_score(seg[s], c.domains)
+            segment[s] = rated
     return HumanScores({"ESA": system}, {"ESA": segment}) if system else None
 
 

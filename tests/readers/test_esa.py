@@ -352,3 +352,22 @@ def test_esa_is_the_human_side_of_the_meta_evaluation(tmp_path, capsys):
 def test_esa_ratings_alone_say_what_they_need(tmp_path, capsys):
     assert main(["import", "--ratings", str(DATA / "esa_en-ja.excerpt.csv"), "--data-dir", str(tmp_path)]) == 2
     assert "holds ESA ratings: they rate the lines of a test set" in capsys.readouterr().err
+
+
+def test_a_rater_left_out_leaves_the_human_side_of_the_meta_evaluation_too(tmp_path, capsys):
+    """The set's left-out raters leave ESA as a human score (human correlation, the meta-evaluation) as they leave
+    the esa metric: both give the same system scores, without that rater's ratings."""
+    from mtlens.service.ratings import esa_human_scores, leave_out
+    from mtlens.service.sets import open_set
+
+    ws, set_id = _real_excerpt_set(tmp_path)
+    capsys.readouterr()
+    assert main(["ratings", "--set", set_id, "--segments", "--format", "json", "--data-dir", str(ws)]) == 0
+    out = next(x["rater"] for x in json.loads(capsys.readouterr().out)["segments"] if x["system"] != "refA")
+    store = Store(ws)
+    before = esa_human_scores(open_set(store, set_id)).system["ESA"]
+    leave_out(store, set_id, [out])
+    after = esa_human_scores(open_set(store, set_id)).system["ESA"]
+    assert main(["score", "--set", set_id, "--metrics", "esa", "--format", "json", "--data-dir", str(ws)]) == 0
+    metric = {x["name"]: x["scores"]["esa"] for x in json.loads(capsys.readouterr().out)["systems"]}
+    assert after == pytest.approx(metric, abs=1e-9) and after != before
