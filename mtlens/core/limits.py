@@ -81,6 +81,10 @@ DEFAULT_MAX_VISITOR_LINES = 90_000
 DEFAULT_MAX_VISITOR_DOCUMENTS = 10_000
 
 
+def max_visitor_lines() -> int:
+    return int(env_number("MTLENS_MAX_VISITOR_LINES", DEFAULT_MAX_VISITOR_LINES, 1))
+
+
 def check_visitor_size(n_lines: int, n_streams: int, n_documents: int = 0, what: str = "this set") -> None:
     """Refuse, in one sentence, a set larger than a dashboard visitor may make the server hold (the operator
     imports larger sets with the command line).
@@ -91,7 +95,7 @@ def check_visitor_size(n_lines: int, n_streams: int, n_documents: int = 0, what:
     ...
     mtlens.core.errors.InputError: this set has 100,000 lines x 3 texts (300,000 line texts); a set made on the dashboard may hold at most 90,000 (MTLENS_MAX_VISITOR_LINES): the operator can import it with python -m mtlens import
     """
-    most = int(env_number("MTLENS_MAX_VISITOR_LINES", DEFAULT_MAX_VISITOR_LINES, 1))
+    most = max_visitor_lines()
     if n_lines * n_streams > most:
         raise InputError(
             f"{what} has {n_lines:,} lines x {n_streams} texts ({n_lines * n_streams:,} line texts); a set made on "

@@ -120,7 +120,6 @@ class Tally:
     completion_tokens: int = 0
     in_flight_peak: int = 0
     per_system: dict[str, list[int]] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
 class _NotCached(Exception):
@@ -132,17 +131,27 @@ class _Asker:
 
     def __init__(self, store, judge: Judge, tally: Tally, should_stop, cached_only: bool = False):
         self.store, self.judge, self.tally = store, judge, tally
-        self.client = new_client()
+        self.client = None  # made by the first request (a page that finds everything cached makes none)
         self.in_flight = 0
         self.should_stop = should_stop
         self.cached_only = cached_only
         self.known: dict[str, dict] = {}  # answers read from the store in one query, before any request
+        self.checked: set[str] = set()  # the keys that query looked for (a miss there is not asked of the store)
         self.lock = threading.Lock()
+
+    def prefetch(self, keys: list[str]) -> None:
+        self.known = self.store.judge_answers(keys)
+        self.checked = set(keys)
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
 
     def ask(self, messages: list[dict], sample: int, parses: Callable[[str], bool]) -> dict:
         key = cache_key(self.judge, messages, sample)
-        found = self.known.get(key)
-        if found is None:
+        if key in self.checked:
+            found = self.known.get(key)
+        else:  # GEMBA-ESA's second request: its prompt holds the first answer, so it could not be prefetched
             found = self.store.judge_answers([key]).get(key)
         if found is not None:
             with self.lock:
@@ -150,6 +159,9 @@ class _Asker:
             return found
         if self.cached_only:
             raise _NotCached
+        with self.lock:
+            if self.client is None:
+                self.client = new_client()
         base = 0.0 if sample == 0 else SAMPLE_TEMPERATURE
         reply = None
         for k in range(REASKS + 1):
@@ -214,7 +226,7 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
         (gemba.mqm_messages if mqm else gemba.esa_span_messages)(src_lang, tgt_lang, src, tgt) for src, tgt in requests
     ]
     asker = _Asker(store, judge, tally, should_stop, cached_only)
-    asker.known = store.judge_answers([cache_key(judge, m, k) for m in first for k in range(judge.samples)])
+    asker.prefetch([cache_key(judge, m, k) for m in first for k in range(judge.samples)])
 
     def one(index: int, sample: int):
         messages = first[index]
@@ -234,22 +246,25 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
     results: dict[tuple[int, int], tuple] = {}
     jobs = [(i, k) for i in range(len(requests)) for k in range(judge.samples)]
     done = 0
-    with ThreadPoolExecutor(max_workers=judge.concurrency) as pool:
-        futures = {pool.submit(one, i, k): (i, k) for i, k in jobs}
-        try:
-            for f in as_completed(futures):
-                results[futures[f]] = f.result()
-                done += 1
-                if progress:
-                    progress(done, len(jobs))
-        except _NotCached:
-            for f in futures:
-                f.cancel()
-            return None
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+    try:
+        with ThreadPoolExecutor(max_workers=judge.concurrency) as pool:
+            futures = {pool.submit(one, i, k): (i, k) for i, k in jobs}
+            try:
+                for f in as_completed(futures):
+                    results[futures[f]] = f.result()
+                    done += 1
+                    if progress:
+                        progress(done, len(jobs))
+            except _NotCached:
+                for f in futures:
+                    f.cancel()
+                return None
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+    finally:
+        asker.close()
     scores = {s: np.full(corpus.n_lines, np.nan) for s in systems}
     spans = {s: [[] for _ in range(corpus.n_lines)] for s in systems}
     tokens = {s: [0, 0] for s in systems}

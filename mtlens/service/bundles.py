@@ -156,9 +156,9 @@ def read_bundle(data: bytes, visitor: bool = False) -> Bundle:
     if raw.count(b'"') > 2 * MAX_BUNDLE_LINES + 10_000:
         raise InputError(f"the bundle holds more than {MAX_BUNDLE_LINES:,} lines, the limit for one bundle")
     if visitor:  # every line is a JSON string (two quotes), its document and domain too; names and facts: the slack
-        from ..core.limits import DEFAULT_MAX_VISITOR_LINES, env_number
+        from ..core.limits import max_visitor_lines
 
-        most = int(env_number("MTLENS_MAX_VISITOR_LINES", DEFAULT_MAX_VISITOR_LINES, 1))
+        most = max_visitor_lines()
         if raw.count(b'"') > 2 * 3 * most + 10_000:
             raise InputError(
                 f"the bundle holds more than {most:,} line texts, the most a set made on the dashboard may hold "

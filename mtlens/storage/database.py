@@ -84,6 +84,22 @@ def dict_rows(cur: sqlite3.Cursor) -> list[dict]:
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
 
+#: keys per ``IN (...)`` of a lookup (SQLite's default limit of variables is far above it)
+IN_CHUNK = 500
+
+
+def in_chunks(keys):
+    """The distinct ``keys`` in chunks for ``... IN (marks)`` lookups: ``(chunk, marks)`` pairs.
+
+    >>> [(c, m) for c, m in in_chunks(["a", "b", "a"])]
+    [(['a', 'b'], '?,?')]
+    """
+    unique = list(dict.fromkeys(keys))
+    for k in range(0, len(unique), IN_CHUNK):
+        chunk = unique[k : k + IN_CHUNK]
+        yield chunk, ",".join("?" * len(chunk))
+
+
 def timestamp() -> float:
     """Seconds since the epoch, UTC (the job rows' times)."""
     return dt.datetime.now(dt.timezone.utc).timestamp()

@@ -9,7 +9,7 @@ import time
 from collections.abc import Mapping, Sequence
 
 from ..core.errors import InputError
-from .database import Database, Missing, dict_rows
+from .database import Database, Missing, dict_rows, in_chunks
 
 _COLUMNS = "name, url, model, protocol, key_env, samples, concurrency, price_in, price_out, added"
 
@@ -51,10 +51,7 @@ class Judges(Database):
         out: dict[str, dict] = {}
         try:
             with self._db() as con:
-                unique = list(dict.fromkeys(keys))
-                for k in range(0, len(unique), 500):
-                    chunk = unique[k : k + 500]
-                    marks = ",".join("?" * len(chunk))
+                for chunk, marks in in_chunks(keys):
                     cur = con.execute(
                         "SELECT key, answer, finish, prompt_tokens, completion_tokens, temperature FROM judge_answers "
                         f"WHERE key IN ({marks})",

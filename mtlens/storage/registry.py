@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 
 from ..core.errors import InputError
-from .database import Database, Missing, dict_rows
+from .database import Database, Missing, dict_rows, in_chunks
 
 
 class Registry(Database):
@@ -54,10 +54,7 @@ class Registry(Database):
         out: dict[str, tuple[float, str | None]] = {}
         try:
             with self._db() as con:
-                keys = list(dict.fromkeys(segments))
-                for k in range(0, len(keys), 500):
-                    chunk = keys[k : k + 500]
-                    marks = ",".join("?" * len(chunk))
+                for chunk, marks in in_chunks(segments):
                     for seg, score, spans in con.execute(
                         f"SELECT segment, score, spans FROM neural WHERE digest = ? AND segment IN ({marks})",
                         (digest, *chunk),

@@ -184,9 +184,12 @@ class Sets(Owners):
         their run facts ``runs``: name -> (family, ISO time, metadata JSON), in the same transaction."""
         self._check_change(set_id, visitor)
         saved = self.load(set_id)
-        clash = sorted(set(systems) & set(saved.corpus.systems))
-        if clash:
-            raise InputError(f"set '{saved.info.name}' already has a system named '{clash[0]}'")
+
+        def refuse_taken(names) -> None:
+            if clash := sorted(set(systems) & set(names)):
+                raise InputError(f"set '{saved.info.name}' already has a system named '{clash[0]}'")
+
+        refuse_taken(saved.corpus.systems)  # before any work; checked again under the lock below
         merged = Corpus.build(dict(saved.corpus.references), {**saved.corpus.systems, **systems})  # checks lines
         if visitor is not None and not visitor.admin:  # issue 51: a visitor grows a set within the visitors' bound
             from ..core.limits import check_visitor_size
@@ -204,9 +207,7 @@ class Sets(Owners):
                 r[0]: r[1]
                 for r in con.execute("SELECT name, position FROM streams WHERE set_id = ? AND kind = 'sys'", (set_id,))
             }
-            clash = sorted(set(systems) & set(taken))
-            if clash:
-                raise InputError(f"set '{saved.info.name}' already has a system named '{clash[0]}'")
+            refuse_taken(taken)  # another add may have taken a name since the set was read
             first = max(taken.values(), default=-1) + 1
             con.executemany(
                 "INSERT INTO streams (set_id, kind, name, position, lines) VALUES (?, 'sys', ?, ?, ?)",

@@ -66,6 +66,22 @@ def browser(request):
         b.close()
 
 
+def wait_until_healthy(url: str, proc: subprocess.Popen, log) -> None:
+    """Wait (up to a minute) for a Streamlit server's health check, or fail with the end of its log."""
+    for _ in range(120):
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            if proc.poll() is not None:
+                break
+            time.sleep(0.5)
+    else:
+        raise RuntimeError(f"streamlit did not start: {log.read_text()[-2000:]}")
+    if proc.poll() is not None:
+        raise RuntimeError(f"streamlit stopped: {log.read_text()[-2000:]}")
+
+
 @contextlib.contextmanager
 def running_server(log_dir, env=None, flags=("--server.address", "127.0.0.1"), port=None, script="app.py"):
     """A Streamlit server for app.py (or another ``script``) on a free port (stopped on exit); yields its
@@ -85,18 +101,7 @@ def running_server(log_dir, env=None, flags=("--server.address", "127.0.0.1"), p
         )
     try:
         url = f"http://127.0.0.1:{port}"
-        for _ in range(120):
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                if proc.poll() is not None:
-                    break
-                time.sleep(0.5)
-        else:
-            raise RuntimeError(f"streamlit did not start: {log.read_text()[-2000:]}")
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit stopped: {log.read_text()[-2000:]}")
+        wait_until_healthy(url, proc, log)
         yield url
     finally:
         proc.terminate()

@@ -10,7 +10,6 @@ import os
 import site
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -98,7 +97,7 @@ def test_the_installed_dashboard_starts_and_serves_the_sample(installed, tmp_pat
     pytest.importorskip("playwright")
     from playwright.sync_api import sync_playwright
 
-    from ..app.test_browser import ARGS, CHROMIUM, SIGNATURES, _goto, _idle
+    from ..app.test_browser import ARGS, CHROMIUM, SIGNATURES, _goto, _idle, wait_until_healthy
 
     port = free_port()
     env = dict(os.environ, MTLENS_DATA_DIR=str(tmp_path / "ws"))
@@ -113,13 +112,7 @@ def test_the_installed_dashboard_starts_and_serves_the_sample(installed, tmp_pat
     )
     try:
         url = f"http://127.0.0.1:{port}"
-        for _ in range(120):
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                assert proc.poll() is None, (tmp_path / "dashboard.log").read_text()[-2000:]
-                time.sleep(0.5)
+        wait_until_healthy(url, proc, tmp_path / "dashboard.log")
         config = json.loads(urllib.request.urlopen(f"{url}/_stcore/host-config", timeout=5).read())
         assert config is not None
         with sync_playwright() as p:
