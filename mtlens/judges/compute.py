@@ -68,6 +68,12 @@ def check_judge(judge: Judge) -> Judge:
     parts = urlsplit(judge.url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InputError("--url must be an http(s) URL of an OpenAI-compatible API (e.g. http://127.0.0.1:8000/v1)")
+    if parts.username is not None or parts.password is not None or parts.query or parts.fragment:
+        # the URL is stored and shown: a user, a password or a query (?api_key=...) would put a secret there
+        raise InputError(
+            "--url is the API's base URL alone, without a user, password or query: give the key's environment "
+            "variable with --api-key-env"
+        )
     if judge.protocol not in gemba.PROTOCOLS:
         raise InputError(f"--protocol takes {' or '.join(gemba.PROTOCOLS)}, not '{judge.protocol}'")
     if not judge.model.strip():

@@ -166,9 +166,13 @@ def test_the_home_page_lists_the_judges_and_only_the_operator_registers_one(tmp_
     monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.text_input(key="judge_name").set_value("Mine")
-    at.text_input(key="judge_url").set_value("http://u:pw@127.0.0.1:8000/v1")
+    at.text_input(key="judge_url").set_value("http://u:pw@127.0.0.1:8000/v1")  # a password in the address: refused
     at.text_input(key="judge_model").set_value("m")
     at.text_input(key="judge_key_env").set_value("JUDGE_KEY")
+    at.button(key="FormSubmitter:judge_add-Register judge").click().run()
+    assert any("api\\-key\\-env" in e.value or "api-key-env" in e.value for e in at.error), [e.value for e in at.error]
+    assert Store(tmp_path).judges() == []  # nothing stored: the store never holds the password
+    at.text_input(key="judge_url").set_value("http://127.0.0.1:8000/v1")
     at.button(key="FormSubmitter:judge_add-Register judge").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("Registered judge" in s.value and "mine" in s.value for s in at.success), [e.value for e in at.error]
@@ -178,7 +182,7 @@ def test_the_home_page_lists_the_judges_and_only_the_operator_registers_one(tmp_
     visitor = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     assert not visitor.exception
     tables = [t.value for t in visitor.dataframe if "metric" in t.value.columns and "protocol" in t.value.columns]
-    assert tables and list(tables[0]["endpoint"]) == ["127.0.0.1"] and "pw" not in tables[0].to_string()
+    assert tables and list(tables[0]["endpoint"]) == ["127.0.0.1"]
     assert not [w for w in visitor.text_input if w.key == "judge_url"]
 
 
@@ -197,3 +201,15 @@ def test_tokens_and_cost_are_said_per_system_and_in_all(tmp_path):
     assert "the answers behind these scores: 300 prompt and 30 completion tokens, US$ 0.0008" in notes  # 3 answers
     assert "j: A: 200 prompt and 20 completion tokens, US$ 0.0006" in notes
     assert "j: B: 200 prompt and 20 completion tokens, US$ 0.0006" in notes
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://u:pw@127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1?api_key=sk-SECRET", "https://key@api.example.com/v1"],
+)
+def test_a_url_that_would_carry_a_secret_is_refused_and_nothing_is_stored(tmp_path, url):
+    env = {**os.environ}
+    out = _mtlens("judges", "add", "j", "--url", url, "--model", "m", "--protocol", "gemba-mqm", ws=tmp_path, env=env)
+    assert out.returncode == 2 and "--api-key-env" in out.stderr
+    assert "pw" not in out.stderr and "SECRET" not in out.stderr and "key@" not in out.stderr
+    assert Store(tmp_path).judges() == []
