@@ -49,4 +49,12 @@ if ! wait "$neural"; then
   tail -5 .venv-neural.log >&2
 fi
 tail -1 .venv-neural.log
+# transformers serve (its own environment), for the LLM judges' end-to-end test: after the neural extra, whose torch
+# wheel it takes from pip's cache
+if bash scripts/install-serve.sh > .venv-serve.log 2>&1; then
+  tail -1 .venv-serve.log
+else
+  echo "installing transformers serve failed (its test will say so):" >&2
+  tail -5 .venv-serve.log >&2
+fi
 exec .venv/bin/python -m pytest "$@"

@@ -19,7 +19,11 @@ TESTDATA = ROOT / "tests" / "data"
 SHARED = ROOT.parent / "shared" / "data"
 
 #: run by the neural extra's interpreter (it imports COMET and SentencePiece), never imported by pytest
-collect_ignore = ["neural/build_tiny_comet.py", "neural/pearmut_session.py"]  # scripts run in other environments
+collect_ignore = [
+    "neural/build_tiny_comet.py",
+    "neural/pearmut_session.py",
+    "judges/build_tiny_judge.py",
+]  # scripts run in other environments
 
 PAIRS = ["de-en", "zh-en", "ja-en", "cs-en", "en-de", "en-cs", "en-ja", "en-zh"]
 
@@ -62,8 +66,9 @@ def pytest_configure(config):
 BROWSER_FILES = ("test_browser", "test_load")
 #: fixtures that need the neural extra (marked ``neural``)
 NEURAL_FIXTURES = {"neural_python", "tiny_models"}
-#: fixtures that start a real server (PostgreSQL, a Ray cluster) on loopback (marked ``services``)
-SERVICE_FIXTURES = {"pg_server", "ray_cluster"}
+#: fixtures for a real server started on loopback (PostgreSQL, a Ray cluster, ``transformers serve``; marked
+#: ``services``)
+SERVICE_FIXTURES = {"pg_server", "ray_cluster", "serve_python"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -221,6 +226,20 @@ def pearmut_python(request):
     python = ROOT / ".venv-pearmut" / "bin" / "python"
     if not python.exists():
         why = f"{python} is missing: run bash scripts/install-pearmut.sh (Pearmut needs Python 3.12 or newer)"
+        if request.config.getoption("--require-services"):
+            pytest.fail(f"--require-services was given but {why}")
+        pytest.skip(why)
+    return str(python)
+
+
+@pytest.fixture(scope="session")
+def serve_python(request):
+    """The serving environment's interpreter (.venv-serve, scripts/install-serve.sh: transformers with its
+    OpenAI-compatible ``transformers serve``); its tests skip without it, with a reason, unless
+    ``--require-services`` (what CI passes) makes that a failure."""
+    python = ROOT / ".venv-serve" / "bin" / "python"
+    if not python.exists():
+        why = f"{python} is missing: run bash scripts/install-serve.sh"
         if request.config.getoption("--require-services"):
             pytest.fail(f"--require-services was given but {why}")
         pytest.skip(why)

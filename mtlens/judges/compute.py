@@ -19,6 +19,7 @@ import hashlib
 import json
 import math
 import threading
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -98,6 +99,11 @@ def add_judge(store, judge: Judge) -> Judge:
     return judge
 
 
+def registered(store) -> list[Judge]:
+    """The registered judges, by name."""
+    return [Judge(**{k: row[k] for k in Judge.__dataclass_fields__}) for row in store.judges()]
+
+
 def get_judge(store, name: str) -> Judge:
     found = {j["name"]: j for j in store.judges()}
     if name not in found:
@@ -126,6 +132,10 @@ class Tally:
     completion_tokens: int = 0
     in_flight_peak: int = 0
     per_system: dict[str, list[int]] = field(default_factory=dict)
+
+
+class Stopped(Exception):
+    """A run was asked to stop (its answers so far are saved)."""
 
 
 class _NotCached(Exception):
@@ -172,7 +182,7 @@ class _Asker:
         reply = None
         for k in range(REASKS + 1):
             if self.should_stop and self.should_stop():
-                raise InputError("stopped")
+                raise Stopped
             temperature = round(min(1.0, base + 0.1 * k), 2)
             with self.lock:
                 self.in_flight += 1
@@ -207,32 +217,81 @@ def _languages(corpus) -> tuple[str, str]:
     return gemba.language_name(src), gemba.language_name(tgt)
 
 
+@dataclass
+class Plan:
+    """What a judge is asked about a corpus: each distinct (source, translation) once, with the lines it scores."""
+
+    requests: list[tuple[str, str]]
+    pairs: dict[tuple[str, str], list[tuple[str, int]]]
+    first: list[list[dict]]  # each request's (first) messages
+    languages: tuple[str, str]
+
+    def keys(self, judge: Judge) -> list[str]:
+        return [cache_key(judge, m, k) for m in self.first for k in range(judge.samples)]
+
+
+def plan(judge: Judge, corpus) -> Plan:
+    if corpus.source is None:
+        raise InputError("an LLM judge reads the source: the set has none (add a source file)")
+    src_lang, tgt_lang = _languages(corpus)
+    pairs: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for s in corpus.system_names:
+        for i, line in enumerate(corpus.systems[s]):
+            pairs.setdefault((corpus.source[i], line), []).append((s, i))
+    requests = list(pairs)
+    make = gemba.mqm_messages if judge.protocol == "gemba-mqm" else gemba.esa_span_messages
+    return Plan(requests, pairs, [make(src_lang, tgt_lang, src, tgt) for src, tgt in requests], (src_lang, tgt_lang))
+
+
+def answered_segments(store, judge: Judge, corpus) -> tuple[int, int]:
+    """``(segments whose first answers are all cached, segments)``: a job's progress before it asks anything
+    (GEMBA-ESA's second request is not counted: its prompt needs the first answer)."""
+    p = plan(judge, corpus)
+    known = store.judge_answers(p.keys(judge))
+    done = sum(
+        len(p.pairs[r]) for r, m in zip(p.requests, p.first, strict=True)
+        if all(cache_key(judge, m, k) in known for k in range(judge.samples))
+    )  # fmt: skip
+    return done, sum(len(v) for v in p.pairs.values())
+
+
+def identity(judge: Judge) -> str:
+    """What a judge's answers depend on, as a digest (its jobs' key: a judge registered again with other
+    settings is another job)."""
+    text = json.dumps([gemba.VERSION, judge.url, judge.model, judge.protocol, judge.samples])
+    return "judge-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:40]
+
+
+def run_summary(judge: Judge, tally: Tally) -> str:
+    """One sentence on what a run asked and what it cost (a job's closing message)."""
+    cost = judge.cost(tally.prompt_tokens, tally.completion_tokens)
+    return (
+        f"{PREFIX}{judge.name}: {tally.asked:,} requests (at most {tally.in_flight_peak} at once), {tally.cached:,} "
+        f"answers from the cache, {tally.shared:,} segments sharing another's request; this run: "
+        f"{tally.prompt_tokens:,} prompt and {tally.completion_tokens:,} completion tokens"
+        + (f", US$ {cost:.4f}" if cost is not None else "")
+    )
+
+
 def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, cached_only: bool = False):
     """``(scores, tally)``: the judge's scores of every system's lines as a metric
     (:class:`mtlens.readers.scores.ImportedScores` named ``judge:NAME``, its errors placed as spans) and what the
     run did (:class:`Tally`); ``cached_only``: None unless every answer is cached already (what a page offers
-    without asking anything)."""
+    without asking anything). ``should_stop()``, asked before each request, ends the run with
+    :class:`Stopped` (the answers received are saved)."""
     import numpy as np
 
     from ..readers.scores import ErrorSpan, ImportedScores
 
-    if corpus.source is None:
-        raise InputError("an LLM judge reads the source: the set has none (add a source file)")
-    src_lang, tgt_lang = _languages(corpus)
+    p = plan(judge, corpus)
+    src_lang, tgt_lang = p.languages
     systems = list(corpus.system_names)
-    pairs: dict[tuple[str, str], list[tuple[str, int]]] = {}
-    for s in systems:
-        for i, line in enumerate(corpus.systems[s]):
-            pairs.setdefault((corpus.source[i], line), []).append((s, i))
+    pairs, requests, first = p.pairs, p.requests, p.first
     tally = Tally()
     tally.shared = sum(len(v) - 1 for v in pairs.values())
-    requests = list(pairs)
     mqm = judge.protocol == "gemba-mqm"
-    first = [
-        (gemba.mqm_messages if mqm else gemba.esa_span_messages)(src_lang, tgt_lang, src, tgt) for src, tgt in requests
-    ]
     asker = _Asker(store, judge, tally, should_stop, cached_only)
-    asker.prefetch([cache_key(judge, m, k) for m in first for k in range(judge.samples)])
+    asker.prefetch(p.keys(judge))
 
     def one(index: int, sample: int):
         messages = first[index]
@@ -274,6 +333,8 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
     scores = {s: np.full(corpus.n_lines, np.nan) for s in systems}
     spans = {s: [[] for _ in range(corpus.n_lines)] for s in systems}
     tokens = {s: [0, 0] for s in systems}
+    categories: dict[str, Counter] = {s: Counter() for s in systems}
+    rated = Counter()
     for i, (src, tgt) in enumerate(requests):
         values = []
         errors = ()
@@ -292,8 +353,11 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
         for s, line in pairs[(src, tgt)]:
             if values:
                 scores[s][line] = float(np.mean(values))
-            spans[s][line] = [ErrorSpan(a, b, tgt[a:b], e.severity, math.nan) for a, b, e in placed]
+            spans[s][line] = [ErrorSpan(a, b, tgt[a:b], e.severity, math.nan, e.category) for a, b, e in placed]
             tally.unplaced += unplaced
+            if values:  # the errors of a scored line, by category (unplaced ones too)
+                rated[s] += 1
+                categories[s].update((e.category, e.severity) for e in errors)
     tally.per_system = tokens
     notes = [
         f"{judge.name}: {tally.asked:,} requests, {tally.cached:,} answers from the cache, {tally.shared:,} segments "
@@ -324,4 +388,24 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
         ("samples", str(judge.samples)),
         ("mean", "samples"),
     )
-    return ImportedScores(PREFIX + judge.name, True, scores, judge.name, spans, tuple(notes), model), tally
+    metric = ImportedScores(
+        PREFIX + judge.name, True, scores, judge.name, spans, tuple(notes), model,
+        categories={s: dict(c) for s, c in categories.items()}, rated=dict(rated),
+    )  # fmt: skip
+    return metric, tally
+
+
+def finished_judges(store, corpus) -> list:
+    """The metrics of the registered judges whose every answer for ``corpus`` is cached (what a page offers
+    without asking anything)."""
+    out = []
+    if store is None or corpus.source is None or not corpus.language_pair:
+        return out
+    for judge in registered(store):
+        try:
+            got = judge_scores(store, judge, corpus, cached_only=True)
+        except InputError:
+            continue
+        if got is not None:
+            out.append(got[0])
+    return out

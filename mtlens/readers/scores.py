@@ -39,13 +39,15 @@ from .testset import stem
 
 @dataclass(frozen=True)
 class ErrorSpan:
-    """An xCOMET error span over a hypothesis: character offsets ``[start, end)`` into the line."""
+    """An error span over a hypothesis (xCOMET's, a rater's, a judge's): character offsets ``[start, end)`` into the
+    line; ``category``: the error's category where its source names one (an LLM judge's)."""
 
     start: int
     end: int
     text: str
     severity: str
     confidence: float
+    category: str = ""
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,9 @@ class ImportedScores:
         weights: system -> a weight per line, for a system score that is not the plain mean of the scored
             lines (ESA's mean of per-domain means: :func:`mtlens.readers.esa.domain_weights`); None: the mean.
         mean: what the system score is the mean of, for the signature (``segments`` or ``domains``).
+        categories: system -> ``(category, severity)`` -> the errors named there, placed or not (an LLM judge's);
+            empty for a source without categories.
+        rated: system -> the lines whose errors ``categories`` counts.
     """
 
     name: str
@@ -75,6 +80,8 @@ class ImportedScores:
     model: tuple[tuple[str, str], ...] = ()
     weights: dict[str, np.ndarray] | None = field(default=None, repr=False)
     mean: str = "segments"
+    categories: dict[str, dict[tuple[str, str], int]] = field(default_factory=dict, repr=False)
+    rated: dict[str, int] = field(default_factory=dict, repr=False)
 
 
 class ImportedMetric(Metric):

@@ -1,4 +1,5 @@
-"""Background scoring jobs: a neural model over a saved set, one job per (set, checkpoint digest).
+"""Background scoring jobs: a neural model or an LLM judge over a saved set, one job per (set, checkpoint digest)
+or (set, judge identity: :func:`mtlens.judges.compute.identity`).
 
 Decisions (docs/decisions.md, "Neural metrics"):
 - A job is an operating-system process (``python -m mtlens.runtime.jobs SET_ID MODEL``, its own session) whose
@@ -24,6 +25,7 @@ import time
 from dataclasses import dataclass
 
 from ..core.errors import InputError
+from ..judges import compute as judge_compute
 from ..neural import compute as neural_compute
 from ..neural import environment as neural_env
 from ..neural import models as neural
@@ -57,8 +59,22 @@ class Progress:
         return self.state in ACTIVE
 
     @property
+    def judge(self) -> bool:
+        """An LLM judge's job (its ``model`` is ``judge:NAME``), not a neural model's."""
+        return self.model.startswith(judge_compute.PREFIX)
+
+    @property
+    def metric(self) -> str:
+        return metric_of(self.model)
+
+    @property
     def fraction(self) -> float:
         return min(1.0, self.done / self.total) if self.total else 0.0
+
+
+def metric_of(name: str) -> str:
+    """The metric a job named ``name`` computes (``comet:NAME`` for a checkpoint, ``judge:NAME`` as it is)."""
+    return name if name.startswith(judge_compute.PREFIX) else neural.PREFIX + name
 
 
 def _reap() -> None:
@@ -91,23 +107,83 @@ def status(store, set_id: str) -> list[Progress]:
     return [progress(j) for j in store.jobs(set_id)]
 
 
+class _NeuralWork:
+    """A registered checkpoint's scores of a set (:mod:`mtlens.neural.compute`)."""
+
+    def __init__(self, store, name: str):
+        self.store, self.model = store, neural.get_model(store, name)
+        self.name, self.digest = self.model.name, self.model.digest
+
+    def check(self, corpus) -> None:
+        neural_segments.check_inputs(self.model, corpus)
+
+    def prepare(self) -> None:
+        neural_env.python()  # the extra is there (else one sentence on how to install it)
+        if neural.mode() == neural.FAST:
+            neural_env.check_ray()  # a configured cluster answers (else one sentence, on the page too)
+
+    def nothing_new(self, corpus) -> bool:
+        return not neural_segments.missing(self.store, self.model, corpus)
+
+    def already(self, corpus) -> int:
+        return neural_segments.segments_cached(self.store, self.model, corpus)
+
+    def compute(self, corpus, on_progress, should_stop) -> tuple[bool, str | None]:
+        return neural_compute.compute(self.store, self.model, corpus, on_progress, should_stop=should_stop), None
+
+
+class _JudgeWork:
+    """A registered LLM judge's answers for a set (:mod:`mtlens.judges.compute`); the job's message, once done,
+    says what this run asked and what it cost."""
+
+    def __init__(self, store, name: str):
+        self.store = store
+        self.judge = judge_compute.get_judge(store, name[len(judge_compute.PREFIX) :])
+        self.name, self.digest = judge_compute.PREFIX + self.judge.name, judge_compute.identity(self.judge)
+
+    def check(self, corpus) -> None:
+        judge_compute.plan(self.judge, corpus)
+
+    def prepare(self) -> None:
+        pass
+
+    def nothing_new(self, corpus) -> bool:
+        return judge_compute.judge_scores(self.store, self.judge, corpus, cached_only=True) is not None
+
+    def already(self, corpus) -> int:
+        return judge_compute.answered_segments(self.store, self.judge, corpus)[0]
+
+    def compute(self, corpus, on_progress, should_stop) -> tuple[bool, str | None]:
+        if on_progress:
+            on_progress(0, 1)
+        try:
+            _, tally = judge_compute.judge_scores(self.store, self.judge, corpus, on_progress, should_stop)
+        except judge_compute.Stopped:
+            return False, None
+        return True, judge_compute.run_summary(self.judge, tally)
+
+
+def work(store, name: str):
+    """What a job named ``name`` computes: ``judge:NAME`` an LLM judge's answers, any other name a registered
+    checkpoint's scores (InputError when neither is registered)."""
+    return (_JudgeWork if name.startswith(judge_compute.PREFIX) else _NeuralWork)(store, name)
+
+
 def start(store, set_id: str, model_name: str) -> Progress:
-    """Start the job of (set, model) in the background, or join the one already running; a finished job
-    with nothing new to score is returned as it is."""
-    model = neural.get_model(store, model_name)
+    """Start the job of (set, model or ``judge:NAME``) in the background, or join the one already running; a
+    finished job with nothing new to compute is returned as it is."""
+    w = work(store, model_name)
     ev_corpus = _corpus(store, set_id)
-    neural_segments.check_inputs(model, ev_corpus)
-    neural_env.python()  # the extra is there (else one sentence on how to install it)
-    if neural.mode() == neural.FAST:
-        neural_env.check_ray()  # a configured cluster answers (else one sentence, on the page too)
-    job = store.job(set_id, model.digest)
-    if job and job["state"] == "done" and not neural_segments.missing(store, model, ev_corpus):
+    w.check(ev_corpus)
+    w.prepare()
+    job = store.job(set_id, w.digest)
+    if job and job["state"] == "done" and w.nothing_new(ev_corpus):
         return progress(job)  # nothing new to score: no process at all
-    claimed, job = store.claim_job(set_id, model.digest, model.name, alive)
+    claimed, job = store.claim_job(set_id, w.digest, w.name, alive)
     if claimed:
         env = {**os.environ, **store.child_env()}
         proc = subprocess.Popen(
-            [sys.executable, "-m", "mtlens.runtime.jobs", set_id, model.name],
+            [sys.executable, "-m", "mtlens.runtime.jobs", set_id, w.name],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -117,8 +193,8 @@ def start(store, set_id: str, model_name: str) -> Progress:
         )
         with _lock:
             _children.append(proc)
-        store.update_job(set_id, model.digest, pid=proc.pid)
-        job = store.job(set_id, model.digest) or job
+        store.update_job(set_id, w.digest, pid=proc.pid)
+        job = store.job(set_id, w.digest) or job
     return progress(job)
 
 
@@ -132,33 +208,34 @@ def _corpus(store, set_id: str):
     return store.load(set_id).corpus  # the bundled sample is saved in the store as any set
 
 
-def run(store, set_id: str, model_name: str, claim: bool = True) -> str:
-    """The job's body (in its own process, or inline from the command line): score what is missing,
+def run(store, set_id: str, model_name: str, claim: bool = True, say=None) -> str:
+    """The job's body (in its own process, or inline from the command line): compute what is missing,
     keep the row's progress and heartbeat current, honour a cancel. Returns the final state.
 
-    ``claim``: take the job first (the command line); a process :func:`start` made has it already."""
-    model = neural.get_model(store, model_name)
+    ``claim``: take the job first (the command line); a process :func:`start` made has it already.
+    ``say``: a callable taking progress sentences (the command line's)."""
+    w = work(store, model_name)
     corpus = _corpus(store, set_id)
-    neural_segments.check_inputs(model, corpus)
+    w.check(corpus)
     if claim:
-        claimed, _ = store.claim_job(set_id, model.digest, model.name, alive)
+        claimed, _ = store.claim_job(set_id, w.digest, w.name, alive)
         if not claimed:
             raise InputError(
-                f"a job is already scoring this set with '{model.name}' (started in the dashboard); wait for it "
-                "or cancel it there"
+                f"a job is already computing {metric_of(w.name)} for this "
+                "set (started in the dashboard); wait for it or cancel it there"
             )
-    store.update_job(set_id, model.digest, state="running", pid=os.getpid(), started=time.time())
+    store.update_job(set_id, w.digest, state="running", pid=os.getpid(), started=time.time())
     # progress in the set's segments (lines x systems), whatever the work is counted in: fast mode
     # computes distinct inputs, fewer than the segments when systems share lines
     total = corpus.n_lines * len(corpus.systems)
-    already = neural_segments.segments_cached(store, model, corpus)
+    already = w.already(corpus)
     stop = threading.Event()
-    state = {"cancel": False}
+    state = {"cancel": False, "said": -1}
 
     def beat() -> None:
         while not stop.wait(HEARTBEAT):
             with contextlib.suppress(InputError):
-                if store.update_job(set_id, model.digest) == "cancelling":
+                if store.update_job(set_id, w.digest) == "cancelling":
                     state["cancel"] = True
 
     def on_progress(done: int, todo: int) -> None:
@@ -166,22 +243,31 @@ def run(store, set_id: str, model_name: str, claim: bool = True) -> str:
         fields = {"done": already + round((total - already) * share), "total": total}
         if done == 0:
             fields["resumed_at"] = already
-        store.update_job(set_id, model.digest, **fields)
+        store.update_job(set_id, w.digest, **fields)
+        pct = int(100 * share)
+        if say and pct != state["said"] and (pct % 10 == 0 or done == todo):
+            state["said"] = pct
+            say(f"{metric_of(w.name)}: {fields['done']:,}/{total:,} segments")
 
     heart = threading.Thread(target=beat, daemon=True)
     heart.start()
     try:
-        finished = neural_compute.compute(store, model, corpus, on_progress, should_stop=lambda: state["cancel"])
+        finished, summary = w.compute(corpus, on_progress, lambda: state["cancel"])
     except InputError as err:
-        store.update_job(set_id, model.digest, state="failed", message=str(err))
+        store.update_job(set_id, w.digest, state="failed", message=str(err))
         return "failed"
+    except KeyboardInterrupt:  # the command line's Ctrl-C: what was computed is saved; a run again goes on
+        store.update_job(set_id, w.digest, state="cancelled", message="interrupted")
+        raise
     except Exception as err:  # a bug: still a sentence on the page, never a silent stop
-        store.update_job(set_id, model.digest, state="failed", message=f"internal error: {type(err).__name__}: {err}")
+        store.update_job(set_id, w.digest, state="failed", message=f"internal error: {type(err).__name__}: {err}")
         raise
     finally:
         stop.set()
     final = "done" if finished else "cancelled"
-    store.update_job(set_id, model.digest, state=final, message=None)
+    store.update_job(set_id, w.digest, state=final, message=summary if finished else None)
+    if say and summary:
+        say(summary)
     return final
 
 

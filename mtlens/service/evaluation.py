@@ -114,10 +114,12 @@ def annotation_metrics(corpus: Corpus, annotations, weights=None, esa_mean: str 
 
 
 def finished_neural(store, ev: Evaluation) -> tuple[tuple[str, str], ...]:
-    """``(model, digest)`` of the set's finished neural jobs whose model is still registered as it was (none
-    for a set that is not saved, or when the store cannot say). The pages and the command line offer a set's
-    neural scores by this one rule (:func:`file_metrics`); the command line's ``--metrics comet:NAME`` on a
-    saved set runs the set's job too, so its scores are offered afterwards by both."""
+    """``(model, digest)`` of the set's finished neural jobs whose model is still registered as it was, and of its
+    finished LLM judges' jobs (``judge:NAME``, the judge's identity) likewise (none for a set that is not saved, or
+    when the store cannot say). The pages and the command line offer a set's neural scores by this one rule
+    (:func:`file_metrics`); the command line's ``--metrics comet:NAME`` on a saved set runs the set's job too, so
+    its scores are offered afterwards by both. The pages key their caches on it."""
+    from ..judges.compute import PREFIX, identity, registered
     from ..neural.models import models
     from ..runtime.jobs import status
 
@@ -127,10 +129,11 @@ def finished_neural(store, ev: Evaluation) -> tuple[tuple[str, str], ...]:
         jobs = [p for p in status(store, ev.set_id) if p.state == "done"]
         if not jobs:
             return ()
-        registered = {(m.name, m.digest) for m in models(store)}
+        known = {(m.name, m.digest) for m in models(store)}
+        known |= {(PREFIX + j.name, identity(j)) for j in registered(store)}
     except InputError:
         return ()
-    return tuple(sorted((p.model, p.digest) for p in jobs if (p.model, p.digest) in registered))
+    return tuple(sorted((p.model, p.digest) for p in jobs if (p.model, p.digest) in known))
 
 
 def file_metrics(
@@ -148,6 +151,8 @@ def file_metrics(
     out = read_score_files(files, ev.corpus) if files else []
     out += annotation_metrics(ev.corpus, ev.annotations, mqm_weights)
     for name, digest in neural:
+        if name.startswith("judge:"):  # offered below, with every registered judge whose answers are all cached
+            continue
         if any(m.name == f"comet:{name}" or m.name == name for m in out):
             continue
         try:
@@ -158,7 +163,7 @@ def file_metrics(
         if scores is not None:
             out.append(scores)
     if store is not None:  # the registered LLM judges whose answers for the set are all cached (issue 48)
-        from .judging import finished_judges
+        from ..judges.compute import finished_judges
 
         out += [m for m in finished_judges(store, ev.corpus) if all(x.name != m.name for x in out)]
     return out

@@ -5,32 +5,84 @@ from __future__ import annotations
 
 from ..core.errors import InputError
 from ..core.secrets import redact
-from ..judges.compute import PREFIX, Judge, add_judge, get_judge, judge_scores
+from ..judges.compute import PREFIX, Judge, add_judge, finished_judges, get_judge, identity, judge_scores, registered
 
 __all__ = [
     "PREFIX",
     "Judge",
     "add_judge",
+    "cancel_job",
     "finished_judges",
     "get_judge",
+    "identity",
     "judge_metric",
     "judges",
+    "may_start",
     "redact",
     "remove_judge",
+    "start_job",
+    "status",
 ]
 
 
 def judges(store) -> list[Judge]:
-    return [Judge(**{k: row[k] for k in Judge.__dataclass_fields__}) for row in store.judges()]
+    return registered(store)
 
 
 def remove_judge(store, name: str) -> None:
     store.remove_judge(name)
 
 
-def judge_metric(store, corpus, item: str, say=None):
-    """``judge:NAME``'s scores of ``corpus``, asking the judge what its cache lacks (``say``: progress sentences)."""
+def may_start(store, set_id: str, visitor) -> bool:
+    """Whether ``visitor`` (``None``: the operator) may start or cancel a judge's job on the set: an LLM judge
+    spends the operator's money at the operator's endpoint, so on a shared server only an administrator may, and
+    only where they may change the set (docs/decisions.md, "LLM judges")."""
+    from .neural_scoring import may_run_jobs
+
+    return (visitor is None or bool(getattr(visitor, "admin", False))) and may_run_jobs(store, set_id, visitor)
+
+
+def _require(store, set_id: str, visitor, what: str) -> None:
+    if not may_start(store, set_id, visitor):
+        raise InputError(f"only the operator or an administrator may {what} an LLM judge's job on this set")
+
+
+def start_job(store, set_id: str, name: str, visitor=None):
+    """Start (or join) the set's job of ``judge:NAME`` in the background (:func:`mtlens.runtime.jobs.start`)."""
+    from ..runtime import jobs
+
+    _require(store, set_id, visitor, "start")
+    return jobs.start(store, set_id, name if name.startswith(PREFIX) else PREFIX + name)
+
+
+def cancel_job(store, set_id: str, digest: str, visitor=None) -> None:
+    from ..runtime import jobs
+
+    _require(store, set_id, visitor, "cancel")
+    jobs.cancel(store, set_id, digest)
+
+
+def status(store, set_id: str) -> list:
+    """The set's judge jobs (:class:`mtlens.runtime.jobs.Progress`)."""
+    from ..runtime import jobs
+
+    return [p for p in jobs.status(store, set_id) if p.judge]
+
+
+def judge_metric(store, corpus, item: str, say=None, set_id: str | None = None):
+    """``judge:NAME``'s scores of ``corpus``, asking the judge what its cache lacks (``say``: progress sentences).
+    For a saved set (``set_id``) the asking is the set's job, as the dashboard runs it: a page shows its progress
+    and may cancel it, and Ctrl-C leaves it cancelled, its answers saved."""
     judge = get_judge(store, item[len(PREFIX) :])
+    if set_id is not None:
+        from ..runtime import jobs
+
+        if jobs.run(store, set_id, PREFIX + judge.name, say=say) != "done":
+            job = store.job(set_id, identity(judge)) or {}
+            raise InputError(f"{item}: {job.get('message') or 'the job was cancelled; run the command again to go on'}")
+        got = judge_scores(store, judge, corpus, cached_only=True)
+        if got is not None:
+            return got[0]
     shown = {"last": -1}
 
     def progress(done: int, total: int) -> None:
@@ -46,19 +98,3 @@ def judge_metric(store, corpus, item: str, say=None):
             f"{tally.cached:,} answers from the cache, {tally.shared:,} segments sharing another's request"
         )
     return scores
-
-
-def finished_judges(store, corpus) -> list:
-    """The metrics of the registered judges whose every answer for ``corpus`` is cached (what a page offers
-    without asking anything)."""
-    out = []
-    if store is None or corpus.source is None or not corpus.language_pair:
-        return out
-    for judge in judges(store):
-        try:
-            got = judge_scores(store, judge, corpus, cached_only=True)
-        except InputError:
-            continue
-        if got is not None:
-            out.append(got[0])
-    return out

@@ -124,7 +124,7 @@ def chosen_metrics(store, ev, text: str | None, defaults: str, extra_scores=(), 
     names = parse_names(text, [*REGISTRY, *imported], also=lambda n: n.startswith((PREFIX, JUDGE)))
     for n in names:
         if n not in REGISTRY and n not in imported and n.startswith(JUDGE):  # judge:NAME: a registered LLM judge
-            imported[n] = judge_metric(workspace(), ev.corpus, n, say)
+            imported[n] = judge_metric(workspace(), ev.corpus, n, say, ev.set_id)
         elif n not in REGISTRY and n not in imported:  # comet:NAME: a registered model's scores
             imported[n] = model_scores(workspace(), ev.corpus, n, ev.set_id, say)
     return names, [n for n in names if n in REGISTRY], {n: imported[n] for n in names if n in imported}

@@ -1,19 +1,23 @@
-"""The neural-metrics panel: start a COMET / CometKiwi / xCOMET job on the shown set, watch its progress
-(segments per second, time left), cancel it. The job runs in its own process (:mod:`mtlens.runtime.jobs`), so
-the page stays usable, and a reload, a closed tab or a restarted server finds it again."""
+"""The jobs panels of the Rankings page: start a COMET / CometKiwi / xCOMET job, or an LLM judge's, on the shown
+set, watch its progress (segments per second, time left), cancel it. The job runs in its own process
+(:mod:`mtlens.runtime.jobs`), so the page stays usable, and a reload, a closed tab or a restarted server finds it
+again."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from ..core.errors import InputError
+from ..service import judging
 from ..service import neural_scoring as jobs
 from ..service import neural_scoring as neural
 from . import identity, render, state
 from .state import Dataset
 
 
-def _may_run(ds: Dataset) -> bool:
+def _may_run(ds: Dataset, judge: bool = False) -> bool:
+    if judge:
+        return judging.may_start(state.store(), ds.set_id, identity.visitor())
     return jobs.may_run_jobs(state.store(), ds.set_id, identity.visitor())
 
 
@@ -27,7 +31,11 @@ def _duration(seconds: float) -> str:
 
 def describe(p: jobs.Progress) -> str:
     """One line about a job: its progress, speed and time left, or how it ended."""
-    metric = neural.PREFIX + p.model
+    metric = p.metric
+    if p.judge and p.state == "done":
+        return f"{metric}: done, {p.total:,} segments judged" + (f". {p.message}" if p.message else ".")
+    if p.judge and p.state in ("queued", "running") and not p.total:
+        return f"{metric}: starting…"
     if p.state == "done":  # a job on a Ray cluster says so
         ray = neural.ray_address() is not None
         return f"{metric}: done, {p.total:,} segments scored" + (f" {neural.where_it_runs()}." if ray else ".")
@@ -38,8 +46,8 @@ def describe(p: jobs.Progress) -> str:
         return f"{metric}: starting (loading the model)…"
     speed = f" · {p.rate:.1f} segments/s" if p.rate else ""
     left = f" · about {_duration(p.eta)} left" if p.eta is not None else ""
-    verb = "cancelling" if p.state == "cancelling" else "scoring"
-    where = f" {neural.where_it_runs()}" if neural.ray_address() else ""  # "on the Ray cluster at ..."
+    verb = "cancelling" if p.state == "cancelling" else ("judging" if p.judge else "scoring")
+    where = f" {neural.where_it_runs()}" if neural.ray_address() and not p.judge else ""  # "on the Ray cluster at ..."
     return f"{metric}: {verb} {p.done:,} / {p.total:,} segments{where}{speed}{left}"
 
 
@@ -71,15 +79,43 @@ def panel(ds: Dataset) -> None:
             _show(ds)
 
 
-def _jobs(ds: Dataset) -> list[jobs.Progress]:
+def judges_panel(ds: Dataset) -> None:
+    """The LLM judges' panel (an expander on the Rankings page, shown when a judge is registered): ask one about
+    the set in the background (the operator, or an administrator on a shared server: it spends the operator's
+    money), watch and cancel it; its finished answers are the metric ``judge:NAME`` on every page."""
     try:
-        return jobs.status(state.store(), ds.set_id)
+        registered = judging.judges(state.store()) if ds.set_id else []
+    except InputError:
+        registered = []
+    if not registered:
+        return
+    with st.expander("LLM judges (GEMBA-MQM, GEMBA-ESA)", expanded=bool(_jobs(ds, judge=True))):
+        labels = {j.name: f"{judging.PREFIX}{j.name} ({j.protocol} with {j.model})" for j in registered}
+        cols = st.columns([3, 1])
+        name = cols[0].selectbox("Judge", list(labels), format_func=labels.get, key="judge_job_name")
+        allowed = _may_run(ds, judge=True)
+        if cols[1].button("Ask", key="judge_start", disabled=not allowed, use_container_width=True):
+            try:
+                judging.start_job(state.store(), ds.set_id, name, identity.visitor())
+            except InputError as err:
+                st.error(render.md(str(err)))
+        if not allowed:
+            st.caption("The operator asks a judge (it calls the operator's endpoint, at the operator's cost).")
+        if _active(ds, judge=True):
+            _live_judges(ds)
+        else:
+            _show(ds, judge=True)
+
+
+def _jobs(ds: Dataset, judge: bool = False) -> list[jobs.Progress]:
+    try:
+        return [p for p in jobs.status(state.store(), ds.set_id) if p.judge == judge]
     except InputError:
         return []
 
 
-def _active(ds: Dataset) -> bool:
-    return any(p.active for p in _jobs(ds))
+def _active(ds: Dataset, judge: bool = False) -> bool:
+    return any(p.active for p in _jobs(ds, judge))
 
 
 def _start_form(ds: Dataset, registered) -> None:
@@ -104,10 +140,16 @@ def _live(ds: Dataset) -> None:
         st.rerun(scope="app")
 
 
-def _show(ds: Dataset) -> bool:
-    """The set's jobs; True while one of them runs."""
+@st.fragment(run_every=1.0)
+def _live_judges(ds: Dataset) -> None:
+    if not _show(ds, judge=True):
+        st.rerun(scope="app")
+
+
+def _show(ds: Dataset, judge: bool = False) -> bool:
+    """The set's jobs of one kind; True while one of them runs."""
     try:
-        shown = jobs.status(state.store(), ds.set_id)
+        shown = [p for p in jobs.status(state.store(), ds.set_id) if p.judge == judge]
     except InputError as err:
         st.error(render.md(str(err)))
         return False
@@ -115,9 +157,10 @@ def _show(ds: Dataset) -> bool:
         line = describe(p)  # model names are [a-z0-9._-]; messages are shown as text
         if p.active:
             st.progress(p.fraction, text=render.md(line))
-            if _may_run(ds) and st.button("Cancel", key=f"neural_cancel_{p.digest[:16]}"):
+            if _may_run(ds, judge) and st.button("Cancel", key=f"job_cancel_{p.digest[:16]}"):
+                cancel = judging.cancel_job if judge else jobs.cancel_job
                 try:
-                    jobs.cancel_job(state.store(), ds.set_id, p.digest, identity.visitor())
+                    cancel(state.store(), ds.set_id, p.digest, identity.visitor())
                 except InputError as err:
                     st.error(render.md(str(err)))
         elif p.state == "done":

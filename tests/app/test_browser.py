@@ -66,20 +66,21 @@ def browser(request):
         b.close()
 
 
-def wait_until_healthy(url: str, proc: subprocess.Popen, log) -> None:
-    """Wait (up to a minute) for a Streamlit server's health check, or fail with the end of its log."""
+def wait_until_healthy(url: str, proc: subprocess.Popen, log, path="/_stcore/health", what="streamlit") -> None:
+    """Wait (up to a minute) for a server's health check (Streamlit's by default: any answer of status 200 at
+    ``path``), or fail with the end of its log."""
     for _ in range(120):
         try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                break
+            urllib.request.urlopen(f"{url}{path}", timeout=2).read()
+            break
         except OSError:
             if proc.poll() is not None:
                 break
             time.sleep(0.5)
     else:
-        raise RuntimeError(f"streamlit did not start: {log.read_text()[-2000:]}")
+        raise RuntimeError(f"{what} did not start: {log.read_text()[-2000:]}")
     if proc.poll() is not None:
-        raise RuntimeError(f"streamlit stopped: {log.read_text()[-2000:]}")
+        raise RuntimeError(f"{what} stopped: {log.read_text()[-2000:]}")
 
 
 @contextlib.contextmanager

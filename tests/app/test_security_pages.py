@@ -134,7 +134,7 @@ def test_in_owners_mode_a_link_reader_sees_the_owners_job_but_no_cancel_button(m
     store.update_job(sid, "e" * 64, state="running", total=100, done=10)
 
     def cancel_buttons(at):
-        return [b for b in at.button if (b.key or "").startswith("neural_cancel_")]
+        return [b for b in at.button if (b.key or "").startswith("job_cancel_")]
 
     a.switch_page("pages/1_Rankings.py").run()
     no_errors(a)

@@ -23,6 +23,7 @@ from ...service.rankings import link_params as rankings_link
 from ...service.rankings import table as ranking_table
 from ...service.results import ERROR_BAR_COLOUR, best_first, neural_names, options_key
 from .. import cached, export, links, render, state, uploads, views, workspace
+from ..neural_panel import judges_panel
 from ..neural_panel import panel as neural_panel
 from ..widgets import open_screen
 from .presentation import pins
@@ -32,6 +33,7 @@ def page() -> None:
     """Draw the page (inside the page guard)."""
     ds, opts = open_screen("Rankings")
     neural_panel(ds)
+    judges_panel(ds)
 
     size = ds.corpus.n_lines * len(ds.corpus.systems)
     names = cached.metric_names(ds)

@@ -1,0 +1,109 @@
+"""A judge's job in the background (issue 48), on the neural jobs' machinery: a process of its own whose row says
+its progress, cancelled from the service the page calls, resumed without asking anything twice (its answers are
+saved as they come), closing with what the run asked and cost; who may start it; the Rankings page's panel."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from mtlens.core.access import Visitor
+from mtlens.core.corpus import Corpus
+from mtlens.core.errors import InputError
+from mtlens.service import judging
+from mtlens.storage.store import Store
+
+from ..conftest import ROOT, SAMPLE
+from .stub import Stub
+
+N = 40
+
+
+def _corpus() -> Corpus:
+    read = lambda n: (SAMPLE / f"{n}.txt").read_text(encoding="utf-8").split("\n")[:N]  # noqa: E731
+    a, b = read("UEdin"), read("Online-W")
+    b[7] = a[7]  # one (source, translation) in both systems: one request
+    return Corpus.build({"ref": read("ref")}, {"UEdin": a, "Online-W": b}, read("src"), language_pair="en-de")
+
+
+def _wait(store, set_id, digest, until, timeout=120.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        job = store.job(set_id, digest)
+        if job and until(job):
+            return job
+        time.sleep(0.05)
+    raise AssertionError(f"the job did not get there: {store.job(set_id, digest)}")
+
+
+def test_a_judge_job_runs_apart_is_cancelled_and_resumes_asking_nothing_twice(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    store = Store(tmp_path)
+    corpus = _corpus()
+    set_id = store.save(corpus, "judged")
+    with Stub(latency=0.15) as stub:
+        judge = judging.add_judge(
+            store, judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=2, price_in=1.0, price_out=1.0)
+        )
+        digest = judging.identity(judge)
+        started = judging.start_job(store, set_id, "j")  # the operator (local mode: every visitor is one)
+        assert started.digest == digest and started.judge and started.metric == "judge:j"
+        _wait(store, set_id, digest, lambda j: j["state"] == "running" and j["done"] > 0)
+        judging.cancel_job(store, set_id, digest)
+        job = _wait(store, set_id, digest, lambda j: j["state"] == "cancelled")
+        first = len(stub.requests)
+        assert 0 < first < 2 * N - 1, first
+        assert [p.state for p in judging.status(store, set_id)] == ["cancelled"]
+        judging.start_job(store, set_id, "j")  # resumes: only what is not saved is asked
+        job = _wait(store, set_id, digest, lambda j: j["state"] in ("done", "failed"), timeout=240)
+        assert job["state"] == "done", job
+        asked = [r["body"]["messages"][-1]["content"] for r in stub.requests]
+    assert len(asked) == len(set(asked)) == 2 * N - 1  # every distinct segment once, across the two runs
+    assert job["done"] == job["total"] == 2 * N
+    assert job["resumed_at"] > 0  # the second run started from the saved answers
+    # the closing message: what this run asked and what it cost (the stub charges 100 + 10 tokens an answer)
+    rest = 2 * N - 1 - first
+    assert f"{rest:,} requests" in job["message"], job["message"]
+    assert f"{100 * rest:,} prompt and {10 * rest:,} completion tokens, US$ {110 * rest / 1e6:.4f}" in job["message"]
+    (offered,) = judging.finished_judges(store, corpus)  # every page now offers it
+    assert offered.name == "judge:j"
+    assert judging.start_job(store, set_id, "j").state == "done"  # nothing new: no process, no request
+    assert len(stub.requests) == 2 * N - 1
+
+
+def test_only_the_operator_or_an_administrator_starts_a_judge(tmp_path):
+    store = Store(tmp_path)
+    owner = Visitor("browser:" + "a" * 32, "this browser")
+    set_id = store.save(_corpus(), "judged", owner=owner.id)
+    judging.add_judge(store, judging.Judge("j", "http://127.0.0.1:9/v1", "m", "gemba-mqm"))
+    assert judging.may_start(store, set_id, None)
+    assert judging.may_start(store, set_id, Visitor("admin", "admin", admin=True))
+    assert not judging.may_start(store, set_id, owner)  # the set's owner, not the operator: it is not its money
+    with pytest.raises(InputError, match="only the operator or an administrator"):
+        judging.start_job(store, set_id, "j", owner)
+    assert store.jobs(set_id) == []
+
+
+def test_the_rankings_page_asks_a_judge_and_shows_its_job(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    store = Store(tmp_path)
+    set_id = store.save(_corpus(), "judged")
+    with Stub() as stub:
+        judging.add_judge(store, judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=4))
+        at = AppTest.from_file(str(ROOT / "pages" / "1_Rankings.py"), default_timeout=120)
+        at.query_params["set"] = set_id
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        at.button(key="judge_start").click().run()
+        digest = judging.identity(judging.get_judge(store, "j"))
+        _wait(store, set_id, digest, lambda j: j["state"] == "done")
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = [s.value.replace("\\", "") for s in at.success]  # markdown-escaped text
+    done = [s for s in shown if "judge:j: done, 80 segments judged" in s]
+    assert done and "79 requests" in done[0] and "7,900 prompt and 790 completion tokens" in done[0], shown
+    tables = " ".join(f"{t.value.columns.tolist()} {t.value.to_string()}" for t in at.dataframe)
+    assert "judge:j" in tables  # the finished judge is a metric of the page's tables
