@@ -48,6 +48,24 @@ def error_counts(ann: Annotations) -> list[dict]:
     ]
 
 
+def category_table(categories: Mapping, rated: Mapping, systems) -> list[dict]:
+    """A metric's named errors (an LLM judge's: ``categories`` system -> ``(category, severity)`` -> count, over
+    ``rated`` lines of each system) side by side for ``systems``: one row per (category, severity) any of them
+    received, with each system's count and its count per 100 rated lines (the same rate as :func:`error_counts`);
+    the most frequent first."""
+    keys = sorted({k for s in systems for k in categories.get(s, {})})
+    rows = []
+    for category, severity in keys:
+        row = {"category": category, "severity": severity}
+        for s in systems:
+            n = categories.get(s, {}).get((category, severity), 0)
+            row[f"{s}: errors"] = n
+            row[f"{s}: per 100 segments"] = 100.0 * n / rated[s] if rated.get(s) else math.nan
+        rows.append(row)
+    rows.sort(key=lambda r: (-sum(r[f"{s}: errors"] for s in systems), r["category"], r["severity"]))
+    return rows
+
+
 def document_scores(ann: Annotations, weights=None) -> list[dict]:
     """One row per (system, document): its mean MQM over the rated segments, and how many there are."""
     scores = mqm_scores(ann, weights)

@@ -42,7 +42,7 @@ LANGUAGES = {
 }  # fmt: skip
 SEVERITY_HEADERS = {"critical:": "critical", "major:": "major", "minor:": "minor"}
 WEIGHTS = {"critical": 25, "major": 5, "minor": 1}
-_CATEGORY_SPAN = re.compile(r'^\s*(?P<category>[^-"]+?)\s*-\s*"(?P<span>.*)"\s*$', re.DOTALL)
+_CATEGORY_SPAN = re.compile(r'^\s*(?P<category>[^"]+?)\s*-\s*"(?P<span>.*)"\s*$', re.DOTALL)
 
 
 @functools.cache

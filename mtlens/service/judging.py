@@ -12,6 +12,7 @@ __all__ = [
     "Judge",
     "add_judge",
     "cancel_job",
+    "error_categories",
     "finished_judges",
     "get_judge",
     "identity",
@@ -23,6 +24,14 @@ __all__ = [
     "start_job",
     "status",
 ]
+
+
+def error_categories(metric, systems) -> list[dict]:
+    """The errors a judge's metric (:class:`mtlens.readers.scores.ImportedScores` with ``categories``) named in
+    ``systems``' lines, by category and severity, side by side (:func:`mtlens.analysis.mqm_summary.category_table`)."""
+    from ..analysis.mqm_summary import category_table
+
+    return category_table(metric.categories, metric.rated, list(systems))
 
 
 def judges(store) -> list[Judge]:

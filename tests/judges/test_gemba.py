@@ -104,3 +104,16 @@ def test_errors_keep_their_category_and_quoted_text_and_are_placed_in_the_line()
     placed, unplaced = gemba.place(got.errors, line)
     assert [(line[a:b], e.severity) for a, b, e in placed] == [("involvement", "major"), ("dir", "minor")]
     assert unplaced == 1
+
+
+def test_a_category_with_a_hyphen_keeps_its_quoted_text():
+    """GEMBA's own few-shot and prompt name ``non-translation`` (a hyphen in the category): the text it quotes is
+    still its span (a category read up to the first hyphen lost it, and the error was never placed)."""
+    answer = 'Critical:\nnon-translation - "Hund"\nMajor:\nterminology/inconsistent use of terminology - "a-b"'
+    got = gemba.parse_mqm(answer)
+    assert [(e.severity, e.category, e.text) for e in got.errors] == [
+        ("critical", "non-translation", "Hund"),
+        ("major", "terminology/inconsistent use of terminology", "a-b"),
+    ]
+    placed, unplaced = gemba.place(got.errors, "Der Hund a-b")
+    assert [(a, b) for a, b, _ in placed] == [(4, 8), (9, 12)] and unplaced == 0

@@ -107,3 +107,52 @@ def test_the_rankings_page_asks_a_judge_and_shows_its_job(tmp_path, monkeypatch)
     assert done and "79 requests" in done[0] and "7,900 prompt and 790 completion tokens" in done[0], shown
     tables = " ".join(f"{t.value.columns.tolist()} {t.value.to_string()}" for t in at.dataframe)
     assert "judge:j" in tables  # the finished judge is a metric of the page's tables
+
+
+def _named(answer: str) -> list[tuple[str, str]]:
+    """The (category, severity) pairs of a GEMBA-MQM answer, read by hand: a header line names the severity, each
+    line below it other than no-error is an error whose category is what precedes ' - "'."""
+    out, severity = [], None
+    for line in answer.split("\n"):
+        if line.rstrip(":").lower() in ("critical", "major", "minor"):
+            severity = line.rstrip(":").lower()
+        elif line.strip() and line.strip() != "no-error" and severity:
+            out.append((line.split(' - "')[0].strip(), severity))
+    return out
+
+
+def test_compare_two_systems_counts_the_errors_a_judge_named_by_category(tmp_path, monkeypatch):
+    from collections import Counter
+
+    from streamlit.testing.v1 import AppTest
+
+    from mtlens.judges import gemba
+    from mtlens.runtime import jobs
+
+    from .stub import answer_for
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    store = Store(tmp_path)
+    corpus = _corpus()
+    set_id = store.save(corpus, "judged")
+    with Stub() as stub:
+        judging.add_judge(store, judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=4))
+        assert jobs.run(store, set_id, "judge:j") == "done"  # as the command line runs it
+    expected = {}
+    for name in ("UEdin", "Online-W"):
+        counted = Counter()
+        for i, line in enumerate(corpus.systems[name]):
+            counted.update(_named(answer_for(gemba.mqm_messages("English", "German", corpus.source[i], line))))
+        expected[name] = counted
+    assert sum(expected["UEdin"].values()) > 10  # the stub names errors of several kinds
+    at = AppTest.from_file(str(ROOT / "pages" / "6_Compare_two_systems.py"), default_timeout=180)
+    at.query_params["set"] = set_id
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    a, b = at.selectbox(key="cmp_a").value, at.selectbox(key="cmp_b").value
+    (table,) = [t.value for t in at.dataframe if "category" in t.value.columns]
+    for row in table.to_dict("records"):
+        key = (row["category"], row["severity"])
+        assert row[f"{a}: errors"] == expected[a][key] and row[f"{b}: errors"] == expected[b][key], row
+        assert row[f"{a}: per 100 segments"] == pytest.approx(100 * expected[a][key] / N)
+    assert {(r["category"], r["severity"]) for r in table.to_dict("records")} == set(expected[a]) | set(expected[b])

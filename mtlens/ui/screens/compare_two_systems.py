@@ -10,7 +10,7 @@ import streamlit as st
 
 from ...core.errors import InputError
 from ...core.options import Options
-from ...service import comparisons
+from ...service import comparisons, judging
 from ...service.comparisons import (
     ALPHA,
     MIN_TEST_LINES,
@@ -39,7 +39,9 @@ def page() -> None:
     b = k2.selectbox("System B", [s for s in systems if s != a], key="cmp_b")
     metric = k3.selectbox("Metric for buckets and differences", sentence_metrics, key="cmp_metric")
     links.to_link(a=a, b=b, metric=metric)
-    steps = Steps(["scores", "n-grams", "buckets by length", "buckets by word frequency", "largest differences"])
+    steps = Steps(
+        ["scores", "n-grams", "buckets by length", "buckets by word frequency", "largest differences", "errors named"]
+    )
     steps.next()
     corpus_scores = cached.metric_result(ds, metric, opts).scores
     st.markdown(render.md(agreement_sentence(metric, a, b, corpus_scores[a], corpus_scores[b])))
@@ -217,10 +219,33 @@ def page() -> None:
         ),
         hide_index=True,
     )
+    steps.next()
+    _error_categories(ds, a, b)
     steps.done()
     if st.button("Inspect these lines in Sentences (sorted by |B - A|)", key="cmp_to_sentences"):
         st.session_state.update({"sent_a": a, "sent_b": b, "sent_metric": metric, "sent_sort": "largest |B - A|"})
         st.switch_page("pages/2_Sentences.py")
+
+
+def _error_categories(ds, a: str, b: str) -> None:
+    """Each LLM judge's errors in A and B by category and severity (counted over the lines it scored)."""
+    named = [m for m, _ in cached.imported(ds).values() if m.categories]
+    if not named:
+        return
+    st.subheader("Errors the LLM judges named, by category")
+    for metric in named:
+        rows = judging.error_categories(metric, [a, b])
+        if not rows:
+            st.caption(render.md(f"{metric.name} named no error in either system."))
+            continue
+        export.table(name=f"mtlens-error-categories-{metric.name.replace(':', '-')}", df=pd.DataFrame(rows),
+                     hide_index=True)  # fmt: skip
+        st.caption(
+            render.md(
+                f"{metric.name}: every error it named (placed in the line or not), per 100 of the lines it scored "
+                f"({metric.rated.get(a, 0):,} of A's, {metric.rated.get(b, 0):,} of B's)."
+            )
+        )
 
 
 def frequency_corpus(data: bytes, name: str) -> tuple[tuple[str, ...], str]:
