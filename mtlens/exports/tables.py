@@ -142,10 +142,22 @@ def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False, by
     # a neural score is never read without its model: "<metric> signature" right after its column
     # (sacreCOMET's point, Zouhar et al. 2024); the other metrics' signatures are in the JSON/LaTeX/table forms
     signed = {m: results[m].signature for m in metrics if computed_by_model(results[m])}
-    heads = [h for m in metrics for h in ((m, f"{m} signature") if m in signed else (m,))]
+    # an LLM judge's tokens and cost per system, after its column (a system's, not a line's: not sentence-level)
+    paid = set() if sentence_level else {m for m in metrics if usage(results[m])}
+    heads = [
+        h
+        for m in metrics
+        for h in ((m, f"{m} signature") if m in signed else (m,))
+        + (tuple(f"{m} {u}" for u in USAGE) if m in paid else ())
+    ]
 
-    def cells(values) -> list:
-        return [x for m, v in zip(metrics, values, strict=True) for x in ((v, signed[m]) if m in signed else (v,))]
+    def cells(values, name=None) -> list:
+        out = []
+        for m, v in zip(metrics, values, strict=True):
+            out += [v, signed[m]] if m in signed else [v]
+            if m in paid:
+                out += ["" if name is None else _usage_cell(usage(results[m]).get(name, {}).get(u)) for u in USAGE]
+        return out
 
     if sentence_level:
         w.writerow(["system", "line", *heads])
@@ -156,8 +168,22 @@ def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False, by
     else:
         w.writerow(["rank", "system", *heads])
         for k, name in enumerate(ranked(results, by), start=1):
-            w.writerow([k, name, *cells([repr(results[m].scores[name]) for m in metrics])])
+            w.writerow([k, name, *cells([repr(results[m].scores[name]) for m in metrics], name)])
     return buf.getvalue()
+
+
+#: the usage a paid model's scores carry per system (an LLM judge's), as columns
+USAGE = ("prompt_tokens", "completion_tokens", "cost_usd")
+
+
+def usage(result: MetricResult) -> dict[str, dict]:
+    """system -> tokens and cost behind a metric's scores (an LLM judge's), empty for every other metric."""
+    imported = getattr(result.scorer, "imported", None)
+    return getattr(imported, "usage", None) or {}
+
+
+def _usage_cell(value) -> str:
+    return "" if value is None else (str(value) if isinstance(value, int) else repr(float(value)))
 
 
 _LATEX_SPECIAL = {

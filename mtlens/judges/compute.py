@@ -391,6 +391,8 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
     metric = ImportedScores(
         PREFIX + judge.name, True, scores, judge.name, spans, tuple(notes), model,
         categories={s: dict(c) for s, c in categories.items()}, rated=dict(rated),
+        usage={s: {"prompt_tokens": tokens[s][0], "completion_tokens": tokens[s][1],
+                   "cost_usd": judge.cost(*tokens[s])} for s in systems},
     )  # fmt: skip
     return metric, tally
 

@@ -69,6 +69,8 @@ class ImportedScores:
         categories: system -> ``(category, severity)`` -> the errors named there, placed or not (an LLM judge's);
             empty for a source without categories.
         rated: system -> the lines whose errors ``categories`` counts.
+        usage: system -> what its scores cost where a paid model made them (an LLM judge's ``prompt_tokens``,
+            ``completion_tokens``, ``cost_usd``: None without prices); the score tables and JSON show it.
     """
 
     name: str
@@ -82,6 +84,7 @@ class ImportedScores:
     mean: str = "segments"
     categories: dict[str, dict[tuple[str, str], int]] = field(default_factory=dict, repr=False)
     rated: dict[str, int] = field(default_factory=dict, repr=False)
+    usage: dict[str, dict] = field(default_factory=dict, repr=False)
 
 
 class ImportedMetric(Metric):

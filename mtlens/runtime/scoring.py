@@ -176,4 +176,8 @@ def score_set(
 def result_for(corpus: Corpus, scores: ImportedScores):
     """The :class:`~mtlens.runtime.scoring.MetricResult` of imported scores (every system of the corpus)."""
     metric = ImportedMetric(scores)
-    return result_from_stats(corpus, metric, {s: metric.stats_for(s) for s in corpus.system_names})
+    result = result_from_stats(corpus, metric, {s: metric.stats_for(s) for s in corpus.system_names})
+    for s, used in scores.usage.items():  # what a judge's scores cost, beside the numbers behind them
+        if s in result.details:
+            result.details[s] = {**result.details[s], **used}
+    return result

@@ -23,6 +23,7 @@ __all__ = [
     "remove_judge",
     "start_job",
     "status",
+    "usage_rows",
 ]
 
 
@@ -32,6 +33,16 @@ def error_categories(metric, systems) -> list[dict]:
     from ..analysis.mqm_summary import category_table
 
     return category_table(metric.categories, metric.rated, list(systems))
+
+
+def usage_rows(metric) -> list[dict]:
+    """A judge's metric's tokens and cost per system, as a table's rows (a shared answer counts for each system it
+    scores; the metric's notes say the total, each answer once)."""
+    return [
+        {"system": s, "prompt tokens": u["prompt_tokens"], "completion tokens": u["completion_tokens"],
+         "cost (US$)": u["cost_usd"]}
+        for s, u in metric.usage.items()
+    ]  # fmt: skip
 
 
 def judges(store) -> list[Judge]:

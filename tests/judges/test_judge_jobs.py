@@ -92,7 +92,9 @@ def test_the_rankings_page_asks_a_judge_and_shows_its_job(tmp_path, monkeypatch)
     store = Store(tmp_path)
     set_id = store.save(_corpus(), "judged")
     with Stub() as stub:
-        judging.add_judge(store, judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=4))
+        judging.add_judge(
+            store, judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=4, price_in=2.0, price_out=8.0)
+        )
         at = AppTest.from_file(str(ROOT / "pages" / "1_Rankings.py"), default_timeout=120)
         at.query_params["set"] = set_id
         at.run()
@@ -107,6 +109,13 @@ def test_the_rankings_page_asks_a_judge_and_shows_its_job(tmp_path, monkeypatch)
     assert done and "79 requests" in done[0] and "7,900 prompt and 790 completion tokens" in done[0], shown
     tables = " ".join(f"{t.value.columns.tolist()} {t.value.to_string()}" for t in at.dataframe)
     assert "judge:j" in tables  # the finished judge is a metric of the page's tables
+    # what its scores cost, per system: N answers each at 100 prompt and 10 completion tokens (the stub's), the
+    # shared one counted for both systems; at US$ 2 and 8 per million
+    (cost,) = [t.value for t in at.dataframe if "cost (US$)" in t.value.columns]
+    assert cost.to_dict("records") == [
+        {"system": s, "prompt tokens": 100 * N, "completion tokens": 10 * N, "cost (US$)": pytest.approx(0.0112)}
+        for s in ("UEdin", "Online-W")
+    ]
 
 
 def _named(answer: str) -> list[tuple[str, str]]:

@@ -6,6 +6,8 @@ error paths (5xx, timeouts, truncation, junk, huge bodies, redirects) against th
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import subprocess
@@ -15,6 +17,7 @@ import pytest
 
 from mtlens.core.corpus import Corpus
 from mtlens.core.errors import InputError
+from mtlens.exports.tables import USAGE
 from mtlens.judges import client as judge_client
 from mtlens.storage.store import Store
 
@@ -64,6 +67,8 @@ def test_a_judge_through_the_command_line(tmp_path):
             "score", "--set", set_id, "--metrics", "judge:tiny", "--format", "json", "--sentence-level", ws=ws, env=env
         )
         assert second.returncode == 0, second.stderr
+        table = _mtlens("score", "--set", set_id, "--metrics", "bleu,judge:tiny", "--format", "csv", ws=ws, env=env)
+        assert table.returncode == 0, table.stderr
         assert len(stub.requests) == len(asked)  # a second run asks nothing
     distinct = {(corpus.source[i], line) for s in corpus.system_names for i, line in enumerate(corpus.systems[s])}
     assert len(asked) == len(distinct) + 1  # one request per distinct segment, and the 429 retried
@@ -94,8 +99,17 @@ def test_a_judge_through_the_command_line(tmp_path):
             )
             assert got[i] == expected, (name, i)
         assert sentences[name]["scores"]["judge:tiny"] == pytest.approx(sum(got) / len(got), abs=1e-9)
+    # tokens behind each system's scores (the stub charges 100 and 10 per answer), in the JSON and the CSV
+    for name in corpus.system_names:
+        details = sentences[name]["details"]["judge:tiny"]
+        assert (details["prompt_tokens"], details["completion_tokens"], details["cost_usd"]) == (100 * N, 10 * N, None)
+    rows = list(csv.DictReader(io.StringIO(table.stdout)))
+    assert list(rows[0])[2:] == ["bleu", "judge:tiny", "judge:tiny signature", *(f"judge:tiny {u}" for u in USAGE)]
+    assert {(r["system"], r["judge:tiny prompt_tokens"], r["judge:tiny cost_usd"]) for r in rows} == {
+        (n, str(100 * N), "") for n in corpus.system_names
+    }
     # the key: in the Authorization header only; in no file of the store, no output
-    for out in (added, first, second):
+    for out in (added, first, second, table):
         assert KEY not in out.stdout and KEY not in out.stderr
     for path in ws.rglob("*"):
         if path.is_file():

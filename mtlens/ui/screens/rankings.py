@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ...core.options import Options
+from ...service import judging
 from ...service import presentation as report
 from ...service.analyses import (
     autorank,
@@ -100,6 +101,15 @@ def page() -> None:
             st.markdown(f"**{render.md(m_name)} error spans per system**")
             counts = span_counts(ds, imp_scores.spans)
             export.table(counts, name=f"mtlens-{m_name}-spans", hide_index=True, key=f"rank_spans_{m_name}")
+        if imp_scores.usage and m_name in results:  # an LLM judge: what its scores cost
+            st.markdown(f"**{render.md(m_name)}: tokens and cost per system**")
+            file = f"mtlens-{m_name.replace(':', '-')}-cost"
+            export.table(pd.DataFrame(judging.usage_rows(imp_scores)), name=file, hide_index=True, key=f"rank_{file}")
+            total = [n for n in imp_scores.notes if "the answers behind these scores" in n]
+            if total:
+                st.caption(
+                    render.md(total[0] + " (each answer once; a system's row counts every answer it stands on).")
+                )
     if ds.set_id:
         st.caption(workspace.quick_link(ds))
     st.markdown("**Signatures**")
