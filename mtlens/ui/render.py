@@ -237,7 +237,8 @@ def mqm_line(text: str, errors) -> str:
 
 
 def error_spans(text: str, spans) -> str:
-    """A hypothesis with xCOMET error spans coloured by severity (hover: severity and confidence).
+    """A hypothesis with error spans (xCOMET's, an ESA rater's, an LLM judge's) coloured by severity (hover: the
+    severity, the category where the source names one, the confidence where it has one).
     Every piece of text and every attribute is escaped; overlapping spans keep the first."""
     out, pos = [], 0
     for sp in sorted(spans, key=lambda s: (s.start, -s.end)):
@@ -246,7 +247,8 @@ def error_spans(text: str, spans) -> str:
         sev = sp.severity if sp.severity in SEVERITIES else "other"
         out.append(escape(text[pos : sp.start]))
         sure = sp.confidence == sp.confidence  # a human's span has no confidence (NaN)
-        title = escape(f"{sp.severity}, confidence {sp.confidence:.2f}" if sure else sp.severity, quote=True)
+        said = ", ".join([sp.severity, *([sp.category] if getattr(sp, "category", "") else [])])
+        title = escape(f"{said}, confidence {sp.confidence:.2f}" if sure else said, quote=True)
         out.append(f'<span class="mtl-tok mtl-err-{sev}" title="{title}">{escape(text[sp.start : sp.end])}</span>')
         pos = sp.end
     out.append(escape(text[pos:]))

@@ -165,3 +165,37 @@ def test_compare_two_systems_counts_the_errors_a_judge_named_by_category(tmp_pat
         assert row[f"{a}: errors"] == expected[a][key] and row[f"{b}: errors"] == expected[b][key], row
         assert row[f"{a}: per 100 segments"] == pytest.approx(100 * expected[a][key] / N)
     assert {(r["category"], r["severity"]) for r in table.to_dict("records")} == set(expected[a]) | set(expected[b])
+
+
+def test_sentences_toggles_each_source_of_error_spans(tmp_path, monkeypatch):
+    """The TED excerpt's raters and a judge: both sources drawn; either one left out by the reader."""
+    from streamlit.testing.v1 import AppTest
+
+    from mtlens.runtime import jobs
+    from mtlens.service.evaluation import evaluate_annotations, save
+    from mtlens.ui.screens.sentences import HUMAN_MQM
+
+    from ..conftest import TESTDATA
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    store = Store(tmp_path)
+    path = TESTDATA / "mqm" / "mqm_ted_ende.excerpt.tsv"
+    ev = save(store, evaluate_annotations(path.read_bytes(), path.name, "en-de"), "TED")
+    with Stub() as stub:
+        judging.add_judge(store, judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=8))
+        assert jobs.run(store, ev.set_id, "judge:j") == "done"
+    at = AppTest.from_file(str(ROOT / "pages" / "2_Sentences.py"), default_timeout=120)
+    at.query_params["set"] = ev.set_id
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+    def drawn() -> str:
+        return " ".join(m.value for m in at.markdown)
+
+    toggle = at.multiselect(key="sent_span_sources")
+    assert toggle.value == ["judge:j", HUMAN_MQM]
+    assert "judge\\:j error spans" in drawn() and "What human raters marked" in drawn()
+    toggle.set_value([HUMAN_MQM]).run()
+    assert "judge\\:j error spans" not in drawn() and "What human raters marked" in drawn()
+    at.multiselect(key="sent_span_sources").set_value(["judge:j"]).run()
+    assert "judge\\:j error spans" in drawn() and "What human raters marked" not in drawn()

@@ -39,8 +39,10 @@ def page() -> None:
     b = k2.selectbox("System B", [s for s in systems if s != a], key="cmp_b")
     metric = k3.selectbox("Metric for buckets and differences", sentence_metrics, key="cmp_metric")
     links.to_link(a=a, b=b, metric=metric)
+    named = [m for m, _ in cached.imported(ds).values() if m.categories]  # LLM judges' errors by category
     steps = Steps(
-        ["scores", "n-grams", "buckets by length", "buckets by word frequency", "largest differences", "errors named"]
+        ["scores", "n-grams", "buckets by length", "buckets by word frequency", "largest differences"]
+        + (["errors named"] if named else [])
     )
     steps.next()
     corpus_scores = cached.metric_result(ds, metric, opts).scores
@@ -219,19 +221,17 @@ def page() -> None:
         ),
         hide_index=True,
     )
-    steps.next()
-    _error_categories(ds, a, b)
+    if named:
+        steps.next()
+        _error_categories(named, a, b)
     steps.done()
     if st.button("Inspect these lines in Sentences (sorted by |B - A|)", key="cmp_to_sentences"):
         st.session_state.update({"sent_a": a, "sent_b": b, "sent_metric": metric, "sent_sort": "largest |B - A|"})
         st.switch_page("pages/2_Sentences.py")
 
 
-def _error_categories(ds, a: str, b: str) -> None:
+def _error_categories(named, a: str, b: str) -> None:
     """Each LLM judge's errors in A and B by category and severity (counted over the lines it scored)."""
-    named = [m for m, _ in cached.imported(ds).values() if m.categories]
-    if not named:
-        return
     st.subheader("Errors the LLM judges named, by category")
     for metric in named:
         rows = judging.error_categories(metric, [a, b])

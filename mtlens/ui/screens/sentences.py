@@ -12,6 +12,7 @@ import streamlit as st
 
 from ...core.errors import InputError
 from ...core.options import Options
+from ...service import judging
 from ...service.analyses import (
     ngram_matches,
     pearson,
@@ -23,6 +24,9 @@ from ...service.results import make_metric
 from .. import annotated, cached, documents, export, links, render, state, views
 from ..widgets import open_screen
 from . import presentation
+
+#: the raters' MQM spans among the sources of error spans a reader toggles
+HUMAN_MQM = "human MQM (raters)"
 
 
 def page() -> None:
@@ -222,14 +226,21 @@ def page() -> None:
                     render.char_hypothesis(c.systems[name][i], seg_refs, char_n, opts.lowercase), unsafe_allow_html=True
                 )
 
-    for m_name, (imp_scores, _) in cached.imported(ds).items():
-        if not imp_scores.spans:
+    spanned = {m: imp for m, (imp, _) in cached.imported(ds).items() if imp.spans}
+    sources = [*spanned, *([HUMAN_MQM] if anns else [])]
+    if len(sources) > 1:  # toggle each source of error spans (an LLM judge's, xCOMET's, the raters')
+        shown_sources = st.multiselect("Error spans from", sources, default=sources, key="sent_span_sources")
+    else:
+        shown_sources = sources
+    for m_name, imp_scores in spanned.items():
+        if m_name not in shown_sources:
             continue
-        what = (
-            "marked by the ESA raters (minor, major; omissions are counted in the ratings, not placed)"
-            if m_name == "esa"
-            else "(minor, major, critical; hover for the confidence)"
-        )
+        if m_name == "esa":
+            what = "marked by the ESA raters (minor, major; omissions are counted in the ratings, not placed)"
+        elif m_name.startswith(judging.PREFIX):
+            what = "named by the LLM judge (minor, major, critical; hover for the category)"
+        else:
+            what = "(minor, major, critical; hover for the confidence)"
         st.markdown(f"**{render.md(m_name)} error spans** {what}")
         st.markdown(
             render.legend([("minor", "err-minor"), ("major", "err-major"), ("critical", "err-critical")]),
@@ -238,10 +249,11 @@ def page() -> None:
         for name in [sys_a, sys_b] if sys_b else [sys_a]:
             line_spans = imp_scores.spans.get(name, [])
             spans_i = line_spans[i] if i < len(line_spans) else []
-            st.markdown(f"*{render.md(name)}*: {len(spans_i)} error span(s)")
-            st.markdown(render.error_spans(c.systems[name][i], spans_i), unsafe_allow_html=True)
+            with st.container(key=f"spans_{views.safe_key(m_name)}_{views.safe_key(name)}"):
+                st.markdown(f"*{render.md(name)}*: {len(spans_i)} error span(s)")
+                st.markdown(render.error_spans(c.systems[name][i], spans_i), unsafe_allow_html=True)
 
-    if anns:
+    if anns and HUMAN_MQM in shown_sources:
         st.markdown("**What human raters marked** (MQM; hover a span for its category, severity, rater and comment)")
         st.markdown(
             render.legend([("minor", "err-minor"), ("major", "err-major"), ("critical", "err-critical")]),
