@@ -6,6 +6,7 @@ answers quote words of each translation); its job runs as the command line runs 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -111,7 +112,7 @@ def test_a_judges_row_in_the_human_correlation(browser, judged):
         _idle(page)
         with page.expect_download() as dl:
             table.get_by_role("button", name="CSV", exact=True).click()
-        text = open(dl.value.path(), encoding="utf-8").read()
+        text = Path(dl.value.path()).read_text(encoding="utf-8")
         rows = {(r["metric"], r["level"]): r for r in csv.DictReader(io.StringIO(text))}
         got = rows[("judge:stub", "system")]
         assert int(got["n"]) == len(systems) and float(got["pearson"]) == pytest.approx(expected, abs=1e-9)
