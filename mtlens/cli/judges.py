@@ -7,7 +7,7 @@ import argparse
 
 from . import args as flags
 from .args import Parser
-from .common import store
+from .common import say, store
 
 
 def add_parsers(sub) -> dict:
@@ -29,7 +29,26 @@ def add_parsers(sub) -> dict:
     a = ju_sub.add_parser("delete", help="forget a judge (its cached answers stay)")
     a.add_argument("name", metavar="NAME")
     flags.add_data_dir(a)
+    a = ju_sub.add_parser(
+        "run", help="ask a judge about a saved set: its job, with progress (Ctrl-C stops it; a run again goes on)"
+    )
+    a.add_argument("name", metavar="NAME")
+    a.add_argument("--set", required=True, metavar="ID", help="the saved set")
+    a.add_argument("--background", action="store_true", help="start the job in its own process and return")
+    flags.add_data_dir(a)
+    a = ju_sub.add_parser("status", help="a set's judge jobs: progress, or how each ended and what it cost")
+    a.add_argument("--set", required=True, metavar="ID", help="the saved set")
+    flags.add_data_dir(a)
+    a = ju_sub.add_parser("cancel", help="ask a set's running judge job to stop (its answers so far are kept)")
+    a.add_argument("name", metavar="NAME")
+    a.add_argument("--set", required=True, metavar="ID", help="the saved set")
+    flags.add_data_dir(a)
     return {"judges": run_judges}
+
+
+def _line(p) -> str:
+    done = f"{p.done:,}/{p.total:,} segments" if p.total else "starting"
+    return f"{p.metric}\t{p.state}\t{done}" + (f"\t{p.message}" if p.message else "")
 
 
 def run_judges(args: argparse.Namespace) -> str:
@@ -49,6 +68,18 @@ def run_judges(args: argparse.Namespace) -> str:
     if args.action == "delete":
         judging.remove_judge(target, args.name)
         return f"removed {args.name}\n"
+    if args.action in ("run", "cancel"):
+        name = args.name[len(judging.PREFIX) :] if args.name.startswith(judging.PREFIX) else args.name
+        judge = judging.get_judge(target, name)
+        if args.action == "cancel":
+            judging.cancel_job(target, args.set, judging.identity(judge))
+            return "".join(_line(p) + "\n" for p in judging.status(target, args.set) if p.metric == f"judge:{name}")
+        if args.background:
+            return _line(judging.start_job(target, args.set, name)) + "\n"
+        return _line(judging.run_job(target, args.set, name, say=say)) + "\n"
+    if args.action == "status":
+        shown = judging.status(target, args.set)
+        return "".join(_line(p) + "\n" for p in shown) or "no judge job on this set\n"
     rows = [
         f"judge:{j.name}\t{j.protocol}\t{j.model}\t{judging.redact(j.url)}\tsamples {j.samples}\tconcurrency {j.concurrency}"
         for j in judging.judges(target)

@@ -21,6 +21,7 @@ __all__ = [
     "may_start",
     "redact",
     "remove_judge",
+    "run_job",
     "start_job",
     "status",
     "usage_rows",
@@ -73,6 +74,16 @@ def start_job(store, set_id: str, name: str, visitor=None):
 
     _require(store, set_id, visitor, "start")
     return jobs.start(store, set_id, name if name.startswith(PREFIX) else PREFIX + name)
+
+
+def run_job(store, set_id: str, name: str, say=None):
+    """Run the set's job of ``judge:NAME`` here (the command line's, with progress sentences ``say``) and return
+    how it ended (:class:`mtlens.runtime.jobs.Progress`)."""
+    from ..runtime import jobs
+
+    metric = PREFIX + get_judge(store, name).name
+    jobs.run(store, set_id, metric, say=say)
+    return next(p for p in status(store, set_id) if p.metric == metric)
 
 
 def cancel_job(store, set_id: str, digest: str, visitor=None) -> None:

@@ -32,6 +32,8 @@ def panel() -> None:
                     "endpoint": judging.redact(j.url) if admin else (urlsplit(j.url).hostname or ""),
                     "samples": j.samples,
                     "in flight": j.concurrency,
+                    "US$ / 1M in": j.price_in,
+                    "US$ / 1M out": j.price_out,
                     "key from": f"${j.key_env}" if (admin and j.key_env) else ("a variable" if j.key_env else "-"),
                 }
                 for j in registered
@@ -56,11 +58,17 @@ def panel() -> None:
         model = c4.text_input("Model", key="judge_model")
         key_env = c5.text_input("Key's environment variable", key="judge_key_env", help="Its name, never the key.")
         concurrency = c6.number_input("In flight", 1, 256, 8, key="judge_concurrency")
+        c7, c8, c9 = st.columns(3)
+        samples = c7.number_input("Samples per segment (their mean)", 1, 20, 1, key="judge_samples")
+        price_in = c8.number_input("US$ per million prompt tokens", 0.0, value=None, key="judge_price_in")
+        price_out = c9.number_input("US$ per million completion tokens", 0.0, value=None, key="judge_price_out")
         if st.form_submit_button("Register judge"):
             try:
                 j = judging.add_judge(
-                    store, judging.Judge(name, url, model, protocol, key_env.strip() or None, 1, int(concurrency))
-                )
+                    store,
+                    judging.Judge(name, url, model, protocol, key_env.strip() or None, int(samples), int(concurrency),
+                                  price_in, price_out),
+                )  # fmt: skip
                 st.success(render.md(f"Registered judge:{j.name} ({j.protocol} with {j.model})."))
             except InputError as err:
                 st.error(render.md(str(err)))

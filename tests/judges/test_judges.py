@@ -187,11 +187,14 @@ def test_the_home_page_lists_the_judges_and_only_the_operator_registers_one(tmp_
     assert any("api\\-key\\-env" in e.value or "api-key-env" in e.value for e in at.error), [e.value for e in at.error]
     assert Store(tmp_path).judges() == []  # nothing stored: the store never holds the password
     at.text_input(key="judge_url").set_value("http://127.0.0.1:8000/v1")
+    at.number_input(key="judge_samples").set_value(3)
+    at.number_input(key="judge_price_in").set_value(2.5)
     at.button(key="FormSubmitter:judge_add-Register judge").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("Registered judge" in s.value and "mine" in s.value for s in at.success), [e.value for e in at.error]
     (judge,) = Store(tmp_path).judges()
     assert judge["name"] == "mine" and judge["key_env"] == "JUDGE_KEY"
+    assert (judge["samples"], judge["price_in"], judge["price_out"]) == (3, 2.5, None)
     monkeypatch.setenv("MTLENS_ACCESS", "owners")
     visitor = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     assert not visitor.exception
@@ -227,3 +230,41 @@ def test_a_url_that_would_carry_a_secret_is_refused_and_nothing_is_stored(tmp_pa
     assert out.returncode == 2 and "--api-key-env" in out.stderr
     assert "pw" not in out.stderr and "SECRET" not in out.stderr and "key@" not in out.stderr
     assert Store(tmp_path).judges() == []
+
+
+def test_a_judge_job_from_the_command_line_its_status_and_the_gate(tmp_path):
+    """``judges run`` is the set's job with its progress said; ``judges status`` shows how it ended and what it
+    cost; the gate compares two systems by ``judge:NAME`` from the cached answers, asking nothing."""
+    ws = tmp_path / "ws"
+    set_id, corpus = _set(ws)
+    env = {**os.environ}
+    with Stub() as stub:
+        added = _mtlens("judges", "add", "tiny", "--url", stub.url, "--model", "m", "--protocol", "gemba-mqm",
+                        "--price-in", "1", "--price-out", "1", ws=ws, env=env)  # fmt: skip
+        assert added.returncode == 0, added.stderr
+        run = _mtlens("judges", "run", "tiny", "--set", set_id, ws=ws, env=env)
+        assert run.returncode == 0, run.stderr
+        asked = len(stub.requests)
+        status = _mtlens("judges", "status", "--set", set_id, ws=ws, env=env)
+        gate = _mtlens("gate", "--set", set_id, "--baseline", "UEdin", "--candidate", "Online-W", "--metrics",
+                       "judge:tiny", "--format", "json", ws=ws, env=env)  # fmt: skip
+        assert len(stub.requests) == asked  # the gate read the cached answers
+    total = N * len(corpus.system_names)
+    assert f"judge:tiny: {total:,}/{total:,} segments" in run.stderr  # the progress, said as it goes
+    assert run.stdout.startswith(f"judge:tiny\tdone\t{total:,}/{total:,} segments\tjudge:tiny: {asked:,} requests")
+    (line,) = status.stdout.splitlines()
+    assert line.startswith("judge:tiny\tdone") and f"{110 * asked / 1e6:.4f}" in line  # this run's cost
+    assert gate.returncode in (0, 1), gate.stderr
+    (row,) = json.loads(gate.stdout)["metrics"]
+    expected = {}
+    for name in ("UEdin", "Online-W"):  # each system's score: the mean of GEMBA's own parse of its answers
+        parsed = [
+            MQM.parse_mqm_answer(answer_for(MQM.apply_template(MQM.TEMPLATE_GEMBA_MQM, {
+                "source_lang": "English", "target_lang": "German", "source_seg": corpus.source[i], "target_seg": line,
+            })), normalize=False)
+            for i, line in enumerate(corpus.systems[name])
+        ]  # fmt: skip
+        expected[name] = sum(parsed) / len(parsed)
+    assert row["metric"] == "judge:tiny" and row["higher_is_better"] is True
+    assert row["baseline"] == pytest.approx(expected["UEdin"], abs=1e-9)
+    assert row["candidate"] == pytest.approx(expected["Online-W"], abs=1e-9)
