@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs and run it (the README's test command).
 #   bash scripts/test.sh [extra pytest arguments]
-# Creates .venv (if missing), installs requirements-dev.txt and the neural extra (.venv-neural, for the
-# COMET tests), installs Debian's chromium (browser tests) and postgresql (the store's tests on a real
-# server) when they are missing (needs root/apt),
-# then runs the whole suite.
+# Creates .venv (if missing), installs requirements-dev.txt, the neural extra (.venv-neural, for the COMET tests),
+# Pearmut (.venv-pearmut) and transformers serve (.venv-serve, the LLM judges' end-to-end test), installs Debian's
+# chromium (browser tests) and postgresql (the store's tests on a real server) when they are missing (needs
+# root/apt), then runs the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
