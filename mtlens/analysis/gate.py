@@ -18,7 +18,19 @@ The rule: a metric *regresses* when its delta is in the worse direction (lower f
 an error rate such as TER), ``p_holm < alpha``, and, when ``min_agreement`` is given, the human
 agreement of the delta is at least ``min_agreement``. A metric without a published agreement fit is
 judged on significance alone (a note says so): a bar that cannot be measured does not excuse a
-significant regression. The verdict is ``regression`` when any metric regresses, else ``pass``.
+significant regression. The verdict is ``regression`` when any metric regresses.
+
+Two clauses follow (issue 50, docs/decisions.md, "Metric families" and "Cost and latency"):
+
+- **Tuned-on metrics.** A candidate decoded or tuned with metrics (``tuned_on``: their families) is not certified by
+  them: the families that tuning inflates (:func:`mtlens.analysis.families.tainted`) are *tainted*, the others
+  *held out*. Without a held-out metric among the gate's, or when a tainted metric improves and no held-out metric
+  improves (significantly, after Holm), the verdict is ``unconfirmed``.
+- **Cost.** With ``max_cost_increase`` P and both systems' costs, a candidate more than P% costlier than the
+  baseline gets ``too costly``.
+
+The verdict is the first of ``regression``, ``unconfirmed``, ``too costly`` that applies, else ``pass``; every
+clause that applies is a note.
 """
 
 from __future__ import annotations
@@ -29,6 +41,7 @@ from dataclasses import dataclass, field
 from ..core.errors import InputError
 from ..runtime.scoring import MetricResult
 from .agreement import human_agreement
+from .families import family_of, tainted, tuned_text
 from .policy import ALPHA, MIN_TEST_LINES, SEED, check_alpha, default_resamples
 from .power import POWER, min_detectable_delta
 from .resampling import paired_deltas
@@ -58,6 +71,10 @@ class GateMetric:
     #: significant after Holm in the better direction
     improvement: bool
     signature: str = ""
+    #: the metric's family (:mod:`mtlens.analysis.families`)
+    family: str = ""
+    #: of a family the candidate's tuning inflates (its improvement certifies nothing alone)
+    tainted: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,6 +93,14 @@ class GateResult:
     notes: tuple[str, ...] = field(default_factory=tuple)
     #: what was resampled: segments, or whole documents
     resample: str = "segments"
+    #: the families the candidate was decoded or tuned with (empty: none said)
+    tuned_on: tuple[str, ...] = ()
+    #: the cost clause: ``{"baseline", "candidate", "increase_pct", "max_increase_pct", "exceeded"}`` (US$), or None
+    cost: dict | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
 
     @property
     def rule(self) -> str:
@@ -104,12 +129,19 @@ def gate(
     n: int | None = None,
     seed: int | None = SEED,
     documents=None,
+    tuned_on=frozenset(),
+    costs: tuple[float | None, float | None] | None = None,
+    max_cost_increase: float | None = None,
 ) -> GateResult:
     """The gate's verdict for ``candidate`` against ``baseline`` on every metric of ``results`` (each holding
     both systems). ``n``: bootstrap resamples (default 1,000, more when the metrics are so many that Holm's
     correction needs them: :func:`~mtlens.analysis.policy.default_resamples`). ``documents``: every
-    line's document id: whole documents are resampled (the test and the smallest detectable delta)."""
+    line's document id: whole documents are resampled (the test and the smallest detectable delta).
+    ``tuned_on``: the candidate's tuned-on families; ``costs``: (baseline, candidate) in US$ for the test set, with
+    ``max_cost_increase`` (percent) the cost clause."""
     check_gate_settings(alpha, min_agreement)
+    if max_cost_increase is not None:
+        check_cost_clause(costs, max_cost_increase, baseline, candidate)
     if not results:
         raise InputError("the gate needs at least one metric")
     if baseline == candidate:
@@ -131,6 +163,7 @@ def gate(
         raw.append(pd)
     adjusted = holm([pd.p_value for pd in raw])
     out, notes = [], []
+    taint = tainted(tuned_on)
     for (name, r), pd, ph in zip(results.items(), raw, adjusted, strict=True):
         agreement = human_agreement(name, pd.delta)
         worse = pd.delta < 0 if r.higher_is_better else pd.delta > 0
@@ -157,8 +190,69 @@ def gate(
                 regression=regression,
                 improvement=significant and not worse and pd.delta != 0,
                 signature=r.signature,
+                family=family_of(name),
+                tainted=family_of(name) in taint,
             )
         )
-    verdict = "regression" if any(g.regression for g in out) else "pass"
+    verdicts = ["regression"] if any(g.regression for g in out) else []
+    if tuned_on:
+        sentence = held_out_clause(out, tuned_on)
+        if sentence:
+            verdicts.append("unconfirmed")
+            notes.append(sentence)
+    cost = None
+    if max_cost_increase is not None:
+        cost = cost_clause(costs, max_cost_increase)
+        if cost["exceeded"]:
+            verdicts.append("too costly")
+            notes.append(
+                f"the candidate costs {cost['increase_pct']:+.1f}% against the baseline (US$ {cost['candidate']:.4f} "
+                f"vs {cost['baseline']:.4f}), more than the {max_cost_increase:g}% allowed"
+            )
+    verdict = verdicts[0] if verdicts else "pass"
     resample = "segments" if documents is None else "documents"
-    return GateResult(verdict, baseline, candidate, out, alpha, min_agreement, n, seed, lines, tuple(notes), resample)
+    return GateResult(verdict, baseline, candidate, out, alpha, min_agreement, n, seed, lines, tuple(notes), resample,
+                      tuple(sorted(tuned_on)), cost)  # fmt: skip
+
+
+def held_out_clause(metrics: list[GateMetric], tuned_on) -> str | None:
+    """One sentence when the candidate's improvement stands only on the families its tuning inflates, else None."""
+    tuned = tuned_text(tuned_on)
+    held = [g for g in metrics if not g.tainted]
+    if not held:
+        families = tuned_text({g.family for g in metrics})
+        return (
+            f"the candidate was tuned on {tuned}, and every metric of this gate is of a family that tuning inflates "
+            f"({families}): none was computed of a held-out family (surface metrics such as chrF, an LLM judge, human "
+            "scores), so nothing confirms it"
+        )
+    gains = [g.metric for g in metrics if g.tainted and g.improvement]
+    if gains and not any(g.improvement for g in held):
+        return (
+            f"the candidate was tuned on {tuned}: its improvement on {', '.join(gains)} is not confirmed by a "
+            f"held-out metric ({', '.join(g.metric for g in held)}: none is significantly better)"
+        )
+    return None
+
+
+def check_cost_clause(costs, max_cost_increase: float, baseline: str, candidate: str) -> None:
+    if not (max_cost_increase >= 0 and max_cost_increase == max_cost_increase):
+        raise InputError(f"--max-cost-increase is a percentage, at least 0, not {max_cost_increase}")
+    missing = [who for who, c in zip((baseline, candidate), costs or (None, None), strict=True) if c is None]
+    if missing:
+        raise InputError(
+            f"--max-cost-increase needs both systems' cost, and {' and '.join(missing)} has none: give --price-in and "
+            "--price-out (or --cost) when adding a run, or --baseline-cost and --candidate-cost with files"
+        )
+
+
+def cost_clause(costs, max_cost_increase: float) -> dict:
+    base, cand = costs
+    increase = (cand - base) / base * 100.0 if base > 0 else (0.0 if cand <= 0 else float("inf"))
+    return {
+        "baseline": base,
+        "candidate": cand,
+        "increase_pct": increase,
+        "max_increase_pct": max_cost_increase,
+        "exceeded": increase > max_cost_increase,
+    }

@@ -8,7 +8,7 @@ import sys
 
 from ..core.errors import InputError
 from . import args as flags
-from .common import Exit, given_options, inputs_of, say, store, write_output
+from .common import Exit, given_options, inputs_of, read_bytes, say, store, write_output
 
 
 def add_parsers(sub) -> dict:
@@ -31,6 +31,27 @@ def add_parsers(sub) -> dict:
         metavar="A",
         help="a regression must also be one humans would notice: estimated agreement at least A (0-1, Kocmi et al. 2024)",
     )
+    g.add_argument(
+        "--scores",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="segment scores of another metric for both systems (comet-score JSON or text, MetricX JSONL, a TSV with "
+        "system/line columns), named in --metrics; repeat for several",
+    )
+    g.add_argument(
+        "--candidate-tuned-on",
+        metavar="METRICS",
+        help="the metrics the candidate was decoded or tuned with (e.g. comet,metricx; a saved set's run says its "
+        "own): an improvement they alone measure is not certified",
+    )
+    g.add_argument(
+        "--max-cost-increase", type=float, metavar="P", help="fail a candidate more than P%% costlier than the baseline"
+    )
+    g.add_argument(
+        "--baseline-cost", type=float, metavar="USD", help="with files: the baseline's cost for this test set"
+    )
+    g.add_argument("--candidate-cost", type=float, metavar="USD", help="with files: the candidate's cost")
     flags.add_docs(g)
     flags.add_resample(g, "resample segments (default) or whole documents (--docs, or a saved set's documents)")
     flags.add_format(g, ("text", "json", "markdown", "junit"))
@@ -68,6 +89,10 @@ def _verdict(args: argparse.Namespace) -> str:
         options=given_options(args),
         say=say,
         resample=args.resample,
+        candidate_tuned_on=args.candidate_tuned_on,
+        extra_scores=[(f, read_bytes(f)) for f in args.scores],
+        max_cost_increase=args.max_cost_increase,
+        costs=(args.baseline_cost, args.candidate_cost),
     )
     if args.set is not None:
         extra = [f for f, v in (("--ref", args.ref), ("--src", args.src), ("--docs", args.docs)) if v]
@@ -89,6 +114,6 @@ def _verdict(args: argparse.Namespace) -> str:
     out = render(res, args.format)
     if args.output:
         write_output(args.output, out, inputs_of(args))
-    if res.verdict == "regression":
+    if not res.passed:  # a regression, an improvement no held-out metric confirms, too costly
         raise Exit(out, 1)
     return out

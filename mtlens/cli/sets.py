@@ -56,6 +56,19 @@ def add_parsers(sub) -> dict:
     ad.add_argument("--family", help="the run's lineage, e.g. my-model (steps are tested within a family)")
     ad.add_argument("--at", metavar="ISO-8601", help="when the output was made (default: now; no offset: UTC)")
     ad.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE", help="metadata (repeat)")
+    ad.add_argument(
+        "--tuned-on",
+        metavar="METRICS",
+        help="the metrics it was decoded or tuned with (MBR, QE re-ranking, RL), e.g. comet,metricx: the gate "
+        "then wants a held-out metric to agree",
+    )
+    ad.add_argument("--price-in", type=float, metavar="USD_PER_1M", help="its price per million prompt tokens")
+    ad.add_argument("--price-out", type=float, metavar="USD_PER_1M", help="its price per million completion tokens")
+    ad.add_argument("--tokens-in", type=float, metavar="N", help="prompt tokens for this test set (default: estimated)")
+    ad.add_argument("--tokens-out", type=float, metavar="N", help="completion tokens (default: estimated)")
+    ad.add_argument("--cost", type=float, metavar="USD", help="what this test set cost, instead of prices")
+    ad.add_argument("--seconds-per-segment", type=float, metavar="S", help="its latency per segment")
+    ad.add_argument("--tokens-per-second", type=float, metavar="T", help="its speed, instead of the latency")
     flags.add_format(ad)
     flags.add_data_dir(ad)
 
@@ -187,15 +200,16 @@ def run_delete(args: argparse.Namespace) -> str:
 
 def run_add(args: argparse.Namespace) -> str:
     from ..service.bundles import add_bundle_runs, is_bundle
-    from ..service.runs import add_run, parse_meta
+    from ..service.runs import FACT_FLAGS, add_run, parse_meta
 
     data = read_bytes(args.file)
     if is_bundle(data):  # a set bundle: its new systems, with their run facts
         given = [
             f
-            for f, v in (("--name", args.name), ("--family", args.family), ("--at", args.at), ("--meta", args.meta))
-            if v
-        ]
+            for f, v in (("--name", args.name), ("--family", args.family), ("--at", args.at), ("--meta", args.meta),
+                         *((f"--{d.replace('_', '-')}", getattr(args, d)) for d in FACT_FLAGS))
+            if v is not None and v != []
+        ]  # fmt: skip
         if given:
             raise InputError(f"a bundle's runs carry their own facts; leave out {', '.join(given)}")
         added = add_bundle_runs(store(args), args.set, data)
@@ -203,6 +217,7 @@ def run_add(args: argparse.Namespace) -> str:
             return report.dumps({"added": added}) + "\n"
         return f"added {len(added)} run(s) from the bundle to set {args.set}: {', '.join(added)}\n"
     meta = parse_meta(args.meta)
+    meta.update({key: str(getattr(args, d)) for d, key in FACT_FLAGS.items() if getattr(args, d) is not None})
     run = add_run(store(args), args.set, data, str(args.file), args.name, args.family, args.at, meta)
     doc = {"name": run.name, "family": run.family, "at": run.at, "meta": run.meta}
     if args.format == "json":

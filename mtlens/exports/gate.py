@@ -39,9 +39,13 @@ def to_dict(res: GateResult) -> dict:
                 "improvement": g.improvement,
                 "higher_is_better": g.higher_is_better,
                 "signature": g.signature,
+                "family": g.family,
+                "tainted": g.tainted,
             }
             for g in res.metrics
         ],
+        "tuned_on": list(res.tuned_on),
+        "cost": None if res.cost is None else {k: _number(v) for k, v in res.cost.items()},
         "lines": res.lines,
         "alpha": res.alpha,
         "min_agreement": res.min_agreement,
@@ -69,6 +73,7 @@ def _rows(res: GateResult) -> list[list[str]]:
         rows.append(
             [
                 g.metric,
+                g.family + (" (tuned on)" if g.tainted else ""),
                 shown(g.baseline, places),
                 shown(g.candidate, places),
                 ("+" if g.delta > 0 else "") + shown(g.delta, places + 1),
@@ -82,12 +87,31 @@ def _rows(res: GateResult) -> list[list[str]]:
     return rows
 
 
-_HEAD = ["metric", "baseline", "candidate", "delta", "p", "p (Holm)", "humans agree (est.)", "min. detectable", ""]
+_HEAD = [
+    "metric",
+    "family",
+    "baseline",
+    "candidate",
+    "delta",
+    "p",
+    "p (Holm)",
+    "humans agree (est.)",
+    "min. detectable",
+    "",
+]
 
 
 def _footer(res: GateResult) -> list[str]:
     lines = [
         f"Rule: {res.rule}.",
+        *(
+            [
+                f"Tuned on: {', '.join(res.tuned_on)}; an improvement only the families this inflates measure is not "
+                "certified without a held-out metric that agrees."
+            ]
+            if res.tuned_on
+            else []
+        ),
         f"p: two-sided paired bootstrap p-value over {res.lines:,} lines ({res.resample} resampled), {res.n:,} "
         f"resamples; p (Holm): corrected "
         f"over the {len(res.metrics)} metrics; min. detectable: smallest |delta| found with 80% power.",
@@ -100,7 +124,7 @@ def to_text(res: GateResult) -> str:
     rows = [_HEAD, *_rows(res)]
     widths = [max(len(r[k]) for r in rows) for k in range(len(_HEAD))]
     table = [
-        "  ".join(c.ljust(w) if k in (0, 8) else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths, strict=True)))
+        "  ".join(c.ljust(w) if k in (0, 1, 9) else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths, strict=True)))
         for r in rows
     ]
     return "\n".join([head, "", *[t.rstrip() for t in table], "", *_footer(res)]) + "\n"
@@ -139,14 +163,14 @@ def _xml(text: str) -> str:
 
 
 def to_markdown(res: GateResult) -> str:
-    icon = ":x:" if res.verdict == "regression" else ":white_check_mark:"
+    icon = ":white_check_mark:" if res.passed else ":x:"
     out = [
         f"### {icon} mtlens gate: **{res.verdict}**",
         "",
         f"Candidate {_code(res.candidate)} vs baseline {_code(res.baseline)}",
         "",
         "| " + " | ".join([*_HEAD[:-1], "outcome"]) + " |",
-        "|---|" + "---:|" * 7 + "---|",
+        "|---|---|" + "---:|" * 7 + "---|",
     ]
     out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in _rows(res)]
     return "\n".join([*out, "", *_footer(res)]) + "\n"
@@ -154,17 +178,25 @@ def to_markdown(res: GateResult) -> str:
 
 def to_junit(res: GateResult) -> str:
     """One test suite, one test case per metric; a regression is a failure (CI systems show its message)."""
-    failures = sum(g.regression for g in res.metrics)
+    clauses = _clauses(res)  # the held-out and cost clauses, each a test case when asked for
+    failures = sum(g.regression for g in res.metrics) + sum(1 for _, failed, _ in clauses if failed)
+    tests = len(res.metrics) + len(clauses)
     name = _xml(f"mtlens gate: {res.candidate} vs {res.baseline}")
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<testsuites name="mtlens gate" tests="{len(res.metrics)}" failures="{failures}">',
-        f'<testsuite name={quoteattr(name)} tests="{len(res.metrics)}" failures="{failures}" errors="0">',
+        f'<testsuites name="mtlens gate" tests="{tests}" failures="{failures}">',
+        f'<testsuite name={quoteattr(name)} tests="{tests}" failures="{failures}" errors="0">',
     ]
+    for case, failed, message in clauses:
+        out.append(f'<testcase classname="mtlens.gate" name={quoteattr(case)}>')
+        if failed:
+            out.append(f"<failure message={quoteattr(_xml(message))}>{escape(_xml(message))}</failure>")
+        out.append(f"<system-out>{escape(_xml(message))}</system-out>")
+        out.append("</testcase>")
     for g, row in zip(res.metrics, _rows(res), strict=True):
         summary = (
-            f"{g.metric}: baseline {row[1]}, candidate {row[2]}, delta {row[3]}, p {row[4]}, p (Holm) {row[5]}, "
-            f"humans agree (est.) {row[6]}, min. detectable {row[7]}"
+            f"{g.metric} ({row[1]}): baseline {row[2]}, candidate {row[3]}, delta {row[4]}, p {row[5]}, p (Holm) "
+            f"{row[6]}, humans agree (est.) {row[7]}, min. detectable {row[8]}"
         )
         out.append(f'<testcase classname="mtlens.gate" name={quoteattr(_xml(g.metric))}>')
         if g.regression:
@@ -174,6 +206,24 @@ def to_junit(res: GateResult) -> str:
     out.append(f"<system-out>{escape(_xml(' '.join(_footer(res))))}</system-out>")
     out += ["</testsuite>", "</testsuites>"]
     return "\n".join(out) + "\n"
+
+
+def _clauses(res: GateResult) -> list[tuple[str, bool, str]]:
+    """``(test case, failed, sentence)`` of the clauses a gate was asked for: the held-out metric (a candidate
+    tuned on metrics) and the cost."""
+    out = []
+    if res.tuned_on:
+        note = next((n for n in res.notes if n.startswith("the candidate was tuned on")), None)
+        tuned = ", ".join(res.tuned_on)
+        out.append(("held-out metric agrees", note is not None,
+                    note or f"the candidate was tuned on {tuned}; a held-out metric confirms its improvement or "
+                    "nothing improved"))  # fmt: skip
+    if res.cost is not None:
+        c = res.cost
+        out.append(("cost", bool(c["exceeded"]),
+                    f"the candidate costs {c['increase_pct']:+.1f}% against the baseline (at most "
+                    f"{c['max_increase_pct']:g}% allowed)"))  # fmt: skip
+    return out
 
 
 def render_error(message: str, fmt: str) -> str:

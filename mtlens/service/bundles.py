@@ -229,7 +229,7 @@ def read_bundle(data: bytes, visitor: bool = False) -> Bundle:
 def _runs(value, systems) -> dict[str, tuple[str | None, str, str]]:
     """The bundle's run facts, checked as ``mtlens add`` checks them; only for systems the bundle has."""
     from ..storage.runs import check_meta, clean_family
-    from .runs import parse_at
+    from .runs import checked_facts, parse_at
 
     if value is None:
         return {}
@@ -246,7 +246,7 @@ def _runs(value, systems) -> dict[str, tuple[str | None, str, str]]:
             raise InputError(f"{_BAD}: the family of run '{system}' is not text")
         if not isinstance(at, str) or not isinstance(meta, dict):
             raise InputError(f"{_BAD}: run '{system}' has no time or its metadata is not an object")
-        out[system] = (clean_family(family), parse_at(at), json.dumps(check_meta(meta)))
+        out[system] = (clean_family(family), parse_at(at), json.dumps(checked_facts(check_meta(meta))))
     return out
 
 

@@ -45,14 +45,24 @@ def gate_evaluation(
     visitor=None,
     say=None,
     resample: str = "segments",
+    candidate_tuned_on: str | None = None,
+    max_cost_increase: float | None = None,
+    costs: tuple[float | None, float | None] = (None, None),
+    extra_scores=(),
 ) -> GateResult:
     """The gate on an evaluation holding both systems (a saved set's stored statistics are reused).
     ``options``: explicit metric options over the language's defaults; ``resample``: ``segments`` or
-    ``documents`` (the evaluation's documents: WMT XML, a documents file, a saved set's)."""
+    ``documents`` (the evaluation's documents: WMT XML, a documents file, a saved set's).
+    ``candidate_tuned_on``: the metrics the candidate was tuned on (with a saved set's run metadata's);
+    ``costs``: (baseline, candidate) US$ given with files (a saved set's runs say theirs); ``max_cost_increase``:
+    the cost clause, in percent; ``extra_scores``: ``(name, bytes)`` score files of other metrics (``--scores``)."""
+    from ..analysis.families import tuned_families
     from .evaluation import kept_options
     from .results import named_results
+    from .runs import run_facts
 
     check_gate_settings(alpha, min_agreement)
+    tuned = tuned_families(candidate_tuned_on)
     for who, name in (("baseline", baseline), ("candidate", candidate)):
         if name not in ev.corpus.systems:
             raise InputError(
@@ -63,8 +73,15 @@ def gate_evaluation(
     opts = options_for(ev.language, DEFAULTS, options)
     keep = kept_options(store, ev.set_id, ev.language, visitor) if ev.set_id else None
     documents = resampled_documents(ev.corpus, resample)
-    results = named_results(store, ev, metrics or DEFAULT_METRICS, opts, keep, say)
-    return gate(results, baseline, candidate, alpha, min_agreement, documents=documents)
+    if ev.set_id:  # the runs' own facts: what the candidate was tuned on, what each cost
+        facts = run_facts(store, ev.set_id, ev.corpus)
+        tuned |= facts[candidate]["tuned_on"]
+        costs = tuple(
+            c if c is not None else facts[n]["cost"].usd for n, c in zip((baseline, candidate), costs, strict=True)
+        )
+    results = named_results(store, ev, metrics or DEFAULT_METRICS, opts, keep, say, extra_scores)
+    return gate(results, baseline, candidate, alpha, min_agreement, documents=documents, tuned_on=tuned, costs=costs,
+                max_cost_increase=max_cost_increase)  # fmt: skip
 
 
 def gate_set(store, set_id: str, baseline: str, candidate: str, **kwargs) -> GateResult:

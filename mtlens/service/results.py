@@ -144,12 +144,12 @@ def scored(store, ev, names, builtin, imported, options, keep_only=None) -> dict
     return {n: got[n] if n in got else result_for(ev.corpus, imported[n]) for n in names}
 
 
-def named_results(store, ev, text: str, options, keep_only=None, say=None) -> dict[str, MetricResult]:
+def named_results(store, ev, text: str, options, keep_only=None, say=None, extra_scores=()) -> dict[str, MetricResult]:
     """The results of the metrics a user names (``"bleu,chrf,comet:NAME"``), for the faces that take a list
     of names (the release gate, a set's history): :func:`chosen_metrics` then :func:`scored`. An unknown
     name, a lexical metric on a set without a reference, or a model the set cannot feed (a QE model without
     a source), is one InputError."""
-    names, builtin, imported = chosen_metrics(store, ev, text, "", say=say)
+    names, builtin, imported = chosen_metrics(store, ev, text, "", extra_scores, say=say)
     return scored(store, ev, names, builtin, imported, options, keep_only)
 
 

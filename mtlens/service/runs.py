@@ -139,12 +139,58 @@ def add_run(
     from .sets import require_change
 
     require_change(store, set_id, visitor, "add runs to it")
+    meta = checked_facts(meta)
     name = system_name(name or stem(file_name), "a run needs a name (--name)")
     lines = decode_lines(data, file_name)
     n_lines = store.load(set_id).info.lines
     if len(lines) != n_lines:
         raise InputError(f"'{file_name}' has {len(lines):,} lines; the set's references have {n_lines:,}")
     return store.add_run(set_id, name, lines, clean_family(family), parse_at(at) if at else None, meta, visitor)
+
+
+#: the run flags of ``add`` that are kept as metadata (issue 50): flag's destination -> metadata key
+FACT_FLAGS = {
+    "tuned_on": "tuned_on",
+    "price_in": "price_in",
+    "price_out": "price_out",
+    "tokens_in": "tokens_in",
+    "tokens_out": "tokens_out",
+    "cost": "cost_usd",
+    "seconds_per_segment": "seconds_per_segment",
+    "tokens_per_second": "tokens_per_second",
+}
+
+
+def checked_facts(meta) -> dict[str, str]:
+    """A run's metadata with its facts checked: ``tuned_on`` read as metric families (kept sorted), the cost and
+    speed keys as numbers (:mod:`mtlens.analysis.costs`); one sentence naming what is wrong."""
+    from ..analysis.costs import check_cost_meta
+    from ..analysis.families import tuned_families, tuned_text
+
+    meta = dict(meta or {})
+    if "tuned_on" in meta:
+        meta["tuned_on"] = tuned_text(tuned_families(meta["tuned_on"]))
+        if not meta["tuned_on"]:
+            del meta["tuned_on"]
+    return check_cost_meta(meta)
+
+
+def run_facts(store, set_id: str, corpus) -> dict[str, dict]:
+    """Each system's tuned-on families and cost (:class:`mtlens.analysis.costs.RunCost`) from its run's metadata:
+    ``{name: {"tuned_on": frozenset, "cost": RunCost}}``."""
+    from ..analysis.costs import run_cost
+    from ..analysis.families import tuned_families
+
+    runs = {r.name: r for r in store.runs(set_id)} if set_id else {}
+    out = {}
+    for name in corpus.system_names:
+        meta = runs[name].meta if name in runs else {}
+        try:
+            tuned = tuned_families(meta.get("tuned_on"))
+        except InputError:  # a damaged or hand-edited store: read as nothing said
+            tuned = frozenset()
+        out[name] = {"tuned_on": tuned, "cost": run_cost(meta, corpus.source, corpus.systems[name])}
+    return out
 
 
 @dataclass(frozen=True)

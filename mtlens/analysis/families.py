@@ -1,0 +1,89 @@
+"""Metric families, and the metrics a system was tuned on (issue 50; docs/decisions.md, "Metric families").
+
+A system decoded or tuned with a metric (MBR, QE re-ranking, RL on COMET or MetricX) is overrated by that metric and
+by its relatives, not by humans (Kovacs, Deutsch and Freitag, WMT24: MBR or QE with one neural metric inflates all
+neural metrics). So every metric declares a family, a run may say what it was tuned on, and the gate does not
+certify an improvement that only the tuned-on families (and, for a learned metric, every learned family) measure.
+
+Families:
+
+- ``surface``: string overlap computed here (BLEU, character BLEU, tolerant BLEU, chrF, chrF++, TER, NIST);
+- ``comet``: COMET, CometKiwi, xCOMET (computed with a registered checkpoint, ``comet:NAME``, or imported);
+- ``metricx``: MetricX (imported, or ``metricx:NAME``);
+- ``learned``: other trained metrics read from files (BLEURT, BERTScore, a name mtlens does not know);
+- ``llm-judge``: LLM judges (``judge:NAME``, GEMBA);
+- ``human``: human judgments (MQM annotations, ESA ratings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..core.errors import InputError
+
+SURFACE, COMET, METRICX, LEARNED, JUDGE, HUMAN = "surface", "comet", "metricx", "learned", "llm-judge", "human"
+FAMILIES = (SURFACE, COMET, METRICX, LEARNED, JUDGE, HUMAN)
+#: the families of trained neural metrics: tuning on one of them inflates all of them (Kovacs et al. 2024)
+NEURAL = frozenset({COMET, METRICX, LEARNED})
+#: what ``--tuned-on`` accepts besides a family's name (a metric's name, as a team says it)
+_ALIASES = {
+    "bleu": SURFACE, "chrf": SURFACE, "chrf++": SURFACE, "ter": SURFACE, "nist": SURFACE, "bleu-c": SURFACE,
+    "tbleu": SURFACE, "cometkiwi": COMET, "xcomet": COMET, "comet-kiwi": COMET, "metricx-qe": METRICX,
+    "judge": JUDGE, "gemba": JUDGE, "llm": JUDGE, "bleurt": LEARNED, "bertscore": LEARNED,
+    "mqm": HUMAN, "esa": HUMAN,
+}  # fmt: skip
+_SURFACE = {"bleu", "bleu-c", "tbleu", "chrf", "chrf++", "ter", "nist"}
+
+
+def family_of(metric: str) -> str:
+    """The family of a metric by its name as ``--metrics`` writes it (``chrf``, ``comet:NAME``, ``judge:NAME``, an
+    imported file's ``cometkiwi-xl``...)."""
+    name = metric.lower()
+    if name in _SURFACE:
+        return SURFACE
+    if name.startswith("judge:") or "gemba" in name or name.startswith("judge"):
+        return JUDGE
+    if name.startswith("comet:") or "comet" in name:
+        return COMET
+    if "metricx" in name:
+        return METRICX
+    if name in ("mqm", "esa") or name.startswith(("mqm-", "human")):
+        return HUMAN
+    return LEARNED
+
+
+def tuned_families(text: str | Iterable[str] | None) -> frozenset[str]:
+    """The families named by ``--tuned-on`` (``comet,metricx``: families or metric names), or one sentence naming
+    what it accepts."""
+    if text is None:
+        return frozenset()
+    items = text.split(",") if isinstance(text, str) else list(text)
+    out = set()
+    for raw in items:
+        item = raw.strip().lower()
+        if not item:
+            continue
+        if item in FAMILIES:
+            out.add(item)
+        elif item in _ALIASES:
+            out.add(_ALIASES[item])
+        elif ":" in item:  # a metric as --metrics names it (comet:NAME, judge:NAME)
+            out.add(family_of(item))
+        else:
+            raise InputError(
+                f"--tuned-on takes metric families ({', '.join(FAMILIES)}) or metric names (bleu, chrf, comet, "
+                f"cometkiwi, xcomet, metricx, judge...), not '{raw.strip()}'"
+            )
+    return frozenset(out)
+
+
+def tainted(tuned: Iterable[str]) -> frozenset[str]:
+    """The families whose scores a system tuned on ``tuned`` may overrate: those, and every trained neural family
+    when one of them is among them (tuning on one neural metric inflates its relatives)."""
+    tuned = frozenset(tuned)
+    return tuned | (NEURAL if tuned & NEURAL else frozenset())
+
+
+def tuned_text(families: Iterable[str]) -> str:
+    """How a run's tuned-on families are kept in its metadata and shown (sorted, comma-separated)."""
+    return ",".join(sorted(set(families)))
