@@ -99,3 +99,21 @@ def pareto_front(points: Mapping[str, tuple[float, float]], higher_is_better: bo
         if not any((q2 >= q and c2 <= c) and (q2 > q or c2 < c) for m, (q2, c2) in known.items() if m != n)
     ]
     return sorted(front, key=lambda n: (known[n][1], -known[n][0]))
+
+
+def fronts(scores: Mapping[str, Mapping[str, float]], costs: Mapping[str, float | None],
+           higher_is_better: Mapping[str, bool]) -> dict[str, list[str]]:  # fmt: skip
+    """Per metric, the Pareto front of the systems whose cost is known (:func:`pareto_front`); empty when fewer than
+    two systems have a cost (no trade-off to show)."""
+    known = {n: c for n, c in costs.items() if c is not None}
+    if len(known) < 2:
+        return {}
+    return {
+        m: pareto_front({n: (float(s[n]), known[n]) for n in known if n in s}, higher_is_better[m])
+        for m, s in scores.items()
+    }
+
+
+def cost_dict(cost: RunCost) -> dict:
+    """A run's cost as the JSON exports write it."""
+    return {"usd": cost.usd, "how": cost.how, "seconds_per_segment": cost.seconds_per_segment}

@@ -125,12 +125,19 @@ def comparison(result: MetricResult, progress=None) -> Comparison:
     return compare(result, test=TEST, n=RESAMPLES, seed=SEED, alpha=ALPHA, progress=progress)
 
 
-def table(results: dict[str, MetricResult], sort_by: str, cmp: Comparison | None = None) -> pd.DataFrame:
+def table(
+    results: dict[str, MetricResult], sort_by: str, cmp: Comparison | None = None, tuned_on: dict | None = None
+) -> pd.DataFrame:
     """Systems in the order of ``sort_by`` with a rank, every metric, and (with a comparison) the cluster
-    and the bootstrap interval of ``sort_by``."""
+    and the bootstrap interval of ``sort_by``; ``tuned_on`` (system -> families), when a system says what it was
+    tuned on: a "tuned on" column."""
     order = report.ranked(results, sort_by)
     out = pd.DataFrame({"system": order, **{m: [r.scores[n] for n in order] for m, r in results.items()}})
     out.insert(0, "rank", range(1, len(order) + 1))
+    if tuned_on and any(tuned_on.values()):
+        from ..analysis.families import tuned_text
+
+        out.insert(2, "tuned on", [tuned_text(tuned_on.get(n, ())) for n in order])
     if cmp is not None:
         cluster_of = {n: i + 1 for i, cl in enumerate(cmp.clusters) for n in cl}
         out.insert(2, f"cluster ({sort_by})", [cluster_of[n] for n in order])

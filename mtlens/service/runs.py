@@ -193,6 +193,50 @@ def run_facts(store, set_id: str, corpus) -> dict[str, dict]:
     return out
 
 
+#: the axes quality is drawn against: label -> the :class:`mtlens.analysis.costs.RunCost` field
+COST_AXES = {"cost (US$ for this test set)": "usd", "latency (s per segment)": "seconds_per_segment"}
+
+
+def cost_axes(costs: dict) -> dict[str, str]:
+    """The axes at least two systems say a value for (``costs``: name -> RunCost)."""
+    return {
+        label: attr
+        for label, attr in COST_AXES.items()
+        if sum(getattr(c, attr) is not None for c in costs.values()) >= 2
+    }
+
+
+def pareto_points(scores: dict[str, float], costs: dict, higher_is_better: bool, attr: str, metric: str = "score"):
+    """``(rows, front)``: one row per system with a value on the axis (``{"system", metric, axis, "on the front"}``)
+    and the front's systems, cheapest first (:func:`mtlens.analysis.costs.pareto_front`)."""
+    from ..analysis.costs import pareto_front
+
+    label = next(k for k, v in COST_AXES.items() if v == attr)
+    known = {n: getattr(c, attr) for n, c in costs.items() if getattr(c, attr) is not None and n in scores}
+    front = pareto_front({n: (float(scores[n]), v) for n, v in known.items()}, higher_is_better)
+    rows = [{"system": n, metric: float(scores[n]), label: v, "on the front": n in front} for n, v in known.items()]
+    return rows, front
+
+
+def tuned_marks(results: dict, facts: dict) -> tuple[dict[tuple[str, str], bool], list[str]]:
+    """The (system, metric) scores of a family the system was tuned on, as its tuning inflates them
+    (:func:`mtlens.analysis.families.tainted`), and a sentence per tuned system."""
+    from ..analysis.families import family_of, tainted, tuned_text
+
+    marks, sentences = {}, []
+    for system, f in facts.items():
+        if not f["tuned_on"]:
+            continue
+        hit = [m for m in results if family_of(m) in tainted(f["tuned_on"])]
+        marks.update({(system, m): True for m in hit})
+        sentences.append(
+            f"{system} was tuned on {tuned_text(f['tuned_on'])}: "
+            + (f"its {', '.join(hit)} scores are of families that tuning inflates (shaded)" if hit
+               else "none of these metrics is of a family that tuning inflates")
+        )  # fmt: skip
+    return marks, sentences
+
+
 @dataclass(frozen=True)
 class Step:
     """A run compared with the previous run of its family, on one metric."""
@@ -226,6 +270,15 @@ class History:
     signatures: dict[str, str] = field(default_factory=dict)
     #: the metrics whose scores a registered neural checkpoint computed (their signature goes with them)
     computed: tuple[str, ...] = ()
+    #: each run's cost and latency from its metadata (:class:`mtlens.analysis.costs.RunCost`)
+    costs: dict = field(default_factory=dict)
+
+    @property
+    def fronts(self) -> dict[str, list[str]]:
+        """Per metric, the runs on the Pareto front of quality against cost (none when under two runs have a cost)."""
+        from ..analysis.costs import fronts
+
+        return fronts(self.scores, {n: c.usd for n, c in self.costs.items()}, self.higher_is_better)
 
     def to_baseline(self, metric: str, run: str) -> float | None:
         if self.baseline is None or self.baseline not in self.scores[metric]:
@@ -373,6 +426,7 @@ def history(
         resample,
         {m: r.signature for m, r in results.items()},
         tuple(m for m, r in results.items() if computed_by_model(r)),
+        {n: f["cost"] for n, f in run_facts(store, set_id, ev.corpus).items() if n in {r.name for r in runs}},
     )
 
 
@@ -382,8 +436,10 @@ def _num(v):
 
 def history_to_dict(h: History) -> dict:
     """The history as JSON (a contract: ``{"runs": [{"name", "family", "at", "meta", "scores"}]}`` in time
-    order; each run also has its intervals, its step to the previous run of its family and its delta to
-    the baseline)."""
+    order; each run also has its intervals, its step to the previous run of its family, its delta to
+    the baseline and its cost; ``pareto_front``: per metric, the runs no other run beats on quality and cost)."""
+    from ..analysis.costs import cost_dict
+
     runs = []
     for r in h.runs:
         runs.append(
@@ -407,6 +463,7 @@ def history_to_dict(h: History) -> dict:
                     if (s := h.steps[m].get(r.name)) is not None
                 },
                 "delta_to_baseline": {m: _num(h.to_baseline(m, r.name)) for m in h.metrics} if h.baseline else {},
+                "cost": cost_dict(h.costs[r.name]) if r.name in h.costs else None,
             }
         )
     return {
@@ -419,4 +476,13 @@ def history_to_dict(h: History) -> dict:
         "test": f"test:paired-bootstrap|n:{h.n}|seed:{h.seed}|alpha:{h.alpha:g}|correction:holm-over-steps"
         + ("" if h.resample == "segments" else f"|resample:{h.resample}"),
         "notes": h.notes,
+        "higher_is_better": h.higher_is_better,
+        "pareto_front": h.fronts,
     }
+
+
+def costs_of(doc: dict) -> dict:
+    """The runs' costs of a history's JSON (:func:`history_to_dict`), as :class:`mtlens.analysis.costs.RunCost`."""
+    from ..analysis.costs import RunCost
+
+    return {r["name"]: RunCost(**r["cost"]) for r in doc["runs"] if r.get("cost")}

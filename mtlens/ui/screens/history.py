@@ -16,7 +16,7 @@ from ...service import presentation as report
 from ...service import runs as service_runs
 from ...service.bundles import add_bundle_runs, is_bundle
 from ...service.results import metric_label
-from .. import cached, export, identity, links, render, state
+from .. import cached, costs, export, identity, links, render, state
 from ..widgets import open_screen
 
 ALL = "all families"
@@ -164,6 +164,12 @@ def page() -> None:
         "steps shown. p: two-sided paired bootstrap p-value (" + render.md(doc["test"]) + "). Humans agree: the "
         "share of judges expected to agree with a delta this size (Kocmi et al. 2024)."
     )
+    priced = service_runs.costs_of(doc)
+    if service_runs.cost_axes(priced):  # at least two runs say what they cost
+        st.subheader("Quality against cost")
+        m = st.selectbox("Quality", doc["metrics"], key="hist_cost_metric")
+        scores = {r["name"]: r["scores"][m] for r in doc["runs"] if r["scores"].get(m) is not None}
+        costs.pareto_chart(scores, priced, m, doc["higher_is_better"][m], "hist_pareto")
     meta = [{"run": r["name"], **r["meta"]} for r in doc["runs"] if r["meta"]]
     if meta:
         st.subheader("Metadata")

@@ -23,7 +23,8 @@ from ...service.rankings import LARGE, METRICS_PARAM, SORT_PARAM, clusters_note,
 from ...service.rankings import link_params as rankings_link
 from ...service.rankings import table as ranking_table
 from ...service.results import ERROR_BAR_COLOUR, best_first, neural_names, options_key
-from .. import cached, export, links, render, state, uploads, views, workspace
+from ...service.runs import cost_axes
+from .. import cached, costs, export, links, render, state, uploads, views, workspace
 from ..neural_panel import judges_panel
 from ..neural_panel import panel as neural_panel
 from ..widgets import open_screen
@@ -81,7 +82,11 @@ def page() -> None:
             ds, sort_by, opts, progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg), resample=resample
         )
     bar.empty()
-    placeholder.dataframe(export.numbers(ranking_table(results, sort_by, cmp)), hide_index=True, key="rank_table")
+    facts = cached.run_facts(ds)
+    tuned = {n: f["tuned_on"] for n, f in facts.items()}
+    table = ranking_table(results, sort_by, cmp, tuned)
+    marks = costs.tuned_note(results, facts)
+    placeholder.dataframe(costs.shade(export.numbers(table), table, marks), hide_index=True, key="rank_table")
     if len(ds.corpus.systems) > 1 and not testable:
         st.info(cached.too_few_lines(ds))
     st.caption(clusters_note(metrics, cmp))
@@ -110,6 +115,12 @@ def page() -> None:
                 st.caption(
                     render.md(total[0] + " (each answer once; a system's row counts every answer it stands on).")
                 )
+    priced = {n: f["cost"] for n, f in facts.items()}
+    if cost_axes(priced):  # at least two systems say what they cost (or how fast they are)
+        with st.expander("Quality against cost (Pareto front)", expanded=True, key="rank_cost_open"):
+            metric = st.selectbox("Quality", metrics, index=metrics.index(sort_by), key="rank_cost_metric")
+            r = results[metric]
+            costs.pareto_chart(r.scores, priced, metric, r.higher_is_better, "rank_pareto")
     if ds.set_id:
         st.caption(workspace.quick_link(ds))
     st.markdown("**Signatures**")
