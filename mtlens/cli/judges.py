@@ -23,6 +23,12 @@ def add_parsers(sub) -> dict:
     a.add_argument("--concurrency", type=int, default=8, help="requests in flight (default 8)")
     a.add_argument("--price-in", type=float, metavar="USD_PER_1M", help="price of a million prompt tokens")
     a.add_argument("--price-out", type=float, metavar="USD_PER_1M", help="price of a million completion tokens")
+    a.add_argument(
+        "--score-references",
+        action="store_true",
+        help="also ask about each set's references, as systems: tells whether the reference is the problem "
+        "(costs one more system per reference)",
+    )
     flags.add_data_dir(a)
     a = ju_sub.add_parser("list", help="the registered judges")
     flags.add_data_dir(a)
@@ -60,7 +66,7 @@ def run_judges(args: argparse.Namespace) -> str:
             target,
             judging.Judge(
                 args.name, args.url, args.model, args.protocol, args.api_key_env, args.samples, args.concurrency,
-                args.price_in, args.price_out,
+                args.price_in, args.price_out, args.score_references,
             ),
         )  # fmt: skip
         key = f", key from ${j.key_env}" if j.key_env else ""
@@ -82,6 +88,7 @@ def run_judges(args: argparse.Namespace) -> str:
         return "".join(_line(p) + "\n" for p in shown) or "no judge job on this set\n"
     rows = [
         f"judge:{j.name}\t{j.protocol}\t{j.model}\t{judging.redact(j.url)}\tsamples {j.samples}\tconcurrency {j.concurrency}"
+        + ("\treferences too" if j.score_references else "")
         for j in judging.judges(target)
     ]
     return (

@@ -32,6 +32,8 @@ from .client import Endpoint, chat, new_client
 
 #: the prefix of a judge's metric name: ``judge:NAME``
 PREFIX = "judge:"
+#: how a plan names a reference among the systems it asks about (a name no system can have)
+REFERENCE = "\x00reference:"
 #: how many times an unparsed answer is asked again (each at a temperature 0.1 higher)
 REASKS = 5
 #: the temperature of every sample but the first
@@ -51,6 +53,8 @@ class Judge:
     concurrency: int = 8
     price_in: float | None = None
     price_out: float | None = None
+    #: ask about the set's references too, as systems (issue 50: is the reference the problem?)
+    score_references: bool = False
 
     @property
     def endpoint(self) -> Endpoint:
@@ -89,7 +93,7 @@ def check_judge(judge: Judge) -> Judge:
         if price is not None and not (math.isfinite(price) and price >= 0):
             raise InputError(f"{flag} is US dollars per million tokens, at least 0")
     return Judge(name, judge.url.rstrip("/"), judge.model.strip(), judge.protocol, judge.key_env, judge.samples,
-                 judge.concurrency, judge.price_in, judge.price_out)  # fmt: skip
+                 judge.concurrency, judge.price_in, judge.price_out, bool(judge.score_references))  # fmt: skip
 
 
 def add_judge(store, judge: Judge) -> Judge:
@@ -101,7 +105,11 @@ def add_judge(store, judge: Judge) -> Judge:
 
 def registered(store) -> list[Judge]:
     """The registered judges, by name."""
-    return [Judge(**{k: row[k] for k in Judge.__dataclass_fields__}) for row in store.judges()]
+    return [_judge_of(row) for row in store.judges()]
+
+
+def _judge_of(row) -> Judge:
+    return Judge(**{k: (bool(row[k]) if k == "score_references" else row[k]) for k in Judge.__dataclass_fields__})
 
 
 def get_judge(store, name: str) -> Judge:
@@ -109,8 +117,7 @@ def get_judge(store, name: str) -> Judge:
     if name not in found:
         known = ", ".join(found) or "none yet (python -m mtlens judges add NAME --url URL --model MODEL ...)"
         raise InputError(f"no judge is registered as '{name}'; the judges: {known}")
-    row = found[name]
-    return Judge(**{k: row[k] for k in Judge.__dataclass_fields__})
+    return _judge_of(found[name])
 
 
 def cache_key(judge: Judge, messages: list[dict], sample: int) -> str:
@@ -238,6 +245,10 @@ def plan(judge: Judge, corpus) -> Plan:
     for s in corpus.system_names:
         for i, line in enumerate(corpus.systems[s]):
             pairs.setdefault((corpus.source[i], line), []).append((s, i))
+    for name, lines in corpus.references.items() if judge.score_references else ():  # as systems (issue 50)
+        for i, line in enumerate(lines):
+            if line.strip():
+                pairs.setdefault((corpus.source[i], line), []).append((REFERENCE + name, i))
     requests = list(pairs)
     make = gemba.mqm_messages if judge.protocol == "gemba-mqm" else gemba.esa_span_messages
     return Plan(requests, pairs, [make(src_lang, tgt_lang, src, tgt) for src, tgt in requests], (src_lang, tgt_lang))
@@ -249,16 +260,21 @@ def answered_segments(store, judge: Judge, corpus) -> tuple[int, int]:
     p = plan(judge, corpus)
     known = store.judge_answers(p.keys(judge))
     done = sum(
-        len(p.pairs[r]) for r, m in zip(p.requests, p.first, strict=True)
+        _systems(p.pairs[r]) for r, m in zip(p.requests, p.first, strict=True)
         if all(cache_key(judge, m, k) in known for k in range(judge.samples))
     )  # fmt: skip
-    return done, sum(len(v) for v in p.pairs.values())
+    return done, sum(_systems(v) for v in p.pairs.values())
+
+
+def _systems(owners) -> int:
+    return sum(not s.startswith(REFERENCE) for s, _ in owners)
 
 
 def identity(judge: Judge) -> str:
     """What a judge's answers depend on, as a digest (its jobs' key: a judge registered again with other
     settings is another job)."""
-    text = json.dumps([gemba.VERSION, judge.url, judge.model, judge.protocol, judge.samples])
+    parts = [gemba.VERSION, judge.url, judge.model, judge.protocol, judge.samples]
+    text = json.dumps(parts + (["references"] if judge.score_references else []))
     return "judge-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:40]
 
 
@@ -335,6 +351,7 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
     tokens = {s: [0, 0] for s in systems}
     categories: dict[str, Counter] = {s: Counter() for s in systems}
     rated = Counter()
+    references = {r: np.full(corpus.n_lines, np.nan) for r in corpus.references}
     for i, (src, tgt) in enumerate(requests):
         values = []
         errors = ()
@@ -347,10 +364,15 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
             if k == 0:
                 errors = errs
             for s, _ in pairs[(src, tgt)]:
-                tokens[s][0] += row["prompt_tokens"]
-                tokens[s][1] += row["completion_tokens"]
+                if s in tokens:
+                    tokens[s][0] += row["prompt_tokens"]
+                    tokens[s][1] += row["completion_tokens"]
         placed, unplaced = gemba.place(errors, tgt)
         for s, line in pairs[(src, tgt)]:
+            if s.startswith(REFERENCE):  # a reference's score: what the judge thinks of it as a translation
+                if values:
+                    references[s[len(REFERENCE) :]][line] = float(np.mean(values))
+                continue
             if values:
                 scores[s][line] = float(np.mean(values))
             spans[s][line] = [ErrorSpan(a, b, tgt[a:b], e.severity, math.nan, e.category) for a, b, e in placed]
@@ -371,7 +393,8 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
     completion = sum(r[2]["completion_tokens"] for r in results.values())
     cost = judge.cost(prompt, completion)
     notes.append(
-        f"{judge.name}: the answers behind these scores: {prompt:,} prompt and {completion:,} completion tokens"
+        f"{judge.name}: the answers behind these scores{' (the references included)' if judge.score_references else ''}"
+        f": {prompt:,} prompt and {completion:,} completion tokens"
         + (f", US$ {cost:.4f} at the judge's prices" if cost is not None else "")
     )
     for s in systems:  # per system: what its scores stand on (a shared answer counts for each system it scores)
@@ -393,6 +416,7 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
         categories={s: dict(c) for s, c in categories.items()}, rated=dict(rated),
         usage={s: {"prompt_tokens": tokens[s][0], "completion_tokens": tokens[s][1],
                    "cost_usd": judge.cost(*tokens[s])} for s in systems},
+        reference_scores=references,
     )  # fmt: skip
     return metric, tally
 

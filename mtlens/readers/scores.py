@@ -71,6 +71,8 @@ class ImportedScores:
         rated: system -> the lines whose errors ``categories`` counts.
         usage: system -> what its scores cost where a paid model made them (an LLM judge's ``prompt_tokens``,
             ``completion_tokens``, ``cost_usd``: None without prices); the score tables and JSON show it.
+        reference_scores: reference -> its segment scores, where a reference-free metric scored the references as
+            systems (an LLM judge's): what tells whether the reference is the problem.
     """
 
     name: str
@@ -85,6 +87,7 @@ class ImportedScores:
     categories: dict[str, dict[tuple[str, str], int]] = field(default_factory=dict, repr=False)
     rated: dict[str, int] = field(default_factory=dict, repr=False)
     usage: dict[str, dict] = field(default_factory=dict, repr=False)
+    reference_scores: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
 
 class ImportedMetric(Metric):

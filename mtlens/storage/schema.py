@@ -3,7 +3,7 @@ migrations that bring a database from each version to the next."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 FILE_NAME = "mtlens.sqlite3"
 
@@ -153,6 +153,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             created REAL NOT NULL
         )""",
     ),
+    # 7: a judge may score the references too (issue 50: is the reference the problem?), at the operator's choice
+    7: ("ALTER TABLE judges ADD COLUMN score_references INTEGER NOT NULL DEFAULT 0",),
 }
 
 #: every table, parents before the tables that refer to them (what ``mtlens store copy`` copies, in order)

@@ -62,12 +62,16 @@ def panel() -> None:
         samples = c7.number_input("Samples per segment (their mean)", 1, 20, 1, key="judge_samples")
         price_in = c8.number_input("US$ per million prompt tokens", 0.0, value=None, key="judge_price_in")
         price_out = c9.number_input("US$ per million completion tokens", 0.0, value=None, key="judge_price_out")
+        refs = st.checkbox(
+            "Also judge the references, as systems (is the reference the problem? one more system per reference)",
+            key="judge_score_references",
+        )
         if st.form_submit_button("Register judge"):
             try:
                 j = judging.add_judge(
                     store,
                     judging.Judge(name, url, model, protocol, key_env.strip() or None, int(samples), int(concurrency),
-                                  price_in, price_out),
+                                  price_in, price_out, refs),
                 )  # fmt: skip
                 st.success(render.md(f"Registered judge:{j.name} ({j.protocol} with {j.model})."))
             except InputError as err:
