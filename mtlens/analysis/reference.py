@@ -4,7 +4,7 @@ A bad reference misleads every reference-based metric at once, and WMT rates the
 sometimes loses. Each reference is checked as a system would be, and read by the reference-free metrics the set has:
 
 - **pitfalls** (:mod:`mtlens.analysis.pitfalls`): empty lines, copies of the source, another language than the
-  target; flagged from :data:`MIN_SHARE` of the lines;
+  target; flagged from :data:`MIN_SHARE` of the lines (at most :data:`SAMPLE` lines read, evenly spaced);
 - **far shorter**: fewer than :data:`SHORT_RATIO` of the characters of the systems' median output (the systems
   translate into the same language, so their length is the yardstick a source in another script is not);
 - **a system's output**: equal to one system's line on at least :data:`SAME_SHARE` of the lines (the reference may
@@ -24,6 +24,8 @@ from scipy.stats import kendalltau
 from . import pitfalls
 
 MIN_SHARE = 0.05
+#: the pitfalls are looked for on at most this many lines (evenly spaced): language identification is the slow part
+SAMPLE = 2_000
 SHORT_RATIO = 0.5
 SAME_SHARE = 0.5
 TAU_DISAGREE = 0.0
@@ -40,13 +42,17 @@ def text_checks(
     out = []
     if not references:
         return out
-    found = pitfalls.find(dict(references), source, [], pair)
+    total = len(next(iter(references.values())))
+    step = max(1, -(-total // SAMPLE))  # every step-th line: at most SAMPLE of them
+    picked = {name: list(lines[::step]) for name, lines in references.items()}
+    found = pitfalls.find(picked, None if source is None else list(source[::step]), [], pair)
     n = found.n_lines
+    of = f"of {n:,} lines" if step == 1 else f"of {n:,} lines sampled (every {step}th)"
     for s in found.systems:
         for kind, text in pitfalls.KINDS.items():
             k = s.count(kind)
             if n and k / n >= MIN_SHARE:
-                out.append(f"the reference '{s.system}' has {k:,} {text} of {n:,} lines ({100 * k / n:.0f}%)")
+                out.append(f"the reference '{s.system}' has {k:,} {text} {of} ({100 * k / n:.0f}%)")
     lengths = [sum(len(x) for x in lines) for lines in systems.values()]
     if lengths:
         typical = statistics.median(lengths)

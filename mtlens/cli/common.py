@@ -228,6 +228,12 @@ def score_evaluation(args, ev, options):
     if args.pitfalls is not None:
         for sentence in args.pitfalls.notes(neural_names(results)):
             warn(sentence)
+    # is the reference the problem? (issue 50) said here, and kept for the report
+    from ..service.references import reference_notes
+
+    args.reference_notes = reference_notes(None, ev, list(imported.values()), results.get("chrf"))
+    for sentence in args.reference_notes:
+        warn(sentence)
     return corpus, results
 
 

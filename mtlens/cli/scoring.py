@@ -113,6 +113,7 @@ def run_score(args: argparse.Namespace) -> str:
         doc["language_pair"] = corpus.language_pair
         if args.pitfalls is not None:
             doc["pitfalls"] = args.pitfalls.to_dict()
+        doc["reference_notes"] = getattr(args, "reference_notes", [])
         return report.dumps(doc) + "\n"
     if args.format == "csv":
         return report.to_csv(results, args.sentence_level)
@@ -124,6 +125,7 @@ def run_score(args: argparse.Namespace) -> str:
         from ..service.results import neural_names
 
         notes += args.pitfalls.notes(neural_names(results))
+    notes += getattr(args, "reference_notes", [])
     if notes:
         text += "\nnotes on the data:\n" + "\n".join(f"- {w}" for w in notes) + "\n"
     if args.sentence_level:
@@ -276,6 +278,8 @@ def run_report(args: argparse.Namespace) -> str:
             history = history_to_dict(
                 runs_history(store(args), args.set, metrics=first, seed=args.seed, last=VIEW_RUNS)  # the newest view
             )
-    html = build_html_report(corpus, results, found, title, pins, history, args.pitfalls)
+    html = build_html_report(
+        corpus, results, found, title, pins, history, args.pitfalls, getattr(args, "reference_notes", ())
+    )
     write_output(args.output, html, inputs_of(args))
     return f"wrote {args.output} ({len(html) / 1e6:.1f} MB)\n"

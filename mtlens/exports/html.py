@@ -202,6 +202,7 @@ def build_html_report(
     pins=(),
     history: dict | None = None,
     pitfalls=None,
+    reference_notes=(),
 ) -> str:
     """The report as one HTML string (about 5 MB, most of it plotly.js); it ends with the presentation
     (:func:`presentation_slides` for the first metric, with the pinned sentences ``pins``), which the
@@ -249,6 +250,10 @@ def build_html_report(
 
     if pitfalls is not None and pitfalls.any:  # before anyone reads a neural score (Zouhar et al. 2024)
         parts.append(pitfalls_html(pitfalls, [m for m in metrics if m in neural]))
+    if reference_notes:  # a bad reference misleads every reference-based metric at once (issue 50)
+        parts.append("<h2>Reference quality</h2><ul class='mtl-reference'>")
+        parts += [f"<li>{escape(n[0].upper() + n[1:])}.</li>" for n in reference_notes]
+        parts.append("</ul>")
     if not comparisons and len(corpus.systems) > 1:
         parts.append(
             f"<p>No significance tests: they need at least {MIN_TEST_LINES} lines, "

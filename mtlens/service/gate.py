@@ -80,8 +80,13 @@ def gate_evaluation(
             c if c is not None else facts[n]["cost"].usd for n, c in zip((baseline, candidate), costs, strict=True)
         )
     results = named_results(store, ev, metrics or DEFAULT_METRICS, opts, keep, say, extra_scores)
-    return gate(results, baseline, candidate, alpha, min_agreement, documents=documents, tuned_on=tuned, costs=costs,
-                max_cost_increase=max_cost_increase)  # fmt: skip
+    res = gate(results, baseline, candidate, alpha, min_agreement, documents=documents, tuned_on=tuned, costs=costs,
+               max_cost_increase=max_cost_increase)  # fmt: skip
+    from .references import reference_notes  # is the reference the problem? said with the verdict (issue 50)
+
+    imported = [getattr(r.scorer, "imported", None) for r in results.values()]
+    more = reference_notes(store, ev, [m for m in imported if m is not None], results.get("chrf"))
+    return dataclasses.replace(res, notes=(*res.notes, *more)) if more else res
 
 
 def gate_set(store, set_id: str, baseline: str, candidate: str, **kwargs) -> GateResult:

@@ -238,6 +238,15 @@ def _run_facts(dataset: Dataset) -> dict:
     return run_facts(state.store(), dataset.set_id, dataset.corpus)
 
 
+@cache(lambda ds: (ds.fingerprint, ds.scores_fingerprint), spinner="Checking the references…")
+def reference_notes(dataset: Dataset) -> list[str]:
+    """Is the reference the problem? (:func:`mtlens.service.references.reference_notes`)"""
+    from ..service.references import reference_notes as notes
+
+    store = state.store() if dataset.set_id else None
+    return notes(store, dataset.evaluation(), [m for m, _ in imported(dataset).values()])
+
+
 def too_few_lines(dataset: Dataset) -> str:
     return rankings.too_few_lines(dataset.corpus.n_lines)
 

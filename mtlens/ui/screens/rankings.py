@@ -92,6 +92,12 @@ def page() -> None:
     st.caption(clusters_note(metrics, cmp))
     for note in cmp.notes if cmp is not None else ():  # the test's power: resamples for the number of pairs
         st.caption(render.md(note[0].upper() + note[1:] + "."))
+    checked = cached.reference_notes(ds)
+    if checked:  # a bad reference misleads every reference-based metric at once (issue 50)
+        with st.container(key="rank_reference"):
+            st.warning(
+                render.md("Is the reference the problem? " + " ".join(n[0].upper() + n[1:] + "." for n in checked))
+            )
     traps = cached.pitfalls(ds, metrics)
     if traps is not None and traps.any:  # before anyone reads a neural score (Zouhar et al. 2024)
         with st.container(key="rank_pitfalls"):
@@ -258,7 +264,9 @@ def report_key(ds: state.Dataset, opts: Options, results: dict) -> tuple:
 
 def html_report(ds: state.Dataset, opts: Options, results: dict, testable: bool) -> str:
     comps = {m: cached.comparison(ds, m, opts) for m in results} if testable else {}
-    return build_html_report(ds.corpus, results, comps, ds.name or "mtlens report", pins(ds))
+    return build_html_report(
+        ds.corpus, results, comps, ds.name or "mtlens report", pins(ds), reference_notes=cached.reference_notes(ds)
+    )
 
 
 def autorank_table(results: dict, picked: Sequence[str]) -> pd.DataFrame:
