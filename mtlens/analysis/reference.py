@@ -4,7 +4,7 @@ A bad reference misleads every reference-based metric at once, and WMT rates the
 sometimes loses. Each reference is checked as a system would be, and read by the reference-free metrics the set has:
 
 - **pitfalls** (:mod:`mtlens.analysis.pitfalls`): empty lines, copies of the source, another language than the
-  target; flagged from :data:`MIN_SHARE` of the lines (at most :data:`SAMPLE` lines read, evenly spaced);
+  target; flagged from :data:`MIN_PERCENT` % of the lines (at most :data:`SAMPLE` lines read, evenly spaced);
 - **far shorter**: fewer than :data:`SHORT_RATIO` of the characters of the systems' median output (the systems
   translate into the same language, so their length is the yardstick a source in another script is not);
 - **a system's output**: equal to one system's line on at least :data:`SAME_SHARE` of the lines (the reference may
@@ -23,7 +23,8 @@ from scipy.stats import kendalltau
 
 from . import pitfalls
 
-MIN_SHARE = 0.05
+#: a pitfall is said from this share of the lines, in percent
+MIN_PERCENT = 5
 #: the pitfalls are looked for on at most this many lines (evenly spaced): language identification is the slow part
 SAMPLE = 2_000
 SHORT_RATIO = 0.5
@@ -51,7 +52,7 @@ def text_checks(
     for s in found.systems:
         for kind, text in pitfalls.KINDS.items():
             k = s.count(kind)
-            if n and k / n >= MIN_SHARE:
+            if n and 100 * k / n >= MIN_PERCENT:
                 out.append(f"the reference '{s.system}' has {k:,} {text} {of} ({100 * k / n:.0f}%)")
     lengths = [sum(len(x) for x in lines) for lines in systems.values()]
     if lengths:
