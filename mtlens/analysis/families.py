@@ -71,7 +71,7 @@ def tuned_families(text: str | Iterable[str] | None) -> frozenset[str]:
             out.add(family_of(item))
         else:
             raise InputError(
-                f"--tuned-on takes metric families ({', '.join(FAMILIES)}) or metric names (bleu, chrf, comet, "
+                f"tuned on takes metric families ({', '.join(FAMILIES)}) or metric names (bleu, chrf, comet, "
                 f"cometkiwi, xcomet, metricx, judge...), not '{raw.strip()}'"
             )
     return frozenset(out)

@@ -161,6 +161,13 @@ FACT_FLAGS = {
 }
 
 
+def facts_meta(tuned_on=None, cost=None, price_in=None, price_out=None, seconds_per_segment=None) -> dict[str, str]:
+    """The metadata of a form's run facts (empty fields left out); :func:`checked_facts` checks them."""
+    given = {"tuned_on": (tuned_on or "").strip() or None, "cost_usd": cost, "price_in": price_in,
+             "price_out": price_out, "seconds_per_segment": seconds_per_segment}  # fmt: skip
+    return {k: str(v) for k, v in given.items() if v is not None}
+
+
 def checked_facts(meta) -> dict[str, str]:
     """A run's metadata with its facts checked: ``tuned_on`` read as metric families (kept sorted), the cost and
     speed keys as numbers (:mod:`mtlens.analysis.costs`); one sentence naming what is wrong."""

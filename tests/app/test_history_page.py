@@ -163,3 +163,26 @@ def test_a_long_history_is_shown_a_view_at_a_time(tmp_path, monkeypatch):
     pick.select_index(1).run()
     no_errors(at)
     assert list(at.dataframe[0].value["run"]) == ["m-1", "m-2", "m-3"]
+
+
+def test_a_run_added_with_what_it_was_tuned_on_and_cost(tmp_path, monkeypatch):
+    """The form's facts are the command line's (``add --tuned-on --cost --seconds-per-segment``): kept as the run's
+    metadata, the tuned-on metrics as families; a bad one is one sentence and nothing is added."""
+    sid = _set_with_runs(tmp_path, monkeypatch)
+    at = _page(sid)
+    at.file_uploader(key="hist_file").set_value([("m-3.txt", _bytes("Online-W"), "text/plain")])
+    at.text_input(key="hist_tuned_on").set_value("xcomet, bleurt")
+    at.number_input(key="hist_cost").set_value(3.5)
+    at.number_input(key="hist_latency").set_value(0.25)
+    at.button(key="FormSubmitter:hist_add-Add run").click().run()
+    no_errors(at)
+    assert not errors(at), errors(at)
+    from mtlens.ui import state
+
+    run = next(r for r in state.store().runs(sid) if r.name == "m-3")
+    assert run.meta == {"tuned_on": "comet,learned", "cost_usd": "3.5", "seconds_per_segment": "0.25"}
+    at.file_uploader(key="hist_file").set_value([("m-4.txt", _bytes("Online-W"), "text/plain")])
+    at.text_input(key="hist_tuned_on").set_value("vibes")
+    at.button(key="FormSubmitter:hist_add-Add run").click().run()
+    assert any("tuned on takes metric families" in e for e in errors(at)), errors(at)
+    assert "m-4" not in [r.name for r in state.store().runs(sid)]

@@ -180,4 +180,4 @@ def test_runs_carry_what_they_were_tuned_on_and_cost_and_the_cost_clause(tmp_pat
                       "--max-cost-increase", "50", ws=ws)  # fmt: skip
     assert missing.returncode == 2 and "first has none" in missing.stderr
     bad = _mtlens("add", "--set", set_id, str(f["UEdin"]), "--name", "x", "--tuned-on", "blue", ws=ws)
-    assert bad.returncode == 2 and "--tuned-on takes metric families" in bad.stderr
+    assert bad.returncode == 2 and "tuned on takes metric families" in bad.stderr

@@ -47,6 +47,18 @@ def _add_form(ds: state.Dataset) -> None:
             now = dt.datetime.now(dt.timezone.utc)
             day = c3.date_input("Made on (UTC)", value=now.date(), key="hist_day")
             at = c4.time_input("at (UTC)", value=now.time().replace(microsecond=0), key="hist_time", step=60)
+            c5, c6, c7, c8 = st.columns(4)
+            tuned = c5.text_input(
+                "Tuned on",
+                key="hist_tuned_on",
+                placeholder="e.g. comet,metricx",
+                help="The metrics it was decoded or tuned with (MBR, QE re-ranking, RL): the gate then wants a "
+                "held-out metric to agree, and Rankings shades the scores that tuning inflates.",
+            )
+            cost = c6.number_input("Cost of this test set (US$)", 0.0, value=None, key="hist_cost")
+            price_in = c7.number_input("US$ / 1M prompt tokens", 0.0, value=None, key="hist_price_in")
+            price_out = c8.number_input("US$ / 1M completion tokens", 0.0, value=None, key="hist_price_out")
+            latency = st.number_input("Seconds per segment", 0.0, value=None, key="hist_latency")
             meta = st.text_area(
                 "Metadata (KEY=VALUE, one per line)",
                 key="hist_meta",
@@ -71,7 +83,10 @@ def _add_form(ds: state.Dataset) -> None:
                         name or None,
                         family or None,
                         dt.datetime.combine(day, at, tzinfo=dt.timezone.utc).isoformat(),
-                        service_runs.parse_meta([x for x in meta.splitlines() if x.strip()]),
+                        {
+                            **service_runs.parse_meta([x for x in meta.splitlines() if x.strip()]),
+                            **service_runs.facts_meta(tuned, cost, price_in, price_out, latency),
+                        },
                         identity.visitor(),
                     ).name
             except InputError as err:
