@@ -87,3 +87,11 @@ def tainted(tuned: Iterable[str]) -> frozenset[str]:
 def tuned_text(families: Iterable[str]) -> str:
     """How a run's tuned-on families are kept in its metadata and shown (sorted, comma-separated)."""
     return ",".join(sorted(set(families)))
+
+
+def families_text(metrics: Iterable[str]) -> str:
+    """The metrics by family, in one line (``surface: bleu, chrf; llm-judge: judge:gpt``)."""
+    by: dict[str, list[str]] = {}
+    for m in metrics:
+        by.setdefault(family_of(m), []).append(m)
+    return "; ".join(f"{f}: {', '.join(by[f])}" for f in FAMILIES if f in by)

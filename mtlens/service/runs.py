@@ -225,6 +225,13 @@ def pareto_points(scores: dict[str, float], costs: dict, higher_is_better: bool,
     return rows, front
 
 
+def families_line(metrics) -> str:
+    """The metric families of ``metrics``, in one line (:func:`mtlens.analysis.families.families_text`)."""
+    from ..analysis.families import families_text
+
+    return families_text(metrics)
+
+
 def tuned_marks(results: dict, facts: dict) -> tuple[dict[tuple[str, str], bool], list[str]]:
     """The (system, metric) scores of a family the system was tuned on, as its tuning inflates them
     (:func:`mtlens.analysis.families.tainted`), and a sentence per tuned system."""

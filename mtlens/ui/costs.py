@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ..service.runs import cost_axes, pareto_points, tuned_marks
+from ..service.runs import cost_axes, families_line, pareto_points, tuned_marks
 from . import export, render
 
 FRONT_COLOUR, OTHER_COLOUR = "#1f77b4", "#9aa5b1"
@@ -75,6 +75,7 @@ def tuned_note(results, facts: dict) -> dict[tuple[str, str], bool]:
     """A caption naming each system tuned on metrics and which of its scores that tuning inflates; returns the
     (system, metric) cells to mark."""
     marks, sentences = tuned_marks(results, facts)
+    st.caption(render.md(f"Metric families: {families_line(results)}."))
     for s in sentences:
         st.caption(render.md(s))
     return marks

@@ -76,6 +76,7 @@ def test_rankings_marks_tuned_scores_and_draws_quality_against_cost(priced, monk
     assert tuned["better"] == "surface" and tuned["cheap"] == "" and tuned["first"] == ""
     notes = " ".join(c.value for c in at.caption).replace("\\", "")
     assert "better was tuned on surface: its bleu, bleu-c, chrf, chrf++" in notes
+    assert "Metric families: surface: bleu, bleu-c, chrf, chrf++, ter, nist, tbleu." in notes
     at.selectbox(key="rank_cost_metric").set_value("chrf").run()
     (points,) = [t.value for t in at.dataframe if "on the front" in t.value.columns]
     points = getattr(points, "data", points)
