@@ -37,7 +37,8 @@ def test_json_contract_and_values_equal_sacrebleu(capsys):
     )
     assert code == 0, err
     doc = json.loads(out)
-    assert set(doc) == {"signatures", "systems", "language_pair"}
+    assert set(doc) == {"signatures", "systems", "language_pair", "reference_notes"}
+    assert doc["reference_notes"] == []  # the real reference: nothing to say of it
     assert doc["language_pair"] is None  # German target: nothing detected that changes a default
     assert set(doc["signatures"]) == {"bleu", "bleu-c", "chrf", "chrf++"}
     refs = [read(SAMPLE / "ref.txt"), read(SAMPLE / "ref2.txt")]
