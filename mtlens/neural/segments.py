@@ -28,6 +28,14 @@ def check_inputs(model: Model, corpus: Corpus) -> None:
         raise InputError(f"model '{model.name}' ({model.kind}) needs the source text, and this set has none")
 
 
+def reference_corpus(corpus: Corpus) -> Corpus | None:
+    """The corpus's references as systems (what a reference-free model scores to tell whether the reference is the
+    problem: issue 50); None without a reference or a source."""
+    if not corpus.references or corpus.source is None:
+        return None
+    return Corpus.build(corpus.references, corpus.references, corpus.source, language_pair=corpus.language_pair)
+
+
 def _segment_key(mt: str, src: str, ref: str) -> str:
     return hashlib.blake2b("\0".join(("mt", mt, "src", src, "ref", ref)).encode("utf-8"), digest_size=16).hexdigest()
 

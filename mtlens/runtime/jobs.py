@@ -122,14 +122,25 @@ class _NeuralWork:
         if neural.mode() == neural.FAST:
             neural_env.check_ray()  # a configured cluster answers (else one sentence, on the page too)
 
+    def _references(self, corpus):
+        """The references as systems, for a reference-free model (it scores them too: issue 50); else None."""
+        return None if self.model.needs_reference else neural_segments.reference_corpus(corpus)
+
     def nothing_new(self, corpus) -> bool:
-        return not neural_segments.missing(self.store, self.model, corpus)
+        refs = self._references(corpus)
+        return not neural_segments.missing(self.store, self.model, corpus) and (
+            refs is None or not neural_segments.missing(self.store, self.model, refs)
+        )
 
     def already(self, corpus) -> int:
         return neural_segments.segments_cached(self.store, self.model, corpus)
 
     def compute(self, corpus, on_progress, should_stop) -> tuple[bool, str | None]:
-        return neural_compute.compute(self.store, self.model, corpus, on_progress, should_stop=should_stop), None
+        finished = neural_compute.compute(self.store, self.model, corpus, on_progress, should_stop=should_stop)
+        refs = self._references(corpus)
+        if finished and refs is not None:  # then the references, as systems (a small last step)
+            finished = neural_compute.compute(self.store, self.model, refs, None, should_stop=should_stop)
+        return finished, None
 
 
 class _JudgeWork:

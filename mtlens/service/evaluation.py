@@ -161,12 +161,24 @@ def file_metrics(
         except InputError:
             continue
         if scores is not None:
-            out.append(scores)
+            out.append(_with_references(store, model, ev.corpus, scores))
     if store is not None:  # the registered LLM judges whose answers for the set are all cached (issue 48)
         from ..judges.compute import finished_judges
 
         out += [m for m in finished_judges(store, ev.corpus) if all(x.name != m.name for x in out)]
     return out
+
+
+def _with_references(store, model, corpus, scores):
+    """A reference-free model's scores with its scores of the references, when its job scored them (issue 50)."""
+    from ..neural.compute import offered_scores
+    from ..neural.segments import reference_corpus
+
+    refs = None if model.needs_reference else reference_corpus(corpus)
+    got = offered_scores(store, model, refs) if refs is not None else None
+    if got is None:
+        return scores
+    return dataclasses.replace(scores, reference_scores={n: got.scores[n] for n in corpus.references})
 
 
 #: the bundled sample's name (its set id is :data:`mtlens.storage.store.SAMPLE_ID`)

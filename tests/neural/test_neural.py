@@ -757,3 +757,25 @@ def test_a_ray_address_that_never_answers_stops_the_job_and_releases_it(
         silent.close()
         for c in held:
             c.close()
+
+
+def test_a_qe_job_scores_the_references_too_as_comet_score_does(neural_python, tiny_models, files, tmp_path):
+    """A reference-free model's job also scores each reference as a system (issue 50: is the reference the
+    problem?): its scores of the reference equal comet-score's with the reference given as a translation."""
+    from mtlens.service.evaluation import file_metrics, finished_neural
+    from mtlens.service.sets import open_set
+
+    store = Store(tmp_path)
+    neural.add_model(store, "kiwi", tiny_models["tiny-kiwi"])
+    set_id = _saved_set(store, files)
+    out = mtlens("score", "--set", set_id, "--metrics", "chrf,comet:kiwi", "--format", "json", data_dir=tmp_path)
+    assert isinstance(json.loads(out.stdout)["reference_notes"], list)
+    ev = open_set(store, set_id)
+    (kiwi,) = [m for m in file_metrics(store, ev, finished_neural(store, ev)) if m.name == "comet:kiwi"]
+    gold = comet_score(neural_python, tiny_models["tiny-kiwi"], files, ("ref",), reference=False)
+    assert_fast_close({"ref": kiwi.reference_scores["ref"]}, gold, ("ref",))
+    # a reference-based model does not score the references (they are its inputs)
+    neural.add_model(store, "tiny", tiny_models["tiny-comet"])
+    mtlens("score", "--set", set_id, "--metrics", "comet:tiny", "--format", "json", data_dir=tmp_path)
+    (tiny,) = [m for m in file_metrics(store, ev, finished_neural(store, ev)) if m.name == "comet:tiny"]
+    assert tiny.reference_scores == {}
