@@ -187,6 +187,20 @@ def mode() -> str:
     return value
 
 
+#: how a reference-based model's scores against several references are combined per segment: ``mean`` (the COMET
+#: maintainers' advice, COMET#140) or ``max``
+REFS_ENV = "MTLENS_NEURAL_REFS"
+REFS_COMBINE = ("mean", "max")
+
+
+def refs_combine() -> str:
+    """``MTLENS_NEURAL_REFS`` (``mean`` or ``max``), ``mean`` when unset."""
+    value = os.environ.get(REFS_ENV, "").strip().lower() or "mean"
+    if value not in REFS_COMBINE:
+        raise InputError(f"{REFS_ENV}={value[:20]!r} is not a way to combine references: use mean or max")
+    return value
+
+
 def signature_fields(model: Model, how: str) -> tuple[tuple[str, str], ...]:
     """A sacreCOMET-style signature (Zouhar et al. 2024): the model, its checkpoint's digest, its kind, the
     COMET and Python versions that compute it, the precision and the batch mode."""

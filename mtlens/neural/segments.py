@@ -14,7 +14,7 @@ import numpy as np
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.limits import env_number
-from .models import EXACT, FAST, FAST_PREFIX, Model, mode, signature_fields
+from .models import EXACT, FAST, FAST_PREFIX, Model, mode, refs_combine, signature_fields
 
 
 def _reference(corpus: Corpus) -> tuple[str, ...] | None:
@@ -97,7 +97,38 @@ def _line_keys(group: str, n: int) -> list[str]:
     return [f"{group}:{i}" for i in range(n)]
 
 
+def views(model: Model, corpus: Corpus) -> list[Corpus]:
+    """The corpora a model scores: the corpus itself, or, for a reference-based model and several references, one
+    corpus per reference (each reference scored apart, then combined per segment: :func:`cached_scores`)."""
+    if not model.needs_reference or len(corpus.references) < 2:
+        return [corpus]
+    return [
+        Corpus.build({name: lines}, corpus.systems, corpus.source, language_pair=corpus.language_pair)
+        for name, lines in corpus.references.items()
+    ]
+
+
 def missing(store, model: Model, corpus: Corpus, how: str | None = None) -> list[dict]:
+    """The work left for this checkpoint on the corpus (every reference of a reference-based model: :func:`views`)
+    in the mode ``how``, as :func:`_missing_one` gives it for one reference; work shared by references (a source-only
+    row, a group) is given once."""
+    how = how or mode()
+    parts = [_missing_one(store, model, v, how) for v in views(model, corpus)]
+    if len(parts) == 1:
+        return parts[0]
+    if how == EXACT:
+        seen: dict[str, dict] = {}
+        for item in (x for p in parts for x in p):
+            seen.setdefault(item["group"], item)
+        return list(seen.values())
+    rows: dict[str, dict] = {}
+    for item in (x for p in parts for x in p):
+        for k, r in zip(item["keys"], item["rows"], strict=True):
+            rows.setdefault(k, r)
+    return [{"rows": list(rows.values()), "keys": list(rows)}] if rows else []
+
+
+def _missing_one(store, model: Model, corpus: Corpus, how: str | None = None) -> list[dict]:
     """The work left for this checkpoint on the corpus, in the mode ``how``:
 
     - ``exact``: the systems with segments never scored, ``{"group", "rows", "todo"}`` each (``todo``: the
@@ -125,11 +156,16 @@ def missing(store, model: Model, corpus: Corpus, how: str | None = None) -> list
 
 
 def segments_cached(store, model: Model, corpus: Corpus, how: str | None = None) -> int:
-    """How many of the corpus's segments (lines x systems) have a cached score (in the mode ``how``)."""
-    keyed = keys_of(model, corpus, how or mode())
-    keys = [k for ks, _ in keyed.values() for k in ks]
-    have = store.get_neural(model.digest, keys)
-    return sum(k in have for k in keys)
+    """How many of the corpus's segments (lines x systems) have a cached score (in the mode ``how``; with several
+    references, against every one)."""
+    done = None
+    for v in views(model, corpus):
+        keyed = keys_of(model, v, how or mode())
+        keys = [k for ks, _ in keyed.values() for k in ks]
+        have = store.get_neural(model.digest, keys)
+        got = np.array([k in have for k in keys], dtype=bool)
+        done = got if done is None else done & got
+    return int(done.sum()) if done is not None else 0
 
 
 def work_size(items: Sequence[dict]) -> int:
@@ -140,7 +176,25 @@ def work_size(items: Sequence[dict]) -> int:
 
 def cached_scores(store, model: Model, corpus: Corpus, how: str | None = None):
     """The model's scores for the corpus as a metric (an :class:`~mtlens.readers.scores.ImportedScores`), or
-    None while any segment is unscored (in the mode ``how``)."""
+    None while any segment is unscored (in the mode ``how``). With several references (a reference-based model),
+    each segment's score is the mean of its scores against each reference (the COMET maintainers' advice; the
+    maximum with ``MTLENS_NEURAL_REFS=max``), xCOMET's spans those against the first reference, and the signature
+    says so (``refs:3|combine:mean``)."""
+    import dataclasses
+
+    parts = [_cached_one(store, model, v, how) for v in views(model, corpus)]
+    if any(p is None for p in parts):
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    how_refs = refs_combine()
+    pick = np.mean if how_refs == "mean" else np.max
+    scores = {s: pick(np.stack([p.scores[s] for p in parts]), axis=0) for s in corpus.systems}
+    model_fields = (*parts[0].model, ("refs", str(len(parts))), ("combine", how_refs))
+    return dataclasses.replace(parts[0], scores=scores, model=model_fields)
+
+
+def _cached_one(store, model: Model, corpus: Corpus, how: str | None = None):
     from ..readers.scores import ImportedScores, SpanTally
 
     how = how or mode()

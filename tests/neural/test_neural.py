@@ -683,9 +683,10 @@ def test_a_comet_job_on_a_ray_cluster_equals_the_local_path_even_when_a_worker_i
     monkeypatch.setenv("MTLENS_NEURAL_CHUNK", "4")  # many blocks: the kill lands mid-job
     for name in ("tiny-comet", "tiny-kiwi"):
         local = Store(tmp_path / f"local-{name}")
-        neural.add_model(local, "tiny", tiny_models[name])
+        local_model = neural.add_model(local, "tiny", tiny_models[name])
         sid = _saved_set(local, files)
-        assert jobs.run(local, sid, "tiny") == "done"
+        # the same call as on the cluster below (a QE job would also score the references: not compared here)
+        assert neural_compute.compute(local, local_model, local.load(sid).corpus)
         monkeypatch.setenv("MTLENS_RAY_ADDRESS", ray_cluster.address)
         on_ray = Store(tmp_path / f"ray-{name}")
         model = neural.add_model(on_ray, "tiny", tiny_models[name])
@@ -779,3 +780,42 @@ def test_a_qe_job_scores_the_references_too_as_comet_score_does(neural_python, t
     mtlens("score", "--set", set_id, "--metrics", "comet:tiny", "--format", "json", data_dir=tmp_path)
     (tiny,) = [m for m in file_metrics(store, ev, finished_neural(store, ev)) if m.name == "comet:tiny"]
     assert tiny.reference_scores == {}
+
+
+def test_several_references_are_scored_apart_and_averaged_as_comet_score_would(
+    neural_python, tiny_models, tmp_path, monkeypatch
+):
+    """Three references (the sample's two and a third made of another system's lines): each segment's COMET is the
+    mean of comet-score's scores against each reference (exactly, in comet-score's batches), the maximum with
+    MTLENS_NEURAL_REFS=max, and the signature says so. A QE model ignores the references."""
+    d = tmp_path / "files"
+    d.mkdir()
+    for name, source in (("src", "src"), ("r1", "ref"), ("r2", "ref2"), ("r3", "VolcTrans-GLAT"), ("UEdin", "UEdin"),
+                         ("HuaweiTSC", "HuaweiTSC")):  # fmt: skip
+        lines = (SAMPLE / f"{source}.txt").read_text(encoding="utf-8").split("\n")[:N]
+        (d / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ckpt = tiny_models["tiny-comet"] / "checkpoints" / "model.ckpt"
+    gold = {}
+    for ref in ("r1", "r2", "r3"):
+        out = d / f"gold-{ref}.json"
+        cmd = [str(Path(neural_python).with_name("comet-score")), "-s", str(d / "src.txt"), "-r", str(d / f"{ref}.txt"),
+               "-t", str(d / "UEdin.txt"), str(d / "HuaweiTSC.txt"), "--model", str(ckpt), "--gpus", "0", "--quiet",
+               "--to_json", str(out)]  # fmt: skip
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1", "PYTHONWARNINGS": "ignore"}
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        gold[ref] = {Path(k).stem: [x["COMET"] for x in v] for k, v in json.loads(out.read_text()).items()}
+    mtlens("models", "add", "tiny", str(ckpt), data_dir=tmp_path)
+    args = ["score", "--src", str(d / "src.txt"), "--ref", str(d / "r1.txt"), "--ref", str(d / "r2.txt"), "--ref",
+            str(d / "r3.txt"), "--sys", str(d / "UEdin.txt"), str(d / "HuaweiTSC.txt"), "--metrics",
+            "comet:tiny", "--exact", "--sentence-level", "--format", "csv"]  # fmt: skip
+    ours = sentence_scores(mtlens(*args, data_dir=tmp_path).stdout, "comet:tiny")
+    for s in SYSTEMS:
+        want = np.mean([gold[r][s] for r in ("r1", "r2", "r3")], axis=0)
+        np.testing.assert_allclose(ours[s], want, atol=1e-6, rtol=0)
+    sig = json.loads(mtlens(*args[:-2], "--format", "json", data_dir=tmp_path).stdout)["signatures"]["comet:tiny"]
+    assert "refs:3|combine:mean" in sig
+    monkeypatch.setenv("MTLENS_NEURAL_REFS", "max")
+    ours = sentence_scores(mtlens(*args, data_dir=tmp_path).stdout, "comet:tiny")
+    for s in SYSTEMS:
+        np.testing.assert_allclose(ours[s], np.max([gold[r][s] for r in ("r1", "r2", "r3")], axis=0), atol=1e-6)
