@@ -118,13 +118,19 @@ def chosen_metrics(store, ev, text: str | None, defaults: str, extra_scores=(), 
         return [*builtin, *imported], builtin, imported
     if not text.strip(" ,"):
         return [], [], {}
+    from ..neural.slide import PREFIX as SLIDE
+    from ..neural.slide import slide_scores
     from .judging import PREFIX as JUDGE
     from .judging import judge_metric
 
-    names = parse_names(text, [*REGISTRY, *imported], also=lambda n: n.startswith((PREFIX, JUDGE)))
+    names = parse_names(text, [*REGISTRY, *imported], also=lambda n: n.startswith((PREFIX, JUDGE, SLIDE)))
     for n in names:
         if n not in REGISTRY and n not in imported and n.startswith(JUDGE):  # judge:NAME: a registered LLM judge
             imported[n] = judge_metric(workspace(), ev.corpus, n, say, ev.set_id)
+        elif n not in REGISTRY and n not in imported and n.startswith(SLIDE):  # slide:NAME: documents (issue 49)
+            if say:
+                say(f"{n}: scoring the documents' windows")
+            imported[n] = slide_scores(workspace(), ev.corpus, n)
         elif n not in REGISTRY and n not in imported:  # comet:NAME: a registered model's scores
             imported[n] = model_scores(workspace(), ev.corpus, n, ev.set_id, say)
     return names, [n for n in names if n in REGISTRY], {n: imported[n] for n in names if n in imported}

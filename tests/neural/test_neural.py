@@ -819,3 +819,60 @@ def test_several_references_are_scored_apart_and_averaged_as_comet_score_would(
     ours = sentence_scores(mtlens(*args, data_dir=tmp_path).stdout, "comet:tiny")
     for s in SYSTEMS:
         np.testing.assert_allclose(ours[s], np.max([gold[r][s] for r in ("r1", "r2", "r3")], axis=0), atol=1e-6)
+
+
+def _windows(n: int, w: int, s: int) -> list[tuple[int, int]]:
+    """SLIDE's windows over a document of n sentences, written here from the definition (docs/decisions.md)."""
+    if n <= w:
+        return [(0, n)]
+    starts = list(range(0, n - w + 1, s))
+    if starts[-1] + w < n:
+        starts.append(n - w)
+    return [(a, a + w) for a in starts]
+
+
+def test_slide_equals_comet_score_on_chunk_files_and_one_sentence_windows_are_the_sentence_scores(
+    neural_python, tiny_models, files, tmp_path, monkeypatch
+):
+    """SLIDE (issue 49) with the tiny CometKiwi: the windows' scores are comet-score's own on chunk files this test
+    writes (each window's sentences joined by a space, never across a document), a document's score their mean and
+    a system's the mean of its documents'; with w = 1 a document's score is the mean of the sentence-level scores."""
+    sizes = [10, 14, 11, 13]  # four documents over the 48 lines
+    docs = [f"doc{k}" for k, n in enumerate(sizes) for _ in range(n)]
+    (tmp_path / "docs.tsv").write_text("".join(f"{d}\tnews\n" for d in docs), encoding="utf-8")
+    read = lambda n: (files / f"{n}.txt").read_text(encoding="utf-8").split("\n")[:N]  # noqa: E731
+    src, hyps = read("src"), {s: read(s) for s in SYSTEMS}
+    w, s = 3, 2
+    chunks = tmp_path / "chunks"
+    chunks.mkdir()
+    owners, first = [], 0
+    for k, n in enumerate(sizes):
+        owners += [(k, first + a, first + b) for a, b in _windows(n, w, s)]
+        first += n
+    for name, lines in (("src", src), *hyps.items()):
+        text = [" ".join(x.strip() for x in lines[a:b]) for _, a, b in owners]
+        (chunks / f"{name}.txt").write_text("\n".join(text) + "\n", encoding="utf-8")
+    gold = comet_score(neural_python, tiny_models["tiny-kiwi"], chunks, SYSTEMS, reference=False)
+    mtlens("models", "add", "kiwi", str(tiny_models["tiny-kiwi"] / "checkpoints" / "model.ckpt"), data_dir=tmp_path)
+    args = ["score", *data_args(files), "--docs", str(tmp_path / "docs.tsv"), "--exact", "--format", "json",
+            "--sentence-level"]  # fmt: skip
+    monkeypatch.setenv("MTLENS_SLIDE_WINDOW", str(w))
+    monkeypatch.setenv("MTLENS_SLIDE_STRIDE", str(s))
+    doc = json.loads(mtlens(*args, "--metrics", "slide:kiwi", data_dir=tmp_path).stdout)
+    assert "window:3|stride:2" in doc["signatures"]["slide:kiwi"]
+    for entry in doc["systems"]:
+        windows = [x["COMET"] for x in gold[entry["name"]]]
+        per_doc = [np.mean([v for (k, _, _), v in zip(owners, windows, strict=True) if k == d]) for d in range(4)]
+        want = np.repeat(per_doc, sizes)
+        np.testing.assert_allclose(entry["sentences"]["slide:kiwi"], want, atol=1e-6, rtol=0)
+        assert entry["scores"]["slide:kiwi"] == pytest.approx(np.mean(per_doc), abs=1e-6)  # the mean of documents
+    monkeypatch.setenv("MTLENS_SLIDE_WINDOW", "1")
+    monkeypatch.setenv("MTLENS_SLIDE_STRIDE", "1")
+    doc = json.loads(mtlens(*args, "--metrics", "comet:kiwi,slide:kiwi", data_dir=tmp_path).stdout)
+    for entry in doc["systems"]:
+        sent = np.asarray(entry["sentences"]["comet:kiwi"])
+        bounds = np.cumsum([0, *sizes])
+        per_doc = [sent[a:b].mean() for a, b in zip(bounds, bounds[1:], strict=False)]
+        np.testing.assert_allclose(entry["sentences"]["slide:kiwi"], np.repeat(per_doc, sizes), atol=1e-6, rtol=0)
+    without = mtlens("score", *data_args(files), "--metrics", "slide:kiwi", data_dir=tmp_path, check=False)
+    assert without.returncode == 2 and "SLIDE reads whole documents" in without.stderr
