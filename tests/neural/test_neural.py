@@ -7,6 +7,7 @@ the same files: mtlens's segment scores must equal comet-score's to 1e-6, system
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -872,7 +873,7 @@ def test_slide_equals_comet_score_on_chunk_files_and_one_sentence_windows_are_th
     for entry in doc["systems"]:
         sent = np.asarray(entry["sentences"]["comet:kiwi"])
         bounds = np.cumsum([0, *sizes])
-        per_doc = [sent[a:b].mean() for a, b in zip(bounds, bounds[1:], strict=False)]
+        per_doc = [sent[a:b].mean() for a, b in itertools.pairwise(bounds)]
         np.testing.assert_allclose(entry["sentences"]["slide:kiwi"], np.repeat(per_doc, sizes), atol=1e-6, rtol=0)
     without = mtlens("score", *data_args(files), "--metrics", "slide:kiwi", data_dir=tmp_path, check=False)
     assert without.returncode == 2 and "SLIDE reads whole documents" in without.stderr
