@@ -25,7 +25,7 @@ def pareto_chart(scores: dict[str, float], costs: dict, metric: str, higher_is_b
     fig = go.Figure()
     off = [r for r in rows if not r["on the front"]]
     on = sorted((r for r in rows if r["on the front"]), key=lambda r: r[axis])
-    fig.add_trace(go.Scatter(x=[r[axis] for r in off], y=[r[metric] for r in off] if off else [], mode="markers+text",
+    fig.add_trace(go.Scatter(x=[r[axis] for r in off], y=[r[metric] for r in off], mode="markers+text",
                              text=[r["system"] for r in off], textposition="top center", name="dominated",
                              marker={"color": OTHER_COLOUR, "size": 10}))  # fmt: skip
     fig.add_trace(go.Scatter(x=[r[axis] for r in on], y=[r[metric] for r in on], mode="lines+markers+text",
