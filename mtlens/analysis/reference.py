@@ -19,8 +19,6 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 
-from scipy.stats import kendalltau
-
 from . import pitfalls
 
 #: a pitfall is said from this share of the lines, in percent
@@ -102,6 +100,9 @@ def free_checks(
         common = [s for s in known if s in based and based[s] == based[s]]
         if len(common) >= MIN_SYSTEMS:
             b_sign = 1.0 if based_higher else -1.0
+            # imported here: scipy.stats takes 0.5 s to import, and most commands never get this far
+            from scipy.stats import kendalltau
+
             tau = kendalltau([sign * known[s] for s in common], [b_sign * based[s] for s in common]).statistic
             if tau == tau and tau < TAU_DISAGREE:
                 out.append(

@@ -1,0 +1,87 @@
+"""The language check's model, read from its decompressed copy in the kernels' cache: the same identifier as
+py3langid's own loader, rebuilt when the copy is broken, never read through a symbolic link; and `score` no
+longer imports scipy.stats for the reference checks (the 0.4 s + 0.5 s that issue 50's checks had added)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mtlens.analysis import pitfalls
+
+ROOT = Path(__file__).resolve().parents[2]
+LINES = [
+    "Das ist ein ganz gewöhnlicher deutscher Satz über das Wetter.",
+    "This is an entirely ordinary English sentence about the weather.",
+    "这是一个关于天气的非常普通的中文句子，没有什么特别的。",
+    "Toto je úplně obyčejná česká věta o počasí a o ničem jiném.",
+    "これは天気についてのごく普通の日本語の文です。特別なことは何もありません。",
+]
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    pitfalls._identifier.cache_clear()
+    yield tmp_path / "mtlens-aot"
+    pitfalls._identifier.cache_clear()
+
+
+def _theirs():
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def test_the_cached_model_identifies_as_py3langids_own_loader(cache):
+    ours = pitfalls._identifier()
+    copies = list(cache.glob("py3langid-*.npz"))
+    assert len(copies) == 1
+    theirs = _theirs()
+    for line in LINES:
+        assert ours.classify(line) == theirs.classify(line)
+    assert [theirs.classify(line)[0] for line in LINES] == ["de", "en", "zh", "cs", "ja"]
+
+
+def test_a_broken_copy_is_rebuilt_and_a_symbolic_link_is_not_followed(cache):
+    pitfalls._identifier()
+    (copy,) = cache.glob("py3langid-*.npz")
+    copy.write_bytes(b"PK\x03\x04 not an npz")
+    pitfalls._identifier.cache_clear()
+    assert pitfalls._identifier().classify(LINES[0])[0] == "de"
+    assert copy.stat().st_size > 1_000_000  # written again, whole
+    elsewhere = cache.parent / "elsewhere.npz"
+    copy.rename(elsewhere)
+    copy.symlink_to(elsewhere)
+    assert pitfalls._read_plain(copy) is None  # a link planted in the cache is not read
+    pitfalls._identifier.cache_clear()
+    assert pitfalls._identifier().classify(LINES[1])[0] == "en"
+    assert not copy.is_symlink()  # replaced by a real file
+
+
+def test_an_unwritable_cache_falls_back_to_the_packed_model(cache, monkeypatch):
+    monkeypatch.setattr(pitfalls, "_write_plain", lambda packed, path: False)
+    assert pitfalls._identifier().classify(LINES[3])[0] == "cs"
+    assert not list(cache.glob("py3langid-*.npz"))
+
+
+def test_score_checks_the_references_without_importing_scipy_stats(tmp_path):
+    script = (
+        "import runpy, sys\n"
+        "sys.argv = ['mtlens', 'score', '--ref', 'sample_data/ref.txt', '--sys', 'sample_data/UEdin.txt',"
+        " 'sample_data/Online-W.txt', '--format', 'json']\n"
+        "try:\n    runpy.run_module('mtlens', run_name='__main__')\n"
+        "except SystemExit as e:\n    assert not e.code, e.code\n"
+        "import json\n"
+        "print(json.dumps({'stats': 'scipy.stats' in sys.modules}), file=sys.stderr)\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "reference_notes" in json.loads(done.stdout)  # the checks ran
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == {"stats": False}
