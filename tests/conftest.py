@@ -23,6 +23,8 @@ collect_ignore = [
     "neural/build_tiny_comet.py",
     "neural/pearmut_session.py",
     "judges/build_tiny_judge.py",
+    "neural/build_tiny_metricx.py",
+    "neural/google_metricx",
 ]  # scripts run in other environments
 
 PAIRS = ["de-en", "zh-en", "ja-en", "cs-en", "en-de", "en-cs", "en-ja", "en-zh"]

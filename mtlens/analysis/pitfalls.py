@@ -154,10 +154,15 @@ NEURAL_IMPORTED = ("comet", "xcomet", "cometkiwi", "metricx", "bleurt")
 def neural_names(names) -> list[str]:
     """The neural metrics among ``names``.
 
-    >>> neural_names(["bleu", "comet:tiny", "comet", "metricx-24", "chrf"])
-    ['comet:tiny', 'comet', 'metricx-24']
+    >>> neural_names(["bleu", "comet:tiny", "comet", "metricx-24", "chrf", "metricx-qe:tiny"])
+    ['comet:tiny', 'comet', 'metricx-24', 'metricx-qe:tiny']
     """
-    return [n for n in names if n.startswith("comet:") or n.split("-")[0].split("_")[0] in NEURAL_IMPORTED]
+    return [
+        n
+        for n in names
+        if n.startswith(("comet:", "metricx:", "metricx-qe:", "slide:"))
+        or n.split("-")[0].split("_")[0] in NEURAL_IMPORTED
+    ]
 
 
 @dataclass(frozen=True)

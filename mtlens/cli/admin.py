@@ -43,11 +43,26 @@ def add_parsers(sub) -> dict:
         flags.add_data_dir(a)
     a = ac_sub.add_parser("list", help="every project's members")
     flags.add_data_dir(a)
-    mo = sub.add_parser("models", help="neural models (COMET, CometKiwi, xCOMET) from local checkpoints")
+    mo = sub.add_parser("models", help="neural models (COMET, CometKiwi, xCOMET, MetricX-24) from local checkpoints")
     mo_sub = mo.add_subparsers(dest="action", required=True, parser_class=Parser)
-    a = mo_sub.add_parser("add", help="register a local checkpoint; then score with --metrics comet:NAME")
-    a.add_argument("name", metavar="NAME", help="the name --metrics uses: comet:NAME")
-    a.add_argument("path", metavar="PATH", help="the model folder (hparams.yaml, checkpoints/model.ckpt) or the .ckpt")
+    a = mo_sub.add_parser(
+        "add",
+        help="register a local checkpoint; then score with --metrics comet:NAME (MetricX: metricx:NAME, metricx-qe:NAME)",
+    )
+    a.add_argument(
+        "name", metavar="NAME", help="the name --metrics uses: comet:NAME, or metricx:NAME and metricx-qe:NAME"
+    )
+    a.add_argument(
+        "path",
+        metavar="PATH",
+        help="a COMET model folder (hparams.yaml, checkpoints/model.ckpt) or its .ckpt; or a MetricX-24 folder "
+        "(config.json naming MT5ForRegression, model.safetensors or pytorch_model.bin)",
+    )
+    a.add_argument(
+        "--tokenizer",
+        metavar="FOLDER",
+        help="MetricX: the mT5 tokenizer's folder when the checkpoint's has none (Google's runner takes google/mt5-xl's)",
+    )
     flags.add_data_dir(a)
     a = mo_sub.add_parser("list", help="the registered models")
     flags.add_data_dir(a)
@@ -74,7 +89,13 @@ def run_models(args: argparse.Namespace) -> str:
 
     target = store(args)
     if args.action == "add":
-        m = neural.add_model(target, args.name, args.path)
+        m = neural.add_model(target, args.name, args.path, args.tokenizer)
+        if m.metricx:
+            return (
+                f"{m.name}: MetricX-24 ({m.dtype}), checkpoint {m.path}, tokenizer {m.tokenizer}, digest {m.digest[:12]}\n"
+                f"score with: --metrics metricx:{m.name} (source, translation, reference) or metricx-qe:{m.name} "
+                "(source and translation); lower is better\n"
+            )
         return (
             f"{m.name}: {m.kind} (reads {', '.join(m.inputs)}), checkpoint {m.path}, digest {m.digest[:12]}\n"
             f"score with: --metrics {m.metric}\n"

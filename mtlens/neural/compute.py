@@ -44,8 +44,8 @@ def compute(
         progress(0, total)
     if not todo:
         return True
-    if how == FAST:
-        check_ray()  # exact mode (comet-score's batches) always runs here
+    if how == FAST and not model.metricx:
+        check_ray()  # exact mode (comet-score's batches) and MetricX always run here
     size = batch_size(how)
     # rows per call: 0 lets the worker choose (exact mode: calls of about 5 s each, as it measures; fast
     # mode: blocks of about 1/32 of the work, worker.blocks)
@@ -58,13 +58,13 @@ def compute(
         feed = [json.dumps({"rows": rows}, ensure_ascii=False)]
     with tempfile.TemporaryFile("w+", encoding="utf-8") as err:
         proc = subprocess.Popen(
-            worker_command("score" if how == EXACT else "fast", model.path, str(size), str(chunk)),
+            _command(model, "score" if how == EXACT else "fast", size, chunk),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=err,
             text=True,
             encoding="utf-8",
-            env=worker_env(),
+            env=_env(model),
             start_new_session=True,
         )
         if on_start:
@@ -75,7 +75,7 @@ def compute(
         # issue 51: a Ray address that accepts TCP and never answers held the job (and the set) for ever: a worker
         # that has not joined the cluster within the deadline is stopped, and the job fails with a sentence
         joined, watchdog = threading.Event(), None
-        if how == FAST and ray_address():
+        if how == FAST and ray_address() and not model.metricx:
             watchdog = threading.Timer(ray_join_seconds(), _stop_unless, args=(proc, joined))
             watchdog.daemon = True
             watchdog.start()
@@ -133,6 +133,24 @@ def compute(
                 "are saved, run it again to go on"
             )
     return True
+
+
+def _command(model: Model, verb: str, size: int, chunk: int) -> list[str]:
+    """The worker that scores the model: COMET's, or MetricX's (:mod:`mtlens.neural.metricx_worker`)."""
+    if model.metricx:
+        from .metricx import command
+
+        return command(verb, model.path, model.tokenizer or model.path, str(size), str(chunk))
+    return worker_command(verb, model.path, str(size), str(chunk))
+
+
+def _env(model: Model) -> dict:
+    """The worker's environment; MetricX runs on this machine even when a Ray cluster is configured (its worker
+    has no Ray path: docs/decisions.md, "MetricX-24 computed in place")."""
+    env = worker_env()
+    if model.metricx:
+        env.pop(RAY_ENV, None)
+    return env
 
 
 #: how long a worker may take to join the Ray cluster before the job is stopped (``MTLENS_RAY_JOIN_SECONDS``)

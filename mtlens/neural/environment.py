@@ -139,22 +139,31 @@ def _error_text(output: str, stderr: str, code: int) -> str:
 
 def versions() -> tuple[str, str]:
     """(COMET's version, Python's version) of the neural environment, for the signature; ``?`` without it."""
+    return _all_versions()[:2]
+
+
+def transformers_version() -> str:
+    """transformers' version in the neural environment (MetricX's signature); ``?`` without it."""
+    return _all_versions()[2]
+
+
+def _all_versions() -> tuple[str, str, str]:
     try:
         interpreter = python()
     except NeuralUnavailable:
-        return "?", "?"
+        return "?", "?", "?"
     return _versions(interpreter)
 
 
 @functools.lru_cache(maxsize=4)
-def _versions(interpreter: str) -> tuple[str, str]:
+def _versions(interpreter: str) -> tuple[str, str, str]:
     code = (
         "import importlib.metadata as m, platform\n"
-        "try:\n    v = m.version('unbabel-comet')\nexcept Exception:\n    v = '?'\n"
-        "print(v, platform.python_version())"
+        "def v(name):\n    try:\n        return m.version(name)\n    except Exception:\n        return '?'\n"
+        "print(v('unbabel-comet'), platform.python_version(), v('transformers'))"
     )
     try:
         out = subprocess.run([interpreter, "-I", "-c", code], capture_output=True, text=True, timeout=60).stdout.split()
     except (OSError, subprocess.SubprocessError):
-        return "?", "?"
-    return (out[0], out[1]) if len(out) == 2 else ("?", "?")
+        return "?", "?", "?"
+    return (out[0], out[1], out[2]) if len(out) == 3 else ("?", "?", "?")

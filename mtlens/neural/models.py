@@ -42,26 +42,51 @@ from .environment import (
     worker_env,
 )
 
-#: how ``--metrics`` names a registered model: ``comet:NAME``
+#: how ``--metrics`` names a registered COMET model: ``comet:NAME``
 PREFIX = "comet:"
+#: a registered MetricX-24 checkpoint gives two metrics (the model is hybrid): ``metricx:NAME`` reads the source, the
+#: translation and the reference, ``metricx-qe:NAME`` the source and the translation; lower is better
+METRICX, METRICX_QE = "metricx:", "metricx-qe:"
+#: the kinds a MetricX checkpoint's two metrics have
+METRICX_KINDS = ("metricx", "metricx-qe")
+#: the prefixes of job names that are metrics already (a COMET model's job is named by the model alone)
+NAMED_JOBS = (METRICX, METRICX_QE)
 _NAME_OK = set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
 
 
 @dataclass(frozen=True)
 class Model:
-    """A registered checkpoint."""
+    """A registered checkpoint (for MetricX, one of its two metrics: :func:`models`)."""
 
     name: str
     path: str
-    digest: str
-    kind: str  # comet | cometkiwi | xcomet
+    digest: str  # a MetricX-QE metric's is the checkpoint's with ":qe" (its own cache and job)
+    kind: str  # comet | cometkiwi | xcomet | metricx | metricx-qe
     inputs: tuple[str, ...]
     size: int
     mtime: float
+    tokenizer: str | None = None  # MetricX: the mT5 tokenizer's folder (the checkpoint's own when it has one)
+    dtype: str | None = None  # MetricX: the weights' dtype (float32, bfloat16), what it computes in
+
+    @property
+    def metricx(self) -> bool:
+        return self.kind in METRICX_KINDS
 
     @property
     def metric(self) -> str:
+        if self.metricx:
+            return (METRICX_QE if self.kind == "metricx-qe" else METRICX) + self.name
         return PREFIX + self.name
+
+    @property
+    def higher_is_better(self) -> bool:
+        """COMET's scores grow with quality; MetricX's are errors (0 best, 25 worst)."""
+        return not self.metricx
+
+    @property
+    def job_name(self) -> str:
+        """What names the model's job (:mod:`mtlens.runtime.jobs`): a COMET model's name, a MetricX metric."""
+        return self.metric if self.metricx else self.name
 
     @property
     def needs_reference(self) -> bool:
@@ -113,10 +138,18 @@ def check_name(name: str) -> str:
     return name
 
 
-def add_model(store, name: str, path: str | Path) -> Model:
-    """Register a local checkpoint under a name (replacing an earlier one of that name)."""
+def add_model(store, name: str, path: str | Path, tokenizer: str | Path | None = None) -> Model:
+    """Register a local checkpoint under a name (replacing an earlier one of that name): a COMET folder or checkpoint
+    file, or a MetricX-24 folder (:func:`mtlens.neural.metricx.add_metricx`; ``tokenizer``: its mT5 tokenizer's
+    folder when the checkpoint's own folder has none)."""
     name = check_name(name)
     python()  # the extra reads the checkpoint (else one sentence on how to install it)
+    from .metricx import add_metricx, is_metricx
+
+    if is_metricx(path):
+        return add_metricx(store, name, path, tokenizer)
+    if tokenizer is not None:
+        raise InputError("--tokenizer is for a MetricX checkpoint; a COMET checkpoint carries its own")
     ckpt = checkpoint_file(path)
     info = describe(ckpt)
     stat = ckpt.stat()
@@ -135,35 +168,70 @@ def add_model(store, name: str, path: str | Path) -> Model:
 
 def _model(row: dict) -> Model:
     return Model(
-        row["name"], row["path"], row["digest"], row["kind"], tuple(row["inputs"].split(",")), row["size"], row["mtime"]
+        row["name"],
+        row["path"],
+        row["digest"],
+        row["kind"],
+        tuple(row["inputs"].split(",")),
+        row["size"],
+        row["mtime"],
+        row.get("tokenizer"),
+        row.get("dtype"),
     )
 
 
+def _expand(row: dict) -> list[Model]:
+    """A registry row as its metrics: a COMET model is one; a MetricX checkpoint is two (reference-based and QE)."""
+    m = _model(row)
+    if not m.metricx:
+        return [m]
+    import dataclasses
+
+    qe = dataclasses.replace(m, kind="metricx-qe", digest=m.digest + ":qe", inputs=("mt", "src"))
+    return [m, qe]
+
+
 def models(store) -> list[Model]:
-    return [_model(r) for r in store.models()]
+    """Every registered model's metrics (a MetricX checkpoint gives two)."""
+    return [m for r in store.models() for m in _expand(r)]
 
 
 def get_model(store, name: str) -> Model:
-    """A registered model by name (``comet:`` prefix allowed); a checkpoint changed on disk since it was
-    registered is digested again (its scores are then cached under the new digest)."""
-    name = name[len(PREFIX) :] if name.startswith(PREFIX) else name
-    found = {m.name: m for m in models(store)}
-    if name not in found:
-        known = ", ".join(found) or "none (add one with: python -m mtlens models add NAME PATH)"
+    """A registered model's metric by name: ``comet:NAME``, ``metricx:NAME``, ``metricx-qe:NAME`` or the bare name (a
+    MetricX checkpoint's reference-based metric). A checkpoint changed on disk since it was registered is digested
+    again (its scores are then cached under the new digest)."""
+    kind = None
+    for prefix, k in ((PREFIX, "comet"), (METRICX_QE, "metricx-qe"), (METRICX, "metricx")):
+        if name.startswith(prefix):
+            name, kind = name[len(prefix) :], k
+            break
+    rows = {r["name"]: r for r in store.models()}
+    if name not in rows:
+        known = ", ".join(m.metric for r in rows.values() for m in _expand(r))
+        known = known or "none (add one with: python -m mtlens models add NAME PATH)"
         hint = "" if available() else f" ({HOW_TO_ENABLE})"
         raise InputError(f"no model is registered as '{name}'; registered: {known}{hint}")
-    m = found[name]
-    p = Path(m.path)
+    row = rows[name]
+    first = _model(row)
+    if (kind == "comet" and first.metricx) or (kind in METRICX_KINDS and not first.metricx):
+        raise InputError(f"'{name}' is a {first.kind} model: name it {first.metric}")
+    from .metricx import fingerprint, folder_digest
+
     try:
-        stat = p.stat()
+        size, mtime = fingerprint(first) if first.metricx else _file_stat(Path(first.path))
     except OSError:
-        raise InputError(f"the checkpoint of model '{name}' is gone: '{m.path}' does not exist") from None
-    if stat.st_size != m.size or stat.st_mtime != m.mtime:
-        row = {**m.__dict__, "inputs": ",".join(m.inputs), "digest": file_digest(p), "size": stat.st_size}
-        row["mtime"] = stat.st_mtime
+        raise InputError(f"the checkpoint of model '{name}' is gone: '{first.path}' does not exist") from None
+    if size != first.size or mtime != first.mtime:
+        digest = folder_digest(first) if first.metricx else file_digest(Path(first.path))
+        row = {**row, "digest": digest, "size": size, "mtime": mtime}
         store.put_model(row)
-        m = _model(row)
-    return m
+    found = _expand(row)
+    return found[1] if kind == "metricx-qe" else found[0]
+
+
+def _file_stat(p: Path) -> tuple[int, float]:
+    stat = p.stat()
+    return stat.st_size, stat.st_mtime
 
 
 # --------------------------------------------------------------------------- mode and signature
@@ -203,7 +271,19 @@ def refs_combine() -> str:
 
 def signature_fields(model: Model, how: str) -> tuple[tuple[str, str], ...]:
     """A sacreCOMET-style signature (Zouhar et al. 2024): the model, its checkpoint's digest, its kind, the
-    COMET and Python versions that compute it, the precision and the batch mode."""
+    COMET (MetricX: transformers) and Python versions that compute it, the precision and the batch mode."""
+    if model.metricx:
+        from .environment import transformers_version
+
+        return (
+            ("model", model.name),
+            ("digest", model.digest[:12]),
+            ("kind", model.kind),
+            ("transformers", transformers_version()),
+            ("python", versions()[1]),
+            ("precision", model.dtype or "?"),
+            ("batch", how),
+        )
     comet, py = versions()
     return (
         ("model", model.name),

@@ -41,19 +41,21 @@ def _segment_key(mt: str, src: str, ref: str) -> str:
 
 
 def rows_of(model: Model, corpus: Corpus) -> dict[str, list[dict]]:
-    """system -> its segments as the model reads them (stripped as comet-score strips them)."""
+    """system -> its segments as the model reads them: stripped as comet-score strips them; for MetricX as they are
+    (Google's predict.py reads its JSON lines' text unchanged)."""
     check_inputs(model, corpus)
     ref = _reference(corpus) if model.needs_reference else None
     src = corpus.source if model.needs_source else None
+    clean = (lambda t: t) if model.metricx else str.strip
     out = {}
     for system, hyp in corpus.systems.items():
         rows = []
         for i, mt in enumerate(hyp):
-            row = {"mt": mt.strip()}
+            row = {"mt": clean(mt)}
             if src is not None:
-                row["src"] = src[i].strip()
+                row["src"] = clean(src[i])
             if ref is not None:
-                row["ref"] = ref[i].strip()
+                row["ref"] = clean(ref[i])
             rows.append(row)
         out[system] = rows
     return out
@@ -213,7 +215,7 @@ def _cached_one(store, model: Model, corpus: Corpus, how: str | None = None):
             ]
     return ImportedScores(
         model.metric,
-        True,
+        model.higher_is_better,
         scores,
         f"{model.name} ({model.kind}, checkpoint {model.digest[:12]}, {how})",
         spans if any(any(x) for x in spans.values()) else {},

@@ -94,6 +94,8 @@ def slide_scores(store, corpus: Corpus, item: str, progress=None, cached_only: b
     from .segments import cached_scores
 
     model = get_model(store, item[len(PREFIX) :])
+    if model.metricx:  # a MetricX checkpoint is hybrid: its QE metric scores the windows
+        model = get_model(store, "metricx-qe:" + model.name)
     if model.needs_reference:
         raise InputError(f"SLIDE needs a reference-free model (CometKiwi-like); '{model.name}' reads the reference")
     w, s = settings()

@@ -74,7 +74,7 @@ class Progress:
 
 def metric_of(name: str) -> str:
     """The metric a job named ``name`` computes (``comet:NAME`` for a checkpoint, ``judge:NAME`` as it is)."""
-    return name if name.startswith(judge_compute.PREFIX) else neural.PREFIX + name
+    return name if name.startswith((judge_compute.PREFIX, *neural.NAMED_JOBS)) else neural.PREFIX + name
 
 
 def _reap() -> None:
@@ -112,7 +112,7 @@ class _NeuralWork:
 
     def __init__(self, store, name: str):
         self.store, self.model = store, neural.get_model(store, name)
-        self.name, self.digest = self.model.name, self.model.digest
+        self.name, self.digest = self.model.job_name, self.model.digest
 
     def check(self, corpus) -> None:
         neural_segments.check_inputs(self.model, corpus)

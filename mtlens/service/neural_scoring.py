@@ -82,7 +82,7 @@ def model_scores(store, corpus, item: str, set_id: str | None = None, say=None):
     if set_id is not None:
         if neural("cached_scores")(store, model, corpus) is None and say:
             say(f"{item}: scoring the set's missing segments {neural('where_it_runs')()}")
-        if neural("run")(store, set_id, model.name) != "done":  # recorded as the set's job (nothing new: at once)
+        if neural("run")(store, set_id, model.job_name) != "done":  # recorded as the set's job (nothing new: at once)
             job = store.job(set_id, model.digest) or {}
             raise InputError(f"{item}: {job.get('message') or 'the job was cancelled; run the command again to go on'}")
         return neural("scores_for")(store, model, corpus)

@@ -118,12 +118,13 @@ def chosen_metrics(store, ev, text: str | None, defaults: str, extra_scores=(), 
         return [*builtin, *imported], builtin, imported
     if not text.strip(" ,"):
         return [], [], {}
+    from ..neural.models import NAMED_JOBS as METRICX
     from ..neural.slide import PREFIX as SLIDE
     from ..neural.slide import slide_scores
     from .judging import PREFIX as JUDGE
     from .judging import judge_metric
 
-    names = parse_names(text, [*REGISTRY, *imported], also=lambda n: n.startswith((PREFIX, JUDGE, SLIDE)))
+    names = parse_names(text, [*REGISTRY, *imported], also=lambda n: n.startswith((PREFIX, JUDGE, SLIDE, *METRICX)))
     for n in names:
         if n not in REGISTRY and n not in imported and n.startswith(JUDGE):  # judge:NAME: a registered LLM judge
             imported[n] = judge_metric(workspace(), ev.corpus, n, say, ev.set_id)

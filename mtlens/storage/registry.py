@@ -13,13 +13,14 @@ class Registry(Database):
     """The registry of neural checkpoints and their cached segment scores."""
 
     def put_model(self, row: Mapping) -> None:
-        """Register (or replace) a neural model: ``name, path, digest, kind, inputs, size, mtime``."""
+        """Register (or replace) a neural model: ``name, path, digest, kind, inputs, size, mtime`` and, for MetricX,
+        ``tokenizer`` and ``dtype``."""
         with self._db(write=True) as con:
             con.execute(
-                "INSERT INTO models (name, path, digest, kind, inputs, size, mtime, added) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET path = excluded.path, "
+                "INSERT INTO models (name, path, digest, kind, inputs, size, mtime, added, tokenizer, dtype) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET path = excluded.path, "
                 "digest = excluded.digest, kind = excluded.kind, inputs = excluded.inputs, size = excluded.size, "
-                "mtime = excluded.mtime, added = excluded.added",
+                "mtime = excluded.mtime, added = excluded.added, tokenizer = excluded.tokenizer, dtype = excluded.dtype",
                 (
                     row["name"],
                     row["path"],
@@ -29,6 +30,8 @@ class Registry(Database):
                     row["size"],
                     row["mtime"],
                     dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                    row.get("tokenizer"),
+                    row.get("dtype"),
                 ),
             )
 
@@ -37,7 +40,8 @@ class Registry(Database):
         try:
             with self._db() as con:
                 cur = con.execute(
-                    "SELECT name, path, digest, kind, inputs, size, mtime, added FROM models ORDER BY name"
+                    "SELECT name, path, digest, kind, inputs, size, mtime, added, tokenizer, dtype FROM models "
+                    "ORDER BY name"
                 )
                 return dict_rows(cur)
         except Missing:

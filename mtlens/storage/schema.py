@@ -3,7 +3,7 @@ migrations that bring a database from each version to the next."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 FILE_NAME = "mtlens.sqlite3"
 
@@ -155,6 +155,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
     # 7: a judge may score the references too (issue 50: is the reference the problem?), at the operator's choice
     7: ("ALTER TABLE judges ADD COLUMN score_references INTEGER NOT NULL DEFAULT 0",),
+    # 8: a MetricX-24 checkpoint (issue 49) names its mT5 tokenizer's folder and the dtype its weights compute in
+    8: ("ALTER TABLE models ADD COLUMN tokenizer TEXT", "ALTER TABLE models ADD COLUMN dtype TEXT"),
 }
 
 #: every table, parents before the tables that refer to them (what ``mtlens store copy`` copies, in order)

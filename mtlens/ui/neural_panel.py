@@ -54,7 +54,7 @@ def describe(p: jobs.Progress) -> str:
 def panel(ds: Dataset) -> None:
     """The panel (an expander on the Rankings page)."""
     # open while the set has jobs (running or finished), so progress and outcome are in view
-    with st.expander("Neural metrics (COMET, CometKiwi, xCOMET)", expanded=bool(ds.set_id and _jobs(ds))):
+    with st.expander("Neural metrics (COMET, CometKiwi, xCOMET, MetricX-24)", expanded=bool(ds.set_id and _jobs(ds))):
         if not neural.available():
             st.info(neural.HOW_TO_ENABLE_SENTENCE)
             return
@@ -119,7 +119,7 @@ def _active(ds: Dataset, judge: bool = False) -> bool:
 
 
 def _start_form(ds: Dataset, registered) -> None:
-    labels = {m.name: f"{m.metric} ({m.kind}, checkpoint {m.digest[:12]})" for m in registered}
+    labels = {m.job_name: f"{m.metric} ({m.kind}, checkpoint {m.digest[:12]})" for m in registered}
     cols = st.columns([3, 1])
     name = cols[0].selectbox("Model", list(labels), format_func=labels.get, key="neural_model")
     allowed = _may_run(ds)

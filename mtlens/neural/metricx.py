@@ -1,0 +1,147 @@
+"""MetricX-24 checkpoints in the registry (issue 49; docs/decisions.md, "MetricX-24 computed in place").
+
+- A folder is a MetricX-24 checkpoint when its ``config.json`` names ``MT5ForRegression`` (Google's class). Its
+  weights are ``model.safetensors`` or ``pytorch_model.bin`` (or shards with their index), float32 or bfloat16; its
+  mT5 tokenizer is in the folder or given apart (``--tokenizer FOLDER``, as Google's ``--tokenizer google/mt5-xl``).
+  The extra's worker (:mod:`mtlens.neural.metricx_worker`) checks at registration that the weights load without
+  running code and that the tokenizer loads.
+- The digest covers everything that decides a score: ``config.json``, every weight file and every tokenizer file.
+  A change to any of them (size or modification time) is digested again, and the scores are cached anew.
+- One registration gives two metrics: ``metricx:NAME`` (source, translation, reference) and ``metricx-qe:NAME``
+  (source and translation), each with its own cache and job (:func:`mtlens.neural.models.models`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from ..core.errors import InputError
+from .environment import error_of, python, worker_env
+
+WORKER = Path(__file__).with_name("metricx_worker.py")
+#: the tokenizer's files (whichever are present), digested with the checkpoint
+TOKENIZER_FILES = (
+    "spiece.model",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+)
+#: a config.json larger than this is not read (a checkpoint's is a few kB)
+CONFIG_LIMIT = 1 << 20
+
+
+def _folder(path: str | Path) -> Path | None:
+    try:
+        p = Path(os.path.expanduser(str(path))).resolve()
+        return p if p.is_dir() else None
+    except (OSError, RuntimeError):
+        return None
+
+
+def is_metricx(path: str | Path) -> bool:
+    """Whether ``path`` is a folder whose ``config.json`` names ``MT5ForRegression``."""
+    folder = _folder(path)
+    config = folder / "config.json" if folder else None
+    try:
+        if config is None or not config.is_file() or config.stat().st_size > CONFIG_LIMIT:
+            return False
+        doc = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, UnicodeError, ValueError):
+        return False
+    return isinstance(doc, dict) and "MT5ForRegression" in (doc.get("architectures") or [])
+
+
+def command(verb: str, folder: str, tokenizer: str, *args: str) -> list[str]:
+    # -I: the worker's folder (mtlens/neural, with modules named like libraries) is not put on sys.path
+    return [python(), "-I", str(WORKER), verb, folder, tokenizer, *args]
+
+
+def _describe(folder: Path, tokenizer: Path) -> dict:
+    proc = subprocess.run(
+        command("describe", str(folder), str(tokenizer)), capture_output=True, text=True, env=worker_env()
+    )
+    if proc.returncode != 0:
+        raise InputError(error_of(proc.stdout, proc.stderr, proc.returncode))
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _tokenizer_folder(folder: Path, tokenizer: str | Path | None) -> Path:
+    if tokenizer is None:
+        if not any((folder / f).is_file() for f in TOKENIZER_FILES[:2]):
+            raise InputError(
+                f"'{folder}' holds no mT5 tokenizer (spiece.model or tokenizer.json): give its folder with "
+                "--tokenizer FOLDER (Google's checkpoints use google/mt5-xl's, downloaded beforehand)"
+            )
+        return folder
+    found = _folder(tokenizer)
+    if found is None or not any((found / f).is_file() for f in TOKENIZER_FILES[:2]):
+        raise InputError(f"'{str(tokenizer)[:200]}' is not a tokenizer folder (spiece.model or tokenizer.json)")
+    return found
+
+
+def _files(folder: Path, weights: list[str], tokenizer: Path) -> list[Path]:
+    """Every file that decides a score, in a fixed order."""
+    tok = [tokenizer / f for f in TOKENIZER_FILES if (tokenizer / f).is_file()]
+    return [folder / "config.json", *map(Path, weights), *tok]
+
+
+def _row_files(model) -> list[Path]:
+    """The files of a registered MetricX model (OSError when its weights are gone or its index is broken)."""
+    from .metricx_worker import weight_files  # the worker's own rule (a module of the standard library only)
+
+    folder = Path(model.path)
+    try:
+        weights = weight_files(folder)
+    except ValueError as err:
+        raise OSError(str(err)) from None
+    return _files(folder, [str(p) for p in weights], Path(model.tokenizer or folder))
+
+
+def fingerprint(model) -> tuple[int, float]:
+    """(total size, latest modification time) of the files that decide the model's scores (OSError when one is
+    gone)."""
+    stats = [p.stat() for p in _row_files(model)]
+    return sum(s.st_size for s in stats), max(s.st_mtime for s in stats)
+
+
+def _digest(files: list[Path]) -> str:
+    h = hashlib.blake2b(digest_size=32)
+    for p in files:
+        h.update(p.name.encode() + b"\0")
+        with p.open("rb") as f:
+            for block in iter(lambda f=f: f.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()
+
+
+def folder_digest(model) -> str:
+    return _digest(_row_files(model))
+
+
+def add_metricx(store, name: str, path: str | Path, tokenizer: str | Path | None = None):
+    """Register a MetricX-24 folder (after the worker has checked its weights and tokenizer)."""
+    from .models import _expand
+
+    folder = _folder(path)
+    tok = _tokenizer_folder(folder, tokenizer)
+    info = _describe(folder, tok)
+    files = _files(folder, info["files"], tok)
+    stats = [p.stat() for p in files]
+    row = {
+        "name": name,
+        "path": str(folder),
+        "digest": _digest(files),
+        "kind": "metricx",
+        "inputs": ",".join(info["inputs"]),
+        "size": sum(s.st_size for s in stats),
+        "mtime": max(s.st_mtime for s in stats),
+        "tokenizer": str(tok),
+        "dtype": info.get("dtype"),
+    }
+    store.put_model(row)
+    return _expand(row)[0]

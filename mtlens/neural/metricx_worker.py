@@ -1,0 +1,301 @@
+"""The MetricX-24 worker: scores with a MetricX-24 checkpoint (Google's ``MT5ForRegression``) in the neural extra's
+own interpreter (docs/decisions.md, "MetricX-24 computed in place"). It imports only the standard library, torch and
+transformers, never mtlens, and speaks the COMET worker's protocol (:mod:`mtlens.neural.worker`):
+
+    python metricx_worker.py describe FOLDER TOKENIZER
+        one JSON object: the checkpoint's kind, inputs, weight files and dtype, after checking that its weights load
+        without running code and that the tokenizer loads.
+    python metricx_worker.py score FOLDER TOKENIZER BATCH CHUNK      (``--exact``: Google's runner, one at a time)
+        JSON lines ``{"group", "rows", "todo"}`` on stdin; each segment scored alone, as Google's ``predict.py``
+        scores it at batch size 1 (its only working batch size, metricx#2); prints ``{"ready"}``, then per call
+        ``{"group", "idx", "scores", "spans": null}``, then ``{"end": true}``.
+    python metricx_worker.py fast FOLDER TOKENIZER BATCH CHUNK       (the default)
+        one JSON object ``{"rows": [...]}`` (the distinct inputs of every system); the segments tokenised, sorted
+        by length and scored in padded batches with an attention mask; prints ``{"idx", "scores"}`` per block.
+
+A row with ``ref`` is scored reference-based, one without as quality estimation (MetricX-24 is hybrid). The input is
+built exactly as ``metricx24/predict.py`` builds it: ``"source: S candidate: H reference: R"`` (QE: without the
+reference part), tokenised with truncation to :data:`MAX_INPUT_LENGTH` tokens, then its last token (the end-of-sequence
+token) removed. The score is the logit of id :data:`SCORE_ID` (``<extra_id_10>``) at the decoder's single step from id
+0, clamped to 0..25, as Google's ``MT5ForRegression.forward`` reads it. The model is transformers' own
+``MT5ForConditionalGeneration`` on the checkpoint's weights (the same modules and weight names): its encoder and decoder
+are called through their public arguments only, so the worker does not depend on the head masks that Google's class
+passes and that newer transformers removed (metricx PR #22). Weights are read by safetensors or by torch's
+weights-only loader (``TORCH_FORCE_WEIGHTS_ONLY_LOAD=1``): a checkpoint cannot run code. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+#: Google's ``--max_input_length`` for MetricX-24 (its README's commands)
+MAX_INPUT_LENGTH = 1536
+#: where Google's model reads its score: the logit of ``<extra_id_10>``
+SCORE_ID = 250089
+#: the score's range (Google clamps the logit to it)
+LOW, HIGH = 0.0, 25.0
+#: the files a checkpoint's weights may be in (one file, or shards with an index)
+WEIGHTS = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json", "pytorch_model.bin.index.json")
+#: what every process that loads a model sets first (the COMET worker's settings)
+_OFFLINE_ENV = (
+    ("HF_HUB_OFFLINE", "1"),
+    ("TRANSFORMERS_OFFLINE", "1"),
+    ("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1"),
+    ("TOKENIZERS_PARALLELISM", "false"),
+    ("TRANSFORMERS_VERBOSITY", "error"),
+)
+
+
+def _say(obj) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=True) + "\n")
+    sys.stdout.flush()
+
+
+def _fail(message: str) -> None:
+    _say({"error": message})
+    sys.exit(3)
+
+
+def _config(folder: Path) -> dict:
+    path = folder / "config.json"
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeError, ValueError) as err:
+        _fail(f"'{path}' cannot be read as JSON ({type(err).__name__})")
+    if not isinstance(config, dict) or "MT5ForRegression" not in (config.get("architectures") or []):
+        _fail(f"'{path}' does not name MT5ForRegression: not a MetricX-24 checkpoint")
+    if int(config.get("vocab_size") or 0) <= SCORE_ID:
+        _fail(f"'{path}' has a vocabulary of {config.get('vocab_size')}: MetricX reads its score at id {SCORE_ID}")
+    return config
+
+
+def weight_files(folder: Path) -> list[Path]:
+    """The checkpoint's weight files (an index's shards with the index); ValueError with a sentence when there are
+    none or the index is broken (this module's callers, the worker and the parent, say it their way)."""
+    for name in WEIGHTS:
+        p = folder / name
+        if not p.is_file():
+            continue
+        if not name.endswith(".index.json"):
+            return [p]
+        try:
+            shards = sorted(set(json.loads(p.read_text(encoding="utf-8"))["weight_map"].values()))
+        except (OSError, UnicodeError, ValueError, KeyError, AttributeError, TypeError):
+            raise ValueError(f"'{p}' is not a readable index of weight shards") from None
+        missing = [s for s in shards if not isinstance(s, str) or Path(s).name != s or not (folder / s).is_file()]
+        if missing:
+            raise ValueError(f"'{p}' names shards that are not in the folder: {', '.join(map(str, missing[:3]))}")
+        return [p, *(folder / s for s in shards)]
+    raise ValueError(f"'{folder}' holds no weights ({', '.join(WEIGHTS[:2])}, or an index of shards)")
+
+
+def _check_weights(files: list[Path]) -> str:
+    """Open every weight file as the loader will (safetensors' header, torch's weights-only unpickler) and return
+    the weights' dtype; a file with Python objects besides tensors is refused in one sentence."""
+    import torch
+
+    dtypes = set()
+    for f in files:
+        if f.name.endswith(".json"):
+            continue
+        try:
+            if f.suffix == ".safetensors":
+                from safetensors import safe_open
+
+                with safe_open(str(f), framework="pt") as st:
+                    for key in list(st.keys())[:4]:
+                        dtypes.add(str(st.get_slice(key).get_dtype()))
+            else:
+                state = torch.load(str(f), map_location="cpu", weights_only=True, mmap=True)
+                dtypes |= {str(v.dtype).replace("torch.", "") for v in list(state.values())[:4] if hasattr(v, "dtype")}
+        except Exception as err:  # every loader failure becomes one sentence
+            text = str(err).splitlines()[0] if str(err) else type(err).__name__
+            if "Weights only load failed" in str(err) or "weights_only" in str(err):
+                text = (
+                    "it holds Python objects besides weights, which torch's safe loader refuses; mtlens never runs "
+                    "code from a checkpoint"
+                )
+            _fail(f"the weights in '{f}' cannot be loaded: {text[:200]}")
+    names = {"BF16": "bfloat16", "F32": "float32", "F16": "float16", "bfloat16": "bfloat16", "float32": "float32"}
+    return ",".join(sorted(names.get(d, d.lower()) for d in dtypes)) or "?"
+
+
+def _tokenizer(path: str):
+    from transformers import AutoTokenizer
+
+    try:
+        return AutoTokenizer.from_pretrained(path)  # as Google's predict.py loads it (the fast one when it can)
+    except Exception as err:  # every loader failure becomes one sentence
+        text = str(err).splitlines()[0] if str(err) else type(err).__name__
+        _fail(f"the mT5 tokenizer in '{path}' cannot be loaded: {text[:200]} (give it with --tokenizer FOLDER)")
+
+
+def describe(folder: str, tokenizer: str) -> dict:
+    import importlib.metadata
+
+    path = Path(folder)
+    _config(path)
+    try:
+        files = weight_files(path)
+    except ValueError as err:
+        _fail(str(err))
+    dtype = _check_weights(files)
+    _tokenizer(tokenizer)
+    return {
+        "kind": "metricx",
+        "inputs": ["mt", "src", "ref"],
+        "files": [str(f) for f in files],
+        "dtype": dtype,
+        "transformers": importlib.metadata.version("transformers"),
+    }
+
+
+def _load(folder: str):
+    import torch
+    from transformers import MT5ForConditionalGeneration
+
+    try:  # torch_dtype "auto": the checkpoint's own dtype, as Google's predict.py loads it
+        model = MT5ForConditionalGeneration.from_pretrained(folder, torch_dtype="auto")
+    except Exception as err:  # every loader failure becomes one sentence
+        text = str(err).splitlines()[0] if str(err) else type(err).__name__
+        _fail(f"transformers could not load the MetricX checkpoint '{folder}': {text[:200]}")
+    model.eval()
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    return model
+
+
+def make_input(row: dict) -> str:
+    """Google's input text (``metricx24/predict.py``'s ``_make_input``)."""
+    text = "source: " + row["src"] + " candidate: " + row["mt"]
+    return text + " reference: " + row["ref"] if "ref" in row else text
+
+
+def encode(tokenizer, texts: list[str]) -> list[list[int]]:
+    """Google's tokenisation: truncation to MAX_INPUT_LENGTH, no padding, then the last (end) token removed."""
+    ids = tokenizer(texts, max_length=MAX_INPUT_LENGTH, truncation=True, padding=False)["input_ids"]
+    return [list(x[:-1]) for x in ids]
+
+
+def predict(model, batch: list[list[int]]):
+    """Scores of a batch of token id lists: right-padded with the pad id, masked, one decoder step from id 0, the
+    logit of SCORE_ID from the full output projection (as Google computes it, so its rounding is the same),
+    clamped."""
+    import torch
+
+    n, width = len(batch), max(len(x) for x in batch)
+    pad = int(model.config.pad_token_id or 0)
+    ids = torch.full((n, width), pad, dtype=torch.long)
+    mask = torch.zeros((n, width), dtype=torch.long)
+    for i, x in enumerate(batch):
+        ids[i, : len(x)] = torch.tensor(x, dtype=torch.long)
+        mask[i, : len(x)] = 1
+    with torch.inference_mode():
+        hidden = model.encoder(input_ids=ids, attention_mask=mask, return_dict=True).last_hidden_state
+        start = torch.zeros((n, 1), dtype=torch.long)
+        out = model.decoder(
+            input_ids=start,
+            encoder_hidden_states=hidden,
+            encoder_attention_mask=mask,
+            use_cache=False,
+            return_dict=True,
+        ).last_hidden_state
+        if model.config.tie_word_embeddings:  # Google's model rescales before projecting when the head is tied
+            out = out * (model.config.d_model**-0.5)
+        logits = model.lm_head(out)[:, 0, SCORE_ID]
+        return [float(x) for x in torch.clamp(logits, LOW, HIGH).float().tolist()]
+
+
+def _save_seconds() -> float:
+    return float(os.environ.get("MTLENS_NEURAL_SAVE_SECONDS", "5") or 5)
+
+
+def exact(folder: str, tokenizer_path: str, chunk: int) -> None:
+    """Google's runner: every segment alone (identical inputs in several systems computed once: a segment's score
+    at batch size 1 depends on its inputs only)."""
+    groups = [json.loads(line) for line in sys.stdin if line.strip()]
+    tokenizer = _tokenizer(tokenizer_path)
+    model = _load(folder)
+    _say({"ready": len(groups), "device": "cpu", "batch": 1, "shared": False})
+    memo: dict[str, float] = {}
+    target = _save_seconds()
+    for group in groups:
+        rows, todo = group["rows"], list(group["todo"])
+        start = 0
+        while start < len(todo):
+            began, idx, scores = time.perf_counter(), [], []
+            while start < len(todo) and (len(idx) < chunk if chunk > 0 else time.perf_counter() - began < target):
+                i = todo[start]
+                start += 1
+                text = make_input(rows[i])
+                if text not in memo:
+                    memo[text] = predict(model, encode(tokenizer, [text]))[0]
+                idx.append(i)
+                scores.append(memo[text])
+            _say({"group": group["group"], "idx": idx, "scores": scores, "spans": None, "encoded": len(idx)})
+    _say({"end": True})
+
+
+#: segments per padded batch on a CPU when BATCH is 0 (larger batches of similar length gain little there)
+AUTO_BATCH = 16
+
+
+def fast(folder: str, tokenizer_path: str, batch_size: int, chunk: int) -> None:
+    """The shared-work path: the distinct rows tokenised, sorted by length, scored in padded batches; one block of
+    whole batches per call (about 1/32 of the work unless CHUNK says)."""
+    doc = json.loads(sys.stdin.read() or "{}")
+    rows = doc.get("rows", [])
+    tokenizer = _tokenizer(tokenizer_path)
+    ids = encode(tokenizer, [make_input(r) for r in rows]) if rows else []
+    model = _load(folder)
+    size = batch_size if batch_size > 0 else AUTO_BATCH
+    _say({"ready": len(rows), "device": "cpu", "batch": size, "shared": False})
+    order = sorted(range(len(rows)), key=lambda i: (len(ids[i]), i))
+    per = chunk if chunk > 0 else min(4096, max(128, -(-len(rows) // 32)))
+    per = -(-per // size) * size
+    for b in range(0, len(order), per):
+        block = order[b : b + per]
+        scores = []
+        for s in range(0, len(block), size):
+            scores += predict(model, [ids[i] for i in block[s : s + size]])
+        _say({"idx": block, "scores": scores, "spans": None, "encoded": len(block)})
+    _say({"end": True})
+
+
+def _watch_parent() -> None:
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(4)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) == 3 and argv[0] == "describe":
+        _say(describe(argv[1], argv[2]))
+    elif len(argv) == 5 and argv[0] in ("score", "fast"):
+        _watch_parent()
+        if argv[0] == "score":
+            exact(argv[1], argv[2], int(argv[4]))
+        else:
+            fast(argv[1], argv[2], int(argv[3]), int(argv[4]))
+    else:
+        _fail("usage: metricx_worker.py describe FOLDER TOKENIZER | score|fast FOLDER TOKENIZER BATCH CHUNK")
+
+
+if __name__ == "__main__":
+    for name, value in _OFFLINE_ENV:
+        os.environ.setdefault(name, value)
+    try:
+        main(sys.argv[1:])
+    except ImportError as err:
+        _fail(f"the neural environment lacks a package ({err}); reinstall it with scripts/install-neural.sh")
