@@ -67,7 +67,7 @@ def pytest_configure(config):
 #: test files that drive real headless Chromium (marked ``browser``)
 BROWSER_FILES = ("test_browser", "test_load")
 #: fixtures that need the neural extra (marked ``neural``)
-NEURAL_FIXTURES = {"neural_python", "tiny_models"}
+NEURAL_FIXTURES = {"neural_python", "tiny_models", "tiny_metricx", "google_metricx"}
 #: fixtures for a real server started on loopback (PostgreSQL, a Ray cluster, ``transformers serve``; marked
 #: ``services``)
 SERVICE_FIXTURES = {"pg_server", "ray_cluster", "serve_python"}
@@ -274,6 +274,67 @@ def tiny_models(neural_python, tmp_path_factory):
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return {name: out / name for name in ("tiny-comet", "tiny-kiwi", "tiny-xcomet")}
+
+
+@pytest.fixture(scope="session")
+def tiny_metricx(neural_python, tmp_path_factory):
+    """Tiny MetricX-24 checkpoints built offline (tests/neural/build_tiny_metricx.py): name -> folder
+    (``tiny-metricx``, ``tiny-metricx-bf16``, ``tiny-metricx-bin`` and its apart ``tokenizer``)."""
+    import subprocess
+
+    out = tmp_path_factory.mktemp("tiny-metricx")
+    texts = [str(SAMPLE / n) for n in ("src.txt", "ref.txt", "UEdin.txt")]
+    texts += [str(TESTDATA / "en-zh" / "ref.txt"), str(TESTDATA / "ja-en" / "src.txt")]  # Chinese and Japanese
+    proc = subprocess.run(
+        [neural_python, "-I", str(ROOT / "tests" / "neural" / "build_tiny_metricx.py"), str(out), *texts],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"},
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {name: out / name for name in ("tiny-metricx", "tiny-metricx-bf16", "tiny-metricx-bin", "tokenizer")}
+
+
+@pytest.fixture(scope="session")
+def google_metricx(neural_python, request):
+    """Google's own MetricX-24 runner (tests/neural/google_metricx, vendored) in the neural extra's environment:
+    ``run(model, tokenizer, rows, qe=False) -> [prediction, ...]`` at batch size 1, as its README runs it. Its
+    ``datasets`` and ``accelerate`` come from requirements-metricx-oracle.txt (the test command installs them);
+    without them the tests skip with the reason, unless ``--require-neural`` makes that a failure."""
+    import json
+    import os
+    import subprocess
+
+    probe = subprocess.run([neural_python, "-c", "import datasets, accelerate"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        why = "Google's MetricX runner needs datasets and accelerate: pip install -r requirements-metricx-oracle.txt"
+        if request.config.getoption("--require-neural"):
+            pytest.fail(f"--require-neural was given but {why} into the neural environment")
+        pytest.skip(why)
+    where = ROOT / "tests" / "neural" / "google_metricx"
+    out_dir = request.config._tmp_path_factory.mktemp("google-metricx")
+    calls = [0]
+
+    def run(model, tokenizer, rows, qe: bool = False) -> list[float]:
+        calls[0] += 1
+        given, got = out_dir / f"in-{calls[0]}.jsonl", out_dir / f"out-{calls[0]}.jsonl"
+        with given.open("w", encoding="utf-8") as f:
+            for r in rows:
+                doc = {"source": r["src"], "hypothesis": r["mt"]}
+                if not qe:
+                    doc["reference"] = r["ref"]
+                f.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        cmd = [neural_python, "-m", "metricx24.predict", "--tokenizer", str(tokenizer), "--model_name_or_path",
+               str(model), "--max_input_length", "1536", "--batch_size", "1", "--input_file", str(given),
+               "--output_file", str(got)]  # fmt: skip
+        if qe:
+            cmd.append("--qe")
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore", "TOKENIZERS_PARALLELISM": "false"}
+        proc = subprocess.run(cmd, cwd=where, capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return [json.loads(line)["prediction"] for line in got.read_text(encoding="utf-8").splitlines()]
+
+    return run
 
 
 @pytest.fixture(scope="session")
