@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs and run it (the README's test command).
 #   bash scripts/test.sh [extra pytest arguments]
-# Creates .venv (if missing), installs requirements-dev.txt, the neural extra (.venv-neural, for the COMET tests),
+# Creates .venv (if missing), installs requirements-dev.txt, the neural extra (.venv-neural, for the COMET and MetricX
+# tests, with Google's MetricX runner's packages),
 # Pearmut (.venv-pearmut) and transformers serve (.venv-serve, the LLM judges' end-to-end test), installs Debian's
 # chromium (browser tests) and postgresql (the store's tests on a real server) when they are missing (needs
 # root/apt), then runs the whole suite.
@@ -49,6 +50,13 @@ if ! wait "$neural"; then
   tail -5 .venv-neural.log >&2
 fi
 tail -1 .venv-neural.log
+# Google's MetricX-24 runner (the MetricX tests' oracle, vendored in tests/neural/google_metricx) reads its input with
+# datasets and predicts through transformers' Trainer (accelerate): test-only packages, into the neural environment
+if [ -x .venv-neural/bin/python ] && ! .venv-neural/bin/python -m pip install --quiet -r requirements-metricx-oracle.txt \
+    >> .venv-neural.log 2>&1; then
+  echo "installing Google's MetricX runner's packages failed (its tests will say so):" >&2
+  tail -5 .venv-neural.log >&2
+fi
 # transformers serve (its own environment), for the LLM judges' end-to-end test: after the neural extra, whose torch
 # wheel it takes from pip's cache
 if bash scripts/install-serve.sh > .venv-serve.log 2>&1; then

@@ -11,7 +11,8 @@ transformers, never mtlens, and speaks the COMET worker's protocol (:mod:`mtlens
         ``{"group", "idx", "scores", "spans": null}``, then ``{"end": true}``.
     python metricx_worker.py fast FOLDER TOKENIZER BATCH CHUNK       (the default)
         one JSON object ``{"rows": [...]}`` (the distinct inputs of every system); the segments tokenised, sorted
-        by length and scored in padded batches with an attention mask; prints ``{"idx", "scores"}`` per block.
+        by length and scored in padded batches with an attention mask (float32: the encoder's attention through
+        torch's fused kernel, :func:`fuse_attention`); prints ``{"idx", "scores"}`` per block.
 
 A row with ``ref`` is scored reference-based, one without as quality estimation (MetricX-24 is hybrid). The input is
 built exactly as ``metricx24/predict.py`` builds it: ``"source: S candidate: H reference: R"`` (QE: without the
@@ -180,10 +181,10 @@ def encode(tokenizer, texts: list[str]) -> list[list[int]]:
     return [list(x[:-1]) for x in ids]
 
 
-def predict(model, batch: list[list[int]]):
+def predict(model, batch: list[list[int]], exact: bool = True):
     """Scores of a batch of token id lists: right-padded with the pad id, masked, one decoder step from id 0, the
-    logit of SCORE_ID from the full output projection (as Google computes it, so its rounding is the same),
-    clamped."""
+    logit of SCORE_ID clamped. ``exact``: the full output projection, as Google computes it, so that its rounding is
+    the same (bfloat16); else (float32 in the fast mode) only the row of SCORE_ID, the same sum to float32 rounding."""
     import torch
 
     n, width = len(batch), max(len(x) for x in batch)
@@ -197,16 +198,60 @@ def predict(model, batch: list[list[int]]):
         hidden = model.encoder(input_ids=ids, attention_mask=mask, return_dict=True).last_hidden_state
         start = torch.zeros((n, 1), dtype=torch.long)
         out = model.decoder(
-            input_ids=start,
-            encoder_hidden_states=hidden,
-            encoder_attention_mask=mask,
-            use_cache=False,
-            return_dict=True,
+            input_ids=start, encoder_hidden_states=hidden, encoder_attention_mask=mask, use_cache=False, return_dict=True
         ).last_hidden_state
         if model.config.tie_word_embeddings:  # Google's model rescales before projecting when the head is tied
             out = out * (model.config.d_model**-0.5)
-        logits = model.lm_head(out)[:, 0, SCORE_ID]
+        if exact:
+            logits = model.lm_head(out)[:, 0, SCORE_ID]
+        else:
+            logits = out[:, 0] @ model.lm_head.weight[SCORE_ID]
         return [float(x) for x in torch.clamp(logits, LOW, HIGH).float().tolist()]
+
+
+def fuse_attention(model) -> bool:
+    """The fast mode's encoder self-attention through torch's fused ``scaled_dot_product_attention`` (scale 1, as T5
+    does not scale; the relative position bias and the padding mask as its additive mask), in float32 only: the same
+    sums in another order, within 5e-5 of the eager path on the tests' checkpoints (docs/decisions.md). Each encoder
+    attention module's own projections, bias table and head sizes are used (the weights' names, stable across
+    transformers releases); a module without them keeps transformers' code. bfloat16 keeps it too (a fused kernel
+    rounds differently there). Returns whether the encoder was fused."""
+    import torch
+
+    if next(model.parameters()).dtype != torch.float32:
+        return False
+    need = ("q", "k", "v", "o", "n_heads", "key_value_proj_dim", "inner_dim", "has_relative_attention_bias")
+    modules = [block.layer[0].SelfAttention for block in model.encoder.block]
+    if not all(all(hasattr(m, a) for a in need) for m in modules) or not hasattr(modules[0], "compute_bias"):
+        return False
+    for m in modules:
+        m.forward = _fused_forward(m)
+    return True
+
+
+def _fused_forward(att):
+    import torch
+    import torch.nn.functional as F
+
+    def forward(hidden_states, mask=None, position_bias=None, **_):
+        b, n = hidden_states.shape[:2]
+
+        def heads(x):
+            return x.view(b, -1, att.n_heads, att.key_value_proj_dim).transpose(1, 2)
+
+        q, k, v = heads(att.q(hidden_states)), heads(att.k(hidden_states)), heads(att.v(hidden_states))
+        if position_bias is None:  # the first layer's: reused by the next layers, as transformers does
+            if att.has_relative_attention_bias:
+                # laid out as the fused kernel reads it (the table's permuted view would be copied at every layer)
+                position_bias = att.compute_bias(n, n, device=q.device).to(q.dtype).contiguous()
+            else:
+                position_bias = torch.zeros((1, att.n_heads, n, n), device=q.device, dtype=q.dtype)
+            if mask is not None and bool(mask.any()):  # padding to mask (a batch of one length has none)
+                position_bias = position_bias + mask[:, :, :, :n].to(q.dtype)
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=position_bias, scale=1.0)
+        return att.o(out.transpose(1, 2).contiguous().view(b, -1, att.inner_dim)), position_bias
+
+    return forward
 
 
 def _save_seconds() -> float:
@@ -251,8 +296,9 @@ def fast(folder: str, tokenizer_path: str, batch_size: int, chunk: int) -> None:
     tokenizer = _tokenizer(tokenizer_path)
     ids = encode(tokenizer, [make_input(r) for r in rows]) if rows else []
     model = _load(folder)
+    fused = fuse_attention(model)
     size = batch_size if batch_size > 0 else AUTO_BATCH
-    _say({"ready": len(rows), "device": "cpu", "batch": size, "shared": False})
+    _say({"ready": len(rows), "device": "cpu", "batch": size, "shared": False, "fused": fused})
     order = sorted(range(len(rows)), key=lambda i: (len(ids[i]), i))
     per = chunk if chunk > 0 else min(4096, max(128, -(-len(rows) // 32)))
     per = -(-per // size) * size
@@ -260,7 +306,7 @@ def fast(folder: str, tokenizer_path: str, batch_size: int, chunk: int) -> None:
         block = order[b : b + per]
         scores = []
         for s in range(0, len(block), size):
-            scores += predict(model, [ids[i] for i in block[s : s + size]])
+            scores += predict(model, [ids[i] for i in block[s : s + size]], exact=not fused)
         _say({"idx": block, "scores": scores, "spans": None, "encoded": len(block)})
     _say({"end": True})
 

@@ -129,7 +129,7 @@ def finished_neural(store, ev: Evaluation) -> tuple[tuple[str, str], ...]:
         jobs = [p for p in status(store, ev.set_id) if p.state == "done"]
         if not jobs:
             return ()
-        known = {(m.name, m.digest) for m in models(store)}
+        known = {(m.job_name, m.digest) for m in models(store)}
         known |= {(PREFIX + j.name, identity(j)) for j in registered(store)}
     except InputError:
         return ()

@@ -239,10 +239,16 @@ def models_panel() -> None:
         path = cols[1].text_input(
             "Checkpoint folder on this machine", key="model_path", placeholder="~/models/wmt22-comet-da"
         )
+        tokenizer = st.text_input(
+            "MetricX-24 only: the mT5 tokenizer's folder, when the checkpoint's has none",
+            key="model_tokenizer",
+            placeholder="~/models/mt5-xl",
+        )
         if st.form_submit_button("Register model"):
             try:
                 with st.spinner("Reading the checkpoint (its digest)…"):
-                    m = neural.add_model(store, name, path)
-                st.success(f"Registered {m.metric} ({m.kind}).")
+                    m = neural.add_model(store, name, path, tokenizer.strip() or None)
+                also = f" and metricx-qe:{m.name} (lower is better)" if m.metricx else ""
+                st.success(f"Registered {m.metric} ({m.kind}){also}.")
             except InputError as err:
                 st.error(render.md(str(err)))

@@ -70,3 +70,49 @@ def test_the_score_button_starts_one_job_and_its_column_appears(neural_python, t
     for system in ("UEdin", "Online-W"):
         assert table.loc[system, "comet:tiny"] == pytest.approx(float(np.mean(want[system])), abs=1e-9)
     assert any("comet:tiny: done, 64 segments scored" in plain(s.value) for s in at.success)
+
+
+def test_a_metricx_checkpoint_registered_on_the_home_page_scores_from_rankings(neural_python, tiny_metricx, tmp_path,
+                                                                                monkeypatch):  # fmt: skip
+    """The home page's model form registers a MetricX-24 folder with its tokenizer given apart; Rankings offers both of
+    its metrics, and a finished metricx-qe job's column is the mean of its cached segment scores (lower is better)."""
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    store = Store()
+    read = {
+        n: (SAMPLE / f"{n}.txt").read_text(encoding="utf-8").split("\n")[:N]
+        for n in ("src", "ref", "UEdin", "Online-W")
+    }
+    corpus = Corpus.build({"ref": read["ref"]}, {"UEdin": read["UEdin"], "Online-W": read["Online-W"]}, read["src"])
+    set_id = store.save(corpus, "metricx page test")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["set"] = set_id
+    at.run()
+    no_errors(at)
+    at.text_input(key="model_name").input("mx")
+    at.text_input(key="model_path").input(str(tiny_metricx["tiny-metricx-bin"]))
+    at.text_input(key="model_tokenizer").input(str(tiny_metricx["tokenizer"]))
+    next(b for b in at.button if b.label == "Register model").click().run()
+    no_errors(at)
+    assert any(
+        "Registered metricx:mx (metricx) and metricx-qe:mx (lower is better)" in plain(s.value) for s in at.success
+    )
+    at.switch_page("pages/1_Rankings.py").run()
+    no_errors(at)
+    box = at.selectbox(key="neural_model")
+    assert [o.split(" (")[0] for o in box.options] == ["metricx:mx", "metricx-qe:mx"]
+    box.set_value("metricx-qe:mx").run()
+    next(b for b in at.button if b.key == "neural_start").click().run()
+    no_errors(at)
+    qe = neural.get_model(store, "metricx-qe:mx")
+    end = time.time() + 240
+    while (store.job(set_id, qe.digest) or {}).get("state") != "done" and time.time() < end:
+        time.sleep(0.3)
+    assert store.job(set_id, qe.digest)["state"] == "done", jobs.status(store, set_id)
+    assert store.job(set_id, neural.get_model(store, "metricx:mx").digest) is None  # only the one asked for ran
+    at.run()
+    no_errors(at)
+    table = at.dataframe[0].value.set_index("system")
+    want = neural_segments.cached_scores(store, qe, corpus)
+    assert want.higher_is_better is False
+    for system in ("UEdin", "Online-W"):
+        assert table.loc[system, "metricx-qe:mx"] == pytest.approx(float(np.mean(want.scores[system])), abs=1e-9)
