@@ -198,7 +198,11 @@ def predict(model, batch: list[list[int]], exact: bool = True):
         hidden = model.encoder(input_ids=ids, attention_mask=mask, return_dict=True).last_hidden_state
         start = torch.zeros((n, 1), dtype=torch.long)
         out = model.decoder(
-            input_ids=start, encoder_hidden_states=hidden, encoder_attention_mask=mask, use_cache=False, return_dict=True
+            input_ids=start,
+            encoder_hidden_states=hidden,
+            encoder_attention_mask=mask,
+            use_cache=False,
+            return_dict=True,
         ).last_hidden_state
         if model.config.tie_word_embeddings:  # Google's model rescales before projecting when the head is tied
             out = out * (model.config.d_model**-0.5)
