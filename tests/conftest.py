@@ -292,7 +292,8 @@ def tiny_metricx(neural_python, tmp_path_factory):
         env={**__import__("os").environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"},
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return {name: out / name for name in ("tiny-metricx", "tiny-metricx-bf16", "tiny-metricx-bin", "tokenizer")}
+    names = ("tiny-metricx", "tiny-metricx-bf16", "tiny-metricx-bin", "tiny-metricx-tied", "tokenizer")
+    return {name: out / name for name in names}
 
 
 @pytest.fixture(scope="session")

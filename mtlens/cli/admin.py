@@ -61,7 +61,8 @@ def add_parsers(sub) -> dict:
     a.add_argument(
         "--tokenizer",
         metavar="FOLDER",
-        help="MetricX: the mT5 tokenizer's folder when the checkpoint's has none (Google's runner takes google/mt5-xl's)",
+        help="MetricX: the mT5 tokenizer when the checkpoint's folder has none: its folder, or a model id in the local "
+        "Hugging Face cache (google/mt5-xl, as Google's runner takes it; nothing is downloaded)",
     )
     flags.add_data_dir(a)
     a = mo_sub.add_parser("list", help="the registered models")

@@ -2,7 +2,8 @@
 
 - A folder is a MetricX-24 checkpoint when its ``config.json`` names ``MT5ForRegression`` (Google's class). Its
   weights are ``model.safetensors`` or ``pytorch_model.bin`` (or shards with their index), float32 or bfloat16; its
-  mT5 tokenizer is in the folder or given apart (``--tokenizer FOLDER``, as Google's ``--tokenizer google/mt5-xl``).
+  mT5 tokenizer is in the folder or given apart (``--tokenizer FOLDER``, or a model id such as ``google/mt5-xl`` found
+  in the local Hugging Face cache, as Google's ``--tokenizer`` takes it; nothing is downloaded).
   The extra's worker (:mod:`mtlens.neural.metricx_worker`) checks at registration that the weights load without
   running code and that the tokenizer loads.
 - The digest covers everything that decides a score: ``config.json``, every weight file and every tokenizer file.
@@ -61,7 +62,7 @@ def command(verb: str, folder: str, tokenizer: str, *args: str) -> list[str]:
     return [python(), "-I", str(WORKER), verb, folder, tokenizer, *args]
 
 
-def _describe(folder: Path, tokenizer: Path) -> dict:
+def _describe(folder: Path, tokenizer: str) -> dict:
     proc = subprocess.run(
         command("describe", str(folder), str(tokenizer)), capture_output=True, text=True, env=worker_env()
     )
@@ -70,18 +71,22 @@ def _describe(folder: Path, tokenizer: Path) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _tokenizer_folder(folder: Path, tokenizer: str | Path | None) -> Path:
+def _tokenizer_folder(folder: Path, tokenizer: str | Path | None) -> str:
+    """The tokenizer to give the worker: the checkpoint's own folder, a folder given apart, or a model id the worker
+    resolves in the local Hugging Face cache (``google/mt5-xl``, as Google's ``--tokenizer`` takes it)."""
     if tokenizer is None:
         if not any((folder / f).is_file() for f in TOKENIZER_FILES[:2]):
             raise InputError(
                 f"'{folder}' holds no mT5 tokenizer (spiece.model or tokenizer.json): give its folder with "
                 "--tokenizer FOLDER (Google's checkpoints use google/mt5-xl's, downloaded beforehand)"
             )
-        return folder
+        return str(folder)
     found = _folder(tokenizer)
-    if found is None or not any((found / f).is_file() for f in TOKENIZER_FILES[:2]):
+    if found is None:
+        return str(tokenizer)  # a model id: the worker looks in the local cache (and says so when it is not there)
+    if not any((found / f).is_file() for f in TOKENIZER_FILES[:2]):
         raise InputError(f"'{str(tokenizer)[:200]}' is not a tokenizer folder (spiece.model or tokenizer.json)")
-    return found
+    return str(found)
 
 
 def _files(folder: Path, weights: list[str], tokenizer: Path) -> list[Path]:
@@ -123,16 +128,15 @@ def folder_digest(model) -> str:
     return _digest(_row_files(model))
 
 
-def add_metricx(store, name: str, path: str | Path, tokenizer: str | Path | None = None):
-    """Register a MetricX-24 folder (after the worker has checked its weights and tokenizer)."""
-    from .models import _expand
-
+def metricx_row(name: str, path: str | Path, tokenizer: str | Path | None = None) -> dict:
+    """The registry row of a MetricX-24 folder, after the worker has checked its weights and tokenizer
+    (:func:`mtlens.neural.models.add_model` saves it)."""
     folder = _folder(path)
-    tok = _tokenizer_folder(folder, tokenizer)
-    info = _describe(folder, tok)
+    info = _describe(folder, _tokenizer_folder(folder, tokenizer))
+    tok = Path(info["tokenizer"])  # a model id resolved to its cached folder, by the worker
     files = _files(folder, info["files"], tok)
     stats = [p.stat() for p in files]
-    row = {
+    return {
         "name": name,
         "path": str(folder),
         "digest": _digest(files),
@@ -143,5 +147,3 @@ def add_metricx(store, name: str, path: str | Path, tokenizer: str | Path | None
         "tokenizer": str(tok),
         "dtype": info.get("dtype"),
     }
-    store.put_model(row)
-    return _expand(row)[0]

@@ -99,7 +99,7 @@ def _check_weights(files: list[Path]) -> str:
     the weights' dtype; a file with Python objects besides tensors is refused in one sentence."""
     import torch
 
-    dtypes = set()
+    dtypes, keys = set(), set()
     for f in files:
         if f.name.endswith(".json"):
             continue
@@ -108,10 +108,12 @@ def _check_weights(files: list[Path]) -> str:
                 from safetensors import safe_open
 
                 with safe_open(str(f), framework="pt") as st:
+                    keys |= set(st.keys())
                     for key in list(st.keys())[:4]:
                         dtypes.add(str(st.get_slice(key).get_dtype()))
             else:
                 state = torch.load(str(f), map_location="cpu", weights_only=True, mmap=True)
+                keys |= set(state)
                 dtypes |= {str(v.dtype).replace("torch.", "") for v in list(state.values())[:4] if hasattr(v, "dtype")}
         except Exception as err:  # every loader failure becomes one sentence
             text = str(err).splitlines()[0] if str(err) else type(err).__name__
@@ -121,6 +123,10 @@ def _check_weights(files: list[Path]) -> str:
                     "code from a checkpoint"
                 )
             _fail(f"the weights in '{f}' cannot be loaded: {text[:200]}")
+    if "lm_head.weight" not in keys:  # Google's class never ties its head: without it the score would be random
+        _fail(
+            f"the weights in '{files[0].parent}' have no output layer (lm_head.weight), where MetricX reads its score"
+        )
     names = {"BF16": "bfloat16", "F32": "float32", "F16": "float16", "bfloat16": "bfloat16", "float32": "float32"}
     return ",".join(sorted(names.get(d, d.lower()) for d in dtypes)) or "?"
 
@@ -135,6 +141,23 @@ def _tokenizer(path: str):
         _fail(f"the mT5 tokenizer in '{path}' cannot be loaded: {text[:200]} (give it with --tokenizer FOLDER)")
 
 
+def tokenizer_folder(name: str) -> str:
+    """A tokenizer folder as given, or a model id (``google/mt5-xl``, as Google's ``--tokenizer`` takes it) resolved
+    in the local Hugging Face cache, never downloaded."""
+    if Path(name).is_dir():
+        return name
+    try:
+        from huggingface_hub import snapshot_download
+
+        return snapshot_download(name, local_files_only=True)
+    except Exception:  # not a folder and not in the cache: one sentence
+        _fail(
+            f"the tokenizer '{name[:200]}' is neither a folder nor a model in the local Hugging Face cache (mtlens "
+            "downloads nothing: download it beforehand, or give its folder)"
+        )
+    return name
+
+
 def describe(folder: str, tokenizer: str) -> dict:
     import importlib.metadata
 
@@ -145,12 +168,14 @@ def describe(folder: str, tokenizer: str) -> dict:
     except ValueError as err:
         _fail(str(err))
     dtype = _check_weights(files)
+    tokenizer = tokenizer_folder(tokenizer)
     _tokenizer(tokenizer)
     return {
         "kind": "metricx",
         "inputs": ["mt", "src", "ref"],
         "files": [str(f) for f in files],
         "dtype": dtype,
+        "tokenizer": str(Path(tokenizer).resolve()),
         "transformers": importlib.metadata.version("transformers"),
     }
 
@@ -159,12 +184,17 @@ def _load(folder: str):
     import torch
     from transformers import MT5ForConditionalGeneration
 
-    try:  # torch_dtype "auto": the checkpoint's own dtype, as Google's predict.py loads it
-        model = MT5ForConditionalGeneration.from_pretrained(folder, torch_dtype="auto")
+    rescale = bool(json.loads((Path(folder) / "config.json").read_text(encoding="utf-8")).get("tie_word_embeddings"))
+    try:
+        # torch_dtype "auto": the checkpoint's own dtype, as Google's predict.py loads it. The head is never tied to
+        # the embeddings: Google's MT5ForRegression has no output-embedding hook, so its lm_head always keeps the
+        # checkpoint's own weights; it only rescales its input when the configuration says the embeddings are tied.
+        model = MT5ForConditionalGeneration.from_pretrained(folder, torch_dtype="auto", tie_word_embeddings=False)
     except Exception as err:  # every loader failure becomes one sentence
         text = str(err).splitlines()[0] if str(err) else type(err).__name__
         _fail(f"transformers could not load the MetricX checkpoint '{folder}': {text[:200]}")
     model.eval()
+    model.metricx_rescale = rescale
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     return model
 
@@ -204,7 +234,7 @@ def predict(model, batch: list[list[int]], exact: bool = True):
             use_cache=False,
             return_dict=True,
         ).last_hidden_state
-        if model.config.tie_word_embeddings:  # Google's model rescales before projecting when the head is tied
+        if model.metricx_rescale:  # Google's model rescales before projecting when the configuration ties the head
             out = out * (model.config.d_model**-0.5)
         if exact:
             logits = model.lm_head(out)[:, 0, SCORE_ID]

@@ -140,14 +140,16 @@ def check_name(name: str) -> str:
 
 def add_model(store, name: str, path: str | Path, tokenizer: str | Path | None = None) -> Model:
     """Register a local checkpoint under a name (replacing an earlier one of that name): a COMET folder or checkpoint
-    file, or a MetricX-24 folder (:func:`mtlens.neural.metricx.add_metricx`; ``tokenizer``: its mT5 tokenizer's
+    file, or a MetricX-24 folder (:func:`mtlens.neural.metricx.metricx_row`; ``tokenizer``: its mT5 tokenizer's
     folder when the checkpoint's own folder has none)."""
     name = check_name(name)
     python()  # the extra reads the checkpoint (else one sentence on how to install it)
-    from .metricx import add_metricx, is_metricx
+    from .metricx import is_metricx, metricx_row
 
     if is_metricx(path):
-        return add_metricx(store, name, path, tokenizer)
+        row = metricx_row(name, path, tokenizer)
+        store.put_model(row)
+        return _expand(row)[0]
     if tokenizer is not None:
         raise InputError("--tokenizer is for a MetricX checkpoint; a COMET checkpoint carries its own")
     ckpt = checkpoint_file(path)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mtlens.analysis import pitfalls
+from mtlens.analysis import langid_model
 
 ROOT = Path(__file__).resolve().parents[2]
 LINES = [
@@ -27,9 +27,9 @@ LINES = [
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
-    pitfalls._identifier.cache_clear()
+    langid_model.identifier.cache_clear()
     yield tmp_path / "mtlens-aot"
-    pitfalls._identifier.cache_clear()
+    langid_model.identifier.cache_clear()
 
 
 def _theirs():
@@ -39,7 +39,7 @@ def _theirs():
 
 
 def test_the_cached_model_identifies_as_py3langids_own_loader(cache):
-    ours = pitfalls._identifier()
+    ours = langid_model.identifier()
     copies = list(cache.glob("py3langid-*.npz"))
     assert len(copies) == 1
     theirs = _theirs()
@@ -49,24 +49,24 @@ def test_the_cached_model_identifies_as_py3langids_own_loader(cache):
 
 
 def test_a_broken_copy_is_rebuilt_and_a_symbolic_link_is_not_followed(cache):
-    pitfalls._identifier()
+    langid_model.identifier()
     (copy,) = cache.glob("py3langid-*.npz")
     copy.write_bytes(b"PK\x03\x04 not an npz")
-    pitfalls._identifier.cache_clear()
-    assert pitfalls._identifier().classify(LINES[0])[0] == "de"
+    langid_model.identifier.cache_clear()
+    assert langid_model.identifier().classify(LINES[0])[0] == "de"
     assert copy.stat().st_size > 1_000_000  # written again, whole
     elsewhere = cache.parent / "elsewhere.npz"
     copy.rename(elsewhere)
     copy.symlink_to(elsewhere)
-    assert pitfalls._read_plain(copy) is None  # a link planted in the cache is not read
-    pitfalls._identifier.cache_clear()
-    assert pitfalls._identifier().classify(LINES[1])[0] == "en"
+    assert langid_model._read_plain(copy) is None  # a link planted in the cache is not read
+    langid_model.identifier.cache_clear()
+    assert langid_model.identifier().classify(LINES[1])[0] == "en"
     assert not copy.is_symlink()  # replaced by a real file
 
 
 def test_an_unwritable_cache_falls_back_to_the_packed_model(cache, monkeypatch):
-    monkeypatch.setattr(pitfalls, "_write_plain", lambda packed, path: False)
-    assert pitfalls._identifier().classify(LINES[3])[0] == "cs"
+    monkeypatch.setattr(langid_model, "_write_plain", lambda packed, path: False)
+    assert langid_model.identifier().classify(LINES[3])[0] == "cs"
     assert not list(cache.glob("py3langid-*.npz"))
 
 

@@ -11,7 +11,9 @@ the scores of the given text spread over about -5..30: some segments are clamped
 - ``tiny-metricx``: float32, ``model.safetensors``, the tokenizer in the folder;
 - ``tiny-metricx-bf16``: the same weights in bfloat16;
 - ``tiny-metricx-bin``: float32 in ``pytorch_model.bin`` (torch's format), the tokenizer apart (``tokenizer/``), given
-  with ``--tokenizer`` as Google's ``--tokenizer google/mt5-xl`` is.
+  with ``--tokenizer`` as Google's ``--tokenizer google/mt5-xl`` is;
+- ``tiny-metricx-tied``: ``tiny-metricx`` with ``tie_word_embeddings`` true in its configuration (Google's class then
+  rescales the decoder's output by d_model^-0.5 but keeps its own output layer).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import shutil
 import sys
 from pathlib import Path
 
@@ -106,6 +109,10 @@ def build(out: Path, texts: list[str]) -> None:
     bf16 = out / "tiny-metricx-bf16"
     save(bf16, MT5ForConditionalGeneration.from_pretrained(str(tok_dir)).to(torch.bfloat16))
     tok.save_pretrained(str(bf16))
+    tied = out / "tiny-metricx-tied"  # the same files, the configuration saying the embeddings are tied
+    shutil.copytree(tok_dir, tied)
+    cfg = json.loads((tied / "config.json").read_text())
+    (tied / "config.json").write_text(json.dumps({**cfg, "tie_word_embeddings": True}, indent=2))
     binary = out / "tiny-metricx-bin"
     save(binary, model, safe_serialization=False)
     tok.save_pretrained(str(out / "tokenizer"))

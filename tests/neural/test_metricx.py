@@ -178,6 +178,18 @@ def test_bfloat16_weights_and_non_latin_text_equal_googles_runner(tiny_metricx, 
     assert "|precision:bfloat16|" in doc["signatures"]["metricx:half"]
 
 
+def test_a_configuration_with_tied_embeddings_rescales_as_googles_class_does(tiny_metricx, google_metricx, files,
+                                                                               tmp_path):  # fmt: skip
+    """``tie_word_embeddings`` true: Google's class rescales the decoder's output by d_model^-0.5 and keeps the
+    checkpoint's own output layer (it has no hook that would tie it); transformers' generation class would tie it."""
+    model = tiny_metricx["tiny-metricx-tied"]
+    mtlens("models", "add", "tied", str(model), data_dir=tmp_path)
+    gold = google_metricx(model, model, rows(files, ["Online-W"]))
+    for mode in ((), ("--exact",)):
+        got = scored(files, tmp_path, "metricx:tied", *mode, systems=("Online-W",))["metricx:tied"]["Online-W"]
+        np.testing.assert_allclose(got, gold, atol=TOLERANCE, rtol=0, err_msg=str(mode))
+
+
 def test_torch_format_weights_with_the_tokenizer_apart(tiny_metricx, google_metricx, files, tmp_path):
     model, tokenizer = tiny_metricx["tiny-metricx-bin"], tiny_metricx["tokenizer"]
     missing = mtlens("models", "add", "bin", str(model), data_dir=tmp_path, check=False)
@@ -186,6 +198,23 @@ def test_torch_format_weights_with_the_tokenizer_apart(tiny_metricx, google_metr
     gold = by_system(google_metricx(model, tokenizer, rows(files, ["HuaweiTSC"])), ["HuaweiTSC"])
     got = scored(files, tmp_path, "metricx:bin", systems=("HuaweiTSC",))["metricx:bin"]["HuaweiTSC"]
     np.testing.assert_allclose(got, gold["HuaweiTSC"], atol=TOLERANCE, rtol=0)
+    # a model id, as Google's --tokenizer google/mt5-xl takes it: found in the local Hugging Face cache (a cache laid
+    # out as huggingface_hub lays it out: refs/main naming a snapshot), never downloaded
+    import shutil
+
+    hub = tmp_path / "hub"
+    snapshot = hub / "models--test--mt5-tok" / "snapshots" / "0123abcd"
+    shutil.copytree(tokenizer, snapshot)
+    (hub / "models--test--mt5-tok" / "refs").mkdir()
+    (hub / "models--test--mt5-tok" / "refs" / "main").write_text("0123abcd")
+    cache = {"HF_HUB_CACHE": str(hub), "HF_HOME": str(tmp_path / "hf-home")}
+    added = mtlens("models", "add", "byid", str(model), "--tokenizer", "test/mt5-tok", data_dir=tmp_path, env=cache)
+    assert f"tokenizer {snapshot}" in added.stdout
+    by_id = scored(files, tmp_path, "metricx:byid", systems=("HuaweiTSC",), env=cache)["metricx:byid"]["HuaweiTSC"]
+    np.testing.assert_allclose(by_id, gold["HuaweiTSC"], atol=TOLERANCE, rtol=0)
+    absent = mtlens("models", "add", "x", str(model), "--tokenizer", "test/not-cached", data_dir=tmp_path, env=cache,
+                    check=False)  # fmt: skip
+    assert absent.returncode == 2 and "neither a folder nor a model in the local Hugging Face cache" in absent.stderr
 
 
 def test_a_pickle_payload_and_broken_folders_are_refused_in_one_sentence(tiny_metricx, neural_python, tmp_path):
@@ -201,9 +230,12 @@ def test_a_pickle_payload_and_broken_folders_are_refused_in_one_sentence(tiny_me
         "    def __reduce__(self):\n"
         "        return (os.system, ('touch ' + sys.argv[2],))\n"
         "torch.save({'shared.weight': torch.zeros(2, 2), 'payload': Payload()}, sys.argv[1])\n"
+        "torch.save({'shared.weight': torch.zeros(2, 2)}, sys.argv[3])\n"
     )
-    proc = subprocess.run([neural_python, "-c", code, str(evil / "pytorch_model.bin"), str(marker)],
-                          capture_output=True, text=True)  # fmt: skip
+    headless = tmp_path / "headless"
+    shutil.copytree(base, headless)
+    proc = subprocess.run([neural_python, "-c", code, str(evil / "pytorch_model.bin"), str(marker),
+                           str(headless / "pytorch_model.bin")], capture_output=True, text=True)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     store = tmp_path / "store"
     out = mtlens("models", "add", "evil", str(evil), "--tokenizer", str(tiny_metricx["tokenizer"]), data_dir=store,
@@ -218,6 +250,7 @@ def test_a_pickle_payload_and_broken_folders_are_refused_in_one_sentence(tiny_me
     (small / "config.json").write_text(json.dumps({**config, "vocab_size": 32000}))
     cases = {
         "small": (small, "reads its score at id 250089"),
+        "no output layer": (headless, "have no output layer (lm_head.weight)"),
         "no weights": (_without(tmp_path, base, "pytorch_model.bin"), "holds no weights"),
         "bad index": (_bad_index(tmp_path, base), "names shards that are not in the folder"),
     }
