@@ -52,9 +52,12 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=1002)
     ap.add_argument("--systems", type=int, default=8)
     args = ap.parse_args()
-    from mtlens.neural.environment import python
+    from mtlens.neural.environment import NeuralUnavailable, python
 
-    py = python()
+    try:
+        py = python()
+    except NeuralUnavailable as err:  # one sentence, as every benchmark without its data
+        raise SystemExit(f"bench_metricx needs the neural extra: {err}") from None
     folder, systems, ref, src = work(args.lines, args.systems)
     tmp = Path(tempfile.mkdtemp(prefix="bench-metricx-"))
     cut = tmp / "data"

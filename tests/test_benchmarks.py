@@ -31,7 +31,7 @@ NEEDS_DATA = [
 ]
 
 
-@pytest.mark.parametrize("name", [*NEEDS_DATA, "bench_neural"])
+@pytest.mark.parametrize("name", [*NEEDS_DATA, "bench_neural", "bench_metricx"])
 def test_a_benchmark_without_its_data_says_what_it_needs(name, tmp_path):
     env = dict(
         os.environ, MTLENS_BENCH_SHARED=str(tmp_path / "no-shared"), MTLENS_NEURAL_PYTHON=str(tmp_path / "no-python")
@@ -51,4 +51,4 @@ def test_a_benchmark_without_its_data_says_what_it_needs(name, tmp_path):
 
 def test_every_benchmark_is_covered():
     found = {p.stem for p in (ROOT / "benchmarks").glob("bench_*.py")}
-    assert found - {*NEEDS_DATA, "bench_neural"} == {"bench_first_use", "bench_human_page"}  # they need no data
+    assert found - {*NEEDS_DATA, "bench_neural", "bench_metricx"} == {"bench_first_use", "bench_human_page"}  # no data
