@@ -44,8 +44,8 @@ def compute(
         progress(0, total)
     if not todo:
         return True
-    if how == FAST and not model.metricx:
-        check_ray()  # exact mode (comet-score's batches) and MetricX always run here
+    if how == FAST:
+        check_ray()  # exact mode (comet-score's batches, Google's one at a time) always runs here
     size = batch_size(how)
     # rows per call: 0 lets the worker choose (exact mode: calls of about 5 s each, as it measures; fast
     # mode: blocks of about 1/32 of the work, worker.blocks)
@@ -64,7 +64,7 @@ def compute(
             stderr=err,
             text=True,
             encoding="utf-8",
-            env=_env(model),
+            env=worker_env(),
             start_new_session=True,
         )
         if on_start:
@@ -75,7 +75,7 @@ def compute(
         # issue 51: a Ray address that accepts TCP and never answers held the job (and the set) for ever: a worker
         # that has not joined the cluster within the deadline is stopped, and the job fails with a sentence
         joined, watchdog = threading.Event(), None
-        if how == FAST and ray_address() and not model.metricx:
+        if how == FAST and ray_address():
             watchdog = threading.Timer(ray_join_seconds(), _stop_unless, args=(proc, joined))
             watchdog.daemon = True
             watchdog.start()
@@ -142,15 +142,6 @@ def _command(model: Model, verb: str, size: int, chunk: int) -> list[str]:
 
         return command(verb, model.path, model.tokenizer or model.path, str(size), str(chunk))
     return worker_command(verb, model.path, str(size), str(chunk))
-
-
-def _env(model: Model) -> dict:
-    """The worker's environment; MetricX runs on this machine even when a Ray cluster is configured (its worker
-    has no Ray path: docs/decisions.md, "MetricX-24 computed in place")."""
-    env = worker_env()
-    if model.metricx:
-        env.pop(RAY_ENV, None)
-    return env
 
 
 #: how long a worker may take to join the Ray cluster before the job is stopped (``MTLENS_RAY_JOIN_SECONDS``)

@@ -324,25 +324,79 @@ AUTO_BATCH = 16
 
 def fast(folder: str, tokenizer_path: str, batch_size: int, chunk: int) -> None:
     """The shared-work path: the distinct rows tokenised, sorted by length, scored in padded batches; one block of
-    whole batches per call (about 1/32 of the work unless CHUNK says)."""
+    whole batches per call (about 1/32 of the work unless CHUNK says). With ``MTLENS_RAY_ADDRESS`` set, the blocks
+    go to a Ray cluster (COMET's loop, :func:`mtlens.neural.worker.ray_fast`), each computed as here."""
     doc = json.loads(sys.stdin.read() or "{}")
     rows = doc.get("rows", [])
     tokenizer = _tokenizer(tokenizer_path)
     ids = encode(tokenizer, [make_input(r) for r in rows]) if rows else []
+    order = sorted(range(len(rows)), key=lambda i: (len(ids[i]), i))
+    address = os.environ.get("MTLENS_RAY_ADDRESS", "").strip()
+    if address:
+        _comet_worker().ray_fast(
+            address, folder, ids, [], batch_size, chunk, scorer=(_Scorer, (folder,), lambda n: blocks(order, n, chunk))
+        )
+        return
     model = _load(folder)
     fused = fuse_attention(model)
     size = batch_size if batch_size > 0 else AUTO_BATCH
     _say({"ready": len(rows), "device": "cpu", "batch": size, "shared": False, "fused": fused})
-    order = sorted(range(len(rows)), key=lambda i: (len(ids[i]), i))
-    per = chunk if chunk > 0 else min(4096, max(128, -(-len(rows) // 32)))
-    per = -(-per // size) * size
-    for b in range(0, len(order), per):
-        block = order[b : b + per]
-        scores = []
-        for s in range(0, len(block), size):
-            scores += predict(model, [ids[i] for i in block[s : s + size]], exact=not fused)
-        _say({"idx": block, "scores": scores, "spans": None, "encoded": len(block)})
+    for block in blocks(order, size, chunk):
+        _say({"idx": block, "scores": score_block(model, [ids[i] for i in block], size, fused), "spans": None,
+              "encoded": len(block)})  # fmt: skip
     _say({"end": True})
+
+
+def blocks(order: list[int], size: int, chunk: int) -> list[list[int]]:
+    """The fast path's blocks: the rows in token-length order, cut into blocks of whole batches (about 1/32 of the
+    work, from 128 to 4,096 rows, unless CHUNK says). A block's scores depend only on its rows and the batch size,
+    so a Ray cluster gives the numbers of this machine."""
+    per = chunk if chunk > 0 else min(4096, max(128, -(-len(order) // 32)))
+    per = -(-per // size) * size
+    return [order[b : b + per] for b in range(0, len(order), per)]
+
+
+def score_block(model, ids: list[list[int]], size: int, fused: bool) -> list[float]:
+    out: list[float] = []
+    for s in range(0, len(ids), size):
+        out += predict(model, ids[s : s + size], exact=not fused)
+    return out
+
+
+class _Scorer:
+    """A Ray actor (:func:`mtlens.neural.worker.ray_fast`): the checkpoint loaded once on its worker, then blocks of
+    token ids scored as the local fast path scores them."""
+
+    def __init__(self, folder: str, threads: int):
+        import torch
+
+        os.environ.update(_OFFLINE_ENV)
+        try:
+            self.model = _load(folder)
+        except SystemExit:  # _load said why on stdout; the driver reads the reason from this error
+            raise RuntimeError(f"the MetricX checkpoint '{folder}' could not be loaded on a Ray worker") from None
+        torch.set_num_threads(max(1, threads))
+        self.fused = fuse_attention(self.model)
+
+    def estimator(self) -> bool:
+        return False
+
+    def batch(self, size: int) -> int:
+        return size if size > 0 else AUTO_BATCH
+
+    def score(self, ids: list[list[int]], inputs: list[str], size: int):
+        return score_block(self.model, ids, size, self.fused), None, size, len(ids)
+
+
+def _comet_worker():
+    """COMET's worker module (its Ray loop), loaded from beside this file: the worker runs with ``-I``, so its folder
+    is not on the import path."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mtlens_comet_worker", Path(__file__).with_name("worker.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _watch_parent() -> None:

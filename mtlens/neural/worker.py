@@ -444,10 +444,14 @@ class _Scorer:
         return run_block(self.model, rows, inputs, size, self.device, self.gpus, self.shared)
 
 
-def ray_fast(address: str, checkpoint: str, rows: list[dict], inputs: list[str], batch_size: int, chunk: int) -> None:
+def ray_fast(
+    address: str, checkpoint: str, rows: list, inputs: list[str], batch_size: int, chunk: int, scorer=None
+) -> None:
     """The fast path's blocks on a Ray cluster: one actor per GPU (or per node's CPUs), each loading the
     model once; blocks go to idle actors and their results are printed as they come (the parent saves
-    them); a block whose worker died is sent again (up to RAY_RETRIES times) to a new actor."""
+    them); a block whose worker died is sent again (up to RAY_RETRIES times) to a new actor. ``scorer``: another
+    model's ``(actor class, its arguments before the thread count, the blocks for a batch size)`` (MetricX's worker,
+    :mod:`mtlens.neural.metricx_worker`); None: COMET's :class:`_Scorer` and :func:`blocks`."""
     import collections
 
     import ray  # the parent checked that the address answers (mtlens.neural.models.check_ray)
@@ -470,7 +474,8 @@ def ray_fast(address: str, checkpoint: str, rows: list[dict], inputs: list[str],
             slots.append((node["NodeID"], cpus, 0))
     if not slots:
         _fail(f"the Ray cluster at {address} has no worker with a CPU or GPU to score on")
-    remote = ray.remote(_Scorer)
+    actor_class, actor_args, planned = scorer or (_Scorer, (checkpoint,), None)
+    remote = ray.remote(actor_class)
 
     def make(slot):
         node, cpus, gpus = slot
@@ -478,7 +483,7 @@ def ray_fast(address: str, checkpoint: str, rows: list[dict], inputs: list[str],
             num_cpus=cpus,
             num_gpus=gpus,
             scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=True),
-        ).remote(checkpoint, cpus)
+        ).remote(*actor_args, cpus)
 
     actors = [make(slot) for slot in slots]
     try:
@@ -487,7 +492,7 @@ def ray_fast(address: str, checkpoint: str, rows: list[dict], inputs: list[str],
     except (RayActorError, RayTaskError, GetTimeoutError) as err:
         _fail(f"the Ray workers could not load the model: {str(err).splitlines()[0][:200]}")
     _say({"ready": len(rows), "device": f"ray:{len(actors)} workers", "batch": size, "shared": shared})
-    plan = blocks(rows, inputs, shared, size, chunk)
+    plan = planned(size) if planned else blocks(rows, inputs, shared, size, chunk)
     queue, idle = collections.deque(range(len(plan))), list(range(len(actors)))
     pending: dict = {}
     tries = collections.Counter()

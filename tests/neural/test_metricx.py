@@ -363,3 +363,28 @@ def test_the_gate_reads_metricx_lower_is_better(tiny_metricx, google_metricx, fi
     (m,) = doc["metrics"]
     assert proc.returncode == 1 and doc["verdict"] == "regression", proc.stderr
     assert m["higher_is_better"] is False and m["regression"] is True and m["delta"] > 0
+
+
+def test_a_metricx_job_on_a_ray_cluster_equals_the_local_path(tiny_metricx, files, ray_cluster, tmp_path, monkeypatch):
+    """The fast path's blocks on a real local Ray cluster (two nodes, one actor each, the checkpoint loaded once per
+    actor): the same segment scores as this machine's worker, block for block."""
+    from mtlens.core.corpus import Corpus
+    from mtlens.neural import compute as neural_compute
+
+    monkeypatch.setenv("MTLENS_NEURAL_CHUNK", "16")  # several blocks, spread over both actors
+    corpus = Corpus.build({"ref": read(files, "ref")}, {s: read(files, s) for s in SYSTEMS}, read(files, "src"))
+    scores = {}
+    for where in ("local", "ray"):
+        if where == "ray":
+            monkeypatch.setenv("MTLENS_RAY_ADDRESS", ray_cluster.address)
+        store = Store(tmp_path / where)
+        model = neural.add_model(store, "tiny", tiny_metricx["tiny-metricx"])
+        counts: dict = {}
+        assert neural_compute.compute(store, model, corpus, counts=counts)
+        distinct = {
+            (corpus.source[i], h[i], corpus.references["ref"][i]) for h in corpus.systems.values() for i in range(N)
+        }
+        assert counts["rows"] == len(distinct)  # each distinct input scored once, here and on the cluster
+        scores[where] = neural_segments.cached_scores(store, model, corpus).scores
+    for s in SYSTEMS:
+        np.testing.assert_allclose(scores["ray"][s], scores["local"][s], atol=1e-5, rtol=0)

@@ -417,7 +417,7 @@ def test_missing_or_broken_checkpoints_and_inputs_are_one_sentence(neural_python
         neural_compute.compute(store, model, corpus)
     with pytest.raises(InputError, match="needs the source text"):
         neural_compute.compute(store, neural.get_model(store, "broken"), Corpus.build({"r": ["a"]}, {"A": ["b"]}))
-    with pytest.raises(InputError, match="no model is registered as 'nope'; registered: broken"):
+    with pytest.raises(InputError, match="no model is registered as 'nope'; registered: comet:broken"):
         neural.get_model(store, "comet:nope")
     with pytest.raises(InputError, match="is not a model name"):
         neural.add_model(store, "Bad Name!", tiny_models["tiny-comet"])
