@@ -41,24 +41,27 @@ SCORE_ID = 250089
 LOW, HIGH = 0.0, 25.0
 #: the files a checkpoint's weights may be in (one file, or shards with an index)
 WEIGHTS = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json", "pytorch_model.bin.index.json")
-#: what every process that loads a model sets first (the COMET worker's settings)
-_OFFLINE_ENV = (
-    ("HF_HUB_OFFLINE", "1"),
-    ("TRANSFORMERS_OFFLINE", "1"),
-    ("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1"),
-    ("TOKENIZERS_PARALLELISM", "false"),
-    ("TRANSFORMERS_VERBOSITY", "error"),
-)
 
 
-def _say(obj) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=True) + "\n")
-    sys.stdout.flush()
+def _comet_worker():
+    """COMET's worker module (its messages, offline settings, parent watch and Ray loop), loaded from beside this
+    file: the worker runs with ``-I``, so its folder is not on the import path. It imports only the standard library
+    until a function of it needs more."""
+    import importlib.util
+
+    name = "mtlens_comet_worker"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("worker.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[name] = module  # so that Ray can send its functions by value (:func:`fast`)
+    return sys.modules[name]
 
 
-def _fail(message: str) -> None:
-    _say({"error": message})
-    sys.exit(3)
+_BASE = _comet_worker()
+#: what every process that loads a model sets first (the COMET worker's settings: nothing downloaded, weights only)
+_OFFLINE_ENV = (*_BASE._OFFLINE_ENV, ("TRANSFORMERS_VERBOSITY", "error"))
+_say, _fail, _watch_parent = _BASE._say, _BASE._fail, _BASE._watch_parent
 
 
 def _config(folder: Path) -> dict:
@@ -333,7 +336,11 @@ def fast(folder: str, tokenizer_path: str, batch_size: int, chunk: int) -> None:
     order = sorted(range(len(rows)), key=lambda i: (len(ids[i]), i))
     address = os.environ.get("MTLENS_RAY_ADDRESS", "").strip()
     if address:
-        _comet_worker().ray_fast(
+        import ray.cloudpickle
+
+        # the actor's code calls COMET's worker's functions, a module the cluster's workers cannot import: sent by value
+        ray.cloudpickle.register_pickle_by_value(_BASE)
+        _BASE.ray_fast(
             address, folder, ids, [], batch_size, chunk, scorer=(_Scorer, (folder,), lambda n: blocks(order, n, chunk))
         )
         return
@@ -388,31 +395,6 @@ class _Scorer:
         return score_block(self.model, ids, size, self.fused), None, size, len(ids)
 
 
-def _comet_worker():
-    """COMET's worker module (its Ray loop), loaded from beside this file: the worker runs with ``-I``, so its folder
-    is not on the import path."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("mtlens_comet_worker", Path(__file__).with_name("worker.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _watch_parent() -> None:
-    import threading
-
-    parent = os.getppid()
-
-    def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            if os.getppid() != parent:
-                os._exit(4)
-
-    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
-
-
 def main(argv: list[str]) -> None:
     if len(argv) == 3 and argv[0] == "describe":
         _say(describe(argv[1], argv[2]))
@@ -427,9 +409,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    for name, value in _OFFLINE_ENV:
-        os.environ.setdefault(name, value)
-    try:
-        main(sys.argv[1:])
-    except ImportError as err:
-        _fail(f"the neural environment lacks a package ({err}); reinstall it with scripts/install-neural.sh")
+    _BASE.run(main, _OFFLINE_ENV)

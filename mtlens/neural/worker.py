@@ -583,10 +583,16 @@ def main(argv: list[str]) -> None:
         _fail("usage: worker.py describe CKPT | score CKPT BATCH CHUNK | fast CKPT BATCH CHUNK")
 
 
-if __name__ == "__main__":
-    for name, value in _OFFLINE_ENV:
+def run(entry, env=_OFFLINE_ENV) -> None:
+    """A worker's start (this one's and MetricX's): the offline settings, then ``entry(argv)``; a package missing
+    from the neural environment is one sentence."""
+    for name, value in env:
         os.environ.setdefault(name, value)
     try:
-        main(sys.argv[1:])
+        entry(sys.argv[1:])
     except ImportError as err:
         _fail(f"the neural environment lacks a package ({err}); reinstall it with scripts/install-neural.sh")
+
+
+if __name__ == "__main__":
+    run(main)
