@@ -43,7 +43,7 @@ def _open_panel(page):
         _idle(page)
         if button.is_visible():
             return
-        page.locator("summary", has_text="Neural metrics (COMET, CometKiwi, xCOMET)").click()
+        page.locator("summary", has_text="Neural metrics (COMET, CometKiwi, xCOMET, MetricX-24)").click()
         page.wait_for_timeout(1000)
     button.wait_for(timeout=10_000)
 
