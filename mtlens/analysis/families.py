@@ -84,6 +84,20 @@ def tainted(tuned: Iterable[str]) -> frozenset[str]:
     return tuned | (NEURAL if tuned & NEURAL else frozenset())
 
 
+#: a family as a sentence names it, when it says which held-out metrics would confirm a tuned candidate
+SAID = {
+    SURFACE: "surface metrics such as chrF", COMET: "COMET", METRICX: "MetricX", LEARNED: "other learned metrics",
+    JUDGE: "an LLM judge", HUMAN: "human scores",
+}  # fmt: skip
+
+
+def held_out_text(tuned: Iterable[str]) -> str:
+    """The families a candidate tuned on ``tuned`` is not inflated on, as a sentence names them (issue 58's D14: a
+    candidate tuned on chrF is confirmed by COMET or a judge, not by "surface metrics such as chrF")."""
+    taint = tainted(tuned)
+    return ", ".join(SAID[f] for f in FAMILIES if f not in taint)
+
+
 def tuned_text(families: Iterable[str]) -> str:
     """How a run's tuned-on families are kept in its metadata and shown (sorted, comma-separated)."""
     return ",".join(sorted(set(families)))

@@ -35,17 +35,18 @@ clause that applies is a note.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..core.errors import InputError
 from ..runtime.scoring import MetricResult
 from .agreement import human_agreement
-from .families import family_of, tainted, tuned_text
+from .families import family_of, held_out_text, tainted, tuned_text
 from .policy import ALPHA, MIN_TEST_LINES, SEED, check_alpha, default_resamples
 from .power import POWER, min_detectable_delta
-from .resampling import paired_deltas
-from .significance import holm
+from .resampling import PairedDelta, paired_deltas
+from .significance import holm, untested_note
 
 #: the rule in one sentence, printed with every verdict
 RULE = (
@@ -75,6 +76,9 @@ class GateMetric:
     family: str = ""
     #: of a family the candidate's tuning inflates (its improvement certifies nothing alone)
     tainted: bool = False
+    #: False when the metric has no score for the baseline or the candidate (a run no human rated): no test was made,
+    #: ``p`` and ``p_holm`` are NaN, and the metric neither regresses nor confirms anything (issue 58)
+    tested: bool = True
 
 
 @dataclass(frozen=True)
@@ -155,16 +159,31 @@ def gate(
         raise InputError(
             f"the gate needs at least {MIN_TEST_LINES} lines to test a difference; this test set has {lines}"
         )
-    m = len(results)
+    unscored = {
+        name: [s for s in (baseline, candidate) if not math.isfinite(r.scores[s])] for name, r in results.items()
+    }
+    unscored = {name: who for name, who in unscored.items() if who}
+    if len(unscored) == len(results):
+        raise InputError(
+            "none of the gate's metrics can be tested: "
+            + "; ".join(untested_note(name, who).split(": not tested")[0] for name, who in unscored.items())
+        )
+    m = len(results) - len(unscored)  # Holm's family: the tests made
     n = n or default_resamples(m, lines, alpha)
     raw = []
-    for r in results.values():
+    for name, r in results.items():
+        if name in unscored:
+            raw.append(PairedDelta(candidate, baseline, math.nan, math.nan, math.nan))
+            continue
         (pd,), _ = paired_deltas(r, [(candidate, baseline)], n, seed, documents=documents)
         raw.append(pd)
-    adjusted = holm([pd.p_value for pd in raw])
-    out, notes = [], []
+    adjusted = holm([pd.p_value for pd in raw])  # NaN (untested) left out of the family
+    out, notes = [], [untested_note(name, who) for name, who in unscored.items()]
     taint = tainted(tuned_on)
     for (name, r), pd, ph in zip(results.items(), raw, adjusted, strict=True):
+        if name in unscored:
+            out.append(_untested(name, r, baseline, candidate, taint))
+            continue
         agreement = human_agreement(name, pd.delta)
         worse = pd.delta < 0 if r.higher_is_better else pd.delta > 0
         significant = bool(ph < alpha)
@@ -215,16 +234,40 @@ def gate(
                       tuple(sorted(tuned_on)), cost)  # fmt: skip
 
 
+def _untested(name: str, r: MetricResult, baseline: str, candidate: str, taint) -> GateMetric:
+    """A metric without a score for the baseline or the candidate: in the table, never tested (issue 58)."""
+    return GateMetric(
+        metric=name,
+        baseline=r.scores[baseline],
+        candidate=r.scores[candidate],
+        delta=math.nan,
+        p=math.nan,
+        p_holm=math.nan,
+        human_agreement=None,
+        min_detectable_delta=math.nan,
+        higher_is_better=r.higher_is_better,
+        regression=False,
+        improvement=False,
+        signature=r.signature,
+        family=family_of(name),
+        tainted=family_of(name) in taint,
+        tested=False,
+    )
+
+
 def held_out_clause(metrics: list[GateMetric], tuned_on) -> str | None:
-    """One sentence when the candidate's improvement stands only on the families its tuning inflates, else None."""
+    """One sentence when the candidate's improvement stands only on the families its tuning inflates, else None.
+    A held-out metric that was not tested (no scores for a system) confirms nothing."""
     tuned = tuned_text(tuned_on)
-    held = [g for g in metrics if not g.tainted]
+    held = [g for g in metrics if not g.tainted and g.tested]
     if not held:
-        families = tuned_text({g.family for g in metrics})
+        families = tuned_text({g.family for g in metrics if g.tested})
+        idle = [g.metric for g in metrics if not g.tainted and not g.tested]
+        why = f" ({', '.join(idle)} {'was' if len(idle) == 1 else 'were'} not tested: no scores of both systems)"
         return (
-            f"the candidate was tuned on {tuned}, and every metric of this gate is of a family that tuning inflates "
-            f"({families}): none was computed of a held-out family (surface metrics such as chrF, an LLM judge, human "
-            "scores), so nothing confirms it"
+            f"the candidate was tuned on {tuned}, and every metric this gate tested is of a family that tuning "
+            f"inflates ({families}): none of a held-out family ({held_out_text(tuned_on)}) was tested"
+            f"{why if idle else ''}, so nothing confirms it"
         )
     gains = [g.metric for g in metrics if g.tainted and g.improvement]
     if gains and not any(g.improvement for g in held):

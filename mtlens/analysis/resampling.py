@@ -10,6 +10,7 @@ Holm's correction and clusters are :mod:`mtlens.analysis.significance`; the sett
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -140,7 +141,10 @@ def bootstrap_scores(
 
 def bootstrap_p_value(d: np.ndarray, observed: float) -> float:
     """Two-sided paired bootstrap p-value from the resampled differences ``d``:
-    ``p = (#{k: |d_k - mean(d)| >= |observed|} + 1) / (n + 1)`` (so identical systems get p = 1)."""
+    ``p = (#{k: |d_k - mean(d)| >= |observed|} + 1) / (n + 1)`` (so identical systems get p = 1). NaN when the
+    observed difference is not a number (a system without scores): no test is made (issue 58)."""
+    if not math.isfinite(observed):
+        return float("nan")
     d = np.asarray(d, dtype=np.float64)
     c = int(np.sum(np.abs(d - d.mean()) >= abs(observed)))
     return (c + 1) / (len(d) + 1)
@@ -248,7 +252,9 @@ def bootstrap_pair_p(result: MetricResult, pairs, boot: dict[str, np.ndarray], n
     out = []
     for a, b in pairs:
         observed = result.scores[a] - result.scores[b]
-        if compat:  # sacrebleu: |d| centred, strict >, a = system, b = baseline
+        if not math.isfinite(observed):  # a system without scores: no test
+            out.append(float("nan"))
+        elif compat:  # sacrebleu: |d| centred, strict >, a = system, b = baseline
             d = np.abs(boot[a] - boot[b])
             out.append((int(np.sum((d - d.mean()) > abs(observed))) + 1) / (n + 1))
         else:
@@ -299,4 +305,4 @@ def ar_pair_p(
             counts[i] += int(np.sum(d > observed)) if compat else int(np.sum(d >= observed))
         if progress:
             progress(hi / n, f"{result.metric}: randomisation {hi}/{n} trials")
-    return [(c + 1) / (n + 1) for c in counts]
+    return [(c + 1) / (n + 1) if math.isfinite(p[3]) else float("nan") for c, p in zip(counts, prepared, strict=True)]

@@ -126,20 +126,23 @@ class Comparison:
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:
-    """Holm's step-down adjusted p-values.
+    """Holm's step-down adjusted p-values. A NaN is a test that was not made (a system without scores: issue 58):
+    it stays NaN and is not counted in the family, so ``m`` is the number of tests made.
 
     Example:
         >>> [round(float(x), 3) for x in holm([0.01, 0.04, 0.03])]
         [0.03, 0.06, 0.06]
+        >>> [round(float(x), 3) for x in holm([0.01, float("nan"), 0.03])]
+        [0.02, nan, 0.03]
     """
     p = np.asarray(p_values, dtype=np.float64)
-    m = len(p)
+    out = np.full(len(p), np.nan)
+    made = np.flatnonzero(~np.isnan(p))
+    m = len(made)
     if m == 0:
-        return p
-    order = np.argsort(p, kind="stable")
-    adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
-    out = np.empty(m)
-    out[order] = adj
+        return out
+    order = made[np.argsort(p[made], kind="stable")]
+    out[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
     return out
 
 
@@ -159,6 +162,25 @@ def clusters_from_pairs(ranking: Sequence[str], significant: Callable[[str, str]
 
 
 # --------------------------------------------------------------------------- p-values
+
+
+def scored_systems(result: MetricResult) -> tuple[list[str], list[str]]:
+    """``(scored, unscored)`` systems of a metric: a system whose score is not a number has no scored line (a run
+    no human rated, a system a judge never scored); no test is made with it (issue 58)."""
+    scored = [s for s, v in result.scores.items() if math.isfinite(v)]
+    return scored, [s for s in result.scores if s not in set(scored)]
+
+
+def untested_note(metric: str, systems: Sequence[str]) -> str:
+    """The sentence said where a metric has no score for ``systems``: they are not tested."""
+    return f"{metric} has {missing_what(metric)} of {', '.join(systems)}: not tested (no test is made without scores)"
+
+
+def missing_what(metric: str) -> str:
+    """What a system without scores of ``metric`` lacks: ``no ratings`` (a human metric) or ``no scores``."""
+    from .families import HUMAN, family_of
+
+    return "no ratings" if family_of(metric) == HUMAN else "no scores"
 
 
 @dataclass(frozen=True)
@@ -184,10 +206,19 @@ def _plan(result, test, n, seed, baseline, alpha, sacrebleu_compatible, n_ci, do
     names = list(result.scores)
     if baseline is not None and baseline not in names:
         raise InputError(f"baseline '{baseline}' is not one of the systems: {', '.join(names)}")
-    ranking = sorted(names, key=lambda s: result.scores[s], reverse=result.higher_is_better)
+    scored, unscored = scored_systems(result)
+    # a system without any score (unrated by humans, unscored by a judge) is ranked last and never tested
+    ranking = [*sorted(scored, key=lambda s: result.scores[s], reverse=result.higher_is_better), *unscored]
     n_seg = len(next(iter(result.stats.values())))
-    n_pairs = len(names) * (len(names) - 1) // 2 if baseline is None else len(names) - 1
-    n, notes = resample_count(test, None if n is None else int(n), n_pairs, n_seg, alpha)
+    if baseline is None:
+        pairs = list(combinations(ranking[: len(scored)], 2))
+    else:
+        pairs = [] if baseline in unscored else [(s, baseline) for s in ranking[: len(scored)] if s != baseline]
+    n, notes = resample_count(test, None if n is None else int(n), max(len(pairs), 1), n_seg, alpha)
+    if not pairs:
+        notes = []
+    if unscored:
+        notes = [*notes, untested_note(result.metric, unscored)]
     require_lines(n_seg)
     if max(n, n_ci) * n_seg > MAX_DRAWS:
         raise InputError(
@@ -197,7 +228,6 @@ def _plan(result, test, n, seed, baseline, alpha, sacrebleu_compatible, n_ci, do
     if documents is not None and sacrebleu_compatible:
         raise InputError("sacrebleu resamples segments only: leave out --sacrebleu-compatible to resample documents")
     units, n_units = document_units(documents, n_seg)
-    pairs = list(combinations(ranking, 2)) if baseline is None else [(s, baseline) for s in ranking if s != baseline]
     rng_seed = (seed if seed else None) if sacrebleu_compatible else seed  # sacrebleu: seed 0 means random
     return _Plan(ranking, pairs, n_seg, n, tuple(notes), rng_seed, units, n_units)
 
@@ -296,9 +326,8 @@ def compare(
     if units is not None and not sacrebleu_compatible:
         notes += _wider_note(result, names, systems, plan.n_seg, n_boot, plan.rng_seed)
     sig = {frozenset((p.a, p.b)): p.significant for p in pair_results}
-    clusters = (
-        clusters_from_pairs(plan.ranking, lambda x, y: sig.get(frozenset((x, y)), False)) if baseline is None else []
-    )
+    tested = [s for s in plan.ranking if math.isfinite(result.scores[s])]  # an unscored system is in no cluster
+    clusters = clusters_from_pairs(tested, lambda x, y: sig.get(frozenset((x, y)), False)) if baseline is None else []
     ranking = plan.ranking
     return Comparison(
         metric=result.metric,

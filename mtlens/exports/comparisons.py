@@ -7,8 +7,8 @@ import math
 from collections.abc import Mapping
 
 from ..analysis.agreement import human_agreement
-from ..analysis.significance import Comparison
-from .numbers import decimals
+from ..analysis.significance import Comparison, missing_what
+from .numbers import ABSENT, decimals
 from .tables import (
     _label,
     _Writer,
@@ -105,6 +105,9 @@ def comparisons_to_table(comparisons: Mapping[str, Comparison], digits: int | No
         for n in c.ranking:
             s = c.systems[n]
             cl = f"  cluster {cluster_of[n]}" if n in cluster_of else ""
+            if not math.isfinite(s.score):  # no scores: never tested (issue 58)
+                out.append(f"{n.ljust(width)}  {ABSENT:>7}  ({missing_what(m)}: not tested)")
+                continue
             out.append(f"{n.ljust(width)}  {s.score:7.{d}f}  (μ = {s.mean:.{d}f} ± {s.ci:.{d}f}){cl}")
         out.append("")
         out.append(f"{'a'.ljust(width)}  {'b'.ljust(width)}  {'delta':>7}  {'p':>7}  {'p_holm':>7}")

@@ -11,7 +11,9 @@ import re
 from xml.sax.saxutils import escape, quoteattr
 
 from ..analysis.gate import GateResult
+from ..analysis.significance import missing_what
 from .numbers import UNIT_DECIMALS, decimals, shown
+from .tables import json_safe
 
 FORMATS = ("text", "json", "markdown", "junit")
 
@@ -28,11 +30,12 @@ def to_dict(res: GateResult) -> dict:
         "metrics": [
             {
                 "metric": g.metric,
-                "baseline": g.baseline,
-                "candidate": g.candidate,
-                "delta": g.delta,
-                "p": g.p,
-                "p_holm": g.p_holm,
+                "baseline": _number(g.baseline),
+                "candidate": _number(g.candidate),
+                "delta": _number(g.delta),
+                "p": _number(g.p),
+                "p_holm": _number(g.p_holm),
+                "tested": g.tested,
                 "human_agreement": _number(g.human_agreement),
                 "min_detectable_delta": _number(g.min_detectable_delta),
                 "regression": g.regression,
@@ -57,14 +60,17 @@ def to_dict(res: GateResult) -> dict:
 
 
 def to_json(res: GateResult) -> str:
-    return json.dumps(to_dict(res), ensure_ascii=False, indent=2) + "\n"
+    # strict JSON: a missing number is null, never a bare NaN (issue 58, D16)
+    return json.dumps(json_safe(to_dict(res)), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
 
 
 def _rows(res: GateResult) -> list[list[str]]:
     rows = []
     for g in res.metrics:
-        places = decimals(g.metric, [g.baseline, g.candidate])
-        if g.regression:
+        places = decimals(g.metric, [v for v in (g.baseline, g.candidate) if math.isfinite(v)])
+        if not g.tested:
+            outcome = f"not tested ({missing_what(g.metric)})"
+        elif g.regression:
             outcome = "REGRESSION"
         elif g.improvement:
             outcome = "better"
@@ -113,10 +119,18 @@ def _footer(res: GateResult) -> list[str]:
             else []
         ),
         f"p: two-sided paired bootstrap p-value over {res.lines:,} lines ({res.resample} resampled), {res.n:,} "
-        f"resamples; p (Holm): corrected "
-        f"over the {len(res.metrics)} metrics; min. detectable: smallest |delta| found with 80% power.",
+        f"resamples; p (Holm): corrected over the {_tested(res)}; min. detectable: smallest |delta| found with 80% "
+        "power.",
     ]
     return lines + [f"Note: {n}" for n in res.notes]
+
+
+def _tested(res: GateResult) -> str:
+    """The family Holm's correction was over, as the footer says it: ``2 metrics``, ``1 metric`` (``2 metrics
+    tested of 3`` when a metric had no scores)."""
+    tested = sum(g.tested for g in res.metrics)
+    said = f"{tested} metric{'' if tested == 1 else 's'}"
+    return said if tested == len(res.metrics) else f"{said} tested of {len(res.metrics)}"
 
 
 def to_text(res: GateResult) -> str:
@@ -181,11 +195,12 @@ def to_junit(res: GateResult) -> str:
     clauses = _clauses(res)  # the held-out and cost clauses, each a test case when asked for
     failures = sum(g.regression for g in res.metrics) + sum(1 for _, failed, _ in clauses if failed)
     tests = len(res.metrics) + len(clauses)
+    skipped = sum(not g.tested for g in res.metrics)
     name = _xml(f"mtlens gate: {res.candidate} vs {res.baseline}")
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<testsuites name="mtlens gate" tests="{tests}" failures="{failures}">',
-        f'<testsuite name={quoteattr(name)} tests="{tests}" failures="{failures}" errors="0">',
+        f'<testsuites name="mtlens gate" tests="{tests}" failures="{failures}" skipped="{skipped}">',
+        f'<testsuite name={quoteattr(name)} tests="{tests}" failures="{failures}" errors="0" skipped="{skipped}">',
     ]
     for case, failed, message in clauses:
         out.append(f'<testcase classname="mtlens.gate" name={quoteattr(case)}>')
@@ -199,7 +214,9 @@ def to_junit(res: GateResult) -> str:
             f"{row[6]}, humans agree (est.) {row[7]}, min. detectable {row[8]}"
         )
         out.append(f'<testcase classname="mtlens.gate" name={quoteattr(_xml(g.metric))}>')
-        if g.regression:
+        if not g.tested:  # no scores of a system: a skipped case, never a pass
+            out.append(f"<skipped message={quoteattr(_xml(f'{g.metric}: {row[9]}'))}/>")
+        elif g.regression:
             out.append(f"<failure message={quoteattr(_xml(f'{g.metric} regressed'))}>{escape(_xml(summary))}</failure>")
         out.append(f"<system-out>{escape(_xml(summary))}</system-out>")
         out.append("</testcase>")

@@ -140,7 +140,7 @@ def table(
         out.insert(2, "tuned on", [tuned_text(tuned_on.get(n, ())) for n in order])
     if cmp is not None:
         cluster_of = {n: i + 1 for i, cl in enumerate(cmp.clusters) for n in cl}
-        out.insert(2, f"cluster ({sort_by})", [cluster_of[n] for n in order])
+        out.insert(2, f"cluster ({sort_by})", [cluster_of.get(n) for n in order])
         out.insert(3, f"{sort_by} 95% CI ±", [cmp.systems[n].ci for n in order])
     return out
 

@@ -112,7 +112,9 @@ def test_a_candidate_tuned_on_comet_is_not_passed_by_comet_alone(folder, tmp_pat
     alone = _mtlens(*common, "--metrics", "comet", "--candidate-tuned-on", "comet", "--format", "json",
                     ws=tmp_path / "ws")  # fmt: skip
     assert alone.returncode == 1
-    assert any("none was computed of a held-out family" in n for n in json.loads(alone.stdout)["notes"])
+    (note,) = [n for n in json.loads(alone.stdout)["notes"] if "none of a held-out family" in n]
+    # the held-out families are named as those the COMET tuning does not inflate (issue 58, D14)
+    assert "(surface metrics such as chrF, an LLM judge, human scores) was tested" in note
     # MetricX is a relative: tuning on COMET inflates it too (Kovacs et al. 2024), so it does not confirm either
     relative = _mtlens(*common, "--metrics", "comet", "--candidate-tuned-on", "metricx", "--format", "json",
                        ws=tmp_path / "ws")  # fmt: skip
