@@ -101,6 +101,9 @@ class GateResult:
     tuned_on: tuple[str, ...] = ()
     #: the cost clause: ``{"baseline", "candidate", "increase_pct", "max_increase_pct", "exceeded"}`` (US$), or None
     cost: dict | None = None
+    #: every clause that failed, in the verdict's order (``verdict`` is the first): a candidate both unconfirmed and
+    #: too costly is said to be both (issue 58, D14)
+    failed: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -144,6 +147,7 @@ def gate(
     ``tuned_on``: the candidate's tuned-on families; ``costs``: (baseline, candidate) in US$ for the test set, with
     ``max_cost_increase`` (percent) the cost clause."""
     check_gate_settings(alpha, min_agreement)
+    check_costs(costs)
     if max_cost_increase is not None:
         check_cost_clause(costs, max_cost_increase, baseline, candidate)
     if not results:
@@ -224,14 +228,11 @@ def gate(
         cost = cost_clause(costs, max_cost_increase)
         if cost["exceeded"]:
             verdicts.append("too costly")
-            notes.append(
-                f"the candidate costs {cost['increase_pct']:+.1f}% against the baseline (US$ {cost['candidate']:.4f} "
-                f"vs {cost['baseline']:.4f}), more than the {max_cost_increase:g}% allowed"
-            )
+            notes.append(cost_sentence(cost))
     verdict = verdicts[0] if verdicts else "pass"
     resample = "segments" if documents is None else "documents"
     return GateResult(verdict, baseline, candidate, out, alpha, min_agreement, n, seed, lines, tuple(notes), resample,
-                      tuple(sorted(tuned_on)), cost)  # fmt: skip
+                      tuple(sorted(tuned_on)), cost, tuple(verdicts))  # fmt: skip
 
 
 def _untested(name: str, r: MetricResult, baseline: str, candidate: str, taint) -> GateMetric:
@@ -278,15 +279,38 @@ def held_out_clause(metrics: list[GateMetric], tuned_on) -> str | None:
     return None
 
 
+def check_costs(costs) -> None:
+    """Both systems' costs, where given, are US dollars: finite and at least 0 (issue 58, G5: NaN or -1 passed the
+    clause), else one sentence."""
+    for who, c in zip(("baseline", "candidate"), costs or (None, None), strict=True):
+        if c is not None and not (math.isfinite(c) and c >= 0):
+            raise InputError(f"the {who}'s cost is US dollars, a finite number at least 0, not {c}")
+
+
 def check_cost_clause(costs, max_cost_increase: float, baseline: str, candidate: str) -> None:
     if not (max_cost_increase >= 0 and max_cost_increase == max_cost_increase):
         raise InputError(f"--max-cost-increase is a percentage, at least 0, not {max_cost_increase}")
+    check_costs(costs)
     missing = [who for who, c in zip((baseline, candidate), costs or (None, None), strict=True) if c is None]
     if missing:
         raise InputError(
             f"--max-cost-increase needs both systems' cost, and {' and '.join(missing)} has none: give --price-in and "
             "--price-out (or --cost) when adding a run, or --baseline-cost and --candidate-cost with files"
         )
+
+
+def cost_sentence(cost: dict) -> str:
+    """The cost clause's sentence when the candidate is too costly (a free baseline has no percentage: said in words)."""
+    said = f"(US$ {cost['candidate']:.4f} vs {cost['baseline']:.4f})"
+    if cost["baseline"] == 0:
+        return (
+            f"the baseline costs nothing and the candidate costs US$ {cost['candidate']:.4f}: no percentage of nothing "
+            f"allows it (at most {cost['max_increase_pct']:g}% more allowed)"
+        )
+    return (
+        f"the candidate costs {cost['increase_pct']:+.1f}% against the baseline {said}, more than the "
+        f"{cost['max_increase_pct']:g}% allowed"
+    )
 
 
 def cost_clause(costs, max_cost_increase: float) -> dict:

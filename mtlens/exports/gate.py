@@ -10,7 +10,7 @@ import math
 import re
 from xml.sax.saxutils import escape, quoteattr
 
-from ..analysis.gate import GateResult
+from ..analysis.gate import GateResult, cost_sentence
 from ..analysis.significance import missing_what
 from .numbers import UNIT_DECIMALS, decimals, shown
 from .tables import json_safe
@@ -25,6 +25,7 @@ def _number(v):
 def to_dict(res: GateResult) -> dict:
     return {
         "verdict": res.verdict,
+        "failed": list(res.failed),
         "baseline_name": res.baseline,
         "candidate_name": res.candidate,
         "metrics": [
@@ -125,6 +126,11 @@ def _footer(res: GateResult) -> list[str]:
     return lines + [f"Note: {n}" for n in res.notes]
 
 
+def _verdict(res: GateResult) -> str:
+    """The verdict with every other clause that failed (``unconfirmed and too costly``)."""
+    return " and ".join(res.failed) if len(res.failed) > 1 else res.verdict
+
+
 def _tested(res: GateResult) -> str:
     """The family Holm's correction was over, as the footer says it: ``2 metrics``, ``1 metric`` (``2 metrics
     tested of 3`` when a metric had no scores)."""
@@ -134,7 +140,7 @@ def _tested(res: GateResult) -> str:
 
 
 def to_text(res: GateResult) -> str:
-    head = f"{res.verdict.upper()}: {res.candidate} (candidate) vs {res.baseline} (baseline)"
+    head = f"{_verdict(res).upper()}: {res.candidate} (candidate) vs {res.baseline} (baseline)"
     rows = [_HEAD, *_rows(res)]
     widths = [max(len(r[k]) for r in rows) for k in range(len(_HEAD))]
     table = [
@@ -179,7 +185,7 @@ def _xml(text: str) -> str:
 def to_markdown(res: GateResult) -> str:
     icon = ":white_check_mark:" if res.passed else ":x:"
     out = [
-        f"### {icon} mtlens gate: **{res.verdict}**",
+        f"### {icon} mtlens gate: **{_verdict(res)}**",
         "",
         f"Candidate {_code(res.candidate)} vs baseline {_code(res.baseline)}",
         "",
@@ -237,9 +243,13 @@ def _clauses(res: GateResult) -> list[tuple[str, bool, str]]:
                     "nothing improved"))  # fmt: skip
     if res.cost is not None:
         c = res.cost
-        out.append(("cost", bool(c["exceeded"]),
-                    f"the candidate costs {c['increase_pct']:+.1f}% against the baseline (at most "
-                    f"{c['max_increase_pct']:g}% allowed)"))  # fmt: skip
+        said = (
+            cost_sentence(c)
+            if c["exceeded"]
+            else f"the candidate costs {c['increase_pct']:+.1f}% against the "
+            f"baseline (at most {c['max_increase_pct']:g}% allowed)"
+        )
+        out.append(("cost", bool(c["exceeded"]), said))
     return out
 
 
