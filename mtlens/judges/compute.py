@@ -141,6 +141,19 @@ class Tally:
     per_system: dict[str, list[int]] = field(default_factory=dict)
 
 
+class _NoPool:
+    """No thread pool, where nothing is asked (answers read from the cache alone)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def submit(self, *a):  # pragma: no cover - never called: no jobs
+        raise AssertionError("nothing to submit")
+
+
 class Stopped(Exception):
     """A run was asked to stop (its answers so far are saved)."""
 
@@ -170,8 +183,8 @@ class _Asker:
         if self.client is not None:
             self.client.close()
 
-    def ask(self, messages: list[dict], sample: int, parses: Callable[[str], bool]) -> dict:
-        key = cache_key(self.judge, messages, sample)
+    def ask(self, messages: list[dict], sample: int, parses: Callable[[str], bool], key: str | None = None) -> dict:
+        key = key or cache_key(self.judge, messages, sample)
         if key in self.checked:
             found = self.known.get(key)
         else:  # GEMBA-ESA's second request: its prompt holds the first answer, so it could not be prefetched
@@ -237,10 +250,8 @@ class Plan:
         return [cache_key(judge, m, k) for m in self.first for k in range(judge.samples)]
 
 
-def plan(judge: Judge, corpus) -> Plan:
-    if corpus.source is None:
-        raise InputError("an LLM judge reads the source: the set has none (add a source file)")
-    src_lang, tgt_lang = _languages(corpus)
+def _pairs(judge: Judge, corpus) -> dict[tuple[str, str], list[tuple[str, int]]]:
+    """Each distinct (source, translation) with the (system, line) it scores, in the systems' and lines' order."""
     pairs: dict[tuple[str, str], list[tuple[str, int]]] = {}
     for s in corpus.system_names:
         for i, line in enumerate(corpus.systems[s]):
@@ -249,9 +260,35 @@ def plan(judge: Judge, corpus) -> Plan:
         for i, line in enumerate(lines):
             if line.strip():
                 pairs.setdefault((corpus.source[i], line), []).append((REFERENCE + name, i))
+    return pairs
+
+
+def _first_messages(judge: Judge):
+    return gemba.mqm_messages if judge.protocol == "gemba-mqm" else gemba.esa_span_messages
+
+
+def plan(judge: Judge, corpus) -> Plan:
+    if corpus.source is None:
+        raise InputError("an LLM judge reads the source: the set has none (add a source file)")
+    src_lang, tgt_lang = _languages(corpus)
+    pairs = _pairs(judge, corpus)
     requests = list(pairs)
-    make = gemba.mqm_messages if judge.protocol == "gemba-mqm" else gemba.esa_span_messages
+    make = _first_messages(judge)
     return Plan(requests, pairs, [make(src_lang, tgt_lang, src, tgt) for src, tgt in requests], (src_lang, tgt_lang))
+
+
+def surely_unfinished(store, judge: Judge, corpus) -> bool:
+    """True when the first or the last request of the judge's plan has no cached answer (a judge never run, stopped
+    or failed on this corpus): known from two prompts, without building the others (issue 58, D2: every page built
+    every prompt and key of every registered judge, 40,386 per load with six judges)."""
+    requests = list(_pairs(judge, corpus))
+    if not requests:
+        return False
+    src_lang, tgt_lang = _languages(corpus)
+    make = _first_messages(judge)
+    probes = {requests[0], requests[-1]}
+    keys = [cache_key(judge, make(src_lang, tgt_lang, a, b), k) for a, b in probes for k in range(judge.samples)]
+    return len(store.judge_answers(keys)) < len(set(keys))
 
 
 def answered_segments(store, judge: Judge, corpus) -> tuple[int, int]:
@@ -299,6 +336,8 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
 
     from ..readers.scores import ErrorSpan, ImportedScores
 
+    if cached_only and surely_unfinished(store, judge, corpus):
+        return None
     p = plan(judge, corpus)
     src_lang, tgt_lang = p.languages
     systems = list(corpus.system_names)
@@ -307,15 +346,16 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
     tally.shared = sum(len(v) - 1 for v in pairs.values())
     mqm = judge.protocol == "gemba-mqm"
     asker = _Asker(store, judge, tally, should_stop, cached_only)
-    asker.prefetch(p.keys(judge))
+    keys = p.keys(judge)  # request i's sample k: keys[i * samples + k]
+    asker.prefetch(keys)
 
     def one(index: int, sample: int):
         messages = first[index]
         if mqm:
-            row = asker.ask(messages, sample, lambda a: gemba.parse_mqm(a).parsed)
+            row = asker.ask(messages, sample, lambda a: gemba.parse_mqm(a).parsed, keys[index * judge.samples + sample])
             parsed = gemba.parse_mqm(row["answer"])
             return parsed.score if parsed.parsed else None, parsed.errors, row
-        spans_row = asker.ask(messages, sample, lambda a: True)
+        spans_row = asker.ask(messages, sample, lambda a: True, keys[index * judge.samples + sample])
         src, tgt = requests[index]
         second = gemba.esa_score_messages(src_lang, tgt_lang, src, tgt, spans_row["answer"])
         row = asker.ask(second, sample, lambda a: gemba.parse_number(a) is not None)
@@ -327,8 +367,16 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
     results: dict[tuple[int, int], tuple] = {}
     jobs = [(i, k) for i in range(len(requests)) for k in range(judge.samples)]
     done = 0
+    if cached_only:  # answers read, nothing asked: no thread pool (D2)
+        if any(key not in asker.known for key in asker.checked):
+            return None
+        try:
+            results = {(i, k): one(i, k) for i, k in jobs}
+        except _NotCached:  # GEMBA-ESA's second answer missing
+            return None
+        jobs = []
     try:
-        with ThreadPoolExecutor(max_workers=judge.concurrency) as pool:
+        with ThreadPoolExecutor(max_workers=judge.concurrency) if jobs else _NoPool() as pool:
             futures = {pool.submit(one, i, k): (i, k) for i, k in jobs}
             try:
                 for f in as_completed(futures):

@@ -199,3 +199,30 @@ def test_sentences_toggles_each_source_of_error_spans(tmp_path, monkeypatch):
     assert "judge\\:j error spans" not in drawn() and "What human raters marked" in drawn()
     at.multiselect(key="sent_span_sources").set_value(["judge:j"]).run()
     assert "judge\\:j error spans" in drawn() and "What human raters marked" not in drawn()
+
+
+def test_a_page_reads_a_finished_judge_without_rebuilding_the_others(tmp_path, monkeypatch):
+    """Issue 58, D2: every page and ``score`` built every prompt and cache key of every registered judge (40,386 per
+    load with six judges, 1.0 s -> 6.9 s). A judge never run on the corpus is known from two prompts; a finished
+    one's answers are read without a thread pool, each key made once. Counted, not timed."""
+    from mtlens.judges import compute, gemba
+
+    store = Store(tmp_path)
+    corpus = _corpus()
+    with Stub() as stub:
+        ran = judging.add_judge(store, judging.Judge("ran", stub.url, "m", "gemba-mqm"))
+        judging.judge_scores(store, ran, corpus)
+    for k in range(5):  # registered, never run on this corpus (or failed: nothing cached)
+        judging.add_judge(store, judging.Judge(f"idle{k}", "http://127.0.0.1:9/v1", f"m{k}", "gemba-mqm"))
+    made, keys, pools = [], [], []
+    real_messages, real_key = gemba.mqm_messages, compute.cache_key
+    monkeypatch.setattr(gemba, "mqm_messages", lambda *a: made.append(1) or real_messages(*a))
+    monkeypatch.setattr(compute, "cache_key", lambda *a: keys.append(1) or real_key(*a))
+    monkeypatch.setattr(compute, "ThreadPoolExecutor", lambda *a, **k: pools.append(1) or (_ for _ in ()).throw(
+        AssertionError("a thread pool to read cached answers")))  # fmt: skip
+    (offered,) = judging.finished_judges(store, corpus)
+    assert offered.name == "judge:ran" and not pools
+    distinct = 2 * N - 1
+    # the finished judge: two probes, then its plan (one prompt and one key per request); each idle judge: two probes
+    assert len(made) == 2 + distinct + 5 * 2, len(made)
+    assert len(keys) == 2 + distinct + 5 * 2, len(keys)
