@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 
+from ..core.names import shown
 from . import args as flags
 from .args import Parser
-from .common import say, store
+from .common import Exit, say, store
 
 
 def add_parsers(sub) -> dict:
@@ -36,7 +37,9 @@ def add_parsers(sub) -> dict:
     a.add_argument("name", metavar="NAME")
     flags.add_data_dir(a)
     a = ju_sub.add_parser(
-        "run", help="ask a judge about a saved set: its job, with progress (Ctrl-C stops it; a run again goes on)"
+        "run",
+        help="ask a judge about a saved set: its job, with progress (Ctrl-C stops it; a run again goes on); exit 0 "
+        "when every segment has a score, 1 when the job failed, was cancelled or left segments without a score",
     )
     a.add_argument("name", metavar="NAME")
     a.add_argument("--set", required=True, metavar="ID", help="the saved set")
@@ -70,7 +73,10 @@ def run_judges(args: argparse.Namespace) -> str:
             ),
         )  # fmt: skip
         key = f", key from ${j.key_env}" if j.key_env else ""
-        return f"{j.name}: {j.protocol} with {j.model} at {judging.redact(j.url)}{key}\nscore with: --metrics judge:{j.name}\n"
+        return (
+            f"{j.name}: {j.protocol} with {shown(j.model, 200)} at {shown(judging.redact(j.url), 300)}{key}\n"
+            f"score with: --metrics judge:{j.name}\n"
+        )
     if args.action == "delete":
         judging.remove_judge(target, args.name)
         return f"removed {args.name}\n"
@@ -82,13 +88,21 @@ def run_judges(args: argparse.Namespace) -> str:
             return "".join(_line(p) + "\n" for p in judging.status(target, args.set) if p.metric == f"judge:{name}")
         if args.background:
             return _line(judging.start_job(target, args.set, name)) + "\n"
-        return _line(judging.run_job(target, args.set, name, say=say)) + "\n"
+        p = judging.run_job(target, args.set, name, say=say)
+        out = _line(p) + "\n"
+        if p.state != "done":  # failed or cancelled: exit 1 (issue 58, G8), the reason on the line
+            raise Exit(out, 1)
+        missing = judging.unscored_segments(target, args.set, name)
+        if missing:  # partly failed: some segments have no score (answers unread after the re-asks)
+            said = "1 segment has" if missing == 1 else f"{missing:,} segments have"
+            raise Exit(out + f"judge:{name}: {said} no score\n", 1)
+        return out
     if args.action == "status":
-        shown = judging.status(target, args.set)
-        return "".join(_line(p) + "\n" for p in shown) or "no judge job on this set\n"
+        jobs = judging.status(target, args.set)
+        return "".join(_line(p) + "\n" for p in jobs) or "no judge job on this set\n"
     rows = [
-        f"judge:{j.name}\t{j.protocol}\t{j.model}\t{judging.redact(j.url)}\tsamples {j.samples}\tconcurrency {j.concurrency}"
-        + ("\treferences too" if j.score_references else "")
+        f"judge:{j.name}\t{j.protocol}\t{shown(j.model, 200)}\t{shown(judging.redact(j.url), 300)}\tsamples {j.samples}"
+        f"\tconcurrency {j.concurrency}" + ("\treferences too" if j.score_references else "")
         for j in judging.judges(target)
     ]
     return (

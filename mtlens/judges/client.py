@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import math
 import os
 import random
 import time
@@ -35,6 +36,9 @@ BACKOFF, LONGEST_WAIT = 0.5, 60.0
 #: the tokens an answer may take (GEMBA asks 500 for MQM), and the most after doubling
 MAX_TOKENS, MOST_TOKENS = 500, 4000
 RETRIED = {408, 409, 425, 429, 500, 502, 503, 504}
+#: seconds an answer already streaming in is still awaited after a stop is asked for (so that it is saved, not paid
+#: for twice), before the request is dropped
+STOP_GRACE = 3.0
 
 
 @dataclass(frozen=True)
@@ -72,24 +76,79 @@ def _wait(response: httpx.Response | None, attempt: int) -> float:
     if response is not None:
         value = response.headers.get("retry-after")
         if value:
-            try:
-                seconds = float(value)
-            except ValueError:
-                when = email.utils.parsedate_to_datetime(value)
-                seconds = when.timestamp() - time.time() if when else 0.0
-            return max(0.0, min(seconds, LONGEST_WAIT))
+            seconds = _retry_after(value)
+            if seconds is not None:
+                return max(0.0, min(seconds, LONGEST_WAIT))
     return min(LONGEST_WAIT, BACKOFF * 2**attempt) * (0.5 + random.random() / 2)
 
 
-def _read(response: httpx.Response, limit: int, where: str) -> bytes:
+def _retry_after(value: str) -> float | None:
+    """``Retry-After`` in seconds (a number or an HTTP date); None when it is neither (issue 58, G6: an unparseable
+    one was an internal error): the exponential backoff then applies."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        return when.timestamp() - time.time() if when.tzinfo is not None else None
+    return seconds if math.isfinite(seconds) else None
+
+
+def _tokens(usage, key: str) -> int:
+    """A token count of the answer's ``usage``, 0 where it is missing or not a count (a list, text, infinity, a
+    negative or fractional number: junk from an endpoint is never an internal error, issue 58, G6)."""
+    value = usage.get(key) if isinstance(usage, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        return 0
+    return int(value) if 0 <= value < 2**53 else 0
+
+
+class Stopped(Exception):
+    """The run was asked to stop while a request was in flight or waiting to be retried."""
+
+
+class _TooSlow(httpx.TimeoutException):
+    """The whole answer took longer than the timeout (an endpoint that drips a byte at a time)."""
+
+
+def _read(response: httpx.Response, limit: int, where: str, deadline: float, should_stop=None) -> bytes:
+    """The body, at most ``limit`` bytes and read by ``deadline`` (time.monotonic()): the timeout bounds the whole
+    answer, not one read (issue 58, G3: a byte every 5 s defeated a 10 s timeout); ``should_stop()`` is asked after
+    every chunk, so a cancelled run ends within one read."""
     body = bytearray()
+    asked = None  # when a stop was first seen: an answer that is coming is awaited for STOP_GRACE seconds (paid for)
     for chunk in response.iter_bytes():
         body += chunk
         if len(body) > limit:
             raise InputError(
                 f"{where} answered more than {limit // 1024:,} KB (MTLENS_JUDGE_MAX_RESPONSE_KB); not read"
             )
+        if should_stop is not None and should_stop():
+            asked = asked or time.monotonic()
+            if time.monotonic() - asked > STOP_GRACE:
+                raise Stopped
+        if time.monotonic() > deadline:
+            raise _TooSlow("the whole answer took longer than the timeout")
     return bytes(body)
+
+
+def _pause(seconds: float, sleep, should_stop) -> None:
+    """Wait before a retry, in steps of at most a second when a stop can be asked for."""
+    if should_stop is None:
+        sleep(seconds)
+        return
+    end = time.monotonic() + seconds
+    while True:
+        if should_stop():
+            raise Stopped
+        left = end - time.monotonic()
+        if left <= 0:
+            return
+        sleep(min(1.0, left))
 
 
 def chat(
@@ -99,10 +158,13 @@ def chat(
     temperature: float = 0.0,
     max_tokens: int = MAX_TOKENS,
     sleep=time.sleep,
+    should_stop=None,
 ) -> Reply:
-    """The judge's answer to ``messages`` (OpenAI's chat completions: ``temperature``, ``top_p`` 1, one choice)."""
+    """The judge's answer to ``messages`` (OpenAI's chat completions: ``temperature``, ``top_p`` 1, one choice).
+    ``should_stop()``: asked while the answer streams in and between retries; True raises :class:`Stopped`."""
     where = f"the judge's endpoint {redact(endpoint.url)}"
     limit = int(env_number("MTLENS_JUDGE_MAX_RESPONSE_KB", DEFAULT_MAX_RESPONSE_KB, 1) * 1024)
+    seconds = _timeout(client)
     headers = {"Content-Type": "application/json"}
     key = _key(endpoint)
     if key:
@@ -129,25 +191,25 @@ def chat(
                         raise InputError(f"{where} redirected the request (HTTP {response.status_code}); not followed")
                     if response.status_code in RETRIED:
                         if attempt + 1 < ATTEMPTS:
-                            sleep(_wait(response, attempt))
+                            _pause(_wait(response, attempt), sleep, should_stop)
                             continue
                         raise InputError(f"{where} refused {ATTEMPTS} times (last: HTTP {response.status_code})")
                     if response.status_code != 200:
                         raise InputError(f"{where} answered HTTP {response.status_code}")
-                    raw = _read(response, limit, where)
+                    raw = _read(response, limit, where, time.monotonic() + seconds, should_stop)
                 break
             except (httpx.TimeoutException, httpx.TransportError) as err:
                 if attempt + 1 < ATTEMPTS:
-                    sleep(_wait(None, attempt))
+                    _pause(_wait(None, attempt), sleep, should_stop)
                     continue
                 raise InputError(f"{where} did not answer ({type(err).__name__}) after {ATTEMPTS} attempts") from None
         try:
             doc = json.loads(raw)
             choice = doc["choices"][0]
             content = choice["message"]["content"]
-            finish = str(choice.get("finish_reason") or "stop")
+            finish = str(choice.get("finish_reason") or "stop")[:40]
             usage = doc.get("usage") or {}
-        except (ValueError, KeyError, IndexError, TypeError):
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
             raise InputError(f"{where} answered something that is not a chat completion") from None
         if not isinstance(content, str):
             raise InputError(f"{where} answered a chat completion without text")
@@ -157,10 +219,17 @@ def chat(
         return Reply(
             content.strip(),
             finish,
-            int(usage.get("prompt_tokens") or 0),
-            int(usage.get("completion_tokens") or 0),
+            _tokens(usage, "prompt_tokens"),
+            _tokens(usage, "completion_tokens"),
             attempts,
         )
+
+
+def _timeout(client: httpx.Client) -> float:
+    """The seconds a whole answer may take: the client's read timeout (``MTLENS_JUDGE_TIMEOUT``)."""
+    read = getattr(client, "timeout", None)
+    value = getattr(read, "read", None)
+    return float(value) if isinstance(value, (int, float)) and value > 0 else float(DEFAULT_TIMEOUT)
 
 
 def new_client(timeout: float | None = None) -> httpx.Client:

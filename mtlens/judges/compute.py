@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from ..core.errors import InputError
 from ..core.names import clean_name
 from . import gemba
-from .client import Endpoint, chat, new_client
+from .client import Endpoint, Stopped, chat, new_client
 
 #: the prefix of a judge's metric name: ``judge:NAME``
 PREFIX = "judge:"
@@ -67,12 +67,32 @@ class Judge:
         return (prompt_tokens * (self.price_in or 0.0) + completion_tokens * (self.price_out or 0.0)) / 1e6
 
 
+#: the longest URL a judge may have (a base URL is short; 100,000 characters was accepted, then unusable)
+MAX_URL = 2048
+_URL_HELP = "--url must be an http(s) URL of an OpenAI-compatible API (e.g. http://127.0.0.1:8000/v1)"
+
+
+def _url_parts(url: str):
+    """The URL's parts, or one sentence when it could not be used (issue 58, G6: a port ``abc``, CR/LF, 100,000
+    characters and ``http://[::1/v1`` were accepted by ``judges add`` and failed at every use)."""
+    if not isinstance(url, str) or len(url) > MAX_URL:
+        raise InputError(f"--url is at most {MAX_URL:,} characters")
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        raise InputError(f"{_URL_HELP}; it holds a space or a control character")
+    try:
+        parts = urlsplit(url)
+        host, _ = parts.hostname, parts.port  # both raise ValueError on a bad host or port
+    except ValueError as err:
+        raise InputError(f"{_URL_HELP}; this one cannot be read ({str(err)[:80]})") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise InputError(_URL_HELP)
+    return parts
+
+
 def check_judge(judge: Judge) -> Judge:
     """A judge's settings, or one sentence naming what is wrong."""
     name = clean_name(judge.name, "judge name", empty="a judge needs a name").lower()  # metric names are lowercase
-    parts = urlsplit(judge.url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InputError("--url must be an http(s) URL of an OpenAI-compatible API (e.g. http://127.0.0.1:8000/v1)")
+    parts = _url_parts(judge.url)
     if parts.username is not None or parts.password is not None or parts.query or parts.fragment:
         # the URL is stored and shown: a user, a password or a query (?api_key=...) would put a secret there
         raise InputError(
@@ -83,6 +103,7 @@ def check_judge(judge: Judge) -> Judge:
         raise InputError(f"--protocol takes {' or '.join(gemba.PROTOCOLS)}, not '{judge.protocol}'")
     if not judge.model.strip():
         raise InputError("--model names the endpoint's model")
+    model = clean_name(judge.model, "model")  # printed and stored: plain text (issue 58, G10)
     if judge.key_env is not None and not judge.key_env.replace("_", "").isalnum():
         raise InputError("--api-key-env names an environment variable (letters, digits, _), not a key")
     if not 1 <= judge.samples <= MAX_SAMPLES:
@@ -92,7 +113,7 @@ def check_judge(judge: Judge) -> Judge:
     for flag, price in (("--price-in", judge.price_in), ("--price-out", judge.price_out)):
         if price is not None and not (math.isfinite(price) and price >= 0):
             raise InputError(f"{flag} is US dollars per million tokens, at least 0")
-    return Judge(name, judge.url.rstrip("/"), judge.model.strip(), judge.protocol, judge.key_env, judge.samples,
+    return Judge(name, judge.url.rstrip("/"), model, judge.protocol, judge.key_env, judge.samples,
                  judge.concurrency, judge.price_in, judge.price_out, bool(judge.score_references))  # fmt: skip
 
 
@@ -154,10 +175,6 @@ class _NoPool:
         raise AssertionError("nothing to submit")
 
 
-class Stopped(Exception):
-    """A run was asked to stop (its answers so far are saved)."""
-
-
 class _NotCached(Exception):
     """An answer is not cached (and the caller asked for cached answers only)."""
 
@@ -208,7 +225,7 @@ class _Asker:
                 self.in_flight += 1
                 self.tally.in_flight_peak = max(self.tally.in_flight_peak, self.in_flight)
             try:
-                reply = chat(self.client, self.judge.endpoint, messages, temperature)
+                reply = chat(self.client, self.judge.endpoint, messages, temperature, should_stop=self.should_stop)
             finally:
                 with self.lock:
                     self.in_flight -= 1

@@ -199,14 +199,23 @@ def parse_number(answer: str | None, low: int = 0, high: int = 100) -> int | Non
     numbers = re.findall(r"\d+", answer)
     value = None
     if len(numbers) == 1:
-        value = int(numbers[0])
+        value = _digits(numbers[0])
     elif re.match(r"^\[['\"][0-9]*['\"]\]$", answer) is not None:
-        value = int(answer[2:-2])
+        value = _digits(answer[2:-2])
     elif re.match(rf"^[0-9]*/{high}$", answer) is not None:
-        value = int(answer.split("/")[0])
+        value = _digits(answer.split("/")[0])
     if value is None or not low <= value <= high:
         return None
     return value
+
+
+def _digits(text: str) -> int | None:
+    """A run of ASCII digits as GEMBA's ``int()`` reads it; None where ``int()`` would fail (``['']``: no digits)
+    or the number is far beyond any score (5,000 digits: Python refuses to convert them; issue 58, G6)."""
+    text = text.lstrip("0") or ("0" if text else "")
+    if not text or len(text) > 9:
+        return None if not text else 10**9
+    return int(text)
 
 
 def place(errors, line: str) -> tuple[list[tuple[int, int, JudgeError]], int]:

@@ -93,6 +93,19 @@ def cancel_job(store, set_id: str, digest: str, visitor=None) -> None:
     jobs.cancel(store, set_id, digest)
 
 
+def unscored_segments(store, set_id: str, name: str) -> int:
+    """How many of a saved set's segments a judge's finished job left without a score (answers it could not read
+    after its re-asks); 0 when every segment has one."""
+    import numpy as np
+
+    from .sets import open_set
+
+    got = judge_scores(store, get_judge(store, name), open_set(store, set_id).corpus, cached_only=True)
+    if got is None:
+        return 0
+    return int(sum(np.isnan(v).sum() for v in got[0].scores.values()))
+
+
 def status(store, set_id: str) -> list:
     """The set's judge jobs (:class:`mtlens.runtime.jobs.Progress`)."""
     from ..runtime import jobs

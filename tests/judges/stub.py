@@ -30,7 +30,8 @@ def answer_for(messages: list[dict]) -> str:
 class Stub:
     """``with Stub() as s:`` a server on 127.0.0.1; ``s.url`` its base URL (``.../v1``); ``s.requests`` what came;
     ``s.plan``: a list of misbehaviours to serve first (``"429"``, ``"500"``, ``"length"``, ``"junk"``, ``"huge"``,
-    ``"redirect"``, ``"slow"``), one per request; ``s.answer``: a function of the messages."""
+    ``"redirect"``, ``"slow"``, ``"drip"``: a byte every ``s.drip`` seconds; ``("raw", status, body, headers)``: exactly
+    that), one per request; ``s.answer``: a function of the messages."""
 
     def __init__(self, answer=answer_for, latency: float = 0.0):
         self.requests: list[dict] = []
@@ -39,6 +40,8 @@ class Stub:
         self.latency = latency
         self.lock = threading.Lock()
         self.in_flight = self.peak = 0
+        self.drip = 0.2  # seconds between two bytes of a "drip" answer
+        self.stopped = threading.Event()
 
     def __enter__(self):
         stub = self
@@ -75,6 +78,10 @@ class Stub:
                     return self._send(200, b"x" * (3 * 1024 * 1024))
                 if step == "slow":
                     time.sleep(3)
+                if step == "drip":  # a byte every stub.drip seconds, for ever (until the client hangs up)
+                    return self._drip()
+                if isinstance(step, tuple):  # ("raw", status, body bytes, headers): exactly that
+                    return self._send(step[1], step[2], step[3] if len(step) > 3 else None)
                 content = stub.answer(body["messages"])
                 finish = "stop"
                 if step == "length":
@@ -88,6 +95,20 @@ class Stub:
                     "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
                 }
                 return self._send(200, json.dumps(doc).encode())
+
+            def _drip(self):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "1000000")
+                self.end_headers()
+                try:
+                    for _ in range(10_000):
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        if stub.stopped.wait(stub.drip):
+                            return
+                except OSError:  # the client hung up
+                    return
 
             def _send(self, code, data, headers=None):
                 self.send_response(code)
@@ -106,5 +127,6 @@ class Stub:
         return self
 
     def __exit__(self, *exc):
+        self.stopped.set()
         self.server.shutdown()
         self.server.server_close()
