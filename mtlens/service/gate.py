@@ -79,7 +79,7 @@ def gate_evaluation(
         costs = tuple(
             c if c is not None else facts[n]["cost"].usd for n, c in zip((baseline, candidate), costs, strict=True)
         )
-    results = named_results(store, ev, metrics or DEFAULT_METRICS, opts, keep, say, extra_scores)
+    results = named_results(store, ev, metrics or DEFAULT_METRICS, opts, keep, say, extra_scores, visitor=visitor)
     res = gate(results, baseline, candidate, alpha, min_agreement, documents=documents, tuned_on=tuned, costs=costs,
                max_cost_increase=max_cost_increase)  # fmt: skip
     from .references import reference_notes  # is the reference the problem? said with the verdict (issue 50)

@@ -63,9 +63,18 @@ def may_start(store, set_id: str, visitor) -> bool:
     return (visitor is None or bool(getattr(visitor, "admin", False))) and may_run_jobs(store, set_id, visitor)
 
 
-def _require(store, set_id: str, visitor, what: str) -> None:
+def require_job(store, set_id: str, visitor, what: str) -> None:
+    """The judges' right (:func:`may_start`), or one sentence: every path that starts or cancels a job asks it."""
     if not may_start(store, set_id, visitor):
         raise InputError(f"only the operator or an administrator may {what} an LLM judge's job on this set")
+
+
+def is_judge_job(job: str) -> bool:
+    """Whether a job's name (``judge:NAME``) or digest (:func:`identity`'s ``judge-...``) is an LLM judge's."""
+    return job.startswith((PREFIX, "judge-"))
+
+
+_require = require_job
 
 
 def start_job(store, set_id: str, name: str, visitor=None):

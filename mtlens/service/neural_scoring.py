@@ -55,21 +55,28 @@ def may_run_jobs(store, set_id: str, visitor) -> bool:
     return may_change(store, set_id, visitor, "score")
 
 
-def _require(store, set_id: str, visitor, what: str) -> None:
+def _require(store, set_id: str, visitor, what: str, job: str) -> None:
+    """The right to start or cancel the set's job ``job`` (a model's name or digest): an LLM judge's job is the
+    judges' right whichever path asks (issue 58, G4: a set owner started the operator's judge through this one)."""
+    from .judging import is_judge_job
+    from .judging import require_job as require_judge
     from .sets import require_change
 
-    require_change(store, set_id, visitor, f"{what} its neural jobs", "score")
+    if is_judge_job(job):
+        require_judge(store, set_id, visitor, what)
+    else:
+        require_change(store, set_id, visitor, f"{what} its neural jobs", "score")
 
 
 def start_job(store, set_id: str, model_name: str, visitor=None):
     """Start (or join) the set's job with the model, if ``visitor`` may (:func:`mtlens.runtime.jobs.start`)."""
-    _require(store, set_id, visitor, "start")
+    _require(store, set_id, visitor, "start", model_name)
     return __getattr__("start")(store, set_id, model_name)
 
 
 def cancel_job(store, set_id: str, digest: str, visitor=None) -> None:
     """Ask the set's running job with the model ``digest`` to stop, if ``visitor`` may."""
-    _require(store, set_id, visitor, "cancel")
+    _require(store, set_id, visitor, "cancel", digest)
     __getattr__("cancel")(store, set_id, digest)
 
 

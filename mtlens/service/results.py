@@ -8,6 +8,7 @@ scores, and the preparation of the workers and compiled kernels before the first
 from __future__ import annotations
 
 from ..analysis.pitfalls import neural_names
+from ..core.errors import InputError
 from ..core.corpus import Corpus
 from ..exports.numbers import ABSENT, ERROR_BAR_COLOUR, column_decimals, decimals, direction_note, hover_format, shown
 from ..exports.tables import best_first
@@ -93,7 +94,9 @@ def _opened(store):
     return store() if callable(store) else store
 
 
-def chosen_metrics(store, ev, text: str | None, defaults: str, extra_scores=(), mqm_weights=None, say=None):
+def chosen_metrics(
+    store, ev, text: str | None, defaults: str, extra_scores=(), mqm_weights=None, say=None, visitor=None
+):
     """The metrics a user asks for, as both faces parse them (one rule): ``(names in order, built-in names,
     imported metrics by name)``.
 
@@ -103,7 +106,8 @@ def chosen_metrics(store, ev, text: str | None, defaults: str, extra_scores=(), 
     ``defaults`` (when the set has a reference) and every metric the set offers from files (its score files,
     ``extra_scores``, its annotations' MQM with ``mqm_weights``, its finished neural jobs). An unknown name
     is one InputError naming the known ones. ``store``: the workspace, or a callable that opens it (only
-    a saved set or a neural metric needs it)."""
+    a saved set or a neural metric needs it). ``visitor``: who asks (None: the operator); a visitor who may not start
+    a judge's or a model's job gets only what is computed already, never a request or a model run (issue 58, G4)."""
     from .evaluation import file_metrics, finished_neural
     from .neural_scoring import PREFIX, model_scores
 
@@ -125,6 +129,8 @@ def chosen_metrics(store, ev, text: str | None, defaults: str, extra_scores=(), 
     from .judging import judge_metric
 
     names = parse_names(text, [*REGISTRY, *imported], also=lambda n: n.startswith((PREFIX, JUDGE, SLIDE, *METRICX)))
+    if visitor is not None:
+        _may_compute(workspace(), ev, [n for n in names if n not in REGISTRY and n not in imported], visitor)
     for n in names:
         if n not in REGISTRY and n not in imported and n.startswith(JUDGE):  # judge:NAME: a registered LLM judge
             imported[n] = judge_metric(workspace(), ev.corpus, n, say, ev.set_id)
@@ -135,6 +141,20 @@ def chosen_metrics(store, ev, text: str | None, defaults: str, extra_scores=(), 
         elif n not in REGISTRY and n not in imported:  # comet:NAME: a registered model's scores
             imported[n] = model_scores(workspace(), ev.corpus, n, ev.set_id, say)
     return names, [n for n in names if n in REGISTRY], {n: imported[n] for n in names if n in imported}
+
+
+def _may_compute(store, ev, pending: list[str], visitor) -> None:
+    """One sentence when ``visitor`` names a judge or a model whose scores of the set are not all computed and may not
+    start its job (an LLM judge spends the operator's money; a model, the server's time): the judges' and the neural
+    jobs' rights, decided here for every path that names metrics (the gate, a history, a campaign)."""
+    from .judging import PREFIX as JUDGE
+    from .judging import may_start
+    from .neural_scoring import may_run_jobs
+
+    for n in pending:
+        allowed = may_start(store, ev.set_id, visitor) if n.startswith(JUDGE) else may_run_jobs(store, ev.set_id, visitor)
+        if not allowed:
+            raise InputError(f"{n} has not scored this set yet, and only who may start its job can have it computed")
 
 
 def scored(store, ev, names, builtin, imported, options, keep_only=None) -> dict[str, MetricResult]:
@@ -151,12 +171,14 @@ def scored(store, ev, names, builtin, imported, options, keep_only=None) -> dict
     return {n: got[n] if n in got else result_for(ev.corpus, imported[n]) for n in names}
 
 
-def named_results(store, ev, text: str, options, keep_only=None, say=None, extra_scores=()) -> dict[str, MetricResult]:
+def named_results(
+    store, ev, text: str, options, keep_only=None, say=None, extra_scores=(), visitor=None
+) -> dict[str, MetricResult]:
     """The results of the metrics a user names (``"bleu,chrf,comet:NAME"``), for the faces that take a list
     of names (the release gate, a set's history): :func:`chosen_metrics` then :func:`scored`. An unknown
     name, a lexical metric on a set without a reference, or a model the set cannot feed (a QE model without
-    a source), is one InputError."""
-    names, builtin, imported = chosen_metrics(store, ev, text, "", extra_scores, say=say)
+    a source), is one InputError; ``visitor``: who asks (None: the operator, :func:`chosen_metrics`)."""
+    names, builtin, imported = chosen_metrics(store, ev, text, "", extra_scores, say=say, visitor=visitor)
     return scored(store, ev, names, builtin, imported, options, keep_only)
 
 

@@ -226,3 +226,35 @@ def test_a_page_reads_a_finished_judge_without_rebuilding_the_others(tmp_path, m
     # the finished judge: two probes, then its plan (one prompt and one key per request); each idle judge: two probes
     assert len(made) == 2 + distinct + 5 * 2, len(made)
     assert len(keys) == 2 + distinct + 5 * 2, len(keys)
+
+
+def test_no_path_lets_a_set_owner_spend_the_operators_judge(tmp_path, monkeypatch):
+    """Issue 58, G4: through the neural jobs' service path a set owner who is not the operator started an LLM judge
+    job (6 requests reached the operator's endpoint). The judges' right is decided in the service whichever path
+    asks: the neural jobs' start and cancel, and every face that names metrics (the gate, a history)."""
+    from mtlens.service import neural_scoring
+    from mtlens.service.gate import gate_set
+    from mtlens.service.runs import history
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    store = Store(tmp_path)
+    owner = Visitor("browser:" + "b" * 32, "this browser")
+    set_id = store.save(_corpus(), "judged", owner=owner.id)
+    with Stub() as stub:
+        judge = judging.add_judge(store, judging.Judge("j", stub.url, "m", "gemba-mqm"))
+        with pytest.raises(InputError, match="only the operator or an administrator may start"):
+            neural_scoring.start_job(store, set_id, "judge:j", owner)
+        with pytest.raises(InputError, match="only the operator or an administrator may cancel"):
+            neural_scoring.cancel_job(store, set_id, judging.identity(judge), owner)
+        for ask in (
+            lambda: gate_set(store, set_id, "UEdin", "Online-W", metrics="judge:j", visitor=owner),
+            lambda: history(store, set_id, None, "judge:j", None, visitor=owner),
+        ):
+            with pytest.raises(InputError, match="has not scored this set yet"):
+                ask()
+        assert stub.requests == [] and store.jobs(set_id) == []
+        # once the operator has run it, the owner reads its scores (nothing is asked again)
+        judging.judge_scores(store, judge, _corpus())
+        asked = len(stub.requests)
+        res = gate_set(store, set_id, "UEdin", "Online-W", metrics="judge:j", visitor=owner)
+        assert [g.metric for g in res.metrics] == ["judge:j"] and len(stub.requests) == asked
