@@ -8,8 +8,8 @@ scores, and the preparation of the workers and compiled kernels before the first
 from __future__ import annotations
 
 from ..analysis.pitfalls import neural_names
-from ..core.errors import InputError
 from ..core.corpus import Corpus
+from ..core.errors import InputError
 from ..exports.numbers import ABSENT, ERROR_BAR_COLOUR, column_decimals, decimals, direction_note, hover_format, shown
 from ..exports.tables import best_first
 from ..metrics import (
@@ -152,7 +152,9 @@ def _may_compute(store, ev, pending: list[str], visitor) -> None:
     from .neural_scoring import may_run_jobs
 
     for n in pending:
-        allowed = may_start(store, ev.set_id, visitor) if n.startswith(JUDGE) else may_run_jobs(store, ev.set_id, visitor)
+        allowed = (
+            may_start(store, ev.set_id, visitor) if n.startswith(JUDGE) else may_run_jobs(store, ev.set_id, visitor)
+        )
         if not allowed:
             raise InputError(f"{n} has not scored this set yet, and only who may start its job can have it computed")
 

@@ -397,7 +397,9 @@ def history(
         if documents is None:
             raise InputError("the set has no documents to resample (WMT XML, a doc column or a documents file)")
     opts = options if options is not None else options_for(ev.language, DEFAULTS)
-    results = named_results(store, ev, metrics, opts, kept_options(store, set_id, ev.language, visitor), visitor=visitor)
+    results = named_results(
+        store, ev, metrics, opts, kept_options(store, set_id, ev.language, visitor), visitor=visitor
+    )
     n = default_resamples(len(steps), ev.corpus.n_lines, alpha)
     scores, low, high, out_steps, notes = {}, {}, {}, {}, []
     for m, r in results.items():
