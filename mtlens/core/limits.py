@@ -110,6 +110,41 @@ def check_visitor_size(n_lines: int, n_streams: int, n_documents: int = 0, what:
         )
 
 
+#: the most rows of human ratings (MQM errors, ESA ratings) a dashboard visitor gives a set, all its files together
+#: (``MTLENS_MAX_VISITOR_RATINGS``); the operator's command line is not bound by it. Issue 58: a visitor's 27 MB ESA
+#: file (500,000 rows, 83,334 raters) pinned the server, a 200,001-row MQM file took it past 3.5 GB; WMT24's two
+#: published ESA waves of en-ja and en-zh have 31,733 rows together
+DEFAULT_MAX_VISITOR_RATINGS = 100_000
+
+
+def rating_rows(data: bytes) -> int:
+    """The rows a ratings file holds, counted before it is parsed: its lines, or its JSON objects where a file holds
+    them on fewer lines (a single-line JSON file)."""
+    lines = data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
+    return max(lines, data.count(b"{"))
+
+
+def check_visitor_ratings(files, already: int = 0, what: str = "these ratings") -> None:
+    r"""Refuse, in one sentence, human ratings beyond what a dashboard visitor may give a set (``files``: ``(name,
+    bytes)``; ``already``: the rows the set holds).
+
+    >>> check_visitor_ratings([("a.tsv", b"x\n" * 10)])
+    >>> check_visitor_ratings([("a.tsv", b"x\n" * 100_001)])
+    Traceback (most recent call last):
+    ...
+    mtlens.core.errors.InputError: these ratings: 100,001 rows; a visitor may give a set at most 100,000 rows of ratings (MTLENS_MAX_VISITOR_RATINGS): the operator can import them with python -m mtlens import --ratings FILE --set ID
+    """
+    most = int(env_number("MTLENS_MAX_VISITOR_RATINGS", DEFAULT_MAX_VISITOR_RATINGS, 1))
+    rows = already + sum(rating_rows(data) for _, data in files)
+    if rows > most:
+        held = f" (the set holds {already:,} already)" if already else ""
+        raise InputError(
+            f"{what}: {rows:,} rows{held}; a visitor may give a set at most {most:,} rows of ratings "
+            "(MTLENS_MAX_VISITOR_RATINGS): the operator can import them with python -m mtlens import --ratings FILE "
+            "--set ID"
+        )
+
+
 def max_ter_word_pairs() -> int:
     return int(env_number("MTLENS_MAX_TER_WORD_PAIRS", DEFAULT_MAX_TER_WORD_PAIRS, 1))
 

@@ -192,6 +192,10 @@ def read_bundle(data: bytes, visitor: bool = False) -> Bundle:
     if len(refs) + len(syss) > MAX_BUNDLE_STREAMS:
         raise InputError(f"the bundle holds more than {MAX_BUNDLE_STREAMS} references and systems")
     annotations = _files(doc.get("annotations"), "annotations")
+    if visitor and annotations:  # before they are parsed (issue 58, G1, G2)
+        from ..core.limits import check_visitor_ratings
+
+        check_visitor_ratings(annotations, what="the bundle's ratings")
     if not refs and annotations:  # a set made from annotations alone
         refs = {}
     references = {_name(n, "reference"): _lines(v, f"reference '{n}'") for n, v in refs.items()}

@@ -84,6 +84,9 @@ def evaluate_annotations(data: bytes, name: str, declared_pair: str | None = Non
     dashboard ``visitor``, within the visitors' bound."""
     from ..readers.esa import is_esa
     from ..readers.mqm import corpus_of, read_mqm_tsv
+    from .inputs import check_visitor_ratings_of
+
+    check_visitor_ratings_of([(name, data)], visitor, what=f"'{name}'")  # before it is parsed (issue 58, G2)
 
     if is_esa(data, name):  # ESA ratings name lines of texts they do not all carry
         raise InputError(
@@ -262,10 +265,14 @@ def kept_options(store, set_id: str | None, language: Language | None, visitor) 
 def add_annotations(store, set_id: str, name: str, data: bytes, visitor=None):
     """Annotate a saved set: the file must annotate the set's own hypotheses (a different text is named
     by line, nothing is saved then). Returns the parsed annotations."""
+    from ..core.limits import rating_rows
     from ..readers.esa import is_esa, read_esa
     from ..readers.mqm import check_against, read_annotations
+    from .inputs import check_visitor_ratings_of
 
     ev = open_saved(store, set_id)
+    held = sum(rating_rows(d) for _, d in ev.annotations)  # before it is parsed: the set's files count too (G1, G2)
+    check_visitor_ratings_of([(name, data)], visitor, held, f"'{name}' and the set's ratings" if held else f"'{name}'")
     if is_esa(data, name):  # ESA ratings (issue 52)
         ann = read_esa(data, name, ev.corpus)
     else:

@@ -58,7 +58,9 @@ _NAMES = {
     "unique_names": "mtlens.readers.testset:unique_names",
 }
 __getattr__, __dir__ = lazy_names(__name__, _NAMES)
-__all__ = sorted([*_NAMES, "build_corpus", "check_visitor_corpus", "check_visitor_size_of", "read_files"])
+__all__ = sorted(
+    [*_NAMES, "build_corpus", "check_visitor_corpus", "check_visitor_ratings_of", "check_visitor_size_of", "read_files"]
+)
 
 
 def check_visitor_size_of(n_lines: int, n_streams: int, visitor, what: str = "the upload") -> None:
@@ -69,6 +71,17 @@ def check_visitor_size_of(n_lines: int, n_streams: int, visitor, what: str = "th
     if visitor is None or visitor.admin:
         return
     check_visitor_size(n_lines, n_streams, 0, what)
+
+
+def check_visitor_ratings_of(files, visitor, already: int = 0, what: str = "these ratings") -> None:
+    """Human rating files of a dashboard visitor within the visitors' bound, counted before they are parsed
+    (:func:`mtlens.core.limits.check_visitor_ratings`; the operator, ``visitor`` None or an administrator, is not
+    bound)."""
+    from ..core.limits import check_visitor_ratings
+
+    if visitor is None or visitor.admin or not files:
+        return
+    check_visitor_ratings(files, already, what)
 
 
 def check_visitor_corpus(corpus, visitor, what: str = "this set") -> None:

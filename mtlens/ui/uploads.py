@@ -15,7 +15,7 @@ from ..service.evaluation import (
     evaluate_annotations,
     save,
 )
-from ..service.inputs import build_corpus, check_visitor_corpus, check_visitor_size_of
+from ..service.inputs import build_corpus, check_visitor_corpus, check_visitor_ratings_of, check_visitor_size_of
 from . import identity, state
 from .state import DATA_KEY, Dataset, store
 
@@ -102,6 +102,7 @@ def dataset_from_uploads(
     Raises:
         InputError: with a readable message.
     """
+    check_visitor_ratings_of(annotations or (), identity.visitor(), what="the annotation files")  # G1, G2: unparsed
     if annotations and not references and not systems:  # a set made from annotations alone
         ev = evaluate_annotations(annotations[0][1], annotations[0][0], language_pair or None, identity.visitor())
         if len(annotations) > 1 or human or scores:

@@ -1,0 +1,97 @@
+"""Human ratings a visitor gives the server, bounded before they are parsed, and raters' quality in linear work
+(issue 58, G1 and G2).
+
+- G1: a visitor's 27 MB Appraise ESA file (500,000 rows, 83,334 raters) was not drawn on the Annotations page after
+  180 s: raters' quality scanned every row once per rater. It is one pass now (here: its numbers against pandas, on
+  an item a hundred raters rated, where the others' mean comes from the item's sum), and a visitor's ratings beyond
+  ``MTLENS_MAX_VISITOR_RATINGS`` rows are refused in one sentence before anything is parsed.
+- G2: a 200,001-row MQM file made into a set in owners mode took the server past 3.5 GB; the same bound applies to
+  MQM files, on every path (a set from annotations, annotations added to a set, an upload's side files).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtlens.core.access import Visitor
+from mtlens.core.errors import InputError
+from mtlens.readers.esa import rater_quality, read_esa
+from mtlens.service.evaluation import add_annotations, evaluate_annotations
+from mtlens.storage.store import Store
+
+from .test_esa import _corpus, _csv
+
+VISITOR = Visitor("browser:" + "c" * 32, "this browser")
+
+
+def _rows(n: int) -> bytes:
+    return _csv([{"rater": f"r{k}", "system": "A", "line": k % 4, "score": k % 101} for k in range(n)])
+
+
+def test_a_visitors_ratings_beyond_the_bound_are_refused_before_they_are_parsed(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTLENS_MAX_VISITOR_RATINGS", "50")
+    store = Store(tmp_path)
+    set_id = store.save(_corpus(), "rated", owner=VISITOR.id)
+    parsed = []
+    monkeypatch.setattr("mtlens.readers.esa.read_esa", lambda *a, **k: parsed.append(1))
+    with pytest.raises(InputError, match=r"'big.csv': 60 rows; a visitor may give a set at most 50 rows"):
+        add_annotations(store, set_id, "big.csv", _rows(60), VISITOR)
+    assert parsed == [] and not store.load(set_id).annotations
+    monkeypatch.undo()
+    monkeypatch.setenv("MTLENS_MAX_VISITOR_RATINGS", "50")
+    add_annotations(store, set_id, "small.csv", _rows(30), VISITOR)  # within the bound
+    with pytest.raises(InputError, match=r"the set holds 30 already"):  # the set's files count together
+        add_annotations(store, set_id, "more.csv", _rows(30), VISITOR)
+    add_annotations(store, set_id, "more.csv", _rows(30), None)  # the operator is not bound
+    assert [n for n, _ in store.load(set_id).annotations] == ["small.csv", "more.csv"]
+
+
+def test_a_visitors_mqm_file_beyond_the_bound_makes_no_set(monkeypatch):
+    monkeypatch.setenv("MTLENS_MAX_VISITOR_RATINGS", "50")
+    head = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n"
+    body = "".join(f"S{k}\td\t1\t{k}\tr\tsrc {k}\thyp {k}\tAccuracy\tMajor\n" for k in range(200))
+    with pytest.raises(InputError, match="a visitor may give a set at most 50 rows"):
+        evaluate_annotations((head + body).encode(), "mqm.tsv", "en-de", VISITOR)
+    assert evaluate_annotations((head + body[:500]).encode(), "mqm.tsv", "en-de", VISITOR).corpus.systems
+
+
+def test_raters_quality_is_one_pass_and_equals_pandas():
+    """A hundred raters on one item (the others' mean from the item's sum), thirty on others (summed as they are),
+    and attention checks: every rater's agreement r with the mean of the others, against pandas."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for k in range(100):
+        rows.append({"rater": f"r{k}", "system": "A", "line": 0, "score": int(rng.integers(0, 101))})
+        for line in (1, 2, 3):
+            for system in ("A", "B"):
+                if k < 30 or (line == 1 and system == "B"):
+                    rows.append({"rater": f"r{k}", "system": system, "line": line, "score": int(rng.integers(0, 101))})
+    rows.append({"rater": "r0", "system": "B", "line": 0, "score": 1, "doc": "d1#bad", "type": "BAD"})
+    esa = read_esa(_csv(rows), "x.csv", _corpus())
+    got = {q["rater"]: q for q in rater_quality(esa)}
+    df = pd.DataFrame([{"rater": r.rater, "item": (r.system, r.line), "score": r.score} for r in esa.ratings])
+    for rater, q in got.items():
+        mine = df[df.rater == rater].set_index("item").score
+        others = df[(df.rater != rater) & df["item"].isin(mine.index)].groupby("item").score.mean()
+        shared = mine[mine.index.isin(others.index)]
+        assert q["shared_items"] == len(shared) and q["items"] == len(mine)
+        if q["agreement_r"] is not None:
+            r = np.corrcoef(shared.to_numpy(float), others[shared.index].to_numpy(float))[0, 1]
+            assert q["agreement_r"] == pytest.approx(r, abs=1e-12)
+    assert got["r0"]["items"] == 7 and got["r99"]["shared_items"] == 2
+
+
+def test_a_single_line_json_file_is_counted_by_its_objects(monkeypatch):
+    from mtlens.core.limits import rating_rows
+
+    data = json.dumps([{"rater": "r", "score": k} for k in range(70)]).encode()
+    assert rating_rows(data) == 70 and rating_rows(b"a\nb") == 2 and rating_rows(b"") == 0
+    buf = io.StringIO()
+    csv.writer(buf).writerows([["x"]] * 3)
+    assert rating_rows(buf.getvalue().encode()) == 3
