@@ -52,7 +52,7 @@ def is_metricx(path: str | Path) -> bool:
         if config is None or not config.is_file() or config.stat().st_size > CONFIG_LIMIT:
             return False
         doc = json.loads(config.read_text(encoding="utf-8"))
-    except (OSError, UnicodeError, ValueError):
+    except (OSError, UnicodeError, ValueError, RecursionError):  # issue 58, G7: nested 100,000 deep
         return False
     return isinstance(doc, dict) and "MT5ForRegression" in (doc.get("architectures") or [])
 

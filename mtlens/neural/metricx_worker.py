@@ -68,11 +68,13 @@ def _config(folder: Path) -> dict:
     path = folder / "config.json"
     try:
         config = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeError, ValueError) as err:
+    except (OSError, UnicodeError, ValueError, RecursionError) as err:
         _fail(f"'{path}' cannot be read as JSON ({type(err).__name__})")
-    if not isinstance(config, dict) or "MT5ForRegression" not in (config.get("architectures") or []):
+    architectures = config.get("architectures") if isinstance(config, dict) else None
+    if not isinstance(architectures, list) or "MT5ForRegression" not in architectures:
         _fail(f"'{path}' does not name MT5ForRegression: not a MetricX-24 checkpoint")
-    if int(config.get("vocab_size") or 0) <= SCORE_ID:
+    vocab = config.get("vocab_size")
+    if isinstance(vocab, bool) or not isinstance(vocab, int) or vocab <= SCORE_ID:
         _fail(f"'{path}' has a vocabulary of {config.get('vocab_size')}: MetricX reads its score at id {SCORE_ID}")
     return config
 

@@ -145,9 +145,10 @@ def line_of(value) -> int | None:
     (12, None, None)
     """
     text = str(value or "")
-    if not text.startswith(ITEM_PREFIX) or not text[len(ITEM_PREFIX) :].isdigit():
-        return None
-    return int(text[len(ITEM_PREFIX) :])
+    digits = text[len(ITEM_PREFIX) :]
+    if not text.startswith(ITEM_PREFIX) or not digits.isascii() or not digits.isdigit() or len(digits) > 12:
+        return None  # 5,000 digits were an internal error (issue 58, G7): no line of a set has such a number
+    return int(digits)
 
 
 def _is_pearmut(first_line: bytes) -> bool:
@@ -186,8 +187,23 @@ def _spans(value, where: str) -> list[tuple]:
         if sev not in SEVERITIES:
             raise InputError(f"{where}: an error span's severity is '{sev[:20]}', not {', '.join(SEVERITIES)}")
         cat = s.get("category", s.get("error_type"))
-        out.append((s["start_i"], s["end_i"], sev, None if cat is None else str(cat)[:100]))
+        start, end = _offset(s["start_i"], where), _offset(s["end_i"], where)
+        out.append((start, end, sev, None if cat is None else str(cat)[:100]))
     return out
+
+
+def _offset(value, where: str):
+    """A span's ``start_i`` or ``end_i``: a whole number (``"missing"``, an omission, kept as it is), else one
+    sentence (issue 58, G7: text, a list and Infinity were internal errors)."""
+    if value is None or value == "missing":
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isascii() and value.strip().lstrip("-").isdigit():
+        value = int(value) if len(value) < 16 else 10**12  # a number written as text, as int() read it before
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{where}: an error span's start_i or end_i is '{str(value)[:20]}', not a whole number")
+    return value if abs(value) < 10**12 else (10**12 if value > 0 else -(10**12))
 
 
 def _rows_appraise(data: bytes, name: str):

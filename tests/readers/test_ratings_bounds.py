@@ -95,3 +95,38 @@ def test_a_single_line_json_file_is_counted_by_its_objects(monkeypatch):
     buf = io.StringIO()
     csv.writer(buf).writerows([["x"]] * 3)
     assert rating_rows(buf.getvalue().encode()) == 3
+
+
+@pytest.mark.parametrize("offset", ["a", [1], float("inf"), {"x": 1}, True])
+def test_a_span_offset_that_is_not_a_whole_number_is_one_sentence(offset):
+    """Issue 58, G7: span offsets that are text, a list or Infinity were internal errors."""
+    rows = [{"rater": "r", "system": "A", "line": 0, "score": 5, "spans": [{"start_i": offset, "end_i": 2}]}]
+    data = _csv(rows).replace(b"Infinity", b"Infinity")
+    with pytest.raises(InputError, match="start_i or end_i is .* not a whole number"):
+        read_esa(data, "x.csv", _corpus())
+
+
+def test_huge_numbers_in_ratings_are_sentences_or_out_of_place():
+    from mtlens.readers.esa import line_of
+
+    big = [{"rater": "r", "system": "A", "line": 0, "score": "1" + "0" * 400}]
+    with pytest.raises(InputError, match="not between 0 and 100"):
+        read_esa(_csv(big), "x.csv", _corpus())
+    assert line_of("mtlens:" + "7" * 5000) is None and line_of("mtlens:12") == 12
+    far = [{"rater": "r", "system": "A", "line": 0, "score": 5, "spans": [{"start_i": 10**400, "end_i": 10**401}]}]
+    read_esa(_csv(far), "x.csv", _corpus())  # a span far past the line's end: clipped, as the publisher's
+
+
+def test_a_checkpoint_config_nested_100000_deep_is_one_sentence(tmp_path):
+    """Issue 58, G7: ``models add`` of a folder whose config.json nests 100,000 levels was an internal error."""
+    import subprocess
+    import sys
+
+    from ..conftest import ROOT
+
+    folder = tmp_path / "evil"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"a":' * 100_000 + "1" + "}" * 100_000, encoding="utf-8")
+    got = subprocess.run([sys.executable, "-m", "mtlens", "models", "add", "evil", str(folder), "--data-dir",
+                          str(tmp_path / "ws")], capture_output=True, text=True, cwd=ROOT, timeout=120)  # fmt: skip
+    assert got.returncode == 2 and got.stderr.startswith("mtlens: error: ") and "internal" not in got.stderr
