@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.names import terminal_safe
 from ..core.options import DEFAULTS, SPECS, Options
 from ..service.inputs import build_corpus, read_bytes, read_files
 
@@ -22,15 +23,15 @@ class Exit(Exception):
 
 def say(sentence: str) -> None:
     """One sentence on stderr, ``mtlens: ...`` (progress, notes)."""
-    print(f"mtlens: {sentence}", file=sys.stderr)
+    print(terminal_safe(f"mtlens: {sentence}"), file=sys.stderr)
 
 
 def note(sentence: str) -> None:
-    print(f"mtlens: note: {sentence}", file=sys.stderr)
+    print(terminal_safe(f"mtlens: note: {sentence}"), file=sys.stderr)
 
 
 def warn(sentence: str) -> None:
-    print(f"mtlens: warning: {sentence}", file=sys.stderr)
+    print(terminal_safe(f"mtlens: warning: {sentence}"), file=sys.stderr)
 
 
 @contextlib.contextmanager

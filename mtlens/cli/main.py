@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from ..core.errors import InputError
+from ..core.names import terminal_safe
 from ..service.neural_scoring import EXACT as NEURAL_EXACT
 from ..service.neural_scoring import MODE_ENV as NEURAL_MODE_ENV
 from ..service.sets import __version__
@@ -50,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         out = commands[args.command](args)
     except InputError as err:
-        print(f"mtlens: error: {err}", file=sys.stderr)
+        print(terminal_safe(f"mtlens: error: {err}"), file=sys.stderr)
         return 2
     except Exit as done:
         out, status = done.out, done.status
@@ -60,12 +61,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as err:  # a bug: still one sentence, never a traceback; 3, so no CI reads it as a verdict
-        print(f"mtlens: internal error: {type(err).__name__}: {err}", file=sys.stderr)
+        print(terminal_safe(f"mtlens: internal error: {type(err).__name__}: {err}"), file=sys.stderr)
         return INTERNAL_ERROR
     else:
         status = 0
     try:
-        sys.stdout.write(out)
+        sys.stdout.write(terminal_safe(out))  # the one rule for what a file or a flag put in the output (G10)
         sys.stdout.flush()
     except BrokenPipeError:
         return status

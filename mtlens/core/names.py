@@ -40,6 +40,48 @@ def shown(text: str, limit: int = 80) -> str:
     return out if len(out) <= limit else out[: limit - 1] + "…"
 
 
+_ACTING = None
+
+
+def _acting():
+    """A pattern of the characters :func:`terminal_safe` escapes (built once, on first use)."""
+    global _ACTING
+    if _ACTING is None:
+        import re
+
+        formats = "".join(
+            chr(c) for r in (range(0x80, 0x20000), range(0xE0000, 0xE1000)) for c in r
+            if unicodedata.category(chr(c)) == "Cf"
+        )  # fmt: skip
+        _ACTING = re.compile(
+            "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff" + re.escape(formats) + "]"
+        )
+    return _ACTING
+
+
+def terminal_safe(text: str) -> str:
+    r"""``text`` as the command line prints it: every character that would act in a terminal or a CI log (a control,
+    format, surrogate or private-use character; the line break and the tab that lay out the output are kept) written
+    as a ``\uXXXX`` escape, which JSON reads back as the same character (issue 58, G10: rater names, document ids and
+    domains, a judge's model were printed raw; this is the last guard of the command line's output).
+
+    >>> terminal_safe("r1\x1b[2J\tok\u202e\n")
+    'r1\\u001b[2J\tok\\u202e\n'
+    """
+    pattern = _acting()
+    if not pattern.search(text):
+        return text
+    return pattern.sub(lambda m: _escape(ord(m.group())), text)
+
+
+def _escape(c: int) -> str:
+    """A code point as JSON writes it: ``\\uXXXX``, a surrogate pair beyond the first plane."""
+    if c < 0x10000:
+        return f"\\u{c:04x}"
+    c -= 0x10000
+    return f"\\u{0xD800 + (c >> 10):04x}\\u{0xDC00 + (c & 0x3FF):04x}"
+
+
 def problem(text: str, limit: int = MAX_NAME) -> str | None:
     """What is wrong with ``text`` as a name after white space is folded (None: nothing)."""
     if not text:

@@ -100,3 +100,12 @@ def direction_note(metrics: Sequence[str]) -> str:
     """
     low = [REGISTRY[m].label or m for m in lower_is_better(metrics)]
     return f"Lower is better for {' and '.join(low)}." if low else ""
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """A count with its noun, singular for one (issue 58: "1 segments", "the 1 metrics").
+
+    >>> counted(1, "line"), counted(1_002, "line"), counted(1, "metric"), counted(2, "analysis", "analyses")
+    ('1 line', '1,002 lines', '1 metric', '2 analyses')
+    """
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..metrics import REGISTRY
 from ..runtime.scoring import MetricResult
-from .numbers import decimals, shown
+from .numbers import counted, decimals, shown
 
 
 def results_to_dict(results: Mapping[str, MetricResult], sentence_level: bool = False) -> dict:
@@ -341,5 +341,5 @@ def groups_to_table(groups, by: str) -> str:
             "  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths, strict=True)))
             for r in rows
         ]
-        parts.append(f"{by} {g.name} ({len(g.lines):,} lines)\n" + "\n".join(lines))
+        parts.append(f"{by} {g.name} ({counted(len(g.lines), 'line')})\n" + "\n".join(lines))
     return "\n\n".join(parts) + "\n"

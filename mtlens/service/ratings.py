@@ -6,9 +6,11 @@ segment with its spans (an omission as an omission). Raters can be left out; the
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 from ..core.errors import InputError
+from ..core.names import clean_name, shown
 from ..readers.esa import (
     ESARatings,
     pooled,
@@ -126,6 +128,26 @@ def _segments(ratings, corpus) -> list[dict]:
     return out
 
 
+_CAMPAIGN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+def check_campaign_id(text: str) -> str:
+    """A campaign's id: the one name rule (:func:`mtlens.core.names.clean_name`), and, since Pearmut keeps a campaign
+    under its id, letters, digits, ``.``, ``_`` and ``-`` only, not starting with a dot, at most 100 characters
+    (issue 58, G9: ``../../etc/evil``, terminal escapes and a 10 KB id were written into the campaign).
+
+    >>> check_campaign_id("wmt25-en-de_v2")
+    'wmt25-en-de_v2'
+    """
+    name = clean_name(text, "campaign", limit=100)
+    if not _CAMPAIGN_ID.fullmatch(name):
+        raise InputError(
+            f"the campaign id '{shown(name)}' may hold only letters, digits, '.', '_' and '-', and start with a letter "
+            "or digit (Pearmut keeps a campaign under its id)"
+        )
+    return name
+
+
 def campaign(
     store,
     set_id: str,
@@ -166,7 +188,7 @@ def campaign(
             raise InputError(
                 f"'{spans_from}' gives no error spans to pre-fill (xCOMET, an LLM judge or ESA ratings do)"
             )
-    name = campaign_id or f"mtlens-{set_id[:8]}-{segments}"
+    name = f"mtlens-{set_id[:8]}-{segments}" if campaign_id is None else check_campaign_id(campaign_id)
     return pearmut_campaign(c, list(systems), lines, name, spans, spans_from, protocol)
 
 
