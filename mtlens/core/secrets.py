@@ -38,6 +38,29 @@ def _userinfo(url: str) -> tuple[str, str, str] | None:
     return scheme, rest[:at], rest[at + 1 :]
 
 
+def check_one_at(url: str) -> None:
+    """Refuse an address whose user information holds an ``@`` (more than one ``@`` before its host): drivers read
+    such an address differently (libpq took ``Pass@127.0.0.1`` as the host of ``postgresql://u:Wr0ng@Pass@127.0.0.1``
+    and printed it, issue 58, G11), so it is one sentence naming the fix, and nothing between ``//`` and the last
+    ``@`` is shown.
+
+    >>> check_one_at("postgresql://u:p%40ss@127.0.0.1/db")
+    >>> check_one_at("postgresql://u:Wr0ng@Pass@127.0.0.1:5432/db")
+    Traceback (most recent call last):
+    ...
+    mtlens.core.errors.InputError: the address 'postgresql://***@127.0.0.1:5432/db' has more than one '@' before its host: write an '@' of the user name or password as %40
+    """
+    from .errors import InputError
+
+    info = _userinfo(url)
+    if info is not None and "@" in info[1]:
+        scheme, _, rest = info
+        raise InputError(
+            f"the address '{scheme}{HIDDEN}@{_PARAM.sub(lambda m: m.group(1) + HIDDEN, rest)}' has more than one '@' "
+            "before its host: write an '@' of the user name or password as %40"
+        )
+
+
 def secrets_of(url: str) -> list[str]:
     """The secrets an address holds (its password, raw and decoded, and secret query values), longest first."""
     found = []

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ..core.errors import InputError
-from ..core.secrets import redact, scrub
+from ..core.secrets import check_one_at, redact, scrub
 
 #: environment variable naming the Python that has unbabel-comet
 PYTHON_ENV = "MTLENS_NEURAL_PYTHON"
@@ -99,6 +99,7 @@ def check_ray() -> None:
     address = ray_address()
     if address is None:
         return
+    check_one_at(address)  # an '@' of a password written as such: refused, naming %40 (issue 58, G11)
     host, _, port = address.split("://", 1)[-1].rstrip("/").rpartition("@")[2].rpartition(":")  # no user information
     try:
         with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=5):

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Iterator
 
 from ..core.errors import InputError
-from ..core.secrets import redact
+from ..core.secrets import check_one_at, redact
 from .schema import APP_ID, MIGRATIONS, ORDERED, SCHEMA_VERSION
 
 #: seconds to wait for the server to answer a connection
@@ -53,6 +53,7 @@ def check_address(text: str) -> None:
     """Refuse, in one sentence that shows no secret, a store address that is neither a PostgreSQL URL nor a
     plain folder: another scheme, or libpq's keyword form (whose folder would be named after its password)."""
     if is_url(text):
+        check_one_at(text)
         return
     if "://" in text or _DSN_KEYWORD.search(text):
         raise InputError(

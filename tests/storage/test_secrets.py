@@ -104,3 +104,26 @@ def test_a_job_on_a_ray_cluster_says_so_without_the_password(monkeypatch):
     for p in (running, done):
         line = describe(p)
         assert "on the Ray cluster at ray://user:***@127.0.0.1:10001" in line and SECRET not in line
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["list"], ["import", "FOLDER"], ["store", "copy", "ADDRESS", "TARGET"], ["store", "copy", "TARGET", "ADDRESS"]],
+    ids=["list", "import", "copy-from", "copy-to"],
+)
+def test_an_address_with_two_ats_is_refused_showing_nothing_of_its_user_information(tmp_path, capsys, command):
+    """Issue 58, G11: ``postgresql://mtlens:Wr0ng@Pass@127.0.0.1:55432/mtlens`` printed "Pass@127.0.0.1" (the driver
+    took the password's second half for the host): such an address is refused, naming the fix."""
+    address = "postgresql://mtlens:Wr0ng@Pass@127.0.0.1:55432/mtlens"
+    folder = tmp_path / "set"
+    folder.mkdir()
+    (folder / "ref.txt").write_text("a b\n" * 3, encoding="utf-8")
+    subs = {"FOLDER": str(folder), "ADDRESS": address, "TARGET": str(tmp_path / "target")}
+    argv = [subs.get(x, x) for x in command] + ([] if command[0] == "store" else ["--store", address])
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert "Pass" not in out + err and "Wr0ng" not in out + err and "mtlens:" not in err.replace("mtlens: error", "")
+    assert err == (
+        "mtlens: error: the address 'postgresql://***@127.0.0.1:55432/mtlens' has more than one '@' before its host: "
+        "write an '@' of the user name or password as %40\n"
+    )
