@@ -8,6 +8,7 @@ administrator, the operator at the command line) may start or cancel its jobs; a
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ..core.errors import InputError
@@ -44,7 +45,7 @@ _NAMES = {
     "status": "mtlens.runtime.jobs:status",
 }
 __getattr__, __dir__ = lazy_names(__name__, _NAMES)
-__all__ = sorted([*_NAMES, "cancel_job", "may_run_jobs", "model_scores", "start_job"])
+__all__ = sorted([*_NAMES, "cancel_job", "may_run_jobs", "model_scores", "start_job", "status_for"])
 
 
 def may_run_jobs(store, set_id: str, visitor) -> bool:
@@ -78,6 +79,40 @@ def cancel_job(store, set_id: str, digest: str, visitor=None) -> None:
     """Ask the set's running job with the model ``digest`` to stop, if ``visitor`` may."""
     _require(store, set_id, visitor, "cancel", digest)
     __getattr__("cancel")(store, set_id, digest)
+
+
+#: what a visitor who is not the operator reads in place of a server path or an address of the operator's
+OPERATORS = "(the operator's)"
+_PATH = re.compile(r"(?<![\w.])(?:/|[A-Za-z]:\\|~/)[^\s'\"]+")
+
+
+def status_for(store, set_id: str, visitor=None) -> list:
+    """The set's jobs (:func:`mtlens.runtime.jobs.status`) as ``visitor`` may read them: the operator and an
+    administrator read each job's sentence whole; anyone else reads it without the operator's checkpoint folders,
+    tokenizers, judges' endpoints, the Ray address or any other server path (issue 58, G12: a link reader saw a
+    checkpoint's server path in a failed MetricX job's sentence on Rankings)."""
+    import dataclasses
+
+    found = __getattr__("status")(store, set_id)
+    if visitor is None or getattr(visitor, "admin", False):
+        return found
+    return [dataclasses.replace(p, message=private_removed(store, p.message)) for p in found]
+
+
+def private_removed(store, text: str | None) -> str | None:
+    """``text`` without the operator's paths and addresses (:func:`status_for`)."""
+    if not text:
+        return text
+    from ..core.secrets import redact
+    from ..judges.compute import registered
+
+    private = [m.path for m in __getattr__("models")(store)] + [m.tokenizer or "" for m in __getattr__("models")(store)]
+    private += [j.url for j in registered(store)] + [redact(j.url) for j in registered(store)]
+    address = __getattr__("ray_address")()
+    private += [address, redact(address)] if address else []
+    for item in sorted({p for p in private if p}, key=len, reverse=True):
+        text = text.replace(item, OPERATORS)
+    return _PATH.sub(OPERATORS, text)
 
 
 def model_scores(store, corpus, item: str, set_id: str | None = None, say=None):

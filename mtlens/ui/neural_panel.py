@@ -29,6 +29,14 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def _where() -> str:
+    """Where the jobs run, as this visitor may read it: the Ray cluster's address is the operator's (G12)."""
+    visitor = identity.visitor()
+    if visitor is None or visitor.admin:
+        return neural.where_it_runs()
+    return "on the team's Ray cluster"
+
+
 def describe(p: jobs.Progress) -> str:
     """One line about a job: its progress, speed and time left, or how it ended."""
     metric = p.metric
@@ -38,7 +46,7 @@ def describe(p: jobs.Progress) -> str:
         return f"{metric}: starting…"
     if p.state == "done":  # a job on a Ray cluster says so
         ray = neural.ray_address() is not None
-        return f"{metric}: done, {p.total:,} segments scored" + (f" {neural.where_it_runs()}." if ray else ".")
+        return f"{metric}: done, {p.total:,} segments scored" + (f" {_where()}." if ray else ".")
     if p.state in ("failed", "cancelled"):
         why = p.message or ("cancelled" if p.state == "cancelled" else "stopped")
         return f"{metric}: {why} ({p.done:,} of {p.total:,} segments saved; start it again to go on)."
@@ -47,7 +55,7 @@ def describe(p: jobs.Progress) -> str:
     speed = f" · {p.rate:.1f} segments/s" if p.rate else ""
     left = f" · about {_duration(p.eta)} left" if p.eta is not None else ""
     verb = "cancelling" if p.state == "cancelling" else ("judging" if p.judge else "scoring")
-    where = f" {neural.where_it_runs()}" if neural.ray_address() and not p.judge else ""  # "on the Ray cluster at ..."
+    where = f" {_where()}" if neural.ray_address() and not p.judge else ""  # "on the Ray cluster at ..."
     return f"{metric}: {verb} {p.done:,} / {p.total:,} segments{where}{speed}{left}"
 
 
@@ -109,7 +117,7 @@ def judges_panel(ds: Dataset) -> None:
 
 def _jobs(ds: Dataset, judge: bool = False) -> list[jobs.Progress]:
     try:
-        return [p for p in jobs.status(state.store(), ds.set_id) if p.judge == judge]
+        return [p for p in jobs.status_for(state.store(), ds.set_id, identity.visitor()) if p.judge == judge]
     except InputError:
         return []
 
@@ -149,7 +157,7 @@ def _live_judges(ds: Dataset) -> None:
 def _show(ds: Dataset, judge: bool = False) -> bool:
     """The set's jobs of one kind; True while one of them runs."""
     try:
-        shown = [p for p in jobs.status(state.store(), ds.set_id) if p.judge == judge]
+        shown = [p for p in jobs.status_for(state.store(), ds.set_id, identity.visitor()) if p.judge == judge]
     except InputError as err:
         st.error(render.md(str(err)))
         return False

@@ -258,3 +258,27 @@ def test_no_path_lets_a_set_owner_spend_the_operators_judge(tmp_path, monkeypatc
         asked = len(stub.requests)
         res = gate_set(store, set_id, "UEdin", "Online-W", metrics="judge:j", visitor=owner)
         assert [g.metric for g in res.metrics] == ["judge:j"] and len(stub.requests) == asked
+
+
+def test_a_link_reader_never_reads_the_operators_paths_and_endpoints(tmp_path):
+    """Issue 58, G12: in owners mode a link reader saw a checkpoint's server path in a failed MetricX job's sentence
+    on Rankings. The jobs' sentences are the operator's and an administrator's whole; anyone else reads them without
+    the operator's folders and endpoints (decided in the service the panel calls)."""
+    from mtlens.service import neural_scoring
+
+    store = Store(tmp_path)
+    reader = Visitor("browser:" + "d" * 32, "a link reader")
+    set_id = store.save(_corpus(), "judged")
+    judging.add_judge(store, judging.Judge("j", "http://10.1.2.3:8000/v1", "m", "gemba-mqm"))
+    folder = "/srv/models/metricx-24-hybrid-xl"
+    said = (f"the MetricX checkpoint '{folder}' could not be loaded on C:\\models\\x: out of memory; the judge at "
+            "http://10.1.2.3:8000/v1 did not answer")  # fmt: skip
+    store.claim_job(set_id, "d" * 40, "metricx:xl", lambda job: False)
+    store.update_job(set_id, "d" * 40, state="failed", message=said)
+    (whole,) = neural_scoring.status_for(store, set_id, None)
+    (admin,) = neural_scoring.status_for(store, set_id, Visitor("admin", "admin", admin=True))
+    (read,) = neural_scoring.status_for(store, set_id, reader)
+    assert whole.message == admin.message == said
+    assert "/srv" not in read.message and "10.1.2.3" not in read.message and "C:\\" not in read.message
+    assert read.message.startswith("the MetricX checkpoint '(the operator's)' could not be loaded")
+    assert "out of memory" in read.message
