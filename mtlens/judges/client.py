@@ -216,6 +216,8 @@ def chat(
         if finish == "length" and not retried_length and tokens * 2 <= MOST_TOKENS:
             retried_length, tokens = True, tokens * 2  # cut short: once more, with room
             continue
+        if key and key in content:  # an endpoint that echoes the key: never stored or shown (issue 58)
+            content = content.replace(key, "***")
         return Reply(
             content.strip(),
             finish,

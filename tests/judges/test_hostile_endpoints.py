@@ -157,3 +157,14 @@ def test_judges_run_exits_1_when_its_job_failed_or_left_segments_without_a_score
     assert "judge:partly: 1 segment has no score" in partly.stdout, partly.stdout
     assert failed.returncode == 1 and "\tfailed\t" in failed.stdout and "redirected" in failed.stdout
     assert "Traceback" not in partly.stderr + failed.stderr
+
+
+def test_an_endpoint_that_echoes_the_key_has_it_removed_from_the_answer(tmp_path, monkeypatch):
+    """Issue 58: an endpoint that echoed the key back had its answer stored, and the key was shown on Sentences."""
+    key = "sk-echo-Zq9vX3-never-stored"
+    monkeypatch.setenv("MTLENS_TEST_ECHO_KEY", key)
+    with Stub(answer=lambda m: f'Major:\naccuracy/mistranslation - "{key}"') as s:
+        reply = judge_client.chat(judge_client.new_client(timeout=5.0),
+                                  judge_client.Endpoint(s.url, "m", "MTLENS_TEST_ECHO_KEY"), MESSAGES)  # fmt: skip
+        assert s.requests[0]["headers"]["Authorization"] == f"Bearer {key}"
+    assert key not in reply.content and '"***"' in reply.content
