@@ -22,8 +22,10 @@ def add_parsers(sub) -> dict:
     i.add_argument(
         "--ratings",
         metavar="FILE",
-        help="an MQM annotation file (Google's TSV: system, doc, doc_id, seg_id, rater, source, target with "
-        "<v> spans, category, severity[, comment]): a set of its hypotheses and sources, with an mqm metric",
+        help="human ratings: an MQM annotation file (Google's TSV: system, doc, doc_id, seg_id, rater, source, target "
+        "with <v> spans, category, severity[, comment]), alone a set of its hypotheses and sources with an mqm metric; "
+        "or ESA ratings (Appraise's CSV, WMT's JSONL, a Pearmut log) with --set: an esa metric of the set's systems "
+        "(ratings of other systems and language pairs are counted in a note)",
     )
     i.add_argument(
         "--set", metavar="ID", help="with --ratings: annotate this saved set's hypotheses instead of making a set"

@@ -340,7 +340,17 @@ def read_esa(data: bytes, name: str, corpus=None, pair: str | None = None) -> ES
             + " (attention checks and repeated items are read for the raters' quality)"
         )
     if corpus is not None:
-        ratings, clipped = _placed(ratings, corpus, name)
+        kept = _of_the_set(ratings, corpus)
+        if len(kept) < len(ratings):  # issue 58, D4: a wave rates more systems than the set has (as other pairs)
+            others = sorted({r.system for r in ratings} - {r.system for r in kept})
+            left_out["ratings of systems the set does not have"] = len(ratings) - len(kept)
+            named = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+            notes.append(
+                f"{len(ratings) - len(kept):,} rows left out: ratings of systems the set does not have ({named})"
+            )
+            if not kept:
+                raise InputError(f"'{name}' rates none of the set's systems (it rates {named})")
+        ratings, clipped = _placed(kept, corpus, name)
         if clipped:
             notes.append(f"{clipped:,} spans past their line's end were clipped to it")
     if not ratings:
@@ -348,16 +358,15 @@ def read_esa(data: bytes, name: str, corpus=None, pair: str | None = None) -> ES
     return ESARatings(name, pair, tuple(ratings), tuple(controls), left_out, tuple(notes))
 
 
-def _placed(ratings: Sequence[ESARating], corpus, name: str) -> tuple[list[ESARating], int]:
-    """The ratings on the corpus's lines: known systems (a reference rated as a system is kept under its name),
-    lines in range, spans clipped to the rated line."""
+def _of_the_set(ratings: Sequence[ESARating], corpus) -> list[ESARating]:
+    """The ratings of the corpus's systems and references (a reference rated as a system is kept under its name)."""
     texts = {**corpus.systems, **corpus.references}
-    unknown = sorted({r.system for r in ratings if r.system not in texts and r.system not in REFERENCE_SYSTEMS})
-    if unknown:
-        raise InputError(
-            f"'{name}' rates system '{unknown[0]}', which the set does not have"
-            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "")
-        )
+    return [r for r in ratings if r.system in texts or r.system in REFERENCE_SYSTEMS]
+
+
+def _placed(ratings: Sequence[ESARating], corpus, name: str) -> tuple[list[ESARating], int]:
+    """The ratings of the corpus's systems on its lines: lines in range, spans clipped to the rated line."""
+    texts = {**corpus.systems, **corpus.references}
     first_ref = next(iter(corpus.references.values()), None)
     out, clipped = [], 0
     for r in ratings:

@@ -124,7 +124,7 @@ def test_the_jsonl_format_reads_as_the_csv_does():
 @pytest.mark.parametrize(
     ("rows", "said"),
     [
-        ([{"rater": "r", "system": "C", "line": 0, "score": 50}], "rates system 'C', which the set does not have"),
+        ([{"rater": "r", "system": "C", "line": 0, "score": 50}], "rates none of the set's systems \\(it rates C\\)"),
         ([{"rater": "r", "system": "A", "line": 9, "score": 50}], "line_id 9 is not a line of the set"),
         ([{"rater": "r", "system": "A", "line": 0, "score": 150}], "score 150 is not between 0 and 100"),
         (

@@ -130,3 +130,33 @@ def test_a_checkpoint_config_nested_100000_deep_is_one_sentence(tmp_path):
     got = subprocess.run([sys.executable, "-m", "mtlens", "models", "add", "evil", str(folder), "--data-dir",
                           str(tmp_path / "ws")], capture_output=True, text=True, cwd=ROOT, timeout=120)  # fmt: skip
     assert got.returncode == 2 and got.stderr.startswith("mtlens: error: ") and "internal" not in got.stderr
+
+
+def test_a_wave_that_also_rates_other_systems_is_imported_for_the_sets_systems(tmp_path, capsys):
+    """Issue 58, D4: ``import --ratings`` refused an ESA file that also rated systems the set lacks; the set's systems
+    are imported and the rest counted in a note, as other language pairs are. On the real WMT24 en-ja excerpt: a set
+    of two of its three systems; their scores are those of the whole set."""
+    import shutil
+
+    from mtlens.cli import main
+
+    from .test_esa import DATA
+
+    two = tmp_path / "two"
+    two.mkdir()
+    for f in ("src.txt", "ref.txt", "IKUN-C.txt", "ONLINE-B.txt"):
+        shutil.copy(DATA / "en-ja" / f, two / f)
+    scores = {}
+    for label, folder in (("two", two), ("three", DATA / "en-ja")):
+        ws = tmp_path / f"ws-{label}"
+        assert main(["import", str(folder), "--docs", str(DATA / "en-ja" / "en-ja.docs"), "-l", "en-ja",
+                     "--data-dir", str(ws)]) == 0  # fmt: skip
+        set_id = Store(ws).list()[0].id
+        capsys.readouterr()
+        assert main(["import", "--ratings", str(DATA / "esa_en-ja.excerpt.csv"), "--set", set_id, "--data-dir",
+                     str(ws)]) == 0  # fmt: skip
+        err = capsys.readouterr().err
+        assert ("ratings of systems the set does not have (Claude-3.5)" in err) == (label == "two"), err
+        assert main(["ratings", "--set", set_id, "--format", "json", "--data-dir", str(ws)]) == 0
+        scores[label] = {r["system"]: r["score"] for r in json.loads(capsys.readouterr().out)["systems"]}
+    assert scores["two"] == {s: v for s, v in scores["three"].items() if s != "Claude-3.5"}
