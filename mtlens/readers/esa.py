@@ -331,7 +331,7 @@ def read_esa(data: bytes, name: str, corpus=None, pair: str | None = None) -> ES
         latest[key] = rating
     ratings = [r for r in latest.values() if r.kind == "rating"]
     controls = [r for r in latest.values() if r.kind != "rating"]
-    notes = [f"{n:,} rows left out: {why}" for why, n in left_out.items()]
+    notes = [f"{n:,} row{'' if n == 1 else 's'} left out: {why}" for why, n in left_out.items()]
     kinds = Counter(r.kind for r in controls)
     if kinds:
         notes.append(

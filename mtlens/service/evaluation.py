@@ -262,6 +262,26 @@ def kept_options(store, set_id: str | None, language: Language | None, visitor) 
     return options_for(language, DEFAULTS)
 
 
+def annotations_said(ann) -> str:
+    """What an added annotation file brought, in one sentence (issue 58, D12: the home page said nothing)."""
+    from ..exports.numbers import counted
+
+    if hasattr(ann, "ratings"):  # ESA
+        from ..readers.esa import REFERENCE_SYSTEMS
+
+        rated = {r.system for r in ann.ratings}
+        refs = len(rated & set(REFERENCE_SYSTEMS))
+        raters = len({r.rater for r in ann.ratings})
+        said = (f"'{ann.name}': {counted(len(ann.ratings), 'ESA rating')} of {counted(len(rated) - refs, 'system')}"
+                + (f" and {counted(refs, 'reference')}" if refs else "") + f" by {counted(raters, 'rater')}")  # fmt: skip
+        notes = list(ann.notes)
+    else:  # MQM
+        said = (f"'{ann.name}': MQM errors of {counted(len(ann.segments), 'segment')} of "
+                f"{counted(len(ann.systems), 'system')}")  # fmt: skip
+        notes = [f"{counted(len(ann.problems), 'row')} to check"] if ann.problems else []
+    return f"Added {said}" + (f" ({'; '.join(notes)})" if notes else "") + "."
+
+
 def add_annotations(store, set_id: str, name: str, data: bytes, visitor=None):
     """Annotate a saved set: the file must annotate the set's own hypotheses (a different text is named
     by line, nothing is saved then). Returns the parsed annotations."""

@@ -15,6 +15,7 @@ import streamlit as st
 from ..core.errors import InputError
 from ..service import rankings
 from ..service.bundles import export_bundle, import_bundle
+from ..service.evaluation import annotations_said
 from . import identity, render, state, uploads
 
 
@@ -103,15 +104,19 @@ def current_set_panel(ds: state.Dataset) -> None:
             state.open_set(ds.set_id)
             st.rerun()
     marked = st.file_uploader(
-        "Add human error annotations to this set (MQM TSV of these hypotheses)",
+        "Add human ratings to this set (MQM TSV of these hypotheses, or ESA ratings: Appraise CSV, WMT JSONL, Pearmut)",
         key=f"ws_ann_{ds.set_id}",
     )
+    said = st.session_state.pop(f"ws_ann_said_{ds.set_id}", None)
+    if said:  # what the last file brought, said after the page reran (D12)
+        st.success(render.md(said))
     if marked is not None and st.button("Add the annotations", key=f"ws_ann_go_{ds.set_id}"):
         try:
-            ws.add_annotations(ds.set_id, marked.name, marked.getvalue())
+            ann = ws.add_annotations(ds.set_id, marked.name, marked.getvalue())
         except InputError as err:
             st.error(render.md(str(err)))
         else:
+            st.session_state[f"ws_ann_said_{ds.set_id}"] = annotations_said(ann)
             state.open_set(ds.set_id)
             st.rerun()
     _bundle_button(ds)

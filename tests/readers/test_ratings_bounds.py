@@ -160,3 +160,22 @@ def test_a_wave_that_also_rates_other_systems_is_imported_for_the_sets_systems(t
         assert main(["ratings", "--set", set_id, "--format", "json", "--data-dir", str(ws)]) == 0
         scores[label] = {r["system"]: r["score"] for r in json.loads(capsys.readouterr().out)["systems"]}
     assert scores["two"] == {s: v for s, v in scores["three"].items() if s != "Claude-3.5"}
+
+
+def test_adding_ratings_says_what_they_brought(tmp_path):
+    """Issue 58, D12: the home page's "Add the annotations" gave no confirmation; the service's sentence says what
+    the file brought (the page shows it after its rerun)."""
+    from mtlens.service.evaluation import annotations_said
+    from mtlens.service.workspace import Workspace
+
+    from .test_esa import _real_excerpt_set
+
+    ws, set_id = _real_excerpt_set(tmp_path)
+    store = Store(ws)
+    (name, data) = next((n, d) for n, d in store.load(set_id).annotations)
+    workspace = Workspace(store, None)
+    ann = workspace.add_annotations(set_id, "again.csv", data)
+    said = annotations_said(ann)
+    raters = len({r.rater for r in ann.ratings})
+    assert said.startswith(f"Added 'again.csv': {len(ann.ratings)} ESA ratings of 3 systems and 1 reference by {raters} ")
+    assert "1 row left out: other language pairs" in said and said.endswith(").")
