@@ -172,10 +172,12 @@ def test_adding_ratings_says_what_they_brought(tmp_path):
 
     ws, set_id = _real_excerpt_set(tmp_path)
     store = Store(ws)
-    (name, data) = next((n, d) for n, d in store.load(set_id).annotations)
+    data = next(d for _, d in store.load(set_id).annotations)
     workspace = Workspace(store, None)
     ann = workspace.add_annotations(set_id, "again.csv", data)
     said = annotations_said(ann)
     raters = len({r.rater for r in ann.ratings})
-    assert said.startswith(f"Added 'again.csv': {len(ann.ratings)} ESA ratings of 3 systems and 1 reference by {raters} ")
+    assert said.startswith(
+        f"Added 'again.csv': {len(ann.ratings)} ESA ratings of 3 systems and 1 reference by {raters} "
+    )
     assert "1 row left out: other language pairs" in said and said.endswith(").")
