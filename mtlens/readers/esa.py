@@ -130,25 +130,33 @@ def is_esa(data: bytes, name: str) -> bool:
 
 
 #: the prefix of the id of every item of a campaign mtlens exports (:mod:`mtlens.exports.campaign`):
-#: ``mtlens:<0-based line>``, so that its annotations come back to the set's line
-ITEM_PREFIX = "mtlens:"
+#: ``mtlens-line:<line>``, the line numbered from 1 as every output of mtlens numbers it (issue 58, D5), so that its
+#: annotations come back to the set's line
+ITEM_PREFIX = "mtlens-line:"
+#: the items of campaigns exported before: ``mtlens:<0-based line>``, still read back
+OLD_ITEM_PREFIX = "mtlens:"
 
 
 def item_id(line: int) -> str:
-    return f"{ITEM_PREFIX}{line}"
+    """The item id of the set's line ``line`` (0-based inside mtlens): ``mtlens-line:`` and the line from 1."""
+    return f"{ITEM_PREFIX}{line + 1}"
 
 
 def line_of(value) -> int | None:
-    """The set's line an item id names (None for an item mtlens did not make).
+    """The set's line (0-based inside mtlens) an item id names; None for an item mtlens did not make.
 
-    >>> line_of("mtlens:12"), line_of("other:3"), line_of(None)
-    (12, None, None)
+    >>> line_of("mtlens-line:13"), line_of("mtlens:12"), line_of("other:3"), line_of(None), line_of("mtlens-line:0")
+    (12, 12, None, None, None)
     """
     text = str(value or "")
-    digits = text[len(ITEM_PREFIX) :]
-    if not text.startswith(ITEM_PREFIX) or not digits.isascii() or not digits.isdigit() or len(digits) > 12:
-        return None  # 5,000 digits were an internal error (issue 58, G7): no line of a set has such a number
-    return int(digits)
+    for prefix, first in ((ITEM_PREFIX, 1), (OLD_ITEM_PREFIX, 0)):
+        if text.startswith(prefix):
+            digits = text[len(prefix) :]
+            if not digits.isascii() or not digits.isdigit() or len(digits) > 12:
+                return None  # 5,000 digits were an internal error (issue 58, G7): no line of a set has such a number
+            line = int(digits) - first
+            return line if line >= 0 else None
+    return None
 
 
 def _is_pearmut(first_line: bytes) -> bool:

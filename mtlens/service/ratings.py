@@ -124,7 +124,8 @@ def _segments(ratings, corpus) -> list[dict]:
             else {"start": s.start, "end": s.end, "text": line[s.start : s.end], "severity": s.severity}
             for s in r.spans
         ]
-        out.append({"system": r.system, "line": r.line, "rater": r.rater, "score": r.score, "spans": spans})
+        # the line numbered from 1, as every output numbers it (issue 58, D5)
+        out.append({"system": r.system, "line": r.line + 1, "rater": r.rater, "score": r.score, "spans": spans})
     return out
 
 

@@ -50,7 +50,7 @@ def test_a_campaign_with_xcomet_spans_is_loaded_by_pearmut_and_its_annotations_r
             "--by", "chrf", "--spans", "comet:xc", "--id", "mtlens-test", "-o", str(campaign), ws=ws)  # fmt: skip
     doc = json.loads(campaign.read_text(encoding="utf-8"))
     items = [item for d in doc["data"] for item in d]
-    assert len(items) == 12 and all(item["item_id"].startswith("mtlens:") for item in items)
+    assert len(items) == 12 and all(item["item_id"].startswith("mtlens-line:") for item in items)
     prefilled = sum(len(v) for item in items for v in item["error_spans"].values())
     assert prefilled > 0  # the tiny xCOMET marks spans
     env = {**os.environ, "PEARMUT_ROOT": str(root), "PYTHONWARNINGS": "ignore"}
@@ -71,11 +71,13 @@ def test_a_campaign_with_xcomet_spans_is_loaded_by_pearmut_and_its_annotations_r
     _mtlens("import", "--ratings", str(log), "--set", set_id, ws=ws)
     back = json.loads(_mtlens("ratings", "--set", set_id, "--format", "json", "--segments", ws=ws))
     for s in back["segments"]:
-        key = f"mtlens:{s['line']}|{s['system']}"
+        key = f"mtlens-line:{s['line']}|{s['system']}"  # both number the lines from 1
         assert s["score"] == out["given"][key] and s["rater"] == out["user"]
         served = [(sp["start_i"], sp["end_i"] + 1, sp["severity"]) for sp in out["served"][key]]
         assert [(sp["start"], sp["end"], sp["severity"]) for sp in s["spans"]] == served
-        assert all(sp["text"] == corpus.systems[s["system"]][s["line"]][sp["start"] : sp["end"]] for sp in s["spans"])
+        assert all(
+            sp["text"] == corpus.systems[s["system"]][s["line"] - 1][sp["start"] : sp["end"]] for sp in s["spans"]
+        )
     assert len(back["segments"]) == 24
     pearmut = {r["model"]: r["score"] for r in out["pearmut"]}
     mine = {r["system"]: r["score"] for r in back["systems"]}

@@ -184,8 +184,8 @@ def _check_against_the_publisher(ws, set_id, csv_paths, docs_path, capsys):
     for s, v in system.items():
         assert got[s] == pytest.approx(v, abs=1e-9), s
     mine = pd.DataFrame(doc["segments"]).groupby(["system", "line"]).score.mean()
-    for r in seg.itertuples():
-        assert mine[(r.system, r.line_id)] == pytest.approx(r.score, abs=1e-9)
+    for r in seg.itertuples():  # the output numbers lines from 1, the publisher's line_id from 0
+        assert mine[(r.system, r.line_id + 1)] == pytest.approx(r.score, abs=1e-9)
     # spans: the line's characters start_i..end_i inclusive, omissions kept as omissions
     store = Store(ws)
     corpus = store.load(set_id).corpus
@@ -198,8 +198,8 @@ def _check_against_the_publisher(ws, set_id, csv_paths, docs_path, capsys):
                 omissions += 1
                 continue
             placed += 1
-            assert sp["text"] == texts[s["system"]][s["line"]][sp["start"] : sp["end"]]
-    kept = {(s["rater"], s["system"], s["line"]) for s in doc["segments"]}
+            assert sp["text"] == texts[s["system"]][s["line"] - 1][sp["start"] : sp["end"]]
+    kept = {(s["rater"], s["system"], s["line"] - 1) for s in doc["segments"]}
     raw_spans = [
         (r.user_id, r.system, r.line_id, sp)
         for r in raw.itertuples()
@@ -221,7 +221,7 @@ def test_a_real_excerpt_of_wmt24_en_ja_equals_the_publishers_procedure(tmp_path,
     for rater, system, line, sp in raw:  # every raw span: inclusive end, as the README says
         if sp["start_i"] != "missing" and sp["end_i"] < len(texts[system][line]):
             assert texts[system][line][sp["start_i"] : sp["end_i"] + 1] in {
-                s["text"] for x in doc["segments"] if (x["rater"], x["system"], x["line"]) == (rater, system, line)
+                s["text"] for x in doc["segments"] if (x["rater"], x["system"], x["line"] - 1) == (rater, system, line)
                 for s in x["spans"] if not s.get("omission")
             }  # fmt: skip
     assert omissions == sum(1 for *_, sp in raw if sp["start_i"] == "missing")
