@@ -210,6 +210,15 @@ class HumanCorrelation:
     notes: list[str]
 
 
+def is_itself(metric: str, human_type: str) -> bool:
+    """Whether ``metric`` is the human score ``human_type`` itself (``esa`` and ESA, ``mqm`` or ``mqm-2`` and MQM):
+    such a pair is not a meta-evaluation (issue 58, D6: ``esa`` against ESA, r = 1.000, ranked first among metrics)."""
+    from .families import HUMAN, family_of
+
+    base = metric.lower().split("-", 1)[0]
+    return family_of(metric) == HUMAN and base == human_type.lower()
+
+
 def human_correlation(
     results: Mapping[str, MetricResult], human: HumanScores, n_boot: int = CI_RESAMPLES, seed: int = SEED
 ) -> HumanCorrelation:
@@ -224,12 +233,16 @@ def human_correlation(
         missing[f"system:{h_name}"] = [s for s in systems if s not in by_sys]
         y = np.array([by_sys[s] for s in names])
         for m, r in results.items():
+            if is_itself(m, h_name):
+                continue
             x = np.array([r.scores[s] for s in names])
             acc, _ = pairwise_accuracy({s: r.scores[s] for s in names}, by_sys)
             rows.append(_row(m, "system", h_name, x, y, n_boot, seed, pairwise_accuracy=acc))
     for h_name, by_sys in human.segment.items():
         missing[f"segment:{h_name}"] = [s for s in systems if s not in by_sys]
         for m, r in results.items():
+            if is_itself(m, h_name):
+                continue
             x, y = segment_pairs(r, by_sys)
             mat_m, mat_h, _ = segment_matrix(r, by_sys, len(next(iter(r.stats.values()))))
             eq = acc_eq(mat_m, mat_h)
@@ -306,6 +319,7 @@ def metric_clusters(
     pairs; cluster boundaries only where every metric above is significantly better than every one below.
     """
     kind, h = level.split(":", 1)
+    results = {m: r for m, r in results.items() if not is_itself(m, h)} or results  # D6: not itself
     vectors = {}
     if kind == "system":
         systems = [s for s in next(iter(results.values())).scores if s in human.system[h]]

@@ -347,6 +347,8 @@ def test_esa_is_the_human_side_of_the_meta_evaluation(tmp_path, capsys):
     }
     expected = pearsonr([chrf[s] for s in system.index], list(system.values))[0]
     assert row["n"] == len(system) and row["pearson"] == pytest.approx(expected, abs=1e-9)
+    # esa is ESA itself: never a row against it (issue 58, D6: r = 1.000, ranked first among metrics)
+    assert not [r for r in doc["human_correlation"] if r["metric"] == "esa" and r["human"] == "ESA"]
 
 
 def test_esa_ratings_alone_say_what_they_need(tmp_path, capsys):

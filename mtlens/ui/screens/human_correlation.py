@@ -52,6 +52,9 @@ def page() -> None:
     corr = merge_correlations(parts, names)
     with first.container(key="hc_all_rows"):
         export.table(name="mtlens-human-correlation", df=correlation_table(corr), hide_index=True)
+    if not corr.rows:
+        st.info("The set's only metrics are its human scores themselves: add references or metric scores to "
+                "measure a metric against them.")  # fmt: skip
     st.caption(
         "TER is an error rate: a good TER correlates negatively. Intervals: percentile bootstrap over systems "
         f"(system level) or rated segments (segment level), {CI_RESAMPLES:,} resamples."
@@ -163,8 +166,11 @@ def correlation_table(corr) -> pd.DataFrame:
     ("[lo, hi]" with the correlations' decimals, "-" where undefined)."""
     from dataclasses import asdict
 
+    from ...analysis.human import CorrelationRow
     from ...service.results import decimals
 
+    if not corr.rows:  # every metric of the set is a human score itself (issue 58, D6): the columns, no row
+        return pd.DataFrame(columns=[f for f in CorrelationRow.__dataclass_fields__ if not f.endswith("_ci")])
     rows = pd.DataFrame([asdict(r) for r in corr.rows])
     d = decimals("pearson", [0.0])
     for k in ("pearson", "spearman", "kendall"):
