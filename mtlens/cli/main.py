@@ -42,10 +42,41 @@ def build_parser() -> argparse.ArgumentParser:
     return _parser_and_commands()[0]
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, read as Ctrl-C: a job this command runs is left cancelled with its work saved, not "running" for
+    another 30 s until its heartbeat is stale (issue 58, D9)."""
+
+
+def _stop_on_sigterm():
+    """SIGTERM raises :class:`Terminated` while the command runs; returns the handler it replaced (None off the main
+    thread, where no handler can be set)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(signum, frame):
+        raise Terminated
+
+    return signal.signal(signal.SIGTERM, stop)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     parser, commands = _parser_and_commands()
     args = parser.parse_args(argv)
+    previous = _stop_on_sigterm()
+    try:
+        return _main(args, commands)
+    finally:
+        if previous is not None:
+            import signal
+
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(args, commands) -> int:
     if getattr(args, "exact", False):  # the mode is the environment's: a job this command starts inherits it
         os.environ[NEURAL_MODE_ENV] = NEURAL_EXACT
     try:
@@ -58,6 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemoryError:
         print("mtlens: error: out of memory; score fewer or shorter files at once", file=sys.stderr)
         return 2
+    except Terminated:
+        return 143
     except KeyboardInterrupt:
         return 130
     except Exception as err:  # a bug: still one sentence, never a traceback; 3, so no CI reads it as a verdict

@@ -232,8 +232,8 @@ def run(store, set_id: str, model_name: str, claim: bool = True, say=None) -> st
         claimed, _ = store.claim_job(set_id, w.digest, w.name, alive)
         if not claimed:
             raise InputError(
-                f"a job is already computing {metric_of(w.name)} for this "
-                "set (started in the dashboard); wait for it or cancel it there"
+                f"a job is already computing {metric_of(w.name)} for this set (started by the dashboard or another "
+                "command); wait for it, or cancel it on the Rankings page or with judges cancel"
             )
     store.update_job(set_id, w.digest, state="running", pid=os.getpid(), started=time.time())
     # progress in the set's segments (lines x systems), whatever the work is counted in: fast mode

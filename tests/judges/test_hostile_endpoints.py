@@ -168,3 +168,30 @@ def test_an_endpoint_that_echoes_the_key_has_it_removed_from_the_answer(tmp_path
                                   judge_client.Endpoint(s.url, "m", "MTLENS_TEST_ECHO_KEY"), MESSAGES)  # fmt: skip
         assert s.requests[0]["headers"]["Authorization"] == f"Bearer {key}"
     assert key not in reply.content and '"***"' in reply.content
+
+
+def test_a_command_stopped_by_sigterm_leaves_its_job_cancelled_not_running(tmp_path):
+    """Issue 58, D9: a command-line job stopped by SIGTERM was then reported as running ("started in the dashboard")
+    for 30 s, until its heartbeat was stale. SIGTERM is read as Ctrl-C: the job is cancelled, its answers saved, and a
+    run right after goes on."""
+    import signal
+
+    ws = tmp_path / "ws"
+    set_id = Store(ws).save(_corpus(), "judged")
+    with Stub(latency=0.3) as stub:
+        assert _mtlens("judges", "add", "slow", "--url", stub.url, "--model", "m", "--protocol", "gemba-mqm",
+                       "--concurrency", "1", ws=ws).returncode == 0  # fmt: skip
+        proc = subprocess.Popen([sys.executable, "-m", "mtlens", "judges", "run", "slow", "--set", set_id,
+                                 "--data-dir", str(ws)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)  # fmt: skip
+        end = time.time() + 60
+        while len(stub.requests) < 3 and time.time() < end:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 143, err
+        (job,) = Store(ws).jobs(set_id)
+        assert job["state"] == "cancelled", job
+        stub.latency = 0.0
+        again = _mtlens("judges", "run", "slow", "--set", set_id, ws=ws)
+    assert again.returncode == 0 and "\tdone\t" in again.stdout, again.stderr
