@@ -188,7 +188,7 @@ def test_a_command_stopped_by_sigterm_leaves_its_job_cancelled_not_running(tmp_p
         while len(stub.requests) < 3 and time.time() < end:
             time.sleep(0.05)
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=60)
         assert proc.returncode == 143, err
         (job,) = Store(ws).jobs(set_id)
         assert job["state"] == "cancelled", job
