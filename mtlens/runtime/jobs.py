@@ -219,6 +219,20 @@ def _corpus(store, set_id: str):
     return store.load(set_id).corpus  # the bundled sample is saved in the store as any set
 
 
+#: seconds between two progress sentences of the command line at most (besides every tenth of the work)
+SAY_EVERY = 10.0
+
+
+def _pace(new: int, left: int, seconds: float) -> str:
+    """`` · 12.3 segments/s · about 4 min left`` from this run's segments so far (empty before any)."""
+    if new <= 0 or seconds <= 0:
+        return ""
+    rate = new / seconds
+    eta = left / rate
+    when = f"{eta:.0f} s" if eta < 90 else (f"{eta / 60:.0f} min" if eta < 5400 else f"{eta / 3600:.1f} h")
+    return f" · {rate:.1f} segments/s" + (f" · about {when} left" if left > 0 else "")
+
+
 def run(store, set_id: str, model_name: str, claim: bool = True, say=None) -> str:
     """The job's body (in its own process, or inline from the command line): compute what is missing,
     keep the row's progress and heartbeat current, honour a cancel. Returns the final state.
@@ -249,6 +263,11 @@ def run(store, set_id: str, model_name: str, claim: bool = True, say=None) -> st
                 if store.update_job(set_id, w.digest) == "cancelling":
                     state["cancel"] = True
 
+    started = time.monotonic()
+    if say:  # what a resumed job already had, before the model loads (issue 58, D10: minutes without a word)
+        said = f"{already:,} of {total:,} segments saved by an earlier run; " if already else ""
+        say(f"{metric_of(w.name)}: {said}starting")
+
     def on_progress(done: int, todo: int) -> None:
         share = done / todo if todo else 1.0
         fields = {"done": already + round((total - already) * share), "total": total}
@@ -256,9 +275,14 @@ def run(store, set_id: str, model_name: str, claim: bool = True, say=None) -> st
             fields["resumed_at"] = already
         store.update_job(set_id, w.digest, **fields)
         pct = int(100 * share)
-        if say and pct != state["said"] and (pct % 10 == 0 or done == todo):
-            state["said"] = pct
-            say(f"{metric_of(w.name)}: {fields['done']:,}/{total:,} segments")
+        now = time.monotonic()
+        every = pct != state["said"] and (pct % 10 == 0 or done == todo)
+        due = every or (now - state.get("at", started) >= SAY_EVERY and pct != state["said"])
+        if say and due and fields["done"] != state.get("said_done"):  # a number already said is not said again
+            state["said"], state["at"], state["said_done"] = pct, now, fields["done"]
+            say(
+                f"{metric_of(w.name)}: {fields['done']:,}/{total:,} segments{_pace(fields['done'] - already, total - fields['done'], now - started)}"
+            )
 
     heart = threading.Thread(target=beat, daemon=True)
     heart.start()

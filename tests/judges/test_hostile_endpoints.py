@@ -195,3 +195,6 @@ def test_a_command_stopped_by_sigterm_leaves_its_job_cancelled_not_running(tmp_p
         stub.latency = 0.0
         again = _mtlens("judges", "run", "slow", "--set", set_id, ws=ws)
     assert again.returncode == 0 and "\tdone\t" in again.stdout, again.stderr
+    # D10: a resumed job says what it already had, then its count, rate and time left as it goes
+    assert "segments saved by an earlier run; starting" in again.stderr
+    assert " segments/s" in again.stderr and "left" in again.stderr, again.stderr
