@@ -217,6 +217,7 @@ class _Asker:
                 self.client = new_client()
         base = 0.0 if sample == 0 else SAMPLE_TEMPERATURE
         reply = None
+        spent = [0, 0]
         for k in range(REASKS + 1):
             if self.should_stop and self.should_stop():
                 raise Stopped
@@ -229,22 +230,23 @@ class _Asker:
             finally:
                 with self.lock:
                     self.in_flight -= 1
+            spent[0] += reply.prompt_tokens
+            spent[1] += reply.completion_tokens
             with self.lock:
                 self.tally.asked += reply.attempts
                 self.tally.prompt_tokens += reply.prompt_tokens
                 self.tally.completion_tokens += reply.completion_tokens
             if parses(reply.content):
                 break
+        # the tokens of every answer this key took (re-asks of unparsed answers included: they were paid for, D13)
         row = {
             "answer": reply.content,
             "finish": reply.finish,
-            "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens,
+            "prompt_tokens": spent[0],
+            "completion_tokens": spent[1],
             "temperature": temperature,
         }
-        self.store.put_judge_answers(
-            [(key, reply.content, reply.finish, reply.prompt_tokens, reply.completion_tokens, temperature)]
-        )
+        self.store.put_judge_answers([(key, reply.content, reply.finish, spent[0], spent[1], temperature)])
         return row
 
 
@@ -428,10 +430,11 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
                 values.append(value)
             if k == 0:
                 errors = errs
-            for s, _ in pairs[(src, tgt)]:
+            owners = pairs[(src, tgt)]  # a shared answer's tokens split among the lines it scores (D13)
+            for s, _ in owners:
                 if s in tokens:
-                    tokens[s][0] += row["prompt_tokens"]
-                    tokens[s][1] += row["completion_tokens"]
+                    tokens[s][0] += row["prompt_tokens"] / len(owners)
+                    tokens[s][1] += row["completion_tokens"] / len(owners)
         placed, unplaced = gemba.place(errors, tgt)
         for s, line in pairs[(src, tgt)]:
             if s.startswith(REFERENCE):  # a reference's score: what the judge thinks of it as a translation
@@ -459,13 +462,15 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
     cost = judge.cost(prompt, completion)
     notes.append(
         f"{judge.name}: the answers behind these scores{' (the references included)' if judge.score_references else ''}"
-        f": {prompt:,} prompt and {completion:,} completion tokens"
+        f", re-asks included: {prompt:,} prompt and {completion:,} completion tokens"
         + (f", US$ {cost:.4f} at the judge's prices" if cost is not None else "")
+        + " (what asking them cost, whichever run or judge of the same endpoint, model and protocol asked them: "
+        "answers are shared through the cache)"
     )
-    for s in systems:  # per system: what its scores stand on (a shared answer counts for each system it scores)
+    for s in systems:  # per system: its share (a shared answer split among the lines it scores: they sum to the total)
         cost_s = judge.cost(*tokens[s])
         notes.append(
-            f"{judge.name}: {s}: {tokens[s][0]:,} prompt and {tokens[s][1]:,} completion tokens"
+            f"{judge.name}: {s}: {tokens[s][0]:,.0f} prompt and {tokens[s][1]:,.0f} completion tokens"
             + (f", US$ {cost_s:.4f}" if cost_s is not None else "")
         )
     model = (
@@ -479,11 +484,16 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
     metric = ImportedScores(
         PREFIX + judge.name, True, scores, judge.name, spans, tuple(notes), model,
         categories={s: dict(c) for s, c in categories.items()}, rated=dict(rated),
-        usage={s: {"prompt_tokens": tokens[s][0], "completion_tokens": tokens[s][1],
+        usage={s: {"prompt_tokens": _whole(tokens[s][0]), "completion_tokens": _whole(tokens[s][1]),
                    "cost_usd": judge.cost(*tokens[s])} for s in systems},
         reference_scores=references,
     )  # fmt: skip
     return metric, tally
+
+
+def _whole(tokens: float) -> int | float:
+    """A system's share of tokens: a whole number where it is one (a shared answer's half may not be)."""
+    return int(tokens) if float(tokens).is_integer() else round(tokens, 2)
 
 
 def finished_judges(store, corpus) -> list:

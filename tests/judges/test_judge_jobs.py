@@ -109,11 +109,12 @@ def test_the_rankings_page_asks_a_judge_and_shows_its_job(tmp_path, monkeypatch)
     assert done and "79 requests" in done[0] and "7,900 prompt and 790 completion tokens" in done[0], shown
     tables = " ".join(f"{t.value.columns.tolist()} {t.value.to_string()}" for t in at.dataframe)
     assert "judge:j" in tables  # the finished judge is a metric of the page's tables
-    # what its scores cost, per system: N answers each at 100 prompt and 10 completion tokens (the stub's), the
-    # shared one counted for both systems; at US$ 2 and 8 per million
+    # what its scores cost, per system: N - 1 answers of its own at 100 prompt and 10 completion tokens (the stub's)
+    # and half the shared one (issue 58, D13: it was counted for both, so the systems summed to more than the total);
+    # 3,950 x 2 + 395 x 8 = 11,060 per million
     (cost,) = [t.value for t in at.dataframe if "cost (US$)" in t.value.columns]
     assert cost.to_dict("records") == [
-        {"system": s, "prompt tokens": 100 * N, "completion tokens": 10 * N, "cost (US$)": pytest.approx(0.0112)}
+        {"system": s, "prompt tokens": 3950, "completion tokens": 395, "cost (US$)": pytest.approx(0.01106)}
         for s in ("UEdin", "Online-W")
     ]
 

@@ -205,7 +205,8 @@ def test_the_home_page_lists_the_judges_and_only_the_operator_registers_one(tmp_
 
 def test_tokens_and_cost_are_said_per_system_and_in_all(tmp_path):
     """The stub charges 100 prompt and 10 completion tokens per answer. Two systems, one shared line: the total
-    counts each answer once, each system every answer behind its scores; at US$ 2 / 8 per million tokens."""
+    counts each answer once, each system its share (the shared answer split between the two: issue 58, D13, the
+    systems' costs summed to more than the total); at US$ 2 / 8 per million tokens."""
     from mtlens.judges.compute import Judge, judge_scores
 
     corpus = Corpus.build({"ref": ["r"] * 2}, {"A": ["Das ist gut", "Ein Haus"], "B": ["Das ist gut", "Zwei"]},
@@ -215,9 +216,12 @@ def test_tokens_and_cost_are_said_per_system_and_in_all(tmp_path):
             Store(tmp_path), Judge("j", s.url, "m", "gemba-mqm", price_in=2.0, price_out=8.0), corpus
         )
     notes = "\n".join(scores.notes)
-    assert "the answers behind these scores: 300 prompt and 30 completion tokens, US$ 0.0008" in notes  # 3 answers
-    assert "j: A: 200 prompt and 20 completion tokens, US$ 0.0006" in notes
-    assert "j: B: 200 prompt and 20 completion tokens, US$ 0.0006" in notes
+    # 3 answers: 300 x 2 + 30 x 8 = 840 per million
+    assert "re-asks included: 300 prompt and 30 completion tokens, US$ 0.0008 at the judge's prices" in notes
+    # each system: its own answer and half the shared one, 150 and 15 tokens: 150 x 2 + 15 x 8 = 420 per million
+    assert "j: A: 150 prompt and 15 completion tokens, US$ 0.0004" in notes
+    assert "j: B: 150 prompt and 15 completion tokens, US$ 0.0004" in notes
+    assert scores.usage["A"]["cost_usd"] + scores.usage["B"]["cost_usd"] == pytest.approx(840e-6)
 
 
 @pytest.mark.parametrize(
@@ -268,3 +272,24 @@ def test_a_judge_job_from_the_command_line_its_status_and_the_gate(tmp_path):
     assert row["metric"] == "judge:tiny" and row["higher_is_better"] is True
     assert row["baseline"] == pytest.approx(expected["UEdin"], abs=1e-9)
     assert row["candidate"] == pytest.approx(expected["Online-W"], abs=1e-9)
+
+
+def test_re_asked_answers_are_in_the_cost(tmp_path):
+    """Issue 58, D13: the answers asked again (an unparsed answer, asked warmer) were missing from the cost. One
+    segment answered with junk twice, then read: 3 answers x 100 prompt tokens behind its score."""
+    from mtlens.judges.compute import Judge, judge_scores
+
+    corpus = Corpus.build({"ref": ["r"]}, {"A": ["Das ist gut"]}, ["This is good"], language_pair="en-de")
+    asked = []
+
+    def answer(messages):
+        asked.append(1)
+        return "no idea" if len(asked) <= 2 else answer_for(messages)
+
+    with Stub(answer=answer) as s:
+        judge = Judge("j", s.url, "m", "gemba-mqm", price_in=1.0)
+        scores, tally = judge_scores(Store(tmp_path), judge, corpus)
+        again, _ = judge_scores(Store(tmp_path), judge, corpus)  # read again from the cache: the same cost
+    assert len(asked) == 3 and tally.prompt_tokens == 300
+    assert scores.usage["A"]["prompt_tokens"] == 300 and scores.usage["A"]["cost_usd"] == pytest.approx(300e-6)
+    assert again.usage["A"]["prompt_tokens"] == 300
