@@ -503,12 +503,22 @@ def rater_quality(esa: ESARatings) -> list[dict]:
 
 def pooled(files: Sequence[ESARatings]) -> list[ESARating]:
     """The ratings of several files of one set (WMT's waves): the latest of each rater and item over all of them."""
+    return _latest(r for f in files for r in f.ratings)
+
+
+def pooled_controls(files: Sequence[ESARatings]) -> list[ESARating]:
+    """The quality-control rows of several files, the latest of each rater, item and kind over all of them: a wave
+    imported twice (under another file name) counts its attention checks once (issue 58, D15)."""
+    return _latest(c for f in files for c in f.controls)
+
+
+def _latest(rows) -> list[ESARating]:
+    """The latest row of each (rater, system, line, kind)."""
     latest: dict[tuple, ESARating] = {}
-    for f in files:
-        for r in f.ratings:
-            key = (r.rater, r.system, r.line)
-            if key not in latest or latest[key].end_time <= r.end_time:
-                latest[key] = r
+    for r in rows:
+        key = (r.rater, r.system, r.line, r.kind)
+        if key not in latest or latest[key].end_time <= r.end_time:
+            latest[key] = r
     return list(latest.values())
 
 

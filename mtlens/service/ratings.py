@@ -14,6 +14,7 @@ from ..core.names import clean_name, shown
 from ..readers.esa import (
     ESARatings,
     pooled,
+    pooled_controls,
     rater_quality,
     read_esa,
     read_esa_files,
@@ -79,7 +80,7 @@ def esa_report_of(ev, exclude: Sequence[str] = (), mean: str = "domains", segmen
             "+".join(f.name for f in files),
             files[0].pair,
             tuple(everyone),
-            tuple(c for f in files for c in f.controls),
+            tuple(pooled_controls(files)),
         )
     )
     kept = [r for r in everyone if r.rater not in set(exclude)]

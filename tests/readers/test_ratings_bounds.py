@@ -181,3 +181,24 @@ def test_adding_ratings_says_what_they_brought(tmp_path):
         f"Added 'again.csv': {len(ann.ratings)} ESA ratings of 3 systems and 1 reference by {raters} "
     )
     assert "1 row left out: other language pairs" in said and said.endswith(").")
+
+
+def test_a_wave_imported_twice_counts_its_attention_checks_once(tmp_path, capsys):
+    """Issue 58, D15: re-importing a wave under another file name doubled the raters' attention-check counts."""
+    import shutil
+
+    from mtlens.cli import main
+
+    from .test_esa import DATA, _real_excerpt_set
+
+    ws, set_id = _real_excerpt_set(tmp_path)
+    capsys.readouterr()
+    assert main(["ratings", "--set", set_id, "--format", "json", "--data-dir", str(ws)]) == 0
+    once = json.loads(capsys.readouterr().out)["raters"]
+    again = tmp_path / "the-same-wave.csv"
+    shutil.copy(DATA / "esa_en-ja.excerpt.csv", again)
+    assert main(["import", "--ratings", str(again), "--set", set_id, "--data-dir", str(ws)]) == 0
+    capsys.readouterr()
+    assert main(["ratings", "--set", set_id, "--format", "json", "--data-dir", str(ws)]) == 0
+    twice = json.loads(capsys.readouterr().out)["raters"]
+    assert any(q["attention_checks"] for q in once) and twice == once
