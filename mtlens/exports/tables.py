@@ -164,11 +164,11 @@ def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False, by
         for name in first.scores:
             cols = [results[m].sentence_scores(name) for m in metrics]
             for i in range(len(cols[0])):
-                w.writerow([name, i + 1, *cells([repr(float(c[i])) for c in cols])])
+                w.writerow([name, i + 1, *cells([_csv_number(c[i]) for c in cols])])
     else:
         w.writerow(["rank", "system", *heads])
         for k, name in enumerate(ranked(results, by), start=1):
-            w.writerow([k, name, *cells([repr(results[m].scores[name]) for m in metrics], name)])
+            w.writerow([k, name, *cells([_csv_number(results[m].scores[name]) for m in metrics], name)])
     return buf.getvalue()
 
 
@@ -180,6 +180,13 @@ def usage(result: MetricResult) -> dict[str, dict]:
     """system -> tokens and cost behind a metric's scores (an LLM judge's), empty for every other metric."""
     imported = getattr(result.scorer, "imported", None)
     return getattr(imported, "usage", None) or {}
+
+
+def _csv_number(value) -> str:
+    """A score in a CSV at full precision; an empty cell where there is none (a line no human rated), as every CSV of
+    mtlens writes a missing value (issue 58, D16: ``nan`` here, ``None`` and ``-`` elsewhere)."""
+    v = float(value)
+    return repr(v) if math.isfinite(v) else ""
 
 
 def _usage_cell(value) -> str:
@@ -252,7 +259,7 @@ def to_table(results: Mapping[str, MetricResult], digits: int | None = None) -> 
     order = ranked(results)
     places = _places(results, digits)
     header = ["system", *metrics]
-    rows = [[n, *(f"{results[m].scores[n]:.{places[m]}f}" for m in metrics)] for n in order]
+    rows = [[n, *(shown(results[m].scores[n], places[m]) for m in metrics)] for n in order]  # a missing score: -
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     fmt = lambda r: "  ".join(  # noqa: E731
         str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))

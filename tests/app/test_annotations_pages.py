@@ -165,3 +165,19 @@ def test_a_set_without_references_offers_no_empty_controls_or_mqm_against_itself
     assert any("no metric to hold against the raters" in c.value for c in annotated.caption)
     ds = annotated.session_state["mtlens_dataset"]
     assert "detected in the translations" in ds.language.describe()
+
+
+def test_the_tbleu_sweep_is_computed_when_asked(app, monkeypatch):
+    """Issue 58, D17: Human correlation's first visit computed the tBLEU threshold sweep unasked (39-144 s behind
+    spinners); it is computed when the toggle asks for it."""
+    from mtlens.ui import cached
+
+    calls = []
+    real = cached.tbleu_sweep
+    monkeypatch.setattr(cached, "tbleu_sweep", lambda *a, **k: calls.append(1) or real(*a, **k))
+    app.switch_page("pages/5_Human_correlation.py").run()
+    no_errors(app)
+    assert calls == [] and not [c for c in app.get("plotly_chart") if "epsilon" in str(c.proto)]
+    app.toggle(key="hc_sweep_on").set_value(True).run()
+    no_errors(app)
+    assert calls and any("epsilon" in str(c.proto) for c in app.get("plotly_chart"))

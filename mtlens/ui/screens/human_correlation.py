@@ -146,6 +146,10 @@ def page() -> None:
 
     if human.system and ds.corpus.references:  # tBLEU compares with a reference
         st.subheader("tBLEU threshold sweep (Libovický & Pecina, Figure 2)")
+        # asked for, not computed on every first visit (issue 58, D17: tBLEU at every threshold took most of a minute)
+        if not st.toggle("Compute the sweep (tBLEU at every threshold: slow on large sets)", key="hc_sweep_on"):
+            st.caption("The correlation of tBLEU with the human scores at each threshold, as the paper's Figure 2.")
+            return
         sweep = cached.tbleu_sweep(ds, opts)
         fig2 = go.Figure()
         for hname, vals in sweep.correlation.items():
