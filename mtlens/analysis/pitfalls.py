@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .families import COMET, family_of
 from .langid_model import identifier
 
 #: a line is identified only from this many characters (stripped)
@@ -209,12 +210,14 @@ class Pitfalls:
             if parts:
                 out.append(
                     f"{which}: system '{s.system}' has {', '.join(parts)} of {self.n_lines} lines; "
-                    "COMET may score such lines well, read its score with care"
+                    "a neural metric may score such lines well, read its score with care"
                 )
-        if self.outside_encoder:
+        comets = [m for m in metrics if family_of(m) == COMET] if metrics else []
+        if self.outside_encoder and (comets or not metrics):  # XLM-R's languages: COMET's encoder, not MetricX's mT5
             langs = ", ".join(self.outside_encoder)
             out.append(
-                f"{which}: {langs} is not among the encoder's 100 training languages (XLM-R); its scores are unreliable"
+                f"{', '.join(comets) or which}: {langs} is not among the encoder's 100 training languages (XLM-R); "
+                "its scores are unreliable"
             )
         if self.expected is None:
             out.append(f"{which}: no language pair is known, so translations in another language were not looked for")
@@ -227,7 +230,7 @@ class Pitfalls:
         if flagged:
             parts.append(
                 f"Before reading {', '.join(metrics) or 'the neural scores'}: {len(flagged)} system(s) have outputs "
-                "that are empty, copy the source or are in another language, which COMET may score well."
+                "that are empty, copy the source or are in another language, which a neural metric may score well."
             )
         return " ".join(parts)
 

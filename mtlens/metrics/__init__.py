@@ -72,9 +72,17 @@ def metric_class(name: str) -> type[Metric]:
         raise InputError(unknown_metric(name, REGISTRY)) from None
 
 
-def unknown_metric(name: str, choices) -> str:
-    """The one sentence for a metric name nobody knows."""
-    return f"unknown metric '{name}'; choose from {', '.join(choices)}"
+#: the metrics a set may also have, named when a name is unknown (issue 58: the sentence listed neither)
+MORE_FORMS = (
+    "esa and mqm where the set has human ratings, comet:NAME, metricx:NAME, metricx-qe:NAME and slide:NAME for a "
+    "registered checkpoint (python -m mtlens models list), judge:NAME for a registered LLM judge (python -m mtlens "
+    "judges list), and the metrics of the set's score files"
+)
+
+
+def unknown_metric(name: str, choices, more: bool = False) -> str:
+    """The one sentence for a metric name nobody knows (``more``: the other forms a name may take are said too)."""
+    return f"unknown metric '{name}'; choose from {', '.join(choices)}" + (f"; also {MORE_FORMS}" if more else "")
 
 
 def parse_names(text: str | Sequence[str], known=None, also=None) -> list[str]:
@@ -95,7 +103,7 @@ def parse_names(text: str | Sequence[str], known=None, also=None) -> list[str]:
         if not name:
             continue
         if name not in known and not (also is not None and also(name)):
-            raise InputError(unknown_metric(item.strip(), known))
+            raise InputError(unknown_metric(item.strip(), known, more=also is not None))
         if name not in names:
             names.append(name)
     if not names:

@@ -58,6 +58,9 @@ def test_a_language_outside_the_encoder_is_flagged_for_the_set():
     found = pitfalls.find({"good": good}, src, [ref], ("en", "haw"))  # Hawaiian is not among XLM-R's 100
     assert found.outside_encoder == ("haw",) and found.any
     assert any("haw is not among the encoder's 100 training languages" in n for n in found.notes())
+    # XLM-R is COMET's encoder: a MetricX metric (mT5) is not told about it, a COMET one is (issue 58)
+    assert not any("XLM-R" in n for n in found.notes(["metricx:xl"]))
+    assert any(n.startswith("comet:da: haw is not") for n in found.notes(["metricx:xl", "comet:da"]))
     # XLM-R lists 100 corpora; 7 are variants of a language listed too (bn_rom, hi_rom, my_zaw, ta_rom, te_rom,
     # ur_rom, zh-Hant): 93 languages
     assert "de" in pitfalls.ENCODER_LANGUAGES and len(pitfalls.ENCODER_LANGUAGES) == 93
