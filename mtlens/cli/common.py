@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from ..core.errors import InputError
-from ..core.names import terminal_safe
 from ..core.options import DEFAULTS, SPECS, Options
 from ..service.inputs import build_corpus, read_bytes, read_files
+from ..service.presentation import printable as terminal_safe
 
 
 class Exit(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.names import shown
+from ..service.presentation import plain as shown
 from . import args as flags
 from .args import Parser
 from .common import Exit, say, store

@@ -12,9 +12,9 @@ import sys
 from collections.abc import Sequence
 
 from ..core.errors import InputError
-from ..core.names import terminal_safe
 from ..service.neural_scoring import EXACT as NEURAL_EXACT
 from ..service.neural_scoring import MODE_ENV as NEURAL_MODE_ENV
+from ..service.presentation import printable as terminal_safe
 from ..service.sets import __version__
 from . import admin, gate, judges, ratings, scoring, sets
 from .args import Parser

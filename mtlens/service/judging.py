@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..core.errors import InputError
 from ..core.secrets import redact
 from ..judges.compute import PREFIX, Judge, add_judge, finished_judges, get_judge, identity, judge_scores, registered
+from .neural_scoring import may_start, require_job
 
 __all__ = [
     "PREFIX",
@@ -54,26 +55,8 @@ def remove_judge(store, name: str) -> None:
     store.remove_judge(name)
 
 
-def may_start(store, set_id: str, visitor) -> bool:
-    """Whether ``visitor`` (``None``: the operator) may start or cancel a judge's job on the set: an LLM judge
-    spends the operator's money at the operator's endpoint, so on a shared server only an administrator may, and
-    only where they may change the set (docs/decisions.md, "LLM judges")."""
-    from .neural_scoring import may_run_jobs
-
-    return (visitor is None or bool(getattr(visitor, "admin", False))) and may_run_jobs(store, set_id, visitor)
-
-
-def require_job(store, set_id: str, visitor, what: str) -> None:
-    """The judges' right (:func:`may_start`), or one sentence: every path that starts or cancels a job asks it."""
-    if not may_start(store, set_id, visitor):
-        raise InputError(f"only the operator or an administrator may {what} an LLM judge's job on this set")
-
-
-def is_judge_job(job: str) -> bool:
-    """Whether a job's name (``judge:NAME``) or digest (:func:`identity`'s ``judge-...``) is an LLM judge's."""
-    return job.startswith((PREFIX, "judge-"))
-
-
+# who may start or cancel a judge's job is decided with the neural jobs' rights, in one module (one place for every
+# path that starts a job: issue 58, G4)
 _require = require_job
 
 

@@ -45,7 +45,10 @@ _NAMES = {
     "status": "mtlens.runtime.jobs:status",
 }
 __getattr__, __dir__ = lazy_names(__name__, _NAMES)
-__all__ = sorted([*_NAMES, "cancel_job", "may_run_jobs", "model_scores", "start_job", "status_for"])
+__all__ = sorted(
+    [*_NAMES, "cancel_job", "is_judge_job", "may_run_jobs", "may_start", "model_scores", "require_job", "start_job",
+     "status_for"]
+)  # fmt: skip
 
 
 def may_run_jobs(store, set_id: str, visitor) -> bool:
@@ -56,15 +59,33 @@ def may_run_jobs(store, set_id: str, visitor) -> bool:
     return may_change(store, set_id, visitor, "score")
 
 
+def may_start(store, set_id: str, visitor) -> bool:
+    """Whether ``visitor`` (``None``: the operator) may start or cancel an LLM judge's job on the set: a judge
+    spends the operator's money at the operator's endpoint, so on a shared server only an administrator may, and
+    only where they may change the set (docs/decisions.md, "LLM judges")."""
+    return (visitor is None or bool(getattr(visitor, "admin", False))) and may_run_jobs(store, set_id, visitor)
+
+
+def require_job(store, set_id: str, visitor, what: str) -> None:
+    """The judges' right (:func:`may_start`), or one sentence: every path that starts or cancels a job asks it."""
+    if not may_start(store, set_id, visitor):
+        raise InputError(f"only the operator or an administrator may {what} an LLM judge's job on this set")
+
+
+def is_judge_job(job: str) -> bool:
+    """Whether a job's name (``judge:NAME``) or digest (``judge-...``, the judge's identity) is an LLM judge's."""
+    from ..judges.compute import PREFIX
+
+    return job.startswith((PREFIX, "judge-"))
+
+
 def _require(store, set_id: str, visitor, what: str, job: str) -> None:
     """The right to start or cancel the set's job ``job`` (a model's name or digest): an LLM judge's job is the
     judges' right whichever path asks (issue 58, G4: a set owner started the operator's judge through this one)."""
-    from .judging import is_judge_job
-    from .judging import require_job as require_judge
     from .sets import require_change
 
     if is_judge_job(job):
-        require_judge(store, set_id, visitor, what)
+        require_job(store, set_id, visitor, what)
     else:
         require_change(store, set_id, visitor, f"{what} its neural jobs", "score")
 

@@ -77,3 +77,19 @@ _NAMES = {
 }
 __getattr__, __dir__ = lazy_names(__name__, _NAMES)
 __all__ = sorted([*_NAMES])
+__all__ += ["plain", "printable"]
+
+
+def printable(text: str) -> str:
+    """Text as a face prints it to a terminal or a CI log: every character that would act there escaped
+    (:func:`mtlens.core.names.terminal_safe`, the one rule: issue 58, G10)."""
+    from ..core.names import terminal_safe
+
+    return terminal_safe(text)
+
+
+def plain(text: str, limit: int = 80) -> str:
+    """A name from a file or a flag as a sentence shows it (:func:`mtlens.core.names.shown`), cut to ``limit``."""
+    from ..core.names import shown
+
+    return shown(text, limit)

@@ -148,8 +148,7 @@ def _may_compute(store, ev, pending: list[str], visitor) -> None:
     start its job (an LLM judge spends the operator's money; a model, the server's time): the judges' and the neural
     jobs' rights, decided here for every path that names metrics (the gate, a history, a campaign)."""
     from .judging import PREFIX as JUDGE
-    from .judging import may_start
-    from .neural_scoring import may_run_jobs
+    from .neural_scoring import may_run_jobs, may_start
 
     for n in pending:
         allowed = (

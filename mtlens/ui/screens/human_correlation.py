@@ -170,11 +170,10 @@ def correlation_table(corr) -> pd.DataFrame:
     ("[lo, hi]" with the correlations' decimals, "-" where undefined)."""
     from dataclasses import asdict
 
-    from ...analysis.human import CorrelationRow
     from ...service.results import decimals
 
-    if not corr.rows:  # every metric of the set is a human score itself (issue 58, D6): the columns, no row
-        return pd.DataFrame(columns=[f for f in CorrelationRow.__dataclass_fields__ if not f.endswith("_ci")])
+    if not corr.rows:  # every metric of the set is a human score itself (issue 58, D6): no row
+        return pd.DataFrame(columns=["metric", "level", "human", "n", "pearson", "spearman", "kendall"])
     rows = pd.DataFrame([asdict(r) for r in corr.rows])
     d = decimals("pearson", [0.0])
     for k in ("pearson", "spearman", "kendall"):
