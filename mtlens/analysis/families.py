@@ -41,6 +41,11 @@ def family_of(metric: str) -> str:
     name = metric.lower()
     if name in _SURFACE:
         return SURFACE
+    # a registered source's prefix decides before any word of its name (metricx:comet-distilled is MetricX)
+    if name.startswith(("metricx:", "metricx-qe:")):
+        return METRICX
+    if name.startswith("comet:"):
+        return COMET
     if name.startswith("judge:") or "gemba" in name or name.startswith("judge"):
         return JUDGE
     if name.startswith("comet:") or "comet" in name:

@@ -15,7 +15,8 @@ from mtlens.core.errors import InputError
     [("bleu", "surface"), ("chrf++", "surface"), ("ter", "surface"), ("tbleu", "surface"), ("comet:wmt22", "comet"),
      ("cometkiwi-xl", "comet"), ("xcomet", "comet"), ("metricx-24", "metricx"), ("judge:gpt", "llm-judge"),
      ("gemba-mqm", "llm-judge"), ("mqm", "human"), ("esa", "human"), ("mqm-2", "human"), ("bleurt", "learned"),
-     ("some-new-metric", "learned")],
+     ("some-new-metric", "learned"), ("metricx:comet-distilled", "metricx"), ("metricx-qe:comet-kiwi", "metricx"),
+     ("comet:judge-like", "comet")],
 )  # fmt: skip
 def test_each_metric_has_its_family(metric, family):
     assert family_of(metric) == family
