@@ -122,3 +122,23 @@ def check_names(names, what: str) -> None:
         why = problem(str(name))
         if why:
             raise InputError(f"the {what} name '{shown(str(name))}' {why}")
+
+
+def auto_set_name(systems: int, pair: str, lines: int) -> str:
+    """The name a set gets from an upload when nobody names it (``8 systems, en-de, 1002 lines``).
+
+    >>> auto_set_name(1, "en-de", 200), renumbered("8 systems, en-de, 1002 lines (2)", 8, 9)
+    ('1 system, en-de, 200 lines', '9 systems, en-de, 1002 lines (2)')
+    """
+    return f"{systems} system{'' if systems == 1 else 's'}, {pair}, {lines} lines"
+
+
+def renumbered(name: str, before: int, after: int) -> str:
+    """An automatic set name with its count of systems brought up to date (issue 58: runs added to an auto-named set
+    left it saying "8 systems"); any other name is the user's and stays as it is."""
+    import re
+
+    m = re.fullmatch(r"(\d+) systems?, (.+), (\d+) lines( \(\d+\))?", name)
+    if m is None or int(m.group(1)) != before:
+        return name
+    return auto_set_name(after, m.group(2), int(m.group(3))) + (m.group(4) or "")

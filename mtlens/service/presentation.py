@@ -93,3 +93,13 @@ def plain(text: str, limit: int = 80) -> str:
     from ..core.names import shown
 
     return shown(text, limit)
+
+
+__all__ += ["auto_set_name"]
+
+
+def auto_set_name(systems: int, pair: str, lines: int) -> str:
+    """The name of a set nobody named (:func:`mtlens.core.names.auto_set_name`; runs added keep its count current)."""
+    from ..core.names import auto_set_name as name
+
+    return name(systems, pair, lines)

@@ -217,6 +217,9 @@ class Sets(Owners):
                 "INSERT INTO runs (set_id, system, family, at, meta) VALUES (?, ?, ?, ?, ?)",
                 [(set_id, n, *facts) for n, facts in (runs or {}).items() if n in systems],
             )
+            name = names.renumbered(saved.info.name, len(taken), len(taken) + len(rows))
+            if name != saved.info.name:  # an automatic name says the systems it has now
+                con.execute("UPDATE sets SET name = ? WHERE id = ? AND name = ?", (name, set_id, saved.info.name))
 
     def list(self, project: str | None = None, visitor: Visitor | None = None) -> list[SetInfo]:
         """Every saved set, newest first (optionally one project's). A ``visitor`` who is not an

@@ -16,6 +16,7 @@ from ..service.evaluation import (
     save,
 )
 from ..service.inputs import build_corpus, check_visitor_corpus, check_visitor_ratings_of, check_visitor_size_of
+from ..service.presentation import auto_set_name
 from . import identity, state
 from .state import DATA_KEY, Dataset, store
 
@@ -74,7 +75,7 @@ def keep_upload(new: Dataset, files: set, shown: Dataset) -> tuple[Dataset, str 
     prev = st.session_state.get("mtlens_upload_set")
     same_upload = prev and (prev[1] <= files or files <= prev[1])
     replaced = prev[0] if same_upload and prev[0] == shown.set_id else None
-    name = distinct_name(f"{n} system{'' if n == 1 else 's'}, {pair}, {new.corpus.n_lines} lines", replaced)
+    name = distinct_name(auto_set_name(n, pair, new.corpus.n_lines), replaced)
     new, not_saved = save_upload(new, name)
     if same_upload and new.set_id and prev[0] != new.set_id and prev[0] == shown.set_id:
         with contextlib.suppress(InputError):

@@ -236,3 +236,22 @@ def test_a_view_tests_the_steps_of_its_runs_only(tmp_path):
     assert service_runs.windows(store, set_id, "m", size=8) == [(0, "all runs")]
     with pytest.raises(InputError, match="--last must be at least 1"):
         service_runs.history(store, set_id, last=0)
+
+
+def test_an_automatic_set_name_counts_the_runs_added(tmp_path):
+    """Issue 58: an auto-named set kept "8 systems" in its name after runs were added; a name a user gave stays."""
+    from mtlens.core.corpus import Corpus
+    from mtlens.storage.store import Store
+
+    store = Store(tmp_path)
+    lines = [f"line {i}" for i in range(40)]
+    named = {}
+    for name in ("2 systems, en-de, 40 lines", "2 systems, en-de, 40 lines (2)", "my runs"):
+        set_id = store.save(Corpus.build({"r": lines}, {"A": lines, "B": lines}, language_pair="en-de"), name)
+        store.add_systems(set_id, {"C": lines})
+        named[name] = store.load(set_id).info.name
+    assert named == {
+        "2 systems, en-de, 40 lines": "3 systems, en-de, 40 lines",
+        "2 systems, en-de, 40 lines (2)": "3 systems, en-de, 40 lines (2)",
+        "my runs": "my runs",
+    }
