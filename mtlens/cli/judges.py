@@ -33,7 +33,7 @@ def add_parsers(sub) -> dict:
     flags.add_data_dir(a)
     a = ju_sub.add_parser("list", help="the registered judges")
     flags.add_data_dir(a)
-    a = ju_sub.add_parser("delete", help="forget a judge (its cached answers stay)")
+    a = ju_sub.add_parser("remove", aliases=["delete"], help="forget a judge (its cached answers stay)")
     a.add_argument("name", metavar="NAME")
     flags.add_data_dir(a)
     a = ju_sub.add_parser(
@@ -77,7 +77,7 @@ def run_judges(args: argparse.Namespace) -> str:
             f"{j.name}: {j.protocol} with {shown(j.model, 200)} at {shown(judging.redact(j.url), 300)}{key}\n"
             f"score with: --metrics judge:{j.name}\n"
         )
-    if args.action == "delete":
+    if args.action in ("remove", "delete"):  # the verb models use; delete kept for scripts
         judging.remove_judge(target, args.name)
         return f"removed {args.name}\n"
     if args.action in ("run", "cancel"):

@@ -116,6 +116,27 @@ class Workspace:
         self._operator("remove a model")
         self.store.remove_model(name)
 
+    # registering a scorer makes the server read a path or call a URL, and spend: the operator's and an
+    # administrator's alone, decided here for every face (issue 59, first part; the pages called the core directly)
+    def add_model(self, name: str, path, tokenizer=None):
+        """Register a checkpoint (:func:`mtlens.neural.models.add_model`), if the visitor is the operator."""
+        from ..neural.models import add_model
+
+        self._operator("register a model")
+        return add_model(self.store, name, path, tokenizer)
+
+    def add_judge(self, judge):
+        """Register an LLM judge (:func:`mtlens.judges.compute.add_judge`), if the visitor is the operator."""
+        from ..judges.compute import add_judge
+
+        self._operator("register a judge")
+        return add_judge(self.store, judge)
+
+    def remove_judge(self, name: str) -> None:
+        """Forget a judge (its cached answers stay), if the visitor is the operator."""
+        self._operator("remove a judge")
+        self.store.remove_judge(name)
+
     def child_env(self) -> dict[str, str]:
         """The environment a process this workspace starts needs to open the same store."""
         return self.store.child_env()

@@ -68,8 +68,7 @@ def panel() -> None:
         )
         if st.form_submit_button("Register judge"):
             try:
-                j = judging.add_judge(
-                    store,
+                j = state.workspace().add_judge(
                     judging.Judge(name, url, model, protocol, key_env.strip() or None, int(samples), int(concurrency),
                                   price_in, price_out, refs),
                 )  # fmt: skip

@@ -252,7 +252,7 @@ def models_panel() -> None:
         if st.form_submit_button("Register model"):
             try:
                 with st.spinner("Reading the checkpoint (its digest)…"):
-                    m = neural.add_model(store, name, path, tokenizer.strip() or None)
+                    m = state.workspace().add_model(name, path, tokenizer.strip() or None)
                 also = f" and metricx-qe:{m.name} (lower is better)" if m.metricx else ""
                 st.success(f"Registered {m.metric} ({m.kind}){also}.")
             except InputError as err:

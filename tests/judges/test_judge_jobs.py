@@ -283,3 +283,28 @@ def test_a_link_reader_never_reads_the_operators_paths_and_endpoints(tmp_path):
     assert "/srv" not in read.message and "10.1.2.3" not in read.message and "C:\\" not in read.message
     assert read.message.startswith("the MetricX checkpoint '(the operator's)' could not be loaded")
     assert "out of memory" in read.message
+
+
+def test_only_the_operator_registers_or_removes_a_scorer_through_the_service(tmp_path):
+    """Who may register or remove a judge or a model (the acts that make the server call a URL or read a path) is
+    decided in the service, without a face (issue 59's first part: only the pages checked it)."""
+    from mtlens.service.workspace import Workspace
+
+    store = Store(tmp_path)
+    owner = Visitor("browser:" + "e" * 32, "a set owner")
+    judge = judging.Judge("j", "http://127.0.0.1:9/v1", "m", "gemba-mqm")
+    visitor = Workspace(store, owner)
+    for act, said in (
+        (lambda: visitor.add_judge(judge), "register a judge"),
+        (lambda: visitor.add_model("m", str(tmp_path)), "register a model"),
+        (lambda: visitor.remove_judge("j"), "remove a judge"),
+        (lambda: visitor.remove_model("m"), "remove a model"),
+    ):
+        with pytest.raises(InputError, match=f"only the operator can {said}"):
+            act()
+    assert store.judges() == []
+    operator = Workspace(store, None)
+    operator.add_judge(judge)
+    assert [j["name"] for j in store.judges()] == ["j"]
+    Workspace(store, Visitor("admin", "admin", admin=True)).remove_judge("j")
+    assert store.judges() == []
