@@ -64,7 +64,7 @@ class ImportedScores:
         model: for scores mtlens computed with a registered checkpoint (:mod:`mtlens.neural.models`), the
             signature's model fields (name, digest, kind); empty for a file.
         weights: system -> a weight per line, for a system score that is not the plain mean of the scored
-            lines (ESA's mean of per-domain means: :func:`mtlens.readers.esa.domain_weights`); None: the mean.
+            lines (ESA's mean of per-domain means: :func:`mtlens.readers.esa_set.domain_weights`); None: the mean.
         mean: what the system score is the mean of, for the signature (``segments`` or ``domains``).
         categories: system -> ``(category, severity)`` -> the errors named there, placed or not (an LLM judge's);
             empty for a source without categories.

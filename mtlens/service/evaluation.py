@@ -24,7 +24,8 @@ from ..readers.testset import with_warnings
 def check_side_files(corpus: Corpus, human: Sequence[tuple[str, bytes]] = (), scores=(), annotations=()) -> None:
     """Read human score files, metric score files and annotation files against the corpus; a bad one is
     an InputError."""
-    from ..readers.esa import read_esa, split_annotations
+    from ..readers.esa import read_esa
+    from ..readers.esa_set import split_annotations
     from ..readers.mqm import check_against, read_annotations
 
     mqm, esa, _ = split_annotations(annotations)
@@ -100,9 +101,9 @@ def evaluate_annotations(data: bytes, name: str, declared_pair: str | None = Non
 
 def annotation_metrics(corpus: Corpus, annotations, weights=None, esa_mean: str = "domains") -> list:
     """The MQM metric of each MQM annotation file (``mqm``, then ``mqm-2``...), and one ``esa`` metric of all the
-    set's ESA rating files together (WMT's waves: :func:`mtlens.readers.esa.esa_metric`, its system score the
+    set's ESA rating files together (WMT's waves: :func:`mtlens.readers.esa_set.esa_metric`, its system score the
     mean of per-domain means, or ``esa_mean="segments"``), like imported metrics."""
-    from ..readers.esa import esa_metric, read_esa_files, split_annotations
+    from ..readers.esa_set import esa_metric, read_esa_files, split_annotations
     from ..readers.mqm import mqm_metric, parse_weights, read_annotations
 
     weights = parse_weights(weights)

@@ -14,7 +14,8 @@ if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/t
     from ..core.language import TOKENIZER_RULE, Language, language_defaults
     from ..core.limits import max_table_rows
     from ..core.paths import app_root, find_app_root
-    from ..readers.esa import is_esa, rater_quality, read_esa, split_annotations
+    from ..readers.esa import is_esa, read_esa
+    from ..readers.esa_set import rater_quality, split_annotations
     from ..readers.folders import read_path
     from ..readers.lines import decode_lines, files_fingerprint, read_bytes, read_lines
     from ..readers.mqm import read_annotations, read_mqm_tsv
@@ -46,9 +47,9 @@ _NAMES = {
     "read_documents": "mtlens.readers.testset:read_documents",
     "read_annotations": "mtlens.readers.mqm:read_annotations",
     "is_esa": "mtlens.readers.esa:is_esa",
-    "split_annotations": "mtlens.readers.esa:split_annotations",
+    "split_annotations": "mtlens.readers.esa_set:split_annotations",
     "read_esa": "mtlens.readers.esa:read_esa",
-    "rater_quality": "mtlens.readers.esa:rater_quality",
+    "rater_quality": "mtlens.readers.esa_set:rater_quality",
     "read_bytes": "mtlens.readers.lines:read_bytes",
     "read_lines": "mtlens.readers.lines:read_lines",
     "read_mqm_tsv": "mtlens.readers.mqm:read_mqm_tsv",

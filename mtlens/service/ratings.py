@@ -11,12 +11,11 @@ from collections.abc import Sequence
 
 from ..core.errors import InputError
 from ..core.names import clean_name, shown
-from ..readers.esa import (
-    ESARatings,
+from ..readers.esa import ESARatings, read_esa
+from ..readers.esa_set import (
     pooled,
     pooled_controls,
     rater_quality,
-    read_esa,
     read_esa_files,
     segment_scores,
     split_annotations,
@@ -238,7 +237,7 @@ def set_human_scores(ev, human_files=None):
 def leave_out(store, set_id: str, raters: Sequence[str], visitor=None) -> list[str]:
     """The raters whose ESA ratings the set leaves out from now on, on every face (the esa metric, the rankings,
     the meta-evaluation); an empty list takes every rater back. Who may change the set only. Returns them."""
-    from ..readers.esa import left_out_file
+    from ..readers.esa_set import left_out_file
     from .sets import require_change
 
     require_change(store, set_id, visitor, "leave raters out")

@@ -17,7 +17,8 @@ import pytest
 from mtlens.cli import main
 from mtlens.core.corpus import Corpus
 from mtlens.core.errors import InputError
-from mtlens.readers.esa import esa_metric, is_esa, rater_quality, read_esa
+from mtlens.readers.esa import is_esa, read_esa
+from mtlens.readers.esa_set import esa_metric, rater_quality
 from mtlens.storage.store import Store
 
 from ..conftest import ROOT, SHARED

@@ -21,7 +21,8 @@ import pytest
 
 from mtlens.core.access import Visitor
 from mtlens.core.errors import InputError
-from mtlens.readers.esa import rater_quality, read_esa
+from mtlens.readers.esa import read_esa
+from mtlens.readers.esa_set import rater_quality
 from mtlens.service.evaluation import add_annotations, evaluate_annotations
 from mtlens.storage.store import Store
 
