@@ -23,12 +23,11 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from ..core.errors import InputError
-from ..core.names import clean_name
 from . import gemba
-from .client import Endpoint, Stopped, chat, new_client
+from .client import Stopped, chat, new_client
+from .registry import Judge, registered, whole_tokens
 
 #: the prefix of a judge's metric name: ``judge:NAME``
 PREFIX = "judge:"
@@ -38,107 +37,6 @@ REFERENCE = "\x00reference:"
 REASKS = 5
 #: the temperature of every sample but the first
 SAMPLE_TEMPERATURE = 1.0
-#: bounds of a judge's settings
-MAX_SAMPLES, MAX_CONCURRENCY = 20, 256
-
-
-@dataclass(frozen=True)
-class Judge:
-    name: str
-    url: str
-    model: str
-    protocol: str
-    key_env: str | None = None
-    samples: int = 1
-    concurrency: int = 8
-    price_in: float | None = None
-    price_out: float | None = None
-    #: ask about the set's references too, as systems (issue 50: is the reference the problem?)
-    score_references: bool = False
-
-    @property
-    def endpoint(self) -> Endpoint:
-        return Endpoint(self.url, self.model, self.key_env)
-
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float | None:
-        """US dollars for those tokens at the judge's prices per million (None without prices)."""
-        if self.price_in is None and self.price_out is None:
-            return None
-        return (prompt_tokens * (self.price_in or 0.0) + completion_tokens * (self.price_out or 0.0)) / 1e6
-
-
-#: the longest URL a judge may have (a base URL is short; 100,000 characters was accepted, then unusable)
-MAX_URL = 2048
-_URL_HELP = "--url must be an http(s) URL of an OpenAI-compatible API (e.g. http://127.0.0.1:8000/v1)"
-
-
-def _url_parts(url: str):
-    """The URL's parts, or one sentence when it could not be used (issue 58, G6: a port ``abc``, CR/LF, 100,000
-    characters and ``http://[::1/v1`` were accepted by ``judges add`` and failed at every use)."""
-    if not isinstance(url, str) or len(url) > MAX_URL:
-        raise InputError(f"--url is at most {MAX_URL:,} characters")
-    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
-        raise InputError(f"{_URL_HELP}; it holds a space or a control character")
-    try:
-        parts = urlsplit(url)
-        host, _ = parts.hostname, parts.port  # both raise ValueError on a bad host or port
-    except ValueError as err:
-        raise InputError(f"{_URL_HELP}; this one cannot be read ({str(err)[:80]})") from None
-    if parts.scheme not in ("http", "https") or not host:
-        raise InputError(_URL_HELP)
-    return parts
-
-
-def check_judge(judge: Judge) -> Judge:
-    """A judge's settings, or one sentence naming what is wrong."""
-    name = clean_name(judge.name, "judge name", empty="a judge needs a name").lower()  # metric names are lowercase
-    parts = _url_parts(judge.url)
-    if parts.username is not None or parts.password is not None or parts.query or parts.fragment:
-        # the URL is stored and shown: a user, a password or a query (?api_key=...) would put a secret there
-        raise InputError(
-            "--url is the API's base URL alone, without a user, password or query: give the key's environment "
-            "variable with --api-key-env"
-        )
-    if judge.protocol not in gemba.PROTOCOLS:
-        raise InputError(f"--protocol takes {' or '.join(gemba.PROTOCOLS)}, not '{judge.protocol}'")
-    if not judge.model.strip():
-        raise InputError("--model names the endpoint's model")
-    model = clean_name(judge.model, "model")  # printed and stored: plain text (issue 58, G10)
-    if judge.key_env is not None and not judge.key_env.replace("_", "").isalnum():
-        raise InputError("--api-key-env names an environment variable (letters, digits, _), not a key")
-    if not 1 <= judge.samples <= MAX_SAMPLES:
-        raise InputError(f"--samples must be from 1 to {MAX_SAMPLES}")
-    if not 1 <= judge.concurrency <= MAX_CONCURRENCY:
-        raise InputError(f"--concurrency must be from 1 to {MAX_CONCURRENCY}")
-    for flag, price in (("--price-in", judge.price_in), ("--price-out", judge.price_out)):
-        if price is not None and not (math.isfinite(price) and price >= 0):
-            raise InputError(f"{flag} is US dollars per million tokens, at least 0")
-    return Judge(name, judge.url.rstrip("/"), model, judge.protocol, judge.key_env, judge.samples,
-                 judge.concurrency, judge.price_in, judge.price_out, bool(judge.score_references))  # fmt: skip
-
-
-def add_judge(store, judge: Judge) -> Judge:
-    """Register a judge (the operator's: the faces check who asks)."""
-    judge = check_judge(judge)
-    store.put_judge(dict(judge.__dict__))
-    return judge
-
-
-def registered(store) -> list[Judge]:
-    """The registered judges, by name."""
-    return [_judge_of(row) for row in store.judges()]
-
-
-def _judge_of(row) -> Judge:
-    return Judge(**{k: (bool(row[k]) if k == "score_references" else row[k]) for k in Judge.__dataclass_fields__})
-
-
-def get_judge(store, name: str) -> Judge:
-    found = {j["name"]: j for j in store.judges()}
-    if name not in found:
-        known = ", ".join(found) or "none yet (python -m mtlens judges add NAME --url URL --model MODEL ...)"
-        raise InputError(f"no judge is registered as '{name}'; the judges: {known}")
-    return _judge_of(found[name])
 
 
 def cache_key(judge: Judge, messages: list[dict], sample: int) -> str:
@@ -326,14 +224,6 @@ def _systems(owners) -> int:
     return sum(not s.startswith(REFERENCE) for s, _ in owners)
 
 
-def identity(judge: Judge) -> str:
-    """What a judge's answers depend on, as a digest (its jobs' key: a judge registered again with other
-    settings is another job)."""
-    parts = [gemba.VERSION, judge.url, judge.model, judge.protocol, judge.samples]
-    text = json.dumps(parts + (["references"] if judge.score_references else []))
-    return "judge-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:40]
-
-
 def run_summary(judge: Judge, tally: Tally) -> str:
     """One sentence on what a run asked and what it cost (a job's closing message)."""
     cost = judge.cost(tally.prompt_tokens, tally.completion_tokens)
@@ -484,16 +374,11 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
     metric = ImportedScores(
         PREFIX + judge.name, True, scores, judge.name, spans, tuple(notes), model,
         categories={s: dict(c) for s, c in categories.items()}, rated=dict(rated),
-        usage={s: {"prompt_tokens": _whole(tokens[s][0]), "completion_tokens": _whole(tokens[s][1]),
+        usage={s: {"prompt_tokens": whole_tokens(tokens[s][0]), "completion_tokens": whole_tokens(tokens[s][1]),
                    "cost_usd": judge.cost(*tokens[s])} for s in systems},
         reference_scores=references,
     )  # fmt: skip
     return metric, tally
-
-
-def _whole(tokens: float) -> int | float:
-    """A system's share of tokens: a whole number where it is one (a shared answer's half may not be)."""
-    return int(tokens) if float(tokens).is_integer() else round(tokens, 2)
 
 
 def finished_judges(store, corpus) -> list:

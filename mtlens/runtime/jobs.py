@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..core.errors import InputError
 from ..judges import compute as judge_compute
+from ..judges import registry as judge_registry
 from ..neural import compute as neural_compute
 from ..neural import environment as neural_env
 from ..neural import models as neural
@@ -149,8 +150,8 @@ class _JudgeWork:
 
     def __init__(self, store, name: str):
         self.store = store
-        self.judge = judge_compute.get_judge(store, name[len(judge_compute.PREFIX) :])
-        self.name, self.digest = judge_compute.PREFIX + self.judge.name, judge_compute.identity(self.judge)
+        self.judge = judge_registry.get_judge(store, name[len(judge_compute.PREFIX) :])
+        self.name, self.digest = judge_compute.PREFIX + self.judge.name, judge_registry.identity(self.judge)
 
     def check(self, corpus) -> None:
         judge_compute.plan(self.judge, corpus)

@@ -123,7 +123,8 @@ def finished_neural(store, ev: Evaluation) -> tuple[tuple[str, str], ...]:
     when the store cannot say). The pages and the command line offer a set's neural scores by this one rule
     (:func:`file_metrics`); the command line's ``--metrics comet:NAME`` on a saved set runs the set's job too, so
     its scores are offered afterwards by both. The pages key their caches on it."""
-    from ..judges.compute import PREFIX, identity, registered
+    from ..judges.compute import PREFIX
+    from ..judges.registry import identity, registered
     from ..neural.models import models
     from ..runtime.jobs import status
 

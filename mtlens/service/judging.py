@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ..core.errors import InputError
 from ..core.secrets import redact
-from ..judges.compute import PREFIX, Judge, add_judge, finished_judges, get_judge, identity, judge_scores, registered
+from ..judges.compute import PREFIX, finished_judges, judge_scores
+from ..judges.registry import Judge, add_judge, get_judge, identity, registered
 from .neural_scoring import may_start, require_job
 
 __all__ = [

@@ -125,7 +125,7 @@ def private_removed(store, text: str | None) -> str | None:
     if not text:
         return text
     from ..core.secrets import redact
-    from ..judges.compute import registered
+    from ..judges.registry import registered
 
     private = [m.path for m in __getattr__("models")(store)] + [m.tokenizer or "" for m in __getattr__("models")(store)]
     private += [j.url for j in registered(store)] + [redact(j.url) for j in registered(store)]

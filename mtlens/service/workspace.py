@@ -127,7 +127,7 @@ class Workspace:
 
     def add_judge(self, judge):
         """Register an LLM judge (:func:`mtlens.judges.compute.add_judge`), if the visitor is the operator."""
-        from ..judges.compute import add_judge
+        from ..judges.registry import add_judge
 
         self._operator("register a judge")
         return add_judge(self.store, judge)

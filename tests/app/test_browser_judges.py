@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from mtlens.judges import gemba
-from mtlens.judges.compute import get_judge, judge_scores
+from mtlens.judges.compute import judge_scores
+from mtlens.judges.registry import get_judge
 from mtlens.runtime import jobs
 from mtlens.service import judging
 from mtlens.service.evaluation import evaluate_annotations, save

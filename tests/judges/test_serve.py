@@ -17,7 +17,8 @@ import sys
 import pytest
 
 from mtlens.core.corpus import Corpus
-from mtlens.judges.compute import get_judge, judge_scores
+from mtlens.judges.compute import judge_scores
+from mtlens.judges.registry import get_judge
 from mtlens.storage.store import Store
 
 from ..conftest import ROOT, SAMPLE
