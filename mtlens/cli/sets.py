@@ -202,7 +202,8 @@ def run_delete(args: argparse.Namespace) -> str:
 
 def run_add(args: argparse.Namespace) -> str:
     from ..service.bundles import add_bundle_runs, is_bundle
-    from ..service.runs import FACT_FLAGS, add_run, parse_meta
+    from ..service.run_facts import FACT_FLAGS
+    from ..service.runs import add_run, parse_meta
 
     data = read_bytes(args.file)
     if is_bundle(data):  # a set bundle: its new systems, with their run facts

@@ -233,7 +233,8 @@ def read_bundle(data: bytes, visitor: bool = False) -> Bundle:
 def _runs(value, systems) -> dict[str, tuple[str | None, str, str]]:
     """The bundle's run facts, checked as ``mtlens add`` checks them; only for systems the bundle has."""
     from ..storage.runs import check_meta, clean_family
-    from .runs import checked_facts, parse_at
+    from .run_facts import checked_facts
+    from .runs import parse_at
 
     if value is None:
         return {}

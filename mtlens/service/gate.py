@@ -59,7 +59,7 @@ def gate_evaluation(
     from ..analysis.families import tuned_families
     from .evaluation import kept_options
     from .results import named_results
-    from .runs import run_facts
+    from .run_facts import run_facts
 
     check_gate_settings(alpha, min_agreement)
     tuned = tuned_families(candidate_tuned_on)

@@ -226,14 +226,14 @@ def can_test(dataset: Dataset) -> bool:
 
 
 def run_facts(dataset: Dataset) -> dict:
-    """Each system's tuned-on families and cost from its run (:func:`mtlens.service.runs.run_facts`); none for an
+    """Each system's tuned-on families and cost from its run (:func:`mtlens.service.run_facts.run_facts`); none for an
     upload that is not saved."""
     return _run_facts(dataset) if dataset.set_id else {}
 
 
 @cache(lambda ds: (ds.fingerprint, ds.set_id), spinner="Reading the runs' facts…")
 def _run_facts(dataset: Dataset) -> dict:
-    from ..service.runs import run_facts
+    from ..service.run_facts import run_facts
 
     return run_facts(state.store(), dataset.set_id, dataset.corpus)
 

@@ -1,6 +1,6 @@
 """Quality against cost: the chart with the Pareto front (Rankings and History draw it) and the note on systems
 tuned on metrics (Rankings). Numbers come from the core (:mod:`mtlens.analysis.costs`,
-:mod:`mtlens.service.runs`); this module draws them."""
+:mod:`mtlens.service.run_facts`); this module draws them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ..service.runs import cost_axes, families_line, pareto_points, tuned_marks
+from ..service.run_facts import cost_axes, families_line, pareto_points, tuned_marks
 from . import export, render
 
 FRONT_COLOUR, OTHER_COLOUR = "#1f77b4", "#9aa5b1"

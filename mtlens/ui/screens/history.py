@@ -13,6 +13,7 @@ import streamlit as st
 
 from ...core.errors import InputError
 from ...service import presentation as report
+from ...service import run_facts
 from ...service import runs as service_runs
 from ...service.bundles import add_bundle_runs, is_bundle
 from ...service.results import metric_label
@@ -85,7 +86,7 @@ def _add_form(ds: state.Dataset) -> None:
                         dt.datetime.combine(day, at, tzinfo=dt.timezone.utc).isoformat(),
                         {
                             **service_runs.parse_meta([x for x in meta.splitlines() if x.strip()]),
-                            **service_runs.facts_meta(tuned, cost, price_in, price_out, latency),
+                            **run_facts.facts_meta(tuned, cost, price_in, price_out, latency),
                         },
                         identity.visitor(),
                     ).name
@@ -179,8 +180,8 @@ def page() -> None:
         "steps shown. p: two-sided paired bootstrap p-value (" + render.md(doc["test"]) + "). Humans agree: the "
         "share of judges expected to agree with a delta this size (Kocmi et al. 2024)."
     )
-    priced = service_runs.costs_of(doc)
-    if service_runs.cost_axes(priced):  # at least two runs say what they cost
+    priced = run_facts.costs_of(doc)
+    if run_facts.cost_axes(priced):  # at least two runs say what they cost
         st.subheader("Quality against cost")
         m = st.selectbox("Quality", doc["metrics"], key="hist_cost_metric")
         scores = {r["name"]: r["scores"][m] for r in doc["runs"] if r["scores"].get(m) is not None}

@@ -23,7 +23,7 @@ from ...service.rankings import LARGE, METRICS_PARAM, SORT_PARAM, clusters_note,
 from ...service.rankings import link_params as rankings_link
 from ...service.rankings import table as ranking_table
 from ...service.results import ERROR_BAR_COLOUR, best_first, neural_names, options_key
-from ...service.runs import cost_axes
+from ...service.run_facts import cost_axes
 from .. import cached, costs, export, links, render, state, uploads, views, workspace
 from ..neural_panel import judges_panel
 from ..neural_panel import panel as neural_panel
