@@ -48,7 +48,7 @@ def family_of(metric: str) -> str:
         return COMET
     if name.startswith("judge:") or "gemba" in name or name.startswith("judge"):
         return JUDGE
-    if name.startswith("comet:") or "comet" in name:
+    if "comet" in name:
         return COMET
     if "metricx" in name:
         return METRICX

@@ -46,7 +46,7 @@ from .families import family_of, held_out_text, tainted, tuned_text
 from .policy import ALPHA, MIN_TEST_LINES, SEED, check_alpha, default_resamples
 from .power import POWER, min_detectable_delta
 from .resampling import PairedDelta, paired_deltas
-from .significance import holm, untested_note
+from .significance import holm, missing_sentence, untested_note
 
 #: the rule in one sentence, printed with every verdict
 RULE = (
@@ -170,7 +170,7 @@ def gate(
     if len(unscored) == len(results):
         raise InputError(
             "none of the gate's metrics can be tested: "
-            + "; ".join(untested_note(name, who).split(": not tested")[0] for name, who in unscored.items())
+            + "; ".join(missing_sentence(name, who) for name, who in unscored.items())
         )
     m = len(results) - len(unscored)  # Holm's family: the tests made
     n = n or default_resamples(m, lines, alpha)

@@ -319,7 +319,9 @@ def metric_clusters(
     pairs; cluster boundaries only where every metric above is significantly better than every one below.
     """
     kind, h = level.split(":", 1)
-    results = {m: r for m, r in results.items() if not is_itself(m, h)} or results  # D6: not itself
+    results = {m: r for m, r in results.items() if not is_itself(m, h)}  # D6: never the human score itself
+    if not results:
+        return MetricClusters(f"{kind} level, {h}: no metric but the human score itself", [], {}, {}, {})
     vectors = {}
     if kind == "system":
         systems = [s for s in next(iter(results.values())).scores if s in human.system[h]]

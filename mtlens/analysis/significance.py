@@ -173,7 +173,12 @@ def scored_systems(result: MetricResult) -> tuple[list[str], list[str]]:
 
 def untested_note(metric: str, systems: Sequence[str]) -> str:
     """The sentence said where a metric has no score for ``systems``: they are not tested."""
-    return f"{metric} has {missing_what(metric)} of {', '.join(systems)}: not tested (no test is made without scores)"
+    return f"{missing_sentence(metric, systems)}: not tested (no test is made without scores)"
+
+
+def missing_sentence(metric: str, systems: Sequence[str]) -> str:
+    """``esa has no ratings of A, B``: what a metric lacks."""
+    return f"{metric} has {missing_what(metric)} of {', '.join(systems)}"
 
 
 def missing_what(metric: str) -> str:

@@ -31,11 +31,11 @@ def to_dict(res: GateResult) -> dict:
         "metrics": [
             {
                 "metric": g.metric,
-                "baseline": _number(g.baseline),
-                "candidate": _number(g.candidate),
-                "delta": _number(g.delta),
-                "p": _number(g.p),
-                "p_holm": _number(g.p_holm),
+                "baseline": g.baseline,
+                "candidate": g.candidate,
+                "delta": g.delta,
+                "p": g.p,
+                "p_holm": g.p_holm,
                 "tested": g.tested,
                 "human_agreement": _number(g.human_agreement),
                 "min_detectable_delta": _number(g.min_detectable_delta),
@@ -61,7 +61,8 @@ def to_dict(res: GateResult) -> dict:
 
 
 def to_json(res: GateResult) -> str:
-    # strict JSON: a missing number is null, never a bare NaN (issue 58, D16)
+    # strict JSON: a missing number (an untested metric's p, an unrated system's score) is null, never a bare NaN
+    # (issue 58, D16), by the exports' one rule (tables.json_safe)
     return json.dumps(json_safe(to_dict(res)), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
 
 

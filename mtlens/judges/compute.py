@@ -60,19 +60,6 @@ class Tally:
     per_system: dict[str, list[int]] = field(default_factory=dict)
 
 
-class _NoPool:
-    """No thread pool, where nothing is asked (answers read from the cache alone)."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def submit(self, *a):  # pragma: no cover - never called: no jobs
-        raise AssertionError("nothing to submit")
-
-
 class _NotCached(Exception):
     """An answer is not cached (and the caller asked for cached answers only)."""
 
@@ -184,21 +171,22 @@ def _first_messages(judge: Judge):
     return gemba.mqm_messages if judge.protocol == "gemba-mqm" else gemba.esa_span_messages
 
 
-def plan(judge: Judge, corpus) -> Plan:
+def plan(judge: Judge, corpus, pairs=None) -> Plan:
+    """``pairs``: :func:`_pairs` of the corpus, when the caller has them already."""
     if corpus.source is None:
         raise InputError("an LLM judge reads the source: the set has none (add a source file)")
     src_lang, tgt_lang = _languages(corpus)
-    pairs = _pairs(judge, corpus)
+    pairs = _pairs(judge, corpus) if pairs is None else pairs
     requests = list(pairs)
     make = _first_messages(judge)
     return Plan(requests, pairs, [make(src_lang, tgt_lang, src, tgt) for src, tgt in requests], (src_lang, tgt_lang))
 
 
-def surely_unfinished(store, judge: Judge, corpus) -> bool:
+def surely_unfinished(store, judge: Judge, corpus, pairs=None) -> bool:
     """True when the first or the last request of the judge's plan has no cached answer (a judge never run, stopped
     or failed on this corpus): known from two prompts, without building the others (issue 58, D2: every page built
     every prompt and key of every registered judge, 40,386 per load with six judges)."""
-    requests = list(_pairs(judge, corpus))
+    requests = list(_pairs(judge, corpus) if pairs is None else pairs)
     if not requests:
         return False
     src_lang, tgt_lang = _languages(corpus)
@@ -245,9 +233,10 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
 
     from ..readers.scores import ErrorSpan, ImportedScores
 
-    if cached_only and surely_unfinished(store, judge, corpus):
+    pairs = _pairs(judge, corpus) if corpus.source is not None else None  # once, for the probe and the plan
+    if cached_only and pairs is not None and surely_unfinished(store, judge, corpus, pairs):
         return None
-    p = plan(judge, corpus)
+    p = plan(judge, corpus, pairs)
     src_lang, tgt_lang = p.languages
     systems = list(corpus.system_names)
     pairs, requests, first = p.pairs, p.requests, p.first
@@ -283,26 +272,22 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
             results = {(i, k): one(i, k) for i, k in jobs}
         except _NotCached:  # GEMBA-ESA's second answer missing
             return None
-        jobs = []
-    try:
-        with ThreadPoolExecutor(max_workers=judge.concurrency) if jobs else _NoPool() as pool:
-            futures = {pool.submit(one, i, k): (i, k) for i, k in jobs}
-            try:
-                for f in as_completed(futures):
-                    results[futures[f]] = f.result()
-                    done += 1
-                    if progress:
-                        progress(done, len(jobs))
-            except _NotCached:
-                for f in futures:
-                    f.cancel()
-                return None
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                raise
-    finally:
-        asker.close()
+    else:
+        try:
+            with ThreadPoolExecutor(max_workers=judge.concurrency) as pool:
+                futures = {pool.submit(one, i, k): (i, k) for i, k in jobs}
+                try:
+                    for f in as_completed(futures):
+                        results[futures[f]] = f.result()
+                        done += 1
+                        if progress:
+                            progress(done, len(jobs))
+                except BaseException:
+                    for f in futures:
+                        f.cancel()
+                    raise
+        finally:
+            asker.close()
     scores = {s: np.full(corpus.n_lines, np.nan) for s in systems}
     spans = {s: [[] for _ in range(corpus.n_lines)] for s in systems}
     tokens = {s: [0, 0] for s in systems}

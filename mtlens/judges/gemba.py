@@ -212,10 +212,10 @@ def parse_number(answer: str | None, low: int = 0, high: int = 100) -> int | Non
 def _digits(text: str) -> int | None:
     """A run of ASCII digits as GEMBA's ``int()`` reads it; None where ``int()`` would fail (``['']``: no digits)
     or the number is far beyond any score (5,000 digits: Python refuses to convert them; issue 58, G6)."""
-    text = text.lstrip("0") or ("0" if text else "")
-    if not text or len(text) > 9:
-        return None if not text else 10**9
-    return int(text)
+    if not text:
+        return None
+    text = text.lstrip("0") or "0"
+    return int(text) if len(text) <= 9 else 10**9  # any number this long is outside a score's range
 
 
 def place(errors, line: str) -> tuple[list[tuple[int, int, JudgeError]], int]:

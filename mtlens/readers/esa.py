@@ -205,7 +205,8 @@ def _offset(value, where: str):
     sentence (issue 58, G7: text, a list and Infinity were internal errors)."""
     if value is None or value == "missing":
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isascii() and value.strip().lstrip("-").isdigit():
+    digits = value.strip().lstrip("-") if isinstance(value, str) else None
+    if digits and digits.isascii() and digits.isdigit():
         value = int(value) if len(value) < 16 else 10**12  # a number written as text, as int() read it before
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         value = int(value)
@@ -339,7 +340,7 @@ def read_esa(data: bytes, name: str, corpus=None, pair: str | None = None) -> ES
         latest[key] = rating
     ratings = [r for r in latest.values() if r.kind == "rating"]
     controls = [r for r in latest.values() if r.kind != "rating"]
-    notes = [f"{n:,} row{'' if n == 1 else 's'} left out: {why}" for why, n in left_out.items()]
+    notes = [f"{_rows(n)} left out: {why}" for why, n in left_out.items()]
     kinds = Counter(r.kind for r in controls)
     if kinds:
         notes.append(
@@ -348,14 +349,13 @@ def read_esa(data: bytes, name: str, corpus=None, pair: str | None = None) -> ES
             + " (attention checks and repeated items are read for the raters' quality)"
         )
     if corpus is not None:
-        kept = _of_the_set(ratings, corpus)
+        texts = {**corpus.systems, **corpus.references}  # a reference rated as a system is kept under its name
+        kept = [r for r in ratings if r.system in texts or r.system in REFERENCE_SYSTEMS]
         if len(kept) < len(ratings):  # issue 58, D4: a wave rates more systems than the set has (as other pairs)
-            others = sorted({r.system for r in ratings} - {r.system for r in kept})
-            left_out["ratings of systems the set does not have"] = len(ratings) - len(kept)
+            others, dropped = sorted({r.system for r in ratings} - {r.system for r in kept}), len(ratings) - len(kept)
+            left_out["ratings of systems the set does not have"] = dropped
             named = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
-            notes.append(
-                f"{len(ratings) - len(kept):,} rows left out: ratings of systems the set does not have ({named})"
-            )
+            notes.append(f"{_rows(dropped)} left out: ratings of systems the set does not have ({named})")
             if not kept:
                 raise InputError(f"'{name}' rates none of the set's systems (it rates {named})")
         ratings, clipped = _placed(kept, corpus, name)
@@ -366,10 +366,8 @@ def read_esa(data: bytes, name: str, corpus=None, pair: str | None = None) -> ES
     return ESARatings(name, pair, tuple(ratings), tuple(controls), left_out, tuple(notes))
 
 
-def _of_the_set(ratings: Sequence[ESARating], corpus) -> list[ESARating]:
-    """The ratings of the corpus's systems and references (a reference rated as a system is kept under its name)."""
-    texts = {**corpus.systems, **corpus.references}
-    return [r for r in ratings if r.system in texts or r.system in REFERENCE_SYSTEMS]
+def _rows(n: int) -> str:
+    return f"{n:,} row{'' if n == 1 else 's'}"
 
 
 def _placed(ratings: Sequence[ESARating], corpus, name: str) -> tuple[list[ESARating], int]:

@@ -81,7 +81,7 @@ def rater_quality(esa: ESARatings) -> list[dict]:
     for c in esa.controls:
         controls_of[c.rater].append(c)
     count = Counter(r.rater for r in esa.ratings)
-    total = {key: math.fsum(scores.values()) for key, scores in by_item.items()}
+    total = {key: math.fsum(scores.values()) for key, scores in by_item.items() if len(scores) > _SUMMED}
     out = []
     raters = sorted(set(count) | set(controls_of))
     for rater in raters:
@@ -95,7 +95,7 @@ def rater_quality(esa: ESARatings) -> list[dict]:
             scores = by_item[key]
             if len(scores) > 1:
                 mine.append(scores[rater])
-                others.append(_others_mean(scores, rater, total[key]))
+                others.append(_others_mean(scores, rater, total.get(key, 0.0)))
         agreement = None
         if len(mine) >= 10 and np.std(mine) > 0 and np.std(others) > 0:
             agreement = float(np.corrcoef(mine, others)[0, 1])

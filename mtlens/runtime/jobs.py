@@ -224,14 +224,22 @@ def _corpus(store, set_id: str):
 SAY_EVERY = 10.0
 
 
+def duration_text(seconds: float) -> str:
+    """A time left as a job's line says it (the command line's and the Rankings panel's): ``40 s``, ``12 min``,
+    ``2.5 h``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def _pace(new: int, left: int, seconds: float) -> str:
     """`` · 12.3 segments/s · about 4 min left`` from this run's segments so far (empty before any)."""
     if new <= 0 or seconds <= 0:
         return ""
     rate = new / seconds
-    eta = left / rate
-    when = f"{eta:.0f} s" if eta < 90 else (f"{eta / 60:.0f} min" if eta < 5400 else f"{eta / 3600:.1f} h")
-    return f" · {rate:.1f} segments/s" + (f" · about {when} left" if left > 0 else "")
+    return f" · {rate:.1f} segments/s" + (f" · about {duration_text(left / rate)} left" if left > 0 else "")
 
 
 def run(store, set_id: str, model_name: str, claim: bool = True, say=None) -> str:

@@ -7,7 +7,7 @@ from ..core.errors import InputError
 from ..core.secrets import redact
 from ..judges.compute import PREFIX, finished_judges, judge_scores
 from ..judges.registry import Judge, add_judge, get_judge, identity, registered
-from .neural_scoring import may_start, require_job
+from .neural_scoring import may_start, require_job  # the judges' right, one home with the jobs' rights
 
 __all__ = [
     "PREFIX",
@@ -56,16 +56,11 @@ def remove_judge(store, name: str) -> None:
     store.remove_judge(name)
 
 
-# who may start or cancel a judge's job is decided with the neural jobs' rights, in one module (one place for every
-# path that starts a job: issue 58, G4)
-_require = require_job
-
-
 def start_job(store, set_id: str, name: str, visitor=None):
     """Start (or join) the set's job of ``judge:NAME`` in the background (:func:`mtlens.runtime.jobs.start`)."""
     from ..runtime import jobs
 
-    _require(store, set_id, visitor, "start")
+    require_job(store, set_id, visitor, "start")
     return jobs.start(store, set_id, name if name.startswith(PREFIX) else PREFIX + name)
 
 
@@ -82,7 +77,7 @@ def run_job(store, set_id: str, name: str, say=None):
 def cancel_job(store, set_id: str, digest: str, visitor=None) -> None:
     from ..runtime import jobs
 
-    _require(store, set_id, visitor, "cancel")
+    require_job(store, set_id, visitor, "cancel")
     jobs.cancel(store, set_id, digest)
 
 

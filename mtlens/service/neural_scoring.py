@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/t
     from ..neural.environment import HOW_TO_ENABLE_SENTENCE, available, check_ray, ray_address, where_it_runs
     from ..neural.models import EXACT, FAST, MODE_ENV, PREFIX, add_model, get_model, mode, models
     from ..neural.segments import cached_scores
-    from ..runtime.jobs import Progress, cancel, run, start, status
+    from ..runtime.jobs import Progress, cancel, duration_text, run, start, status
 
 _NAMES = {
     "HOW_TO_ENABLE_SENTENCE": "mtlens.neural.environment:HOW_TO_ENABLE_SENTENCE",
@@ -32,6 +32,7 @@ _NAMES = {
     "add_model": "mtlens.neural.models:add_model",
     "check_ray": "mtlens.neural.environment:check_ray",
     "where_it_runs": "mtlens.neural.environment:where_it_runs",
+    "duration_text": "mtlens.runtime.jobs:duration_text",
     "ray_address": "mtlens.neural.environment:ray_address",
     "available": "mtlens.neural.environment:available",
     "cached_scores": "mtlens.neural.segments:cached_scores",
@@ -47,7 +48,7 @@ _NAMES = {
 __getattr__, __dir__ = lazy_names(__name__, _NAMES)
 __all__ = sorted(
     [*_NAMES, "cancel_job", "is_judge_job", "may_run_jobs", "may_start", "model_scores", "require_job", "start_job",
-     "status_for"]
+     "status_for", "where_it_runs_for"]
 )  # fmt: skip
 
 
@@ -120,6 +121,14 @@ def status_for(store, set_id: str, visitor=None) -> list:
     return [dataclasses.replace(p, message=private_removed(store, p.message)) for p in found]
 
 
+def where_it_runs_for(visitor=None) -> str:
+    """Where the jobs run, as ``visitor`` may read it: the Ray cluster's address is the operator's and an
+    administrator's (issue 58, G12)."""
+    if visitor is None or getattr(visitor, "admin", False):
+        return __getattr__("where_it_runs")()
+    return "on the team's Ray cluster"
+
+
 def private_removed(store, text: str | None) -> str | None:
     """``text`` without the operator's paths and addresses (:func:`status_for`)."""
     if not text:
@@ -127,8 +136,10 @@ def private_removed(store, text: str | None) -> str | None:
     from ..core.secrets import redact
     from ..judges.registry import registered
 
-    private = [m.path for m in __getattr__("models")(store)] + [m.tokenizer or "" for m in __getattr__("models")(store)]
-    private += [j.url for j in registered(store)] + [redact(j.url) for j in registered(store)]
+    models, judges = __getattr__("models")(store), registered(store)
+    private = [p for m in models for p in (m.path, m.tokenizer or "")] + [
+        u for j in judges for u in (j.url, redact(j.url))
+    ]
     address = __getattr__("ray_address")()
     private += [address, redact(address)] if address else []
     for item in sorted({p for p in private if p}, key=len, reverse=True):

@@ -77,7 +77,7 @@ _NAMES = {
 }
 __getattr__, __dir__ = lazy_names(__name__, _NAMES)
 __all__ = sorted([*_NAMES])
-__all__ += ["plain", "printable"]
+__all__ += ["auto_set_name", "plain", "printable"]
 
 
 def printable(text: str) -> str:
@@ -93,9 +93,6 @@ def plain(text: str, limit: int = 80) -> str:
     from ..core.names import shown
 
     return shown(text, limit)
-
-
-__all__ += ["auto_set_name"]
 
 
 def auto_set_name(systems: int, pair: str, lines: int) -> str:

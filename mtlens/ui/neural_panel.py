@@ -21,22 +21,6 @@ def _may_run(ds: Dataset, judge: bool = False) -> bool:
     return jobs.may_run_jobs(state.store(), ds.set_id, identity.visitor())
 
 
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
-def _where() -> str:
-    """Where the jobs run, as this visitor may read it: the Ray cluster's address is the operator's (G12)."""
-    visitor = identity.visitor()
-    if visitor is None or visitor.admin:
-        return neural.where_it_runs()
-    return "on the team's Ray cluster"
-
-
 def describe(p: jobs.Progress) -> str:
     """One line about a job: its progress, speed and time left, or how it ended."""
     metric = p.metric
@@ -46,16 +30,20 @@ def describe(p: jobs.Progress) -> str:
         return f"{metric}: starting…"
     if p.state == "done":  # a job on a Ray cluster says so
         ray = neural.ray_address() is not None
-        return f"{metric}: done, {p.total:,} segments scored" + (f" {_where()}." if ray else ".")
+        return f"{metric}: done, {p.total:,} segments scored" + (
+            f" {neural.where_it_runs_for(identity.visitor())}." if ray else "."
+        )
     if p.state in ("failed", "cancelled"):
         why = p.message or ("cancelled" if p.state == "cancelled" else "stopped")
         return f"{metric}: {why} ({p.done:,} of {p.total:,} segments saved; start it again to go on)."
     if p.state == "queued" or not p.total:
         return f"{metric}: starting (loading the model)…"
     speed = f" · {p.rate:.1f} segments/s" if p.rate else ""
-    left = f" · about {_duration(p.eta)} left" if p.eta is not None else ""
+    left = f" · about {jobs.duration_text(p.eta)} left" if p.eta is not None else ""
     verb = "cancelling" if p.state == "cancelling" else ("judging" if p.judge else "scoring")
-    where = f" {_where()}" if neural.ray_address() and not p.judge else ""  # "on the Ray cluster at ..."
+    where = (
+        f" {neural.where_it_runs_for(identity.visitor())}" if neural.ray_address() and not p.judge else ""
+    )  # "on the Ray cluster at ..."
     return f"{metric}: {verb} {p.done:,} / {p.total:,} segments{where}{speed}{left}"
 
 

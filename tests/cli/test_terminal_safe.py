@@ -74,3 +74,16 @@ def test_a_campaign_id_follows_the_name_rule(tmp_path, capsys):
         assert got.stderr.startswith("mtlens: error: the campaign")
     ok = _run(capsys, *common, "--id", "wmt25-en-ja_v2", ws=ws)
     assert ok.returncode == 0 and json.loads(ok.stdout)["campaign_id"] == "wmt25-en-ja_v2"
+
+
+def test_every_format_character_of_this_python_is_escaped():
+    """The pattern scans the blocks that hold format characters (core.names.FORMAT_BLOCKS), not every plane: every Cf
+    character Python's Unicode database knows lies in them, and is escaped."""
+    import sys
+    import unicodedata
+
+    from mtlens.core.names import FORMAT_BLOCKS
+
+    formats = [c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    assert formats and all(any(c in r for r in FORMAT_BLOCKS) for c in formats)
+    assert all("\\u" in terminal_safe(chr(c)) for c in formats)
