@@ -344,25 +344,26 @@ def test_every_import_of_mtlens_inside_mtlens_resolves():
     assert bad == []
 
 
-def test_the_front_page_and_the_rooms_issue_47_split_stay_small():
-    """The README is a front page (at most about 400 lines, both set-up commands), and the rooms that held
-    several concerns (issue 47: the command line, the UI's views, state and caches, significance, the neural
-    models, the test-set reader, the table exports) stay split: none over 400 lines."""
+#: modules that may be longer than a room, each with its reason (issue 59: "a kernel that must stay whole")
+WHOLE_KERNELS = {
+    # numba compiles the module's functions together, ahead of time, into one extension (mtlens.metrics._aot): a
+    # port of sacrebleu's lib_ter.py whose shift search, beam and bit-parallel distance call one another
+    "mtlens/metrics/_ter_kernel.py": "one compiled unit (numba ahead of time): TER's shifts and edit distances",
+}
+
+
+def test_the_front_page_is_short_and_every_room_is_small():
+    """The README is a front page (at most about 400 lines, both set-up commands), and every module of the package is
+    a room of one concern: none over 400 lines (issue 59; issue 47 split the first), the whole kernels named above
+    aside."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= 400
     assert "&& .venv/bin/streamlit run app.py\n" in readme and "\nbash scripts/test.sh\n" in readme
-    rooms = [
-        *(PKG / "cli").glob("*.py"),
-        *(PKG / "ui").rglob("*.py"),
-        *(PKG / "analysis").glob("*.py"),
-        PKG / "neural" / "models.py",
-        PKG / "readers" / "testset.py",
-        *(PKG / "exports").glob("*.py"),
-        # split in issue 58 (issue 59's rooms of one concern; the rest of the package follows there)
-        *(PKG / "judges").glob("*.py"),
-        *(PKG / "readers").glob("esa*.py"),
-        PKG / "service" / "runs.py",
-        PKG / "service" / "run_facts.py",
-    ]
-    long = {str(p.relative_to(ROOT)): n for p in rooms if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400}
+    long = {
+        path: n
+        for p in PKG.rglob("*.py")
+        if (path := p.relative_to(ROOT).as_posix()) not in WHOLE_KERNELS
+        and (n := len(p.read_text(encoding="utf-8").splitlines())) > 400
+    }
     assert long == {}
+    assert all((ROOT / k).is_file() for k in WHOLE_KERNELS)  # a kernel split or gone leaves the list

@@ -85,7 +85,7 @@ def rater_agreement(ann: Annotations, weights=None) -> list[dict]:
     per_rater: dict[str, dict] = defaultdict(dict)
     for key, seg in ann.segments.items():
         for r in seg.raters:
-            per_rater[r][key] = -sum(error_weight(e, weights) for e in seg.errors if e.rater == r)
+            per_rater[r][key] = -sum(error_weight(e, weights) for e in seg.errors if e.by == r)
     raters = sorted(per_rater)
     out = []
     for i, a in enumerate(raters):

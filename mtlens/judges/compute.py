@@ -15,9 +15,9 @@ sets and runs, and a second run asks nothing (docs/decisions.md, "LLM judges").
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
-import math
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -231,7 +231,7 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
     :class:`Stopped` (the answers received are saved)."""
     import numpy as np
 
-    from ..readers.scores import ErrorSpan, ImportedScores
+    from ..readers.scores import ImportedScores
 
     pairs = _pairs(judge, corpus) if corpus.source is not None else None  # once, for the probe and the plan
     if cached_only and pairs is not None and surely_unfinished(store, judge, corpus, pairs):
@@ -318,7 +318,7 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
                 continue
             if values:
                 scores[s][line] = float(np.mean(values))
-            spans[s][line] = [ErrorSpan(a, b, tgt[a:b], e.severity, math.nan, e.category) for a, b, e in placed]
+            spans[s][line] = [dataclasses.replace(e, start=a, end=b, text=tgt[a:b]) for a, b, e in placed]
             tally.unplaced += unplaced
             if values:  # the errors of a scored line, by category (unplaced ones too)
                 rated[s] += 1

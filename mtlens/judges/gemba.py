@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.spans import Span, place_quote
 
 PROTOCOLS = ("gemba-mqm", "gemba-esa")
 #: the version of the prompts and parsing: part of every cached answer's key (a change asks again)
@@ -97,30 +98,22 @@ def digest(messages: list[dict]) -> str:
 
 
 @dataclass(frozen=True)
-class JudgeError:
-    """One error a judge named: its severity, category (``accuracy/mistranslation``) and the text it quotes
-    (empty when it quotes none)."""
-
-    severity: str
-    category: str
-    text: str
-
-
-@dataclass(frozen=True)
 class MQMAnswer:
     """A GEMBA-MQM answer read: the score GEMBA gives it (0 to -25), the errors named, and whether it could be read
     (an answer with error lines but no severity header could not; GEMBA would score it 0, as perfect)."""
 
     score: float
-    errors: tuple[JudgeError, ...]
+    errors: tuple[Span, ...]  # without places (the judge quotes: :func:`place`)
     parsed: bool
 
 
-def _error(severity: str, line: str) -> JudgeError:
+def _error(severity: str, line: str) -> Span:
+    """One error a judge named: its severity, category (``accuracy/mistranslation``) and the text it quotes (empty
+    when it quotes none), not yet placed."""
     m = _CATEGORY_SPAN.match(line)
     if m:
-        return JudgeError(severity, m.group("category").strip(), m.group("span"))
-    return JudgeError(severity, line.strip(), "")
+        return Span(None, None, severity, m.group("category").strip(), m.group("span"))
+    return Span(None, None, severity, line.strip())
 
 
 def parse_mqm(answer: str | None) -> MQMAnswer:
@@ -218,20 +211,15 @@ def _digits(text: str) -> int | None:
     return int(text) if len(text) <= 9 else 10**9  # any number this long is outside a score's range
 
 
-def place(errors, line: str) -> tuple[list[tuple[int, int, JudgeError]], int]:
-    """Each error's quoted text placed in the translation as character offsets ``[start, end)`` (its first
-    occurrence not taken by an earlier error of the answer, else its first); an error that quotes nothing or
-    text not in the line is kept and counted as unplaced."""
+def place(errors, line: str) -> tuple[list[tuple[int, int, Span]], int]:
+    """Each error's quoted text placed in the translation as character offsets ``[start, end)`` (the one rule,
+    :func:`mtlens.core.spans.place_quote`: its first occurrence not taken by an earlier error of the answer, else its
+    first); an error that quotes nothing or text not in the line is kept and counted as unplaced."""
     placed, unplaced, taken = [], 0, set()
     for e in errors:
-        if not e.text:
+        start = place_quote(e.text, line, taken=taken)
+        if start is None:
             unplaced += 1
             continue
-        starts = [m.start() for m in re.finditer(re.escape(e.text), line)]
-        if not starts:
-            unplaced += 1
-            continue
-        start = next((s for s in starts if s not in taken), starts[0])
-        taken.add(start)
         placed.append((start, start + len(e.text), e))
     return placed, unplaced

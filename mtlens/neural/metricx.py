@@ -97,7 +97,7 @@ def _files(folder: Path, weights: list[str], tokenizer: Path) -> list[Path]:
 
 def _row_files(model) -> list[Path]:
     """The files of a registered MetricX model (OSError when its weights are gone or its index is broken)."""
-    from .metricx_worker import weight_files  # the worker's own rule (a module of the standard library only)
+    from .worker_base import weight_files  # the workers' own rule (a module of the standard library only)
 
     folder = Path(model.path)
     try:

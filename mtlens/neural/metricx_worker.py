@@ -1,6 +1,6 @@
 """The MetricX-24 worker: scores with a MetricX-24 checkpoint (Google's ``MT5ForRegression``) in the neural extra's
 own interpreter (docs/decisions.md, "MetricX-24 computed in place"). It imports only the standard library, torch and
-transformers, never mtlens, and speaks the COMET worker's protocol (:mod:`mtlens.neural.worker`):
+transformers, never mtlens, and speaks the workers' protocol (:mod:`mtlens.neural.worker_base`):
 
     python metricx_worker.py describe FOLDER TOKENIZER
         one JSON object: the checkpoint's kind, inputs, weight files and dtype, after checking that its weights load
@@ -39,29 +39,24 @@ MAX_INPUT_LENGTH = 1536
 SCORE_ID = 250089
 #: the score's range (Google clamps the logit to it)
 LOW, HIGH = 0.0, 25.0
-#: the files a checkpoint's weights may be in (one file, or shards with an index)
-WEIGHTS = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json", "pytorch_model.bin.index.json")
 
 
-def _comet_worker():
-    """COMET's worker module (its messages, offline settings, parent watch and Ray loop), loaded from beside this
-    file: the worker runs with ``-I``, so its folder is not on the import path. It imports only the standard library
-    until a function of it needs more."""
+def _shared_part():
+    """The workers' shared part (:mod:`mtlens.neural.worker_base`), loaded from beside this file: a worker runs with
+    ``python -I``, so its folder is not on the import path."""
     import importlib.util
 
-    name = "mtlens_comet_worker"
+    name = "mtlens_worker_base"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("worker.py"))
-        module = importlib.util.module_from_spec(spec)
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("worker_base.py"))
+        sys.modules[name] = module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        sys.modules[name] = module  # so that Ray can send its functions by value (:func:`fast`)
     return sys.modules[name]
 
 
-_BASE = _comet_worker()
-#: what every process that loads a model sets first (the COMET worker's settings: nothing downloaded, weights only)
-_OFFLINE_ENV = (*_BASE._OFFLINE_ENV, ("TRANSFORMERS_VERBOSITY", "error"))
-_say, _fail, _watch_parent = _BASE._say, _BASE._fail, _BASE._watch_parent
+base = _shared_part()
+#: what every process that loads a model sets first (the workers' settings: nothing downloaded, weights only)
+_OFFLINE_ENV = (*base.OFFLINE_ENV, ("TRANSFORMERS_VERBOSITY", "error"))
 
 
 def _config(folder: Path) -> dict:
@@ -69,71 +64,14 @@ def _config(folder: Path) -> dict:
     try:
         config = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeError, ValueError, RecursionError) as err:
-        _fail(f"'{path}' cannot be read as JSON ({type(err).__name__})")
+        base.fail(f"'{path}' cannot be read as JSON ({type(err).__name__})")
     architectures = config.get("architectures") if isinstance(config, dict) else None
     if not isinstance(architectures, list) or "MT5ForRegression" not in architectures:
-        _fail(f"'{path}' does not name MT5ForRegression: not a MetricX-24 checkpoint")
+        base.fail(f"'{path}' does not name MT5ForRegression: not a MetricX-24 checkpoint")
     vocab = config.get("vocab_size")
     if isinstance(vocab, bool) or not isinstance(vocab, int) or vocab <= SCORE_ID:
-        _fail(f"'{path}' has a vocabulary of {config.get('vocab_size')}: MetricX reads its score at id {SCORE_ID}")
+        base.fail(f"'{path}' has a vocabulary of {config.get('vocab_size')}: MetricX reads its score at id {SCORE_ID}")
     return config
-
-
-def weight_files(folder: Path) -> list[Path]:
-    """The checkpoint's weight files (an index's shards with the index); ValueError with a sentence when there are
-    none or the index is broken (this module's callers, the worker and the parent, say it their way)."""
-    for name in WEIGHTS:
-        p = folder / name
-        if not p.is_file():
-            continue
-        if not name.endswith(".index.json"):
-            return [p]
-        try:
-            shards = sorted(set(json.loads(p.read_text(encoding="utf-8"))["weight_map"].values()))
-        except (OSError, UnicodeError, ValueError, KeyError, AttributeError, TypeError):
-            raise ValueError(f"'{p}' is not a readable index of weight shards") from None
-        missing = [s for s in shards if not isinstance(s, str) or Path(s).name != s or not (folder / s).is_file()]
-        if missing:
-            raise ValueError(f"'{p}' names shards that are not in the folder: {', '.join(map(str, missing[:3]))}")
-        return [p, *(folder / s for s in shards)]
-    raise ValueError(f"'{folder}' holds no weights ({', '.join(WEIGHTS[:2])}, or an index of shards)")
-
-
-def _check_weights(files: list[Path]) -> str:
-    """Open every weight file as the loader will (safetensors' header, torch's weights-only unpickler) and return
-    the weights' dtype; a file with Python objects besides tensors is refused in one sentence."""
-    import torch
-
-    dtypes, keys = set(), set()
-    for f in files:
-        if f.name.endswith(".json"):
-            continue
-        try:
-            if f.suffix == ".safetensors":
-                from safetensors import safe_open
-
-                with safe_open(str(f), framework="pt") as st:
-                    keys |= set(st.keys())
-                    for key in list(st.keys())[:4]:
-                        dtypes.add(str(st.get_slice(key).get_dtype()))
-            else:
-                state = torch.load(str(f), map_location="cpu", weights_only=True, mmap=True)
-                keys |= set(state)
-                dtypes |= {str(v.dtype).replace("torch.", "") for v in list(state.values())[:4] if hasattr(v, "dtype")}
-        except Exception as err:  # every loader failure becomes one sentence
-            text = str(err).splitlines()[0] if str(err) else type(err).__name__
-            if "Weights only load failed" in str(err) or "weights_only" in str(err):
-                text = (
-                    "it holds Python objects besides weights, which torch's safe loader refuses; mtlens never runs "
-                    "code from a checkpoint"
-                )
-            _fail(f"the weights in '{f}' cannot be loaded: {text[:200]}")
-    if "lm_head.weight" not in keys:  # Google's class never ties its head: without it the score would be random
-        _fail(
-            f"the weights in '{files[0].parent}' have no output layer (lm_head.weight), where MetricX reads its score"
-        )
-    names = {"BF16": "bfloat16", "F32": "float32", "F16": "float16", "bfloat16": "bfloat16", "float32": "float32"}
-    return ",".join(sorted(names.get(d, d.lower()) for d in dtypes)) or "?"
 
 
 def _tokenizer(path: str):
@@ -143,7 +81,7 @@ def _tokenizer(path: str):
         return AutoTokenizer.from_pretrained(path)  # as Google's predict.py loads it (the fast one when it can)
     except Exception as err:  # every loader failure becomes one sentence
         text = str(err).splitlines()[0] if str(err) else type(err).__name__
-        _fail(f"the mT5 tokenizer in '{path}' cannot be loaded: {text[:200]} (give it with --tokenizer FOLDER)")
+        base.fail(f"the mT5 tokenizer in '{path}' cannot be loaded: {text[:200]} (give it with --tokenizer FOLDER)")
 
 
 def tokenizer_folder(name: str) -> str:
@@ -156,7 +94,7 @@ def tokenizer_folder(name: str) -> str:
 
         return snapshot_download(name, local_files_only=True)
     except Exception:  # not a folder and not in the cache: one sentence
-        _fail(
+        base.fail(
             f"the tokenizer '{name[:200]}' is neither a folder nor a model in the local Hugging Face cache (mtlens "
             "downloads nothing: download it beforehand, or give its folder)"
         )
@@ -169,10 +107,15 @@ def describe(folder: str, tokenizer: str) -> dict:
     path = Path(folder)
     _config(path)
     try:
-        files = weight_files(path)
+        files = base.weight_files(path)
     except ValueError as err:
-        _fail(str(err))
-    dtype = _check_weights(files)
+        base.fail(str(err))
+    dtype, keys = base.check_weights(files)
+    if "lm_head.weight" not in keys:  # Google's class never ties its head: without it the score would be random
+        base.fail(
+            f"the weights in '{files[0].parent}' have no output layer (lm_head.weight), where MetricX reads its score"
+        )
+
     tokenizer = tokenizer_folder(tokenizer)
     _tokenizer(tokenizer)
     return {
@@ -197,7 +140,7 @@ def _load(folder: str):
         model = MT5ForConditionalGeneration.from_pretrained(folder, torch_dtype="auto", tie_word_embeddings=False)
     except Exception as err:  # every loader failure becomes one sentence
         text = str(err).splitlines()[0] if str(err) else type(err).__name__
-        _fail(f"transformers could not load the MetricX checkpoint '{folder}': {text[:200]}")
+        base.fail(f"transformers could not load the MetricX checkpoint '{folder}': {text[:200]}")
     model.eval()
     model.metricx_rescale = rescale
     if torch.cuda.is_available():  # the GPU when torch sees one, as Google's runner (untested here: no GPU)
@@ -302,19 +245,15 @@ def _fused_forward(att):
     return forward
 
 
-def _save_seconds() -> float:
-    return float(os.environ.get("MTLENS_NEURAL_SAVE_SECONDS", "5") or 5)
-
-
 def exact(folder: str, tokenizer_path: str, chunk: int) -> None:
     """Google's runner: every segment alone (identical inputs in several systems computed once: a segment's score
     at batch size 1 depends on its inputs only)."""
     groups = [json.loads(line) for line in sys.stdin if line.strip()]
     tokenizer = _tokenizer(tokenizer_path)
     model = _load(folder)
-    _say({"ready": len(groups), "device": _device(model), "batch": 1, "shared": False})
+    base.say({"ready": len(groups), "device": _device(model), "batch": 1, "shared": False})
     memo: dict[str, float] = {}
-    target = _save_seconds()
+    target = base.save_seconds()
     for group in groups:
         rows, todo = group["rows"], list(group["todo"])
         start = 0
@@ -328,8 +267,8 @@ def exact(folder: str, tokenizer_path: str, chunk: int) -> None:
                     memo[text] = predict(model, encode(tokenizer, [text]))[0]
                 idx.append(i)
                 scores.append(memo[text])
-            _say({"group": group["group"], "idx": idx, "scores": scores, "spans": None, "encoded": len(idx)})
-    _say({"end": True})
+            base.say({"group": group["group"], "idx": idx, "scores": scores, "spans": None, "encoded": len(idx)})
+    base.say({"end": True})
 
 
 #: segments per padded batch on a CPU when BATCH is 0 (larger batches of similar length gain little there)
@@ -339,7 +278,7 @@ AUTO_BATCH = 16
 def fast(folder: str, tokenizer_path: str, batch_size: int, chunk: int) -> None:
     """The shared-work path: the distinct rows tokenised, sorted by length, scored in padded batches; one block of
     whole batches per call (about 1/32 of the work unless CHUNK says). With ``MTLENS_RAY_ADDRESS`` set, the blocks
-    go to a Ray cluster (COMET's loop, :func:`mtlens.neural.worker.ray_fast`), each computed as here."""
+    go to a Ray cluster (the workers' loop, :func:`mtlens.neural.worker_base.ray_fast`), each computed as here."""
     doc = json.loads(sys.stdin.read() or "{}")
     rows = doc.get("rows", [])
     tokenizer = _tokenizer(tokenizer_path)
@@ -347,31 +286,23 @@ def fast(folder: str, tokenizer_path: str, batch_size: int, chunk: int) -> None:
     order = sorted(range(len(rows)), key=lambda i: (len(ids[i]), i))
     address = os.environ.get("MTLENS_RAY_ADDRESS", "").strip()
     if address:
-        import ray.cloudpickle
-
-        # the actor's code calls COMET's worker's functions, a module the cluster's workers cannot import: sent by value
-        ray.cloudpickle.register_pickle_by_value(_BASE)
-        _BASE.ray_fast(
-            address, folder, ids, [], batch_size, chunk, scorer=(_Scorer, (folder,), lambda n: blocks(order, n, chunk))
-        )
+        scorer = (_Scorer, (folder,), lambda n, shared: blocks(order, n, chunk))
+        base.ray_fast(address, ids, [], batch_size, scorer)
         return
     model = _load(folder)
     fused = fuse_attention(model)
     size = batch_size if batch_size > 0 else AUTO_BATCH
-    _say({"ready": len(rows), "device": _device(model), "batch": size, "shared": False, "fused": fused})
+    base.say({"ready": len(rows), "device": _device(model), "batch": size, "shared": False, "fused": fused})
     for block in blocks(order, size, chunk):
-        _say({"idx": block, "scores": score_block(model, [ids[i] for i in block], size, fused), "spans": None,
+        base.say({"idx": block, "scores": score_block(model, [ids[i] for i in block], size, fused), "spans": None,
               "encoded": len(block)})  # fmt: skip
-    _say({"end": True})
+    base.say({"end": True})
 
 
 def blocks(order: list[int], size: int, chunk: int) -> list[list[int]]:
-    """The fast path's blocks: the rows in token-length order, cut into blocks of whole batches (about 1/32 of the
-    work, from 128 to 4,096 rows, unless CHUNK says). A block's scores depend only on its rows and the batch size,
-    so a Ray cluster gives the numbers of this machine."""
-    per = chunk if chunk > 0 else min(4096, max(128, -(-len(order) // 32)))
-    per = -(-per // size) * size
-    return [order[b : b + per] for b in range(0, len(order), per)]
+    """The fast path's blocks (:func:`mtlens.neural.worker_base.cut`): the rows in token-length order, in blocks of
+    whole batches, so a Ray cluster gives the numbers of this machine."""
+    return base.cut(order, size, chunk)
 
 
 def score_block(model, ids: list[list[int]], size: int, fused: bool) -> list[float]:
@@ -382,7 +313,7 @@ def score_block(model, ids: list[list[int]], size: int, fused: bool) -> list[flo
 
 
 class _Scorer:
-    """A Ray actor (:func:`mtlens.neural.worker.ray_fast`): the checkpoint loaded once on its worker, then blocks of
+    """A Ray actor (:func:`mtlens.neural.worker_base.ray_fast`): the checkpoint loaded once on its worker, then blocks of
     token ids scored as the local fast path scores them."""
 
     def __init__(self, folder: str, threads: int):
@@ -408,16 +339,16 @@ class _Scorer:
 
 def main(argv: list[str]) -> None:
     if len(argv) == 3 and argv[0] == "describe":
-        _say(describe(argv[1], argv[2]))
+        base.say(describe(argv[1], argv[2]))
     elif len(argv) == 5 and argv[0] in ("score", "fast"):
-        _watch_parent()
+        base.watch_parent()
         if argv[0] == "score":
             exact(argv[1], argv[2], int(argv[4]))
         else:
             fast(argv[1], argv[2], int(argv[3]), int(argv[4]))
     else:
-        _fail("usage: metricx_worker.py describe FOLDER TOKENIZER | score|fast FOLDER TOKENIZER BATCH CHUNK")
+        base.fail("usage: metricx_worker.py describe FOLDER TOKENIZER | score|fast FOLDER TOKENIZER BATCH CHUNK")
 
 
 if __name__ == "__main__":
-    _BASE.run(main, _OFFLINE_ENV)
+    base.run(main, _OFFLINE_ENV)

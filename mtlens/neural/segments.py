@@ -197,7 +197,8 @@ def cached_scores(store, model: Model, corpus: Corpus, how: str | None = None):
 
 
 def _cached_one(store, model: Model, corpus: Corpus, how: str | None = None):
-    from ..readers.scores import ImportedScores, SpanTally
+    from ..readers.model_spans import SpanTally
+    from ..readers.scores import ImportedScores
 
     how = how or mode()
     keyed = keys_of(model, corpus, how)
@@ -226,7 +227,7 @@ def _cached_one(store, model: Model, corpus: Corpus, how: str | None = None):
 
 def spans_json(spans) -> str | None:
     """xCOMET's spans of one segment as the model gave them (offsets into the stripped line), stored as they
-    are: :func:`mtlens.readers.scores.place_span` places them when they are read, as for an imported file."""
+    are: :func:`mtlens.readers.model_spans.place_span` places them when they are read, as for an imported file."""
     if spans is None:
         return None
     out = []

@@ -31,6 +31,7 @@ What is done with the rows, as the publisher does it:
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 from collections import Counter
@@ -39,6 +40,7 @@ from dataclasses import dataclass, field
 
 from ..core.errors import InputError
 from ..core.limits import load_json
+from ..core.spans import Span
 from .lines import decode_lines
 
 #: ISO 639-3 codes Appraise writes, as the two-letter codes of a set's language pair
@@ -58,20 +60,6 @@ MAX_ROWS = 2_000_000
 
 
 @dataclass(frozen=True)
-class ESASpan:
-    """One marked error: ``[start, end)`` character offsets into the rated line (None for an omission)."""
-
-    start: int | None
-    end: int | None
-    severity: str
-    category: str | None = None
-
-    @property
-    def omission(self) -> bool:
-        return self.start is None
-
-
-@dataclass(frozen=True)
 class ESARating:
     """One rater's rating of one item (a system's line, 0-based)."""
 
@@ -79,7 +67,7 @@ class ESARating:
     system: str
     line: int
     score: float
-    spans: tuple[ESASpan, ...]
+    spans: tuple[Span, ...]
     doc: str
     end_time: float
     row: int
@@ -321,11 +309,13 @@ def read_esa(data: bytes, name: str, corpus=None, pair: str | None = None) -> ES
             raise InputError(f"{where}: its score {score:g} is not between 0 and 100")
         kind = _kind(r["item_type"], r["system"], r["doc"])
         spans = tuple(
-            ESASpan(
+            Span(
                 None if s in ("missing", None) else int(s),
                 None if s in ("missing", None) else (None if e in ("missing", None) else int(e) + 1),
                 sev,
-                cat,
+                cat or "",
+                by=r["rater"],
+                row=k,
             )
             for s, e, sev, cat in _spans(r["spans"], where)
         )
@@ -386,7 +376,7 @@ def _placed(ratings: Sequence[ESARating], corpus, name: str) -> tuple[list[ESARa
         for s in r.spans:
             if s.start is not None and (s.end is None or s.end > n or s.start > n):
                 clipped += 1
-                s = ESASpan(min(s.start, n), n, s.severity, s.category)
+                s = dataclasses.replace(s, start=min(s.start, n), end=n)
             spans.append(s)
         out.append(
             r

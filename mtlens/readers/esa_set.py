@@ -4,6 +4,7 @@ by :mod:`mtlens.readers.esa`."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections import Counter, defaultdict
@@ -145,7 +146,7 @@ def esa_metric(files: Sequence[ESARatings], corpus, aggregate: str = "domains"):
     on the lines (omissions have no place: they are counted in the notes)."""
     import numpy as np
 
-    from .scores import ErrorSpan, ImportedScores
+    from .scores import ImportedScores
 
     if aggregate not in ("domains", "segments"):
         raise InputError(f"the ESA system score is the mean of 'domains' or of 'segments', not '{aggregate}'")
@@ -164,7 +165,7 @@ def esa_metric(files: Sequence[ESARatings], corpus, aggregate: str = "domains"):
             if sp.omission:
                 omissions += 1
                 continue
-            spans[r.system][r.line].append(ErrorSpan(sp.start, sp.end, line[sp.start : sp.end], sp.severity, math.nan))
+            spans[r.system][r.line].append(dataclasses.replace(sp, text=line[sp.start : sp.end]))
     notes = [f"{f.name}: {n}" for f in files for n in f.notes]
     if omissions:
         notes.append(

@@ -31,23 +31,12 @@ import numpy as np
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.limits import load_json
+from ..core.spans import Span
 from ..metrics import REGISTRY
 from ..metrics.base import Metric, Signature
 from .lines import decode_lines
+from .model_spans import SpanTally
 from .testset import stem
-
-
-@dataclass(frozen=True)
-class ErrorSpan:
-    """An error span over a hypothesis (xCOMET's, a rater's, a judge's): character offsets ``[start, end)`` into the
-    line; ``category``: the error's category where its source names one (an LLM judge's)."""
-
-    start: int
-    end: int
-    text: str
-    severity: str
-    confidence: float
-    category: str = ""
 
 
 @dataclass(frozen=True)
@@ -79,7 +68,7 @@ class ImportedScores:
     higher_is_better: bool
     scores: dict[str, np.ndarray]
     source: str
-    spans: dict[str, list[list[ErrorSpan]]] = field(default_factory=dict, repr=False)
+    spans: dict[str, list[list[Span]]] = field(default_factory=dict, repr=False)
     notes: tuple[str, ...] = ()
     model: tuple[tuple[str, str], ...] = ()
     weights: dict[str, np.ndarray] | None = field(default=None, repr=False)
@@ -219,7 +208,7 @@ def _comet_json(data: bytes, file_name: str, corpus: Corpus) -> ImportedScores:
         raise InputError(f"'{file_name}' is not comet-score --to_json output (an object of lists, one per file)")
     key = None
     by_system: dict[str, list[float]] = {}
-    spans: dict[str, list[list[ErrorSpan]]] = {}
+    spans: dict[str, list[list[Span]]] = {}
     tally = SpanTally()
     paths: dict[str, str] = {}
     for path, segs in doc.items():
@@ -264,72 +253,6 @@ def _score_key(segs, file_name) -> str:
     if len(numeric) != 1:
         raise InputError(f"'{file_name}': cannot tell which field is the score (found {', '.join(numeric) or 'none'})")
     return numeric[0]
-
-
-def place_span(e, mt: str, line: str | None = None) -> tuple[ErrorSpan | None, int]:
-    """An xCOMET error span placed in the line: the one rule for spans computed in place and for spans read
-    from comet-score's JSON (docs/decisions.md, "xCOMET spans").
-
-    COMET's offsets are into ``mt``, the line as the model read it (stripped by comet-score); some fall on
-    the sentence-start token or a leading space (COMET issue #179), so the span's ``text`` decides: at its
-    offsets it is kept there; elsewhere it is looked for near them (from 20 characters before), then
-    anywhere in ``mt`` (repaired, second value 1); not found, the span is dropped (None). A span without
-    text keeps offsets inside ``mt``. The placed offsets are into ``line`` (the text as uploaded: its
-    leading white space added back)."""
-    try:
-        start, end = int(e["start"]), int(e["end"])
-        text = str(e.get("text", "") or "")
-        severity = str(e.get("severity", "minor")).lower()
-        confidence = float(e.get("confidence", float("nan")))
-    except (KeyError, TypeError, ValueError, OverflowError):
-        return None, 0
-    lead = len(line) - len(line.lstrip()) if line is not None else 0
-    if not text:
-        if 0 <= start < end <= len(mt):
-            return ErrorSpan(start + lead, end + lead, mt[start:end], severity, confidence), 0
-        return None, 0
-    if 0 <= start <= end <= len(mt) and mt[start:end] == text:
-        return ErrorSpan(start + lead, end + lead, text, severity, confidence), 0
-    found = mt.find(text, max(0, start - 20))
-    if found < 0:
-        found = mt.find(text)
-    if found < 0:
-        return None, 0
-    return ErrorSpan(found + lead, found + lead + len(text), text, severity, confidence), 1
-
-
-@dataclass
-class SpanTally:
-    """What placing a file's (or a model's) spans did: how many were repaired, which lines lost one."""
-
-    repaired: int = 0
-    unplaced: list[str] = field(default_factory=list)
-
-    def place(self, errors, mt: str, line: str | None, where: str) -> list[ErrorSpan]:
-        """One line's spans placed by :func:`place_span`, counted; ``where`` names the line in a note."""
-        out = []
-        for e in errors or []:
-            span, fixed = place_span(e, mt, line)
-            self.repaired += fixed
-            if span is None:
-                self.unplaced.append(where)
-            else:
-                out.append(span)
-        return out
-
-    def notes(self, source: str) -> list[str]:
-        return span_notes(source, self.repaired, self.unplaced)
-
-
-def span_notes(source: str, repaired: int, unplaced: list[str]) -> list[str]:
-    """What placing the spans did, as notes (:func:`place_span`)."""
-    notes = [f"{source}: {repaired} xCOMET span offset(s) repaired against the text"] if repaired else []
-    if unplaced:
-        notes.append(
-            f"{source}: {len(unplaced)} xCOMET span(s) could not be placed in the text (text not found in the "
-            f"line) and are not shown: {', '.join(unplaced[:5])}{' ...' if len(unplaced) > 5 else ''}"
-        )
-    return notes
 
 
 def _metricx_jsonl(data: bytes, file_name: str, corpus: Corpus) -> ImportedScores:

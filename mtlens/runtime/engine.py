@@ -1,35 +1,18 @@
-"""The engine: scoring work cut into independent tasks and shared with worker processes.
+"""The engine: scoring work cut into independent tasks and shared with worker processes (docs/decisions.md, "The
+engine": the full account of each choice below, with its measurements).
 
-A metric computes statistics for the lines it is given (:meth:`~mtlens.metrics.base.Metric.block_statistics`);
-the engine decides everything else (docs/decisions.md, "The engine"):
-
-- **Tasks**: one metric on one block of consecutive segments (about
-  :data:`~mtlens.metrics.base.BLOCK_CHARS` characters over all streams; NIST's corpus-wide weights make
-  it one task). Every task is a pure function of its inputs, so results never depend on the sharing.
-- **Kernels** first (:func:`mtlens.runtime.kernels.prepare`): workers then load compiled code from the cache.
-- **Workers**, from the standard library's ``concurrent.futures.ProcessPoolExecutor``:
-
-  - in a single-threaded process (the command line, a script) a pool of *forked* workers for the
-    job: they inherit the job's text, so nothing is copied to start them (milliseconds); above
-    :data:`MAX_FORK_WEIGHT` (hundreds of thousands of lines) the persistent pool below instead, since
-    touching inherited lines makes the operating system copy their pages;
-  - in a threaded process (the Streamlit server, where forking can deadlock a child on a lock another
-    thread held) one *persistent* pool per process, started with the ``forkserver`` method (a clean
-    single-threaded server process that mtlens is preloaded into), so its start-up is paid once per
-    server; tasks travel to it pickled (metric name, options, lines). Pickling between a process and
-    the workers it started crosses no trust boundary; nothing from a user or the disk is unpickled.
-
-  Work is shared as it goes: the tasks, largest first, are queued for the workers, and this process
-  takes them from the other end, smallest first, so every process stays busy until the end whatever a
-  task's real cost, and the workers' first tasks are always theirs. Forked workers and this process
-  claim each task in flags they share (a task another process claimed is skipped; all larger ones are
-  the workers'); the pool's workers share no memory with this process, so there it cancels the queued
-  task it takes (a task it cannot cancel has been handed to a worker, and so have all larger ones). Small jobs stay
-  here (:data:`MIN_PARALLEL_WEIGHT`), and a threaded process starts its pool only for a large job
-  (:data:`MIN_SPAWN_WEIGHT`); once it runs, every job above the first bound uses it.
-- **Failures**: a worker's task that fails (an error, a killed worker: ``BrokenProcessPool``) is
-  computed again here, which then raises the error, if any, itself. An error in one of this process's
-  own tasks stops the job's forked workers and is raised.
+A metric computes statistics for the lines it is given (:meth:`~mtlens.metrics.base.Metric.block_statistics`); the
+engine decides the rest. **Tasks**: one metric on one block of consecutive segments (about
+:data:`~mtlens.metrics.base.BLOCK_CHARS` characters; NIST is one task), each a pure function of its inputs, so results
+never depend on the sharing. **Kernels** first (:func:`mtlens.runtime.kernels.prepare`). **Workers**
+(``concurrent.futures.ProcessPoolExecutor``): a single-threaded process forks workers for the job (they inherit its
+text), or above :data:`MAX_FORK_WEIGHT` uses the persistent pool; a threaded process (the server) has one persistent
+``forkserver`` pool, its tasks pickled between it and its own workers (nothing from a user or the disk is unpickled).
+**Shared as it goes**: tasks queued largest first for the workers, this process taking them smallest first from the
+other end (claimed in shared flags with forked workers, cancelled in the pool's queue). Small jobs stay here
+(:data:`MIN_PARALLEL_WEIGHT`; a threaded process starts its pool at :data:`MIN_SPAWN_WEIGHT`). **Failures**: a
+worker's failed task is computed again here, which raises the error itself; an error in this process's own task stops
+the job's forked workers.
 """
 
 from __future__ import annotations
@@ -77,6 +60,7 @@ _start_lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
 _pool_size = 0
 _pool_lock = threading.Lock()
+_helpers_registered = False  # stop_helpers is registered to run at exit
 _job: Callable[[int], list[np.ndarray]] | None = None  # inherited by forked workers
 _claims = None  # a forked job's shared flags, one per task: 1 once a process has claimed the task
 
@@ -129,12 +113,11 @@ def loaded(prefixes: tuple[str, ...]) -> list[str]:
 
 
 def start_pool(page_weight: float | None = None) -> None:
-    """Start this process's worker pool ahead of its first job, warmed (the dashboard calls it for an
-    upload): the worker imports every metric's modules and tokenizers now, and, once the kernels'
-    warm-up has compiled them, the kernels, as this process does (a thread), so the first page that
-    scores pays for none of it. With ``page_weight`` (the weight of scoring every metric on the upload:
-    its characters, all streams, times the metrics' costs per character), only when a page's jobs are
-    large enough to use the pool."""
+    """Start this process's worker pool ahead of its first job, warmed (the dashboard calls it for an upload): the
+    worker imports every metric's modules and tokenizers now, and, once the kernels' warm-up has compiled them, the
+    kernels, as this process does (a thread), so the first page that scores pays for none of it. With ``page_weight``
+    (every metric's cost on the upload: characters, all streams, times costs per character), only when a page's
+    jobs are large enough to use the pool."""
     global _warming
     size = workers() - 1
     if page_weight is not None and page_weight < MIN_SPAWN_WEIGHT:
@@ -180,14 +163,10 @@ def _persistent_pool(size: int) -> ProcessPoolExecutor:
         return _pool
 
 
-_helpers_registered = False
-
-
 def _stop_helpers_at_exit() -> None:
-    """Stop, when this process ends normally, every process it started for its pool: the workers, the
-    forkserver and multiprocessing's resource tracker. Left alone they outlived the server under PID 1
-    (issue 38). A server stopped by a signal does not run ``atexit`` (uvicorn re-raises the signal once
-    it has shut down), so ``app.py`` also calls :func:`stop_helpers` when its application stops."""
+    """Stop, when this process ends normally, every process it started for its pool: the workers, the forkserver and
+    multiprocessing's resource tracker, which outlived the server under PID 1 (issue 38). A server stopped by a
+    signal does not run ``atexit``, so ``app.py`` also calls :func:`stop_helpers` when its application stops."""
     global _helpers_registered
     if not _helpers_registered:
         _helpers_registered = True

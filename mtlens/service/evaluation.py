@@ -24,9 +24,10 @@ from ..readers.testset import with_warnings
 def check_side_files(corpus: Corpus, human: Sequence[tuple[str, bytes]] = (), scores=(), annotations=()) -> None:
     """Read human score files, metric score files and annotation files against the corpus; a bad one is
     an InputError."""
+    from ..readers.annotations import read_annotations
     from ..readers.esa import read_esa
     from ..readers.esa_set import split_annotations
-    from ..readers.mqm import check_against, read_annotations
+    from ..readers.mqm import check_against
 
     mqm, esa, _ = split_annotations(annotations)
     for name, data in esa:  # ESA ratings (issue 52): placed on the set's lines
@@ -103,8 +104,9 @@ def annotation_metrics(corpus: Corpus, annotations, weights=None, esa_mean: str 
     """The MQM metric of each MQM annotation file (``mqm``, then ``mqm-2``...), and one ``esa`` metric of all the
     set's ESA rating files together (WMT's waves: :func:`mtlens.readers.esa_set.esa_metric`, its system score the
     mean of per-domain means, or ``esa_mean="segments"``), like imported metrics."""
+    from ..readers.annotations import read_annotations
     from ..readers.esa_set import esa_metric, read_esa_files, split_annotations
-    from ..readers.mqm import mqm_metric, parse_weights, read_annotations
+    from ..readers.mqm import mqm_metric, parse_weights
 
     weights = parse_weights(weights)
     out = []
@@ -288,8 +290,9 @@ def add_annotations(store, set_id: str, name: str, data: bytes, visitor=None):
     """Annotate a saved set: the file must annotate the set's own hypotheses (a different text is named
     by line, nothing is saved then). Returns the parsed annotations."""
     from ..core.limits import rating_rows
+    from ..readers.annotations import read_annotations
     from ..readers.esa import is_esa, read_esa
-    from ..readers.mqm import check_against, read_annotations
+    from ..readers.mqm import check_against
     from .inputs import check_visitor_ratings_of
 
     ev = open_saved(store, set_id)

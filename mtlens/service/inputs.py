@@ -14,11 +14,12 @@ if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/t
     from ..core.language import TOKENIZER_RULE, Language, language_defaults
     from ..core.limits import max_table_rows
     from ..core.paths import app_root, find_app_root
+    from ..readers.annotations import read_annotations
     from ..readers.esa import is_esa, read_esa
     from ..readers.esa_set import rater_quality, split_annotations
     from ..readers.folders import read_path
     from ..readers.lines import decode_lines, files_fingerprint, read_bytes, read_lines
-    from ..readers.mqm import read_annotations, read_mqm_tsv
+    from ..readers.mqm import read_mqm_tsv
     from ..readers.scores import read_score_files
     from ..readers.testset import (
         corpus_from_bytes,
@@ -45,7 +46,7 @@ _NAMES = {
     "max_table_rows": "mtlens.core.limits:max_table_rows",
     "documents_notes": "mtlens.readers.testset:documents_notes",
     "read_documents": "mtlens.readers.testset:read_documents",
-    "read_annotations": "mtlens.readers.mqm:read_annotations",
+    "read_annotations": "mtlens.readers.annotations:read_annotations",
     "is_esa": "mtlens.readers.esa:is_esa",
     "split_annotations": "mtlens.readers.esa_set:split_annotations",
     "read_esa": "mtlens.readers.esa:read_esa",

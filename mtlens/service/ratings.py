@@ -220,7 +220,7 @@ def set_human_scores(ev, human_files=None):
     of its annotation files and its ESA ratings."""
     from ..analysis.human import merge, read_human_files
     from ..analysis.mqm_summary import as_human_scores
-    from ..readers.mqm import read_annotations
+    from ..readers.annotations import read_annotations
 
     files = list(ev.human if human_files is None else human_files)
     parts = [read_human_files(files, ev.corpus)] if files else []

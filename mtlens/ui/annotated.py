@@ -41,7 +41,7 @@ def annotated_lines(anns, system: str, category=ANY, severity=ANY, rater=ANY, do
             if (category, severity, rater) == (ANY, ANY, ANY) or any(
                 (category == ANY or e.category == category)
                 and (severity == ANY or e.severity == severity)
-                and (rater == ANY or e.rater == rater)
+                and (rater == ANY or e.by == rater)
                 for e in seg.errors
             ):
                 lines.add(k)

@@ -214,8 +214,8 @@ def mqm_line(text: str, errors) -> str:
     errors is one span, coloured by the most severe of them (``mtl-err-major``...), its title naming each
     error's severity, category, rater and comment. Escaped throughout.
 
-    >>> from mtlens.readers.mqm import MQMError
-    >>> mqm_line("a <b> c", [MQMError("r1", "Fluency/Grammar", "Major", 2, 5, "", 2)])
+    >>> from mtlens.core.spans import Span
+    >>> mqm_line("a <b> c", [Span(2, 5, "Major", "Fluency/Grammar", by="r1")])
     '<div class="mtl-line">a <span class="mtl-tok mtl-mqm mtl-err-major" title="Major Fluency/Grammar (r1)">&lt;b&gt;</span> c</div>'
     """
     marks = [e for e in errors if e.start is not None and e.end is not None and 0 <= e.start < e.end <= len(text)]
@@ -230,7 +230,7 @@ def mqm_line(text: str, errors) -> str:
         worst = max(cover, key=lambda e: _MQM_RANK.get(e.severity.lower(), 0)).severity.lower()
         cls = f"mtl-err-{worst}" if worst in _MQM_RANK else "mtl-err-other"
         title = "; ".join(
-            f"{e.severity} {e.category} ({e.rater})" + (f": {e.comment}" if e.comment else "") for e in cover
+            f"{e.severity} {e.category} ({e.by})" + (f": {e.comment}" if e.comment else "") for e in cover
         )
         out.append(f'<span class="mtl-tok mtl-mqm {cls}" title="{escape(title, quote=True)}">{piece}</span>')
     return '<div class="mtl-line">' + "".join(out) + "</div>"

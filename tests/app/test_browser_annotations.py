@@ -79,13 +79,13 @@ def test_major_spans_cover_exactly_the_tagged_characters(browser, server, pair):
             box.fill(str(k + 1))
             box.press("Enter")
             _idle(page)
-            container = page.locator(f'[class*="st-key-mqm_{k}_"][class*="_{error.rater}-"]').first
+            container = page.locator(f'[class*="st-key-mqm_{k}_"][class*="_{error.by}-"]').first
             container.wait_for(timeout=60_000)
             spans = container.locator(".mtl-mqm.mtl-err-major")
             texts = [spans.nth(j).text_content() for j in range(spans.count())]
             assert tagged in texts, (system, k, tagged, texts)
             title = spans.nth(texts.index(tagged)).get_attribute("title")
-            assert error.category in title and error.rater in title
+            assert error.category in title and error.by in title
         bad, measured, _ = low_contrast(page)  # the error chips are readable (WCAG AA) in this scheme
         assert measured >= 3 and not bad, bad[:5]
     finally:

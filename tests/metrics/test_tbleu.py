@@ -9,7 +9,7 @@ import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from mtlens.metrics import BLEU, TBLEU
-from mtlens.metrics.tbleu import affix_distance
+from mtlens.metrics.tbleu_affix import affix_distance
 
 
 def test_affix_distance_spec_examples():
@@ -145,8 +145,8 @@ def test_only_long_words_of_similar_length_are_candidates():
 def test_affix_distances_numpy_compiled_plain_python_and_shortcuts_agree_on_real_words(excerpts, monkeypatch):
     """Three computations of one definition on real words: the plain-Python loop (``_affix``, the
     kernel's source, run uncompiled), the same compiled by numba, and the vectorised numpy blocks
-    (every pair computed, no shortcut), then :func:`tbleu.affix_distances` on either path."""
-    from mtlens.metrics import _affix, _affix_numpy, tbleu
+    (every pair computed, no shortcut), then :func:`tbleu_affix.affix_distances` on either path."""
+    from mtlens.metrics import _affix, _affix_numpy, tbleu_affix
     from mtlens.metrics._tbleu_kernel import affix_distances as compiled
 
     words = sorted(
@@ -166,21 +166,21 @@ def test_affix_distances_numpy_compiled_plain_python_and_shortcuts_agree_on_real
     pairs = np.vstack(
         [rng.integers(0, len(words), size=(3000, 2)), np.column_stack([np.arange(200), np.arange(1, 201)]), near]
     ).astype(np.int64)
-    chars, lens = tbleu._char_matrix(words)
+    chars, lens = tbleu_affix._char_matrix(words)
     want = _affix.affix_distances(chars.tolist(), lens.tolist(), pairs.tolist())
     assert 0 < (want < 1).sum() < len(want) and (want[want < 1] > 0).sum() > 100  # near and far pairs
     np.testing.assert_array_equal(compiled(chars, lens, pairs), want)
     np.testing.assert_array_equal(_affix_numpy.affix_distances(chars, lens, pairs), want)
     monkeypatch.setattr(_affix_numpy, "CELLS", 1)  # one pair per block: the block edges are right
     np.testing.assert_array_equal(_affix_numpy.affix_distances(chars, lens, pairs[:300]), want[:300])
-    monkeypatch.setattr(tbleu, "_numpy_work_done", 0)
-    monkeypatch.setattr(tbleu, "NUMPY_WORK", 10**12)  # numpy, after the shortcuts
-    kernel = tbleu.KERNEL
-    monkeypatch.setattr(tbleu, "KERNEL", "not-loaded")  # neither loaded nor built: numpy
-    np.testing.assert_array_equal(tbleu.affix_distances(words, pairs), want)
-    monkeypatch.setattr(tbleu, "KERNEL", kernel)
-    monkeypatch.setattr(tbleu, "NUMPY_WORK", -1)  # compiled (ahead of time or numba's), after the shortcuts
-    np.testing.assert_array_equal(tbleu.affix_distances(words, pairs), want)
+    monkeypatch.setattr(tbleu_affix, "_numpy_work_done", 0)
+    monkeypatch.setattr(tbleu_affix, "NUMPY_WORK", 10**12)  # numpy, after the shortcuts
+    kernel = tbleu_affix.KERNEL
+    monkeypatch.setattr(tbleu_affix, "KERNEL", "not-loaded")  # neither loaded nor built: numpy
+    np.testing.assert_array_equal(tbleu_affix.affix_distances(words, pairs), want)
+    monkeypatch.setattr(tbleu_affix, "KERNEL", kernel)
+    monkeypatch.setattr(tbleu_affix, "NUMPY_WORK", -1)  # compiled (ahead of time or numba's), after the shortcuts
+    np.testing.assert_array_equal(tbleu_affix.affix_distances(words, pairs), want)
 
 
 def test_linear_sum_assignment_is_scipys_without_scipy_optimize():

@@ -1,5 +1,5 @@
-"""The COMET worker's pure-Python parts, without the extra (mtlens/neural/worker.py imports only the
-standard library at module level): the out-of-memory halving, and the kind a model is given."""
+"""The workers' pure-Python parts, without the extra (mtlens/neural/worker_base.py, which the COMET and MetricX
+workers share, imports only the standard library at module level): the out-of-memory halving and the blocks."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from ..conftest import ROOT
 
 
 def _worker():
-    spec = importlib.util.spec_from_file_location("mtlens_worker_under_test", ROOT / "mtlens" / "neural" / "worker.py")
+    path = ROOT / "mtlens" / "neural" / "worker_base.py"
+    spec = importlib.util.spec_from_file_location("mtlens_worker_base_under_test", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -39,3 +40,19 @@ def test_an_out_of_memory_batch_is_halved_and_retried_not_lost():
         pass  # one item that does not fit: the error is the worker's to report, not an endless loop
     else:
         raise AssertionError("a batch of one that does not fit must raise")
+
+
+def test_blocks_are_whole_batches_of_about_a_32nd_of_the_work():
+    """The fast path's blocks (both workers, and a Ray cluster): by hand, 1,000 rows in batches of 48 make blocks of
+    ceil(1000 / 32) = 32 rows, raised to the minimum 128, rounded up to whole batches: 144 (3 batches); 6 blocks of
+    144 and one of 136. An estimator's blocks (not whole batches) are 128; CHUNK 100 gives 100 (or 144 in whole
+    batches)."""
+    cut = _worker().cut
+    order = list(range(1000))
+    got = cut(order, 48, 0)
+    assert [len(b) for b in got] == [144] * 6 + [136] and [i for b in got for i in b] == order
+    assert [len(b) for b in cut(order, 48, 0, whole_batches=False)] == [128] * 7 + [104]
+    assert {len(b) for b in cut(order, 48, 100)[:-1]} == {144}
+    assert {len(b) for b in cut(order, 48, 100, whole_batches=False)[:-1]} == {100}
+    big = list(range(200_000))  # ceil(200000 / 32) = 6250, capped at 4,096 rows (a multiple of 16 already)
+    assert {len(b) for b in cut(big, 16, 0)[:-1]} == {4096}

@@ -120,14 +120,14 @@ def test_prepare_builds_both_kernels_ahead_of_time_and_a_new_process_scores_with
         """
         import mtlens
         from mtlens.metrics.ter import TER as Metric
-        from mtlens.metrics.tbleu import affix_distances
+        from mtlens.metrics.tbleu_affix import affix_distances
         refs, hyps = DATA
         stats = mtlens.runtime.engine.statistics(Metric(), refs, hyps)  # 400 pairs: a job for the kernel
-        from mtlens.metrics import _affix, tbleu
+        from mtlens.metrics import _affix, tbleu_affix
         words = ["Zusammenarbeit", "Zusammenarbeiten", "Verträge", "Vertrag", "Vertragsbruch"]
         pairs = [[0, 1], [2, 3], [3, 4], [2, 4]]
         ad = affix_distances(words, pairs)
-        chars, lens = tbleu._char_matrix(words)
+        chars, lens = tbleu_affix._char_matrix(words)
         plain = _affix.affix_distances(chars.tolist(), lens.tolist(), pairs)
         print(json.dumps({"stats": [s.tolist() for s in stats], "ad": ad.tolist(), "plain": list(plain),
                           "aot": [m + "_aot" in sys.modules for m in (TER, TBLEU)],

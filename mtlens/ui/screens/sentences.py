@@ -267,7 +267,7 @@ def page() -> None:
                     continue
                 st.markdown(f"*{render.md(name)}* ({render.md(seg.doc)}, segment {render.md(seg.seg_id)})")
                 for rater in seg.raters:
-                    mine = [e for e in seg.errors if e.rater == rater]
+                    mine = [e for e in seg.errors if e.by == rater]
                     with st.container(
                         key=f"mqm_{ann.seg_ids.index(seg.seg_id)}_{views.safe_key(name)}_{views.safe_key(rater)}"
                     ):
