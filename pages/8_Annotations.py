@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from mtlens.ui.guard import guard
-from mtlens.ui.screens import annotations
+from mtlens.ui.screens import annotations as screen
 
 with guard():
     st.set_page_config(page_title="mtlens · Annotations", layout="wide")
-    annotations.page()
+    screen.page()

@@ -153,8 +153,10 @@ def test_pages_are_thin():
         assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_PAGE_LINES, path.name
 
 
-#: what the faces (the command line, the UI package, the pages) may import of the core besides the service
-FACE_MAY_IMPORT = {"mtlens.core.options", "mtlens.core.errors"}
+#: what the faces (the command line, the UI package) may import besides the service: the pure floors, which hold no
+#: state, read no file and decide no right (issue 59, docs/architecture.md "The gateway"): the vocabulary (core), the
+#: computations on results (analysis) and the presentation library (exports), and the version
+FACE_MAY_IMPORT = ("mtlens.core", "mtlens.analysis", "mtlens.exports", "mtlens.version")
 
 
 def _faces():
@@ -179,26 +181,31 @@ def _full_imports(path, package: str | None = None) -> set[str]:
 
 
 def test_the_faces_ask_the_service():
-    """The command line and everything under the UI import of the core only the service, the options and the
-    errors: a decision a face needs is made once, in the service, for both faces."""
+    """The command line and everything under the UI import of the core only the service and the pure floors: a
+    decision a face needs (anything with the store, a file, a job, a metric's scoring or a right) is made once, in the
+    service, for both faces."""
     for path in _faces():
         assert _outside_the_gateway(path) == [], path.relative_to(ROOT)
 
 
 def _outside_the_gateway(path, package: str | None = None) -> list[str]:
     core = {m for m in _full_imports(path, package) if not m.startswith(("mtlens.ui", "mtlens.service", "mtlens.cli"))}
-    return sorted(core - FACE_MAY_IMPORT)
+    return sorted(m for m in core if m != "mtlens" and not m.startswith(FACE_MAY_IMPORT))
 
 
 def test_the_face_check_sees_a_forbidden_import(tmp_path):
-    """The check above finds a face's import of the store, the engine or the metrics: relative or
-    absolute, inside a function too; the service, the options and the errors pass."""
+    """The check above finds a face's import of the store, the engine, the metrics, a reader, a job or a judge:
+    relative or absolute, inside a function too; the service and the pure floors pass."""
     probe = tmp_path / "probe.py"
     for text, found in [
         ("def f():\n    from ..storage.store import Store\n", ["mtlens.storage.store"]),
         ("import mtlens.runtime.engine\n", ["mtlens.runtime.engine"]),
         ("from mtlens.metrics import REGISTRY\n", ["mtlens.metrics"]),
+        ("from ..readers.lines import read_bytes\n", ["mtlens.readers.lines"]),
+        ("def f():\n    from mtlens.judges import registry\n", ["mtlens.judges.registry"]),
+        ("from ..neural.models import models\n", ["mtlens.neural.models"]),
         ("from ..service.results import REGISTRY\nfrom ..core.errors import InputError\n", []),
+        ("from ..analysis.policy import ALPHA\nfrom ..exports.tables import to_csv\nimport mtlens.core.names\n", []),
     ]:
         probe.write_text(text)
         assert _outside_the_gateway(probe, "mtlens.ui") == found, text
@@ -247,32 +254,71 @@ def test_the_samples_id_is_told_apart_only_in_the_service_and_the_store():
     assert found == []
 
 
-def _lazy_table(tree: ast.Module) -> dict[str, str] | None:
+def _public_and_handed_on(path) -> tuple[list[str], list[str]]:
+    """A service module's public names (its ``__all__``) and those of them it only hands on (not defined in it)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    public = next(
+        ast.literal_eval(n.value)
+        for n in tree.body
+        if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "__all__"
+    )
+    defined = set()
     for node in tree.body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "_NAMES":
-            return ast.literal_eval(node.value)
-    return None
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                defined |= {e.id for e in (target.elts if isinstance(target, ast.Tuple) else [target])}
+    return public, [n for n in public if n not in defined]
 
 
-def test_the_services_names_are_seen_by_type_checkers():
-    """A service module that hands names on lazily (``_NAMES``) imports exactly those names under
-    ``if TYPE_CHECKING``, from the same homes, so editors and type checkers see them (issue 47: the blocks
-    were empty)."""
-    for path in sorted((PKG / "service").glob("*.py")):
+def _service_modules():
+    return [p for p in sorted((PKG / "service").glob("*.py")) if p.name != "__init__.py"]
+
+
+def test_the_service_decides_more_than_it_hands_on():
+    """Issue 59: no PEP 562 table (``__getattr__``) in the service, every module says its public names (``__all__``,
+    written out), and at most a fifth of them are names it only hands on from below (a type the faces annotate with,
+    a reader); the rest are the service's own decisions."""
+    public = handed_on = 0
+    for path in _service_modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        table = _lazy_table(tree)
-        if table is None:
-            continue
-        seen = {}
-        for node in tree.body:
-            if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
-                for imp in node.body:
-                    if isinstance(imp, ast.ImportFrom):
-                        home = "mtlens." + imp.module if imp.level == 2 else imp.module
-                        seen |= {a.asname or a.name: f"{home}:{a.name}" for a in imp.names}
-                    elif isinstance(imp, ast.Import):
-                        seen |= {a.asname or a.name: a.name for a in imp.names}
-        assert seen == table, path.name
+        assert not [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in ("__getattr__", "__dir__")]
+        assert not [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "__getattr__"], path.name
+        names, on = _public_and_handed_on(path)
+        public, handed_on = public + len(names), handed_on + len(on)
+    assert handed_on * 5 <= public, (handed_on, public)
+
+
+def test_a_face_takes_of_a_service_module_only_its_public_names():
+    """Every name a face imports from a service module, or reads from it as ``module.name``, is in that module's
+    ``__all__``: the count above is the faces' real surface, and nothing private is reached past it."""
+    public = {f"mtlens.service.{p.stem}": set(_public_and_handed_on(p)[0]) for p in _service_modules()}
+    bad = []
+    for path in _faces():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+        aliases = {}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            for a in node.names:
+                if module in public:
+                    if a.name not in public[module]:
+                        bad.append(f"{path.name}: {module}.{a.name}")
+                elif f"{module}.{a.name}" in public:
+                    aliases[a.asname or a.name] = f"{module}.{a.name}"
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and node.attr not in public[aliases[node.value.id]]
+            ):
+                bad.append(f"{path.name}: {aliases[node.value.id]}.{node.attr}")
+    assert bad == []
 
 
 def _number_literals(value: float, skip=()) -> list[str]:

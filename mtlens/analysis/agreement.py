@@ -26,6 +26,8 @@ import re
 
 import mt_thresholds
 
+from ..core.sources import COMET, MODEL, source_of
+
 #: mtlens metric -> (the package's metric, factor from mtlens's scale to the paper's)
 _FIXED = {"bleu": ("bleu", 1.0), "chrf": ("chrf", 1.0)}
 _YEAR = re.compile(r"\d+")
@@ -48,8 +50,9 @@ def fit_for(metric: str) -> tuple[str, float] | None:
     """The published fit a metric uses, and the factor to the paper's scale; None without one."""
     if metric in _FIXED:
         return _FIXED[metric]
-    if metric.startswith("comet:"):
-        key = _normalised(metric.split(":", 1)[1])
+    source = source_of(metric)
+    if source.kind == MODEL and source.family == COMET:  # a registered COMET checkpoint, by its name
+        key = _normalised(source.registered)
         return (key, 100.0) if key else None
     return None
 

@@ -20,9 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..core.errors import InputError
+from ..core.sources import COMET, FAMILIES, HUMAN, JUDGE, LEARNED, METRICX, SURFACE, source_of
 
-SURFACE, COMET, METRICX, LEARNED, JUDGE, HUMAN = "surface", "comet", "metricx", "learned", "llm-judge", "human"
-FAMILIES = (SURFACE, COMET, METRICX, LEARNED, JUDGE, HUMAN)
 #: the families of trained neural metrics: tuning on one of them inflates all of them (Kovacs et al. 2024)
 NEURAL = frozenset({COMET, METRICX, LEARNED})
 #: what ``--tuned-on`` accepts besides a family's name (a metric's name, as a team says it)
@@ -32,29 +31,12 @@ _ALIASES = {
     "judge": JUDGE, "gemba": JUDGE, "llm": JUDGE, "bleurt": LEARNED, "bertscore": LEARNED,
     "mqm": HUMAN, "esa": HUMAN,
 }  # fmt: skip
-_SURFACE = {"bleu", "bleu-c", "tbleu", "chrf", "chrf++", "ter", "nist"}
 
 
 def family_of(metric: str) -> str:
     """The family of a metric by its name as ``--metrics`` writes it (``chrf``, ``comet:NAME``, ``judge:NAME``, an
-    imported file's ``cometkiwi-xl``...)."""
-    name = metric.lower()
-    if name in _SURFACE:
-        return SURFACE
-    # a registered source's prefix decides before any word of its name (metricx:comet-distilled is MetricX)
-    if name.startswith(("metricx:", "metricx-qe:")):
-        return METRICX
-    if name.startswith("comet:"):
-        return COMET
-    if name.startswith("judge:") or "gemba" in name or name.startswith("judge"):
-        return JUDGE
-    if "comet" in name:
-        return COMET
-    if "metricx" in name:
-        return METRICX
-    if name in ("mqm", "esa") or name.startswith(("mqm-", "human")):
-        return HUMAN
-    return LEARNED
+    imported file's ``cometkiwi-xl``...): its source's (:func:`mtlens.core.sources.source_of`)."""
+    return source_of(metric).family
 
 
 def tuned_families(text: str | Iterable[str] | None) -> frozenset[str]:

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..core.sources import MODEL, SLIDE, source_of
 from .families import COMET, family_of
 from .langid_model import identifier
 
@@ -159,12 +160,7 @@ def neural_names(names) -> list[str]:
     >>> neural_names(["bleu", "comet:tiny", "comet", "metricx-24", "chrf", "metricx-qe:tiny"])
     ['comet:tiny', 'comet', 'metricx-24', 'metricx-qe:tiny']
     """
-    return [
-        n
-        for n in names
-        if n.startswith(("comet:", "metricx:", "metricx-qe:", "slide:"))
-        or n.split("-")[0].split("_")[0] in NEURAL_IMPORTED
-    ]
+    return [n for n in names if source_of(n).kind in (MODEL, SLIDE) or n.split("-")[0].split("_")[0] in NEURAL_IMPORTED]
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from ..core.errors import InputError
 from ..service.inputs import build_corpus, read_files
 from . import args as flags
 from .args import Parser
-from .common import open_store, store, warn, workspace
+from .common import open_store, warn, workspace
 
 
 def add_parsers(sub) -> dict:
@@ -67,7 +67,9 @@ def add_parsers(sub) -> dict:
     flags.add_data_dir(a)
     a = mo_sub.add_parser("list", help="the registered models")
     flags.add_data_dir(a)
-    a = mo_sub.add_parser("remove", help="forget a model (its cached scores stay with its checkpoint digest)")
+    a = mo_sub.add_parser(
+        "remove", aliases=["delete"], help="forget a model (its cached scores stay with its checkpoint digest)"
+    )
     a.add_argument("name", metavar="NAME")
     flags.add_data_dir(a)
     return {"build": run_build, "dashboard": run_dashboard, "access": run_access, "models": run_models}
@@ -86,11 +88,9 @@ def run_access(args: argparse.Namespace) -> str:
 
 
 def run_models(args: argparse.Namespace) -> str:
-    from ..service import neural_scoring as neural
-
-    target = store(args)
+    room = workspace(args)
     if args.action == "add":
-        m = neural.add_model(target, args.name, args.path, args.tokenizer)
+        m = room.add_model(args.name, args.path, args.tokenizer)
         if m.metricx:
             return (
                 f"{m.name}: MetricX-24 ({m.dtype}), checkpoint {m.path}, tokenizer {m.tokenizer}, digest {m.digest[:12]}\n"
@@ -101,10 +101,10 @@ def run_models(args: argparse.Namespace) -> str:
             f"{m.name}: {m.kind} (reads {', '.join(m.inputs)}), checkpoint {m.path}, digest {m.digest[:12]}\n"
             f"score with: --metrics {m.metric}\n"
         )
-    if args.action == "remove":
-        workspace(args).remove_model(args.name)
+    if args.action in ("remove", "delete"):  # one set of verbs for every scorer (delete: the judges' old verb)
+        room.remove_model(args.name)
         return f"removed {args.name}\n"
-    rows = [f"{m.metric}\t{m.kind}\t{','.join(m.inputs)}\t{m.digest[:12]}\t{m.path}" for m in neural.models(target)]
+    rows = [f"{m.metric}\t{m.kind}\t{','.join(m.inputs)}\t{m.digest[:12]}\t{m.path}" for m in room.models()]
     return "\n".join(rows) + "\n" if rows else "no model is registered (python -m mtlens models add NAME PATH)\n"
 
 
@@ -120,9 +120,9 @@ def run_build(args: argparse.Namespace) -> str:
 
 
 def run_dashboard(args: argparse.Namespace) -> str:
-    from ..service.inputs import app_root
+    from ..core.access import is_loopback
+    from ..core.paths import app_root
     from ..service.neural_scoring import check_ray
-    from ..service.sets import is_loopback
 
     root = app_root()  # a checkout's, or the installed package's share/mtlens (issue 51, D4)
     app = root / "app.py"

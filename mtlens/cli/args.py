@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..analysis.policy import ALPHA, MAX_SAMPLES, SEED
+from ..core.language import TOKENIZER_RULE
 from ..core.options import DEFAULTS, SPECS
-from ..service.comparisons import ALPHA, MAX_SAMPLES, SEED
-from ..service.inputs import TOKENIZER_RULE
 from ..service.results import metric_names
 
 

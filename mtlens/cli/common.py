@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.names import terminal_safe
 from ..core.options import DEFAULTS, SPECS, Options
 from ..service.inputs import build_corpus, read_bytes, read_files
-from ..service.presentation import printable as terminal_safe
 
 
 class Exit(Exception):
@@ -99,7 +100,7 @@ def inputs_of(args) -> list[str]:
     return out
 
 
-def write_output(path: str, text: str, inputs: list[str] = ()) -> None:
+def write_output(path: str, text: str, inputs: Sequence[str] = ()) -> None:
     """Write a command's ``-o`` file safely (issue 51: in a CI job a pull request can commit the report's name as a
     link to a file of the runner's): never through a symbolic link (a link, even a dangling one, is refused), never
     over one of the command's inputs, and atomically (a new file in the same folder renamed over the old one, so a
@@ -205,7 +206,8 @@ def load_and_score(args):
 def score_evaluation(args, ev, options):
     """The command's metrics scored on the evaluation (a saved set's stored statistics reused), with what
     scoring noticed said on stderr; ``args.pitfalls``: the COMET pitfalls, for the command's own output."""
-    from ..service.results import neural_names, pitfalls_for, scored
+    from ..analysis.pitfalls import neural_names
+    from ..service.results import pitfalls_for, scored
 
     corpus = ev.corpus
     names, builtin, imported = chosen(args, ev)
@@ -249,7 +251,7 @@ def chosen(args, ev):
     )
 
 
-def columns(header: tuple[str, ...], rows: list[tuple[str, ...]], right=()) -> str:
+def columns(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], right=()) -> str:
     """A plain text table, every column as wide as its widest cell (nothing is cut); the last column is
     not padded. Numbers (``right``: column indices) are right-aligned."""
     widths = [max(len(x) for x in col) for col in zip(header, *rows, strict=True)]

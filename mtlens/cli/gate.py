@@ -67,7 +67,7 @@ def run_gate(args: argparse.Namespace) -> str:
     try:
         return _verdict(args)
     except InputError as err:
-        from ..service.gate import render_error
+        from ..exports.gate import render_error
 
         report = render_error(str(err), args.format)
         if not report:
@@ -80,7 +80,8 @@ def run_gate(args: argparse.Namespace) -> str:
 
 
 def _verdict(args: argparse.Namespace) -> str:
-    from ..service.gate import gate_files, gate_set, render
+    from ..exports.gate import render
+    from ..service.gate import gate_files, gate_set
 
     common = dict(
         metrics=args.metrics,

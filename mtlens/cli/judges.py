@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..service.presentation import plain as shown
+from ..core.names import shown
+from ..core.secrets import redact
 from . import args as flags
 from .args import Parser
-from .common import Exit, say, store
+from .common import Exit, say, workspace
 
 
 def add_parsers(sub) -> dict:
@@ -63,10 +64,10 @@ def _line(p) -> str:
 def run_judges(args: argparse.Namespace) -> str:
     from ..service import judging
 
-    target = store(args)
+    room = workspace(args)
+    target = room.store
     if args.action == "add":
-        j = judging.add_judge(
-            target,
+        j = room.add_judge(
             judging.Judge(
                 args.name, args.url, args.model, args.protocol, args.api_key_env, args.samples, args.concurrency,
                 args.price_in, args.price_out, args.score_references,
@@ -74,18 +75,18 @@ def run_judges(args: argparse.Namespace) -> str:
         )  # fmt: skip
         key = f", key from ${j.key_env}" if j.key_env else ""
         return (
-            f"{j.name}: {j.protocol} with {shown(j.model, 200)} at {shown(judging.redact(j.url), 300)}{key}\n"
+            f"{j.name}: {j.protocol} with {shown(j.model, 200)} at {shown(redact(j.url), 300)}{key}\n"
             f"score with: --metrics judge:{j.name}\n"
         )
     if args.action in ("remove", "delete"):  # the verb models use; delete kept for scripts
-        judging.remove_judge(target, args.name)
+        room.remove_judge(args.name)
         return f"removed {args.name}\n"
     if args.action in ("run", "cancel"):
-        name = args.name[len(judging.PREFIX) :] if args.name.startswith(judging.PREFIX) else args.name
-        judge = judging.get_judge(target, name)
+        judge = room.judge(args.name)
+        name = judge.name
         if args.action == "cancel":
-            judging.cancel_job(target, args.set, judging.identity(judge))
-            return "".join(_line(p) + "\n" for p in judging.status(target, args.set) if p.metric == f"judge:{name}")
+            judging.cancel_named(target, args.set, name)
+            return "".join(_line(p) + "\n" for p in judging.status(target, args.set) if p.metric == judge.metric)
         if args.background:
             return _line(judging.start_job(target, args.set, name)) + "\n"
         p = judging.run_job(target, args.set, name, say=say)
@@ -101,9 +102,9 @@ def run_judges(args: argparse.Namespace) -> str:
         jobs = judging.status(target, args.set)
         return "".join(_line(p) + "\n" for p in jobs) or "no judge job on this set\n"
     rows = [
-        f"judge:{j.name}\t{j.protocol}\t{shown(j.model, 200)}\t{shown(judging.redact(j.url), 300)}\tsamples {j.samples}"
+        f"judge:{j.name}\t{j.protocol}\t{shown(j.model, 200)}\t{shown(redact(j.url), 300)}\tsamples {j.samples}"
         f"\tconcurrency {j.concurrency}" + ("\treferences too" if j.score_references else "")
-        for j in judging.judges(target)
+        for j in room.judges()
     ]
     return (
         "\n".join(rows) + "\n" if rows else "no judge is registered (python -m mtlens judges add NAME --url URL ...)\n"

@@ -7,15 +7,13 @@ Exit status: 0 done, 1 the gate found a regression, 2 bad input (one sentence on
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
 from ..core.errors import InputError
-from ..service.neural_scoring import EXACT as NEURAL_EXACT
-from ..service.neural_scoring import MODE_ENV as NEURAL_MODE_ENV
-from ..service.presentation import printable as terminal_safe
-from ..service.sets import __version__
+from ..core.names import terminal_safe
+from ..service.neural_scoring import choose_exact
+from ..version import __version__
 from . import admin, gate, judges, ratings, scoring, sets
 from .args import Parser
 from .common import Exit
@@ -78,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(args, commands) -> int:
     if getattr(args, "exact", False):  # the mode is the environment's: a job this command starts inherits it
-        os.environ[NEURAL_MODE_ENV] = NEURAL_EXACT
+        choose_exact()
     try:
         out = commands[args.command](args)
     except InputError as err:

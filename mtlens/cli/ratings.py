@@ -36,7 +36,7 @@ def add_parsers(sub) -> dict:
 
 
 def run_ratings(args: argparse.Namespace) -> str:
-    from ..service.presentation import dumps
+    from ..exports.tables import dumps
     from ..service.ratings import esa_report
 
     if args.save:
@@ -87,7 +87,7 @@ def add_campaign_parser(sub) -> dict:
 
 
 def run_campaign(args: argparse.Namespace) -> str:
-    from ..service.presentation import dumps
+    from ..exports.tables import dumps
     from ..service.ratings import campaign
     from .common import say, write_output
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from ..analysis.policy import ALPHA, DEFAULT_SAMPLES, MIN_TEST_LINES, check_test_settings
+from ..analysis.significance import compare
 from ..core.errors import InputError
+from ..exports.analyses import analysis_to_table, pair_to_table
+from ..exports.comparisons import comparisons_to_csv, comparisons_to_dict, comparisons_to_latex, comparisons_to_table
+from ..exports.tables import dumps, groups_to_dict, groups_to_table, results_to_dict, to_csv, to_latex, to_table
 from ..service import comparisons
-from ..service import presentation as report
 from ..service.inputs import read_bytes
 from ..service.results import REGISTRY
 from . import args as flags
@@ -29,8 +33,8 @@ def add_parsers(sub) -> dict:
     )
     flags.add_resamples(
         c,
-        f"resamples (bootstrap, default {comparisons.DEFAULT_SAMPLES['bootstrap']}) or trials (ar, default "
-        f"{comparisons.DEFAULT_SAMPLES['ar']}), raised where Holm's correction needs more",
+        f"resamples (bootstrap, default {DEFAULT_SAMPLES['bootstrap']}) or trials (ar, default "
+        f"{DEFAULT_SAMPLES['ar']}), raised where Holm's correction needs more",
     )
     flags.add_seed(c)
     c.add_argument("--baseline", metavar="NAME", help="compare every system with this one only")
@@ -84,7 +88,7 @@ def add_parsers(sub) -> dict:
     r.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
     flags.add_resamples(
         r,
-        f"bootstrap resamples for intervals and clusters (default {comparisons.DEFAULT_SAMPLES['bootstrap']}, more "
+        f"bootstrap resamples for intervals and clusters (default {DEFAULT_SAMPLES['bootstrap']}, more "
         "when there are many systems)",
     )
     flags.add_seed(r)
@@ -97,44 +101,45 @@ def add_parsers(sub) -> dict:
 def run_score(args: argparse.Namespace) -> str:
     corpus, results = load_and_score(args)
     if args.by:
-        from ..service.analyses import group_scores, groups_labels
+        from ..analysis.groups import group_scores
+        from ..analysis.groups import labels_for as groups_labels
 
         groups = group_scores(results, groups_labels(corpus, args.by))
         if args.format == "json":
-            doc = report.results_to_dict(results, args.sentence_level)
+            doc = results_to_dict(results, args.sentence_level)
             doc["language_pair"] = corpus.language_pair
-            doc.update(report.groups_to_dict(groups, args.by))
-            return report.dumps(doc) + "\n"
+            doc.update(groups_to_dict(groups, args.by))
+            return dumps(doc) + "\n"
         if args.format in ("csv", "latex"):
             raise InputError("--by writes json or table")
-        return report.to_table(results) + "\n" + report.groups_to_table(groups, args.by)
+        return to_table(results) + "\n" + groups_to_table(groups, args.by)
     if args.format == "json":
-        doc = report.results_to_dict(results, args.sentence_level)
+        doc = results_to_dict(results, args.sentence_level)
         doc["language_pair"] = corpus.language_pair
         if args.pitfalls is not None:
             doc["pitfalls"] = args.pitfalls.to_dict()
         doc["reference_notes"] = getattr(args, "reference_notes", [])
-        return report.dumps(doc) + "\n"
+        return dumps(doc) + "\n"
     if args.format == "csv":
-        return report.to_csv(results, args.sentence_level)
+        return to_csv(results, args.sentence_level)
     if args.format == "latex":
-        return report.to_latex(results)
-    text = report.to_table(results)
+        return to_latex(results)
+    text = to_table(results)
     notes = list(corpus.warnings)
     if args.pitfalls is not None:
-        from ..service.results import neural_names
+        from ..analysis.pitfalls import neural_names
 
         notes += args.pitfalls.notes(neural_names(results))
     notes += getattr(args, "reference_notes", [])
     if notes:
         text += "\nnotes on the data:\n" + "\n".join(f"- {w}" for w in notes) + "\n"
     if args.sentence_level:
-        text += "\n" + report.to_csv(results, sentence_level=True)
+        text += "\n" + to_csv(results, sentence_level=True)
     return text
 
 
 def run_compare(args: argparse.Namespace) -> str:
-    comparisons.check_test_settings(args.n or 1, args.seed, args.alpha)
+    check_test_settings(args.n or 1, args.seed, args.alpha)
     corpus, results = load_and_score(args)
     found = comparisons.compare_all(
         results,
@@ -148,21 +153,21 @@ def run_compare(args: argparse.Namespace) -> str:
         resample=args.resample,
     )
     if args.format == "json":
-        return report.dumps(report.comparisons_to_dict(found)) + "\n"
+        return dumps(comparisons_to_dict(found)) + "\n"
     if args.format == "csv":
-        return report.comparisons_to_csv(found)
+        return comparisons_to_csv(found)
     if args.format == "latex":
-        return report.comparisons_to_latex(found)
-    return report.comparisons_to_table(found)
+        return comparisons_to_latex(found)
+    return comparisons_to_table(found)
 
 
 def _check_seed(args: argparse.Namespace) -> None:
-    comparisons.check_test_settings(getattr(args, "n", None) or 1, args.seed, getattr(args, "alpha", comparisons.ALPHA))
+    check_test_settings(getattr(args, "n", None) or 1, args.seed, getattr(args, "alpha", ALPHA))
 
 
 def run_analyze(args: argparse.Namespace) -> str:
-    from ..service.analyses import human as human_mod
-    from ..service.analyses import words_chars
+    from ..analysis import human as human_mod
+    from ..analysis import words_chars
 
     if args.format in ("csv", "latex"):
         raise InputError("analyze writes json or table")
@@ -195,7 +200,7 @@ def run_analyze(args: argparse.Namespace) -> str:
         if human.segment:
             from dataclasses import asdict
 
-            from ..service.analyses import human_ranking
+            from ..analysis.autorank import human_ranking
 
             doc["human_ranking"] = {}
             for kind, by_sys in human.segment.items():
@@ -203,11 +208,11 @@ def run_analyze(args: argparse.Namespace) -> str:
                 doc["human_ranking"][kind] = {
                     "systems": [asdict(r) for r in ranks],
                     "pairs": [asdict(p) for p in pairs],
-                    "test": f"Wilcoxon signed-rank on shared segments (>= {comparisons.MIN_TEST_LINES}), "
-                    f"Holm-corrected, alpha {comparisons.ALPHA}",
+                    "test": f"Wilcoxon signed-rank on shared segments (>= {MIN_TEST_LINES}), "
+                    f"Holm-corrected, alpha {ALPHA}",
                 }
     if args.autorank:
-        from ..service.analyses import autorank
+        from ..analysis.autorank import autorank
 
         wanted = [m.strip().lower() for m in args.autorank.split(",") if m.strip()]
         if results is None:
@@ -221,17 +226,18 @@ def run_analyze(args: argparse.Namespace) -> str:
     if args.tbleu_sweep:
         from dataclasses import asdict
 
-        from ..service.analyses import tbleu_sweep
+        from ..analysis.sweep import tbleu_sweep
 
         sweep = tbleu_sweep(corpus, human=human, tokenize=options.tokenize, lowercase=options.lowercase)
         doc["tbleu_sweep"] = asdict(sweep)
     if args.format == "json":
-        return report.dumps(doc) + "\n"
-    return report.analysis_to_table(doc)
+        return dumps(doc) + "\n"
+    return analysis_to_table(doc)
 
 
 def _run_pair(args: argparse.Namespace, ev, options) -> str:
-    from ..service.analyses import pair_analysis, slices
+    from ..analysis.pairwise import pair_analysis
+    from ..analysis.slices import slices
     from ..service.inputs import read_lines
     from ..service.results import scored
     from .common import chosen
@@ -253,19 +259,19 @@ def _run_pair(args: argparse.Namespace, ev, options) -> str:
     if args.slices:
         doc["slices"] = slices(corpus, result, a, b, seed=args.seed, resample=args.resample)
     if args.format == "json":
-        return report.dumps(doc) + "\n"
-    return report.pair_to_table(doc)
+        return dumps(doc) + "\n"
+    return pair_to_table(doc)
 
 
 def run_report(args: argparse.Namespace) -> str:
-    from ..service.presentation import build_html_report
+    from ..exports.html import build_html_report
     from .common import inputs_of, write_output
 
     _check_seed(args)
     corpus, results = load_and_score(args)
     found = {}
     if comparisons.can_test(len(corpus.systems), corpus.n_lines):
-        found = {m: comparisons.compare(r, "bootstrap", n=args.n, seed=args.seed) for m, r in results.items()}
+        found = {m: compare(r, "bootstrap", n=args.n, seed=args.seed) for m, r in results.items()}
     title = args.title or (workspace(args).load(args.set).info.name if args.set else "mtlens report")
     pins = workspace(args).pins(args.set) if args.set else []  # the sentences pinned for the presentation
     history = None

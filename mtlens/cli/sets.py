@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from ..core.errors import InputError
-from ..service import presentation as report
+from ..exports.history import history_to_table
+from ..exports.tables import dumps
 from ..service.inputs import read_bytes
 from . import args as flags
 from .args import Parser
@@ -129,8 +130,9 @@ def run_import(args: argparse.Namespace) -> str:
     for item in found:
         ev = evaluate(item.corpus, args.language_pair, item.human, item.scores)  # bad side files: nothing saved
         corpus, lang = ev.corpus, ev.language
-        sid = save(target, ev, item.name, args.project).set_id
-        lines.append(sid)
+        saved = save(target, ev, item.name, args.project).set_id
+        assert saved is not None  # a saved set has its id
+        lines.append(saved)
         say(
             f"saved '{item.name}' ({len(corpus.systems)} systems, {len(corpus.references)} references, "
             f"{corpus.n_lines} lines; {lang.describe()})"
@@ -144,11 +146,10 @@ def _with_documents(item, path, order):
     """A found test set with the documents and domains of ``path`` (:func:`mtlens.readers.testset.read_documents`)."""
     import dataclasses
 
-    from ..service.inputs import documents_notes, read_documents
+    from ..service.inputs import with_documents
 
-    ids, domains = read_documents(read_bytes(path), str(path), item.corpus.n_lines, order)
-    corpus = item.corpus.with_documents(ids, domains)
-    return dataclasses.replace(item, corpus=corpus, notes=(*item.notes, *documents_notes(ids, domains)))
+    corpus, notes = with_documents(item.corpus, str(path), read_bytes(path), order)
+    return dataclasses.replace(item, corpus=corpus, notes=(*item.notes, *notes))
 
 
 def _import_ratings(args: argparse.Namespace, target) -> str:
@@ -167,6 +168,7 @@ def _import_ratings(args: argparse.Namespace, target) -> str:
         ev = evaluate_annotations(read_bytes(args.ratings), Path(args.ratings).name, args.language_pair)
     name = args.name or Path(args.ratings).name
     sid = save(target, ev, name, args.project).set_id
+    assert sid is not None  # a saved set has its id
     c = ev.corpus
     say(f"saved '{name}' ({len(c.systems)} systems, {c.n_lines} segments, no reference; {ev.language.describe()})")
     for sentence in [*c.warnings, *read_mqm_tsv(ev.annotations[0][1], ev.annotations[0][0]).problems]:
@@ -180,9 +182,7 @@ def run_list(args: argparse.Namespace) -> str:
     sets = workspace(args).sets(args.project)
     if args.format == "json":
         return (
-            report.dumps(
-                [{k: v for k, v in asdict(s).items() if k != "project"} | {"project": s.project} for s in sets]
-            )
+            dumps([{k: v for k, v in asdict(s).items() if k != "project"} | {"project": s.project} for s in sets])
             + "\n"
         )
     if not sets:
@@ -217,14 +217,14 @@ def run_add(args: argparse.Namespace) -> str:
             raise InputError(f"a bundle's runs carry their own facts; leave out {', '.join(given)}")
         added = add_bundle_runs(store(args), args.set, data)
         if args.format == "json":
-            return report.dumps({"added": added}) + "\n"
+            return dumps({"added": added}) + "\n"
         return f"added {len(added)} run(s) from the bundle to set {args.set}: {', '.join(added)}\n"
     meta = parse_meta(args.meta)
     meta.update({key: str(getattr(args, d)) for d, key in FACT_FLAGS.items() if getattr(args, d) is not None})
     run = add_run(store(args), args.set, data, str(args.file), args.name, args.family, args.at, meta)
     doc = {"name": run.name, "family": run.family, "at": run.at, "meta": run.meta}
     if args.format == "json":
-        return report.dumps(doc) + "\n"
+        return dumps(doc) + "\n"
     fam = f", family {run.family}" if run.family else ""
     return f"added run '{run.name}'{fam}, made {run.at}, to set {args.set}\n"
 
@@ -245,8 +245,8 @@ def run_history(args: argparse.Namespace) -> str:
     )
     doc = history_to_dict(h)
     if args.format == "json":
-        return report.dumps(doc) + "\n"
-    return report.history_to_table(doc)
+        return dumps(doc) + "\n"
+    return history_to_table(doc)
 
 
 def run_store(args: argparse.Namespace) -> str:

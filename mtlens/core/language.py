@@ -161,6 +161,15 @@ def parse_pair(text: str) -> tuple[str, str]:
     return m.group(1).lower(), m.group(2).lower()
 
 
+def known_pair(text: str | None) -> tuple[str | None, str | None]:
+    """A set's language pair as the checks read it: ``(source, target)``, each None where it is unknown (no pair, or
+    ``und``: only the script of that side was seen)."""
+    if not text:
+        return None, None
+    source, target = parse_pair(text)
+    return (None if source == "und" else source), (None if target == "und" else target)
+
+
 def script_counts(lines: Sequence[str], max_chars: int = SAMPLE_CHARS) -> dict[str, int]:
     """Letters of each script in the first ``max_chars`` characters of ``lines``."""
     import regex

@@ -14,9 +14,13 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..core.errors import InputError
 from ..readers.esa import ITEM_PREFIX, item_id, line_of
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["CHOICES", "ITEM_PREFIX", "choose_lines", "disagreement", "item_id", "line_of", "pearmut_campaign"]
 #: how the segments are chosen
@@ -56,7 +60,7 @@ def choose_lines(
     return sorted(order[:count])
 
 
-def disagreement(scores: Mapping[str, Sequence[float]]) -> list[float]:
+def disagreement(scores: Mapping[str, Sequence[float] | np.ndarray]) -> list[float]:
     """How far apart the systems' segment scores are on each line: their standard deviation (NaN where fewer
     than two systems have a score)."""
     import numpy as np

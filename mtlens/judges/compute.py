@@ -25,12 +25,13 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from ..core.errors import InputError
+from ..core.sources import JUDGE_PREFIX
 from . import gemba
 from .client import Stopped, chat, new_client
 from .registry import Judge, registered, whole_tokens
 
 #: the prefix of a judge's metric name: ``judge:NAME``
-PREFIX = "judge:"
+PREFIX = JUDGE_PREFIX
 #: how a plan names a reference among the systems it asks about (a name no system can have)
 REFERENCE = "\x00reference:"
 #: how many times an unparsed answer is asked again (each at a temperature 0.1 higher)

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from ..core.errors import InputError
 from ..core.names import clean_name
+from ..core.sources import JUDGE_PREFIX
 from . import gemba
 from .client import Endpoint
 
@@ -32,6 +33,11 @@ class Judge:
     price_out: float | None = None
     #: ask about the set's references too, as systems (issue 50: is the reference the problem?)
     score_references: bool = False
+
+    @property
+    def metric(self) -> str:
+        """The judge as ``--metrics`` names it (``judge:NAME``), as a registered model's ``metric``."""
+        return JUDGE_PREFIX + self.name
 
     @property
     def endpoint(self) -> Endpoint:

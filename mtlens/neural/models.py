@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.sources import COMET_PREFIX, METRICX_PREFIX, METRICX_QE_PREFIX, source_of
 from .environment import (
     HOW_TO_ENABLE,
     available,
@@ -43,10 +44,10 @@ from .environment import (
 )
 
 #: how ``--metrics`` names a registered COMET model: ``comet:NAME``
-PREFIX = "comet:"
+PREFIX = COMET_PREFIX
 #: a registered MetricX-24 checkpoint gives two metrics (the model is hybrid): ``metricx:NAME`` reads the source, the
 #: translation and the reference, ``metricx-qe:NAME`` the source and the translation; lower is better
-METRICX, METRICX_QE = "metricx:", "metricx-qe:"
+METRICX, METRICX_QE = METRICX_PREFIX, METRICX_QE_PREFIX
 #: the kinds a MetricX checkpoint's two metrics have
 METRICX_KINDS = ("metricx", "metricx-qe")
 #: the prefixes of job names that are metrics already (a COMET model's job is named by the model alone)
@@ -202,11 +203,10 @@ def get_model(store, name: str) -> Model:
     """A registered model's metric by name: ``comet:NAME``, ``metricx:NAME``, ``metricx-qe:NAME`` or the bare name (a
     MetricX checkpoint's reference-based metric). A checkpoint changed on disk since it was registered is digested
     again (its scores are then cached under the new digest)."""
-    kind = None
-    for prefix, k in ((PREFIX, "comet"), (METRICX_QE, "metricx-qe"), (METRICX, "metricx")):
-        if name.startswith(prefix):
-            name, kind = name[len(prefix) :], k
-            break
+    source = source_of(name)  # the prefix, read by the one resolver
+    kind = {PREFIX: "comet", METRICX_QE: "metricx-qe", METRICX: "metricx"}.get(source.prefix)
+    if kind is not None:
+        name = source.registered
     rows = {r["name"]: r for r in store.models()}
     if name not in rows:
         known = ", ".join(m.metric for r in rows.values() for m in _expand(r))

@@ -23,9 +23,10 @@ import numpy as np
 
 from ..core.corpus import Corpus
 from ..core.errors import InputError
+from ..core.sources import SLIDE_PREFIX
 from .models import get_model
 
-PREFIX = "slide:"
+PREFIX = SLIDE_PREFIX
 WINDOW_ENV, STRIDE_ENV = "MTLENS_SLIDE_WINDOW", "MTLENS_SLIDE_STRIDE"
 DEFAULT_WINDOW = DEFAULT_STRIDE = 6
 

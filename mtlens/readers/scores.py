@@ -31,6 +31,7 @@ import numpy as np
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.limits import load_json
+from ..core.sources import METRICX, source_of
 from ..core.spans import Span
 from ..metrics import REGISTRY
 from ..metrics.base import Metric, Signature
@@ -128,6 +129,11 @@ class ImportedMetric(Metric):
 
 # --------------------------------------------------------------------------- readers
 _NAME = re.compile(r"[^a-z0-9+_-]+")
+
+
+def _higher(name: str) -> bool:
+    """Whether a file's scores are better higher: all but MetricX's (an error score), by the tool that wrote them."""
+    return source_of(name).family != METRICX
 
 
 def metric_name(text: str) -> str:
@@ -300,7 +306,7 @@ def _mme_seg(lines: list[str], file_name: str, corpus: Corpus) -> ImportedScores
             raise InputError(f"line {k} of '{file_name}' is not 'SYSTEM SCORE'")
         values = by_system.setdefault(fields[0], [])
         values.append(_number(None if fields[1] == "None" else fields[1], file_name, fields[0], len(values) + 1))
-    higher = not name.startswith("metricx")
+    higher = _higher(name)
     return _finish(name, higher, by_system, file_name, corpus)
 
 
@@ -345,7 +351,7 @@ def _tsv(lines: list[str], file_name: str, corpus: Corpus) -> list[ImportedScore
                 )
             by_system[s] = [d[i] for i in range(1, corpus.n_lines + 1)]
         name = metric_name(header[c])
-        out.append(_finish(name, not name.startswith("metricx"), by_system, file_name, corpus))
+        out.append(_finish(name, _higher(name), by_system, file_name, corpus))
     return out
 
 

@@ -22,9 +22,10 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
 
 from ..core.errors import InputError
+from ..core.jobs import ACTIVE, Progress, duration_text, metric_of
+from ..core.sources import source_of
 from ..judges import compute as judge_compute
 from ..judges import registry as judge_registry
 from ..neural import compute as neural_compute
@@ -36,46 +37,9 @@ from ..neural import segments as neural_segments
 STALE = 30.0
 #: seconds between heartbeats of a running job
 HEARTBEAT = 3.0
-ACTIVE = ("queued", "running", "cancelling")
 
 _children: list[subprocess.Popen] = []  # started by this process; reaped so none stays a zombie
 _lock = threading.Lock()
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A job as a page shows it."""
-
-    model: str
-    state: str  # queued | running | cancelling | done | cancelled | failed
-    done: int
-    total: int
-    rate: float | None  # segments per second in this run
-    eta: float | None  # seconds left at that rate
-    message: str | None
-    digest: str
-
-    @property
-    def active(self) -> bool:
-        return self.state in ACTIVE
-
-    @property
-    def judge(self) -> bool:
-        """An LLM judge's job (its ``model`` is ``judge:NAME``), not a neural model's."""
-        return self.model.startswith(judge_compute.PREFIX)
-
-    @property
-    def metric(self) -> str:
-        return metric_of(self.model)
-
-    @property
-    def fraction(self) -> float:
-        return min(1.0, self.done / self.total) if self.total else 0.0
-
-
-def metric_of(name: str) -> str:
-    """The metric a job named ``name`` computes (``comet:NAME`` for a checkpoint, ``judge:NAME`` as it is)."""
-    return name if name.startswith((judge_compute.PREFIX, *neural.NAMED_JOBS)) else neural.PREFIX + name
 
 
 def _reap() -> None:
@@ -150,7 +114,7 @@ class _JudgeWork:
 
     def __init__(self, store, name: str):
         self.store = store
-        self.judge = judge_registry.get_judge(store, name[len(judge_compute.PREFIX) :])
+        self.judge = judge_registry.get_judge(store, source_of(name).registered)
         self.name, self.digest = judge_compute.PREFIX + self.judge.name, judge_registry.identity(self.judge)
 
     def check(self, corpus) -> None:
@@ -222,16 +186,6 @@ def _corpus(store, set_id: str):
 
 #: seconds between two progress sentences of the command line at most (besides every tenth of the work)
 SAY_EVERY = 10.0
-
-
-def duration_text(seconds: float) -> str:
-    """A time left as a job's line says it (the command line's and the Rankings panel's): ``40 s``, ``12 min``,
-    ``2.5 h``."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def _pace(new: int, left: int, seconds: float) -> str:

@@ -1,91 +1,23 @@
-"""The analyses the faces show, computed from a set's results (:mod:`mtlens.analysis`): human
-judgments and meta-evaluation, rankings from human scores, AutoRank, words vs characters, the tBLEU
-sweep, two systems side by side, the sentence table, matched n-grams, TER's alignment and MQM summaries.
+"""What a face shows of one line, computed from a set's corpus and options: the machine evidence (word n-gram matches,
+TER's alignment), tBLEU's corrections and character n-gram matches. The analyses themselves are pure
+(:mod:`mtlens.analysis`, which the faces import directly); what is decided here is which metric, with which options,
+explains a line.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._lazy import lazy_names
+from ..core.errors import InputError
+from ..core.options import Options
+from ..metrics.ter import TERAlignment  # the alignment's type, as the faces draw it
 
-if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/test_architecture.py)
-    import mtlens.analysis.human as human
-    import mtlens.analysis.words_chars as words_chars
+if TYPE_CHECKING:
+    from ..analysis.highlight import NgramMatches
+    from ..core.corpus import Corpus
 
-    from ..analysis.agreement import human_agreement
-    from ..analysis.autorank import autorank, human_ranking
-    from ..analysis.correlation import pearson
-    from ..analysis.groups import group_clusters, group_scores, restricted
-    from ..analysis.groups import labels_for as groups_labels
-    from ..analysis.highlight import NgramMatches, ngram_matches
-    from ..analysis.human import (
-        human_correlation,
-        merge,
-        merge_correlations,
-        metric_clusters,
-        read_human_files,
-        segment_pairs,
-    )
-    from ..analysis.mqm_summary import (
-        as_human_scores,
-        disagreements,
-        document_scores,
-        error_counts,
-        rater_agreement,
-        span_overlap,
-    )
-    from ..analysis.pairwise import frequency_buckets, length_buckets, ngram_differences, pair_analysis
-    from ..analysis.power import min_detectable_delta, segments_needed
-    from ..analysis.sentences import sentence_table, sort_options
-    from ..analysis.significance import pair_power
-    from ..analysis.slices import slices
-    from ..analysis.sweep import tbleu_sweep
-    from ..analysis.words_chars import words_vs_chars
-    from ..metrics.ter import TERAlignment, ter_alignment
-
-_NAMES = {
-    "NgramMatches": "mtlens.analysis.highlight:NgramMatches",
-    "TERAlignment": "mtlens.metrics.ter:TERAlignment",
-    "as_human_scores": "mtlens.analysis.mqm_summary:as_human_scores",
-    "autorank": "mtlens.analysis.autorank:autorank",
-    "disagreements": "mtlens.analysis.mqm_summary:disagreements",
-    "document_scores": "mtlens.analysis.mqm_summary:document_scores",
-    "error_counts": "mtlens.analysis.mqm_summary:error_counts",
-    "min_detectable_delta": "mtlens.analysis.power:min_detectable_delta",
-    "pair_power": "mtlens.analysis.significance:pair_power",
-    "segments_needed": "mtlens.analysis.power:segments_needed",
-    "slices": "mtlens.analysis.slices:slices",
-    "group_clusters": "mtlens.analysis.groups:group_clusters",
-    "restricted": "mtlens.analysis.groups:restricted",
-    "group_scores": "mtlens.analysis.groups:group_scores",
-    "groups_labels": "mtlens.analysis.groups:labels_for",
-    "frequency_buckets": "mtlens.analysis.pairwise:frequency_buckets",
-    "human": "mtlens.analysis.human",
-    "human_agreement": "mtlens.analysis.agreement:human_agreement",
-    "human_correlation": "mtlens.analysis.human:human_correlation",
-    "human_ranking": "mtlens.analysis.autorank:human_ranking",
-    "length_buckets": "mtlens.analysis.pairwise:length_buckets",
-    "merge": "mtlens.analysis.human:merge",
-    "merge_correlations": "mtlens.analysis.human:merge_correlations",
-    "metric_clusters": "mtlens.analysis.human:metric_clusters",
-    "ngram_differences": "mtlens.analysis.pairwise:ngram_differences",
-    "ngram_matches": "mtlens.analysis.highlight:ngram_matches",
-    "pair_analysis": "mtlens.analysis.pairwise:pair_analysis",
-    "pearson": "mtlens.analysis.correlation:pearson",
-    "rater_agreement": "mtlens.analysis.mqm_summary:rater_agreement",
-    "read_human_files": "mtlens.analysis.human:read_human_files",
-    "segment_pairs": "mtlens.analysis.human:segment_pairs",
-    "sentence_table": "mtlens.analysis.sentences:sentence_table",
-    "sort_options": "mtlens.analysis.sentences:sort_options",
-    "span_overlap": "mtlens.analysis.mqm_summary:span_overlap",
-    "tbleu_sweep": "mtlens.analysis.sweep:tbleu_sweep",
-    "ter_alignment": "mtlens.metrics.ter:ter_alignment",
-    "words_chars": "mtlens.analysis.words_chars",
-    "words_vs_chars": "mtlens.analysis.words_chars:words_vs_chars",
-}
-__getattr__, __dir__ = lazy_names(__name__, _NAMES)
-__all__ = sorted([*_NAMES, "char_matches"])
+__all__ = ["TERAlignment", "char_matches", "line_evidence", "tbleu_rows"]
 
 
 def char_matches(line: str, references: list[str], order: int, lowercase: bool = False) -> NgramMatches:
@@ -95,3 +27,55 @@ def char_matches(line: str, references: list[str], order: int, lowercase: bool =
     from ..metrics import CharBLEU
 
     return ngram_matches(line, references, CharBLEU(order, lowercase=lowercase), max_order=order)
+
+
+def line_evidence(corpus: Corpus, opts: Options, systems: Sequence[str], i: int) -> dict:
+    """The machine evidence of line ``i`` for each system: word n-gram matches (BLEU's tokenizer and
+    options) and the TER alignment against the best reference."""
+    from ..analysis.highlight import ngram_matches
+    from ..metrics import BLEU, TER, make_metric
+
+    c = corpus
+    seg_refs = [r[i] for r in c.reference_streams()]
+    bleu, ter = make_metric("bleu", opts), make_metric("ter", opts)
+    assert isinstance(bleu, BLEU) and isinstance(ter, TER)
+    return {
+        "references": seg_refs,
+        "ngrams": {s: ngram_matches(c.systems[s][i], seg_refs, bleu, max_order=4) for s in systems},
+        "ter": {s: _alignment_or_sentence(c.systems[s][i], seg_refs, ter) for s in systems},
+    }
+
+
+def _alignment_or_sentence(line: str, refs: Sequence[str], ter):
+    """The TER alignment, or the sentence why this line is past TER's bound (the page says it)."""
+    from ..metrics.ter import ter_alignment
+
+    try:
+        return ter_alignment(line, list(refs), ter)
+    except InputError as err:
+        return str(err)
+
+
+def tbleu_rows(corpus: Corpus, opts: Options, system: str, i: int) -> list[dict]:
+    """tBLEU's corrections of one line: each hypothesis word within the affix distance of its matched
+    reference word."""
+    from ..metrics import TBLEU, make_metric
+
+    c = corpus
+    seg_refs = [r[i] for r in c.reference_streams()]
+    tbleu = make_metric("tbleu", opts)
+    assert isinstance(tbleu, TBLEU)
+    per_ref = tbleu.corrections(c.systems[system][i], seg_refs)
+    return [
+        {
+            "reference": c.reference_names[k],
+            "hypothesis word": x.hyp_word,
+            "reference word": x.ref_word,
+            "affix distance": x.distance,
+            "replaced": x.replaced,
+            "weight": x.weight,
+        }
+        for k, corr in enumerate(per_ref)
+        for x in corr
+        if x.distance < 1
+    ]

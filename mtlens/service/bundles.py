@@ -21,6 +21,20 @@ from ..readers.lines import decode_lines
 from ..readers.testset import with_warnings
 from .evaluation import check_side_files
 
+__all__ = [
+    "BUNDLE_FORMAT",
+    "BUNDLE_VERSION",
+    "MAX_BUNDLE_FILES",
+    "MAX_BUNDLE_LINES",
+    "MAX_BUNDLE_STREAMS",
+    "Bundle",
+    "add_bundle_runs",
+    "export_bundle",
+    "import_bundle",
+    "is_bundle",
+    "read_bundle",
+]
+
 BUNDLE_FORMAT = "mtlens-set"
 #: 2 adds the systems' run facts (time, family, metadata: issue 34) and every line's document id and domain
 #: (issue 35); version 1 bundles are still read
@@ -69,7 +83,7 @@ class Bundle:
     language_how: str | None = None
     annotations: tuple[tuple[str, bytes], ...] = ()
     #: system -> (family, ISO time in UTC, metadata JSON), as the store keeps run facts
-    runs: dict[str, tuple[str | None, str, str]] | None = None
+    runs: dict[str, tuple[str | None, str | None, str]] | None = None
 
 
 #: the parts a bundle has (export_bundle writes each of them)
@@ -230,7 +244,7 @@ def read_bundle(data: bytes, visitor: bool = False) -> Bundle:
     return Bundle(name, project, corpus, human, scores, how, annotations, _runs(doc.get("runs"), systems))
 
 
-def _runs(value, systems) -> dict[str, tuple[str | None, str, str]]:
+def _runs(value, systems) -> dict[str, tuple[str | None, str | None, str]]:
     """The bundle's run facts, checked as ``mtlens add`` checks them; only for systems the bundle has."""
     from ..storage.runs import check_meta, clean_family
     from .run_facts import checked_facts
@@ -251,7 +265,7 @@ def _runs(value, systems) -> dict[str, tuple[str | None, str, str]]:
             raise InputError(f"{_BAD}: the family of run '{system}' is not text")
         if not isinstance(at, str) or not isinstance(meta, dict):
             raise InputError(f"{_BAD}: run '{system}' has no time or its metadata is not an object")
-        out[system] = (clean_family(family), parse_at(at), json.dumps(checked_facts(check_meta(meta))))
+        out[str(system)] = (clean_family(family), parse_at(at), json.dumps(checked_facts(check_meta(meta))))
     return out
 
 

@@ -1,54 +1,14 @@
-"""Significance tests between systems (:mod:`mtlens.analysis.significance`): the paired bootstrap and
-approximate randomisation, their settings checked, and the statistics policy every face shares
-(:mod:`mtlens.analysis.policy`: the level, the seed, the resample counts and the words that describe a test).
+"""Significance tests between systems as both faces run them: whether a test can run at all, what it resamples, and
+every metric's tests with their settings checked against the statistics policy (:mod:`mtlens.analysis.policy`, the
+level, the seed and the resample counts, which the faces read directly).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ..analysis import policy
-from ..analysis.policy import (
-    ALPHA,
-    ALPHA_CHOICES,
-    CI_RESAMPLES,
-    DEFAULT_SAMPLES,
-    MAX_SAMPLES,
-    MIN_TEST_LINES,
-    P_DEFINITIONS,
-    SEED,
-    check_test_settings,
-    counts_text,
-    test_wording,
-)
+from ..analysis.policy import ALPHA, MIN_TEST_LINES, SEED, check_test_settings
 from ..core.errors import InputError
-from ._lazy import lazy_names
 
-if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/test_architecture.py)
-    from ..analysis.significance import compare
-
-_NAMES = {
-    "compare": "mtlens.analysis.significance:compare",
-}
-__getattr__, __dir__ = lazy_names(__name__, _NAMES)
-__all__ = [
-    "ALPHA",
-    "ALPHA_CHOICES",
-    "CI_RESAMPLES",
-    "DEFAULT_SAMPLES",
-    "MAX_SAMPLES",
-    "MIN_TEST_LINES",
-    "P_DEFINITIONS",
-    "SEED",
-    "can_test",
-    "check_test_settings",
-    "compare",
-    "compare_all",
-    "counts_text",
-    "policy",
-    "resampled_documents",
-    "test_wording",
-]
+__all__ = ["can_test", "compare_all", "resampled_documents"]
 
 
 def can_test(n_systems: int, n_lines: int) -> bool:

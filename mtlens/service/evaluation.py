@@ -13,12 +13,36 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.language import Language, language_defaults, with_language
 from ..core.options import DEFAULTS, Options
+from ..core.sources import JUDGE_KIND, source_of
 from ..readers.testset import with_warnings
+
+if TYPE_CHECKING:
+    from ..readers.esa import ESARatings
+    from ..readers.mqm import Annotations
+
+__all__ = [
+    "SAMPLE_NAME",
+    "Evaluation",
+    "add_annotations",
+    "annotation_metrics",
+    "annotations_said",
+    "check_side_files",
+    "evaluate",
+    "evaluate_annotations",
+    "file_metrics",
+    "finished_neural",
+    "kept_options",
+    "open_saved",
+    "options_for",
+    "sample_evaluation",
+    "save",
+]
 
 
 def check_side_files(corpus: Corpus, human: Sequence[tuple[str, bytes]] = (), scores=(), annotations=()) -> None:
@@ -158,7 +182,9 @@ def file_metrics(
     out = read_score_files(files, ev.corpus) if files else []
     out += annotation_metrics(ev.corpus, ev.annotations, mqm_weights)
     for name, digest in neural:
-        if name.startswith("judge:"):  # offered below, with every registered judge whose answers are all cached
+        if (
+            source_of(name).kind == JUDGE_KIND
+        ):  # offered below, with every registered judge whose answers are all cached
             continue
         if any(m.name == f"comet:{name}" or m.name == name for m in out):
             continue
@@ -298,11 +324,13 @@ def add_annotations(store, set_id: str, name: str, data: bytes, visitor=None):
     ev = open_saved(store, set_id)
     held = sum(rating_rows(d) for _, d in ev.annotations)  # before it is parsed: the set's files count too (G1, G2)
     check_visitor_ratings_of([(name, data)], visitor, held, f"'{name}' and the set's ratings" if held else f"'{name}'")
+    ann: Annotations | ESARatings
     if is_esa(data, name):  # ESA ratings (issue 52)
         ann = read_esa(data, name, ev.corpus)
     else:
-        ann = read_annotations(data, name, ev.corpus)
-        check_against(ann, ev.corpus)
+        mqm = read_annotations(data, name, ev.corpus)
+        check_against(mqm, ev.corpus)
+        ann = mqm
     if any(n == name for n, _ in ev.annotations):
         raise InputError(f"the set already has annotations named '{name}'; rename the file")
     store.add_annotations(set_id, name, data, visitor)

@@ -14,20 +14,10 @@ from ..analysis.gate import GateResult, check_gate_settings, gate
 from ..analysis.policy import ALPHA
 from ..core.errors import InputError
 from ..core.options import DEFAULTS
-from ..exports.gate import FORMATS, render, render_error
 from .comparisons import resampled_documents
 from .evaluation import Evaluation, evaluate, options_for
 
-__all__ = [
-    "DEFAULT_METRICS",
-    "FORMATS",
-    "GateResult",
-    "gate_evaluation",
-    "gate_files",
-    "gate_set",
-    "render",
-    "render_error",
-]
+__all__ = ["DEFAULT_METRICS", "gate_evaluation", "gate_files", "gate_set"]
 
 #: the metrics a gate compares when none are named (sacrebleu's two defaults)
 DEFAULT_METRICS = "bleu,chrf"
@@ -76,8 +66,10 @@ def gate_evaluation(
     if ev.set_id:  # the runs' own facts: what the candidate was tuned on, what each cost
         facts = run_facts(store, ev.set_id, ev.corpus)
         tuned |= facts[candidate]["tuned_on"]
-        costs = tuple(
-            c if c is not None else facts[n]["cost"].usd for n, c in zip((baseline, candidate), costs, strict=True)
+        given_baseline, given_candidate = costs
+        costs = (
+            given_baseline if given_baseline is not None else facts[baseline]["cost"].usd,
+            given_candidate if given_candidate is not None else facts[candidate]["cost"].usd,
         )
     results = named_results(store, ev, metrics or DEFAULT_METRICS, opts, keep, say, extra_scores, visitor=visitor)
     res = gate(results, baseline, candidate, alpha, min_agreement, documents=documents, tuned_on=tuned, costs=costs,

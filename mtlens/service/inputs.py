@@ -4,65 +4,29 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..core.errors import InputError
-from ._lazy import lazy_names
+from ..readers.folders import read_path
+from ..readers.lines import decode_lines, files_fingerprint, read_bytes, read_lines
+from ..readers.mqm import read_mqm_tsv
+from ..readers.testset import documents_notes, sample_files
 
-if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/test_architecture.py)
-    from ..core.corpus import Corpus
-    from ..core.language import TOKENIZER_RULE, Language, language_defaults
-    from ..core.limits import max_table_rows
-    from ..core.paths import app_root, find_app_root
-    from ..readers.annotations import read_annotations
-    from ..readers.esa import is_esa, read_esa
-    from ..readers.esa_set import rater_quality, split_annotations
-    from ..readers.folders import read_path
-    from ..readers.lines import decode_lines, files_fingerprint, read_bytes, read_lines
-    from ..readers.mqm import read_mqm_tsv
-    from ..readers.scores import read_score_files
-    from ..readers.testset import (
-        corpus_from_bytes,
-        corpus_from_single,
-        documents_notes,
-        load_corpus,
-        read_documents,
-        sample_files,
-        unique_names,
-    )
-
-_NAMES = {
-    "Corpus": "mtlens.core.corpus:Corpus",
-    "app_root": "mtlens.core.paths:app_root",
-    "find_app_root": "mtlens.core.paths:find_app_root",
-    "Language": "mtlens.core.language:Language",
-    "TOKENIZER_RULE": "mtlens.core.language:TOKENIZER_RULE",
-    "corpus_from_bytes": "mtlens.readers.testset:corpus_from_bytes",
-    "corpus_from_single": "mtlens.readers.testset:corpus_from_single",
-    "decode_lines": "mtlens.readers.lines:decode_lines",
-    "files_fingerprint": "mtlens.readers.lines:files_fingerprint",
-    "language_defaults": "mtlens.core.language:language_defaults",
-    "load_corpus": "mtlens.readers.testset:load_corpus",
-    "max_table_rows": "mtlens.core.limits:max_table_rows",
-    "documents_notes": "mtlens.readers.testset:documents_notes",
-    "read_documents": "mtlens.readers.testset:read_documents",
-    "read_annotations": "mtlens.readers.annotations:read_annotations",
-    "is_esa": "mtlens.readers.esa:is_esa",
-    "split_annotations": "mtlens.readers.esa_set:split_annotations",
-    "read_esa": "mtlens.readers.esa:read_esa",
-    "rater_quality": "mtlens.readers.esa_set:rater_quality",
-    "read_bytes": "mtlens.readers.lines:read_bytes",
-    "read_lines": "mtlens.readers.lines:read_lines",
-    "read_mqm_tsv": "mtlens.readers.mqm:read_mqm_tsv",
-    "read_path": "mtlens.readers.folders:read_path",
-    "read_score_files": "mtlens.readers.scores:read_score_files",
-    "sample_files": "mtlens.readers.testset:sample_files",
-    "unique_names": "mtlens.readers.testset:unique_names",
-}
-__getattr__, __dir__ = lazy_names(__name__, _NAMES)
-__all__ = sorted(
-    [*_NAMES, "build_corpus", "check_visitor_corpus", "check_visitor_ratings_of", "check_visitor_size_of", "read_files"]
-)
+__all__ = [
+    "build_corpus",
+    "check_visitor_corpus",
+    "check_visitor_ratings_of",
+    "check_visitor_size_of",
+    "decode_lines",
+    "documents_notes",
+    "files_fingerprint",
+    "mqm_annotations",
+    "read_bytes",
+    "read_files",
+    "read_lines",
+    "read_mqm_tsv",
+    "read_path",
+    "sample_files",
+    "with_documents",
+]
 
 
 def check_visitor_size_of(n_lines: int, n_streams: int, visitor, what: str = "the upload") -> None:
@@ -100,8 +64,6 @@ def check_visitor_corpus(corpus, visitor, what: str = "this set") -> None:
 
 def read_files(paths) -> list[tuple[str, bytes]]:
     """Files on disk as the ``(name, bytes)`` pairs :func:`build_corpus` takes (each read within its limit)."""
-    from ..readers.lines import read_bytes
-
     return [(str(p), read_bytes(p)) for p in paths]
 
 
@@ -137,3 +99,21 @@ def _is_wmt_xml(data: bytes) -> bool:
     """Whether a file's first bytes are WMT XML's (``<?xml`` or ``<dataset``), whatever its name."""
     head = data[:512].removeprefix(b"\xef\xbb\xbf").lstrip()
     return head.startswith(b"<?xml") or head.startswith(b"<dataset")
+
+
+def with_documents(corpus, name: str, data: bytes, order: str | None = None):
+    """``corpus`` with the documents and domains of a documents file (``name``, ``data``: one ``doc_id[<TAB>domain]``
+    per line, or mt-metrics-eval's order: :func:`mtlens.readers.testset.read_documents`), and what was noticed."""
+    from ..readers.testset import read_documents
+
+    ids, domains = read_documents(data, name, corpus.n_lines, order)
+    return corpus.with_documents(ids, domains), documents_notes(ids, domains)
+
+
+def mqm_annotations(annotations, corpus) -> list:
+    """A set's MQM annotation files read (:class:`mtlens.readers.mqm.Annotations`, one per file), against the set's
+    own lines for mt-metrics-eval's ratings; the set's ESA ratings are its ``esa`` metric, not annotations."""
+    from ..readers.annotations import read_annotations
+    from ..readers.esa_set import split_annotations
+
+    return [read_annotations(data, name, corpus) for name, data in split_annotations(annotations)[0]]

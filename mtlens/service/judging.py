@@ -4,28 +4,21 @@
 from __future__ import annotations
 
 from ..core.errors import InputError
-from ..core.secrets import redact
-from ..judges.compute import PREFIX, finished_judges, judge_scores
-from ..judges.registry import Judge, add_judge, get_judge, identity, registered
-from .neural_scoring import may_start, require_job  # the judges' right, one home with the jobs' rights
+from ..core.sources import JUDGE_KIND, source_of
+from ..judges.compute import PREFIX, judge_scores
+from ..judges.registry import Judge, get_judge, identity
+from .rights import require_job  # the judges' right (mtlens.service.rights)
 
 __all__ = [
-    "PREFIX",
     "Judge",
-    "add_judge",
     "cancel_job",
+    "cancel_named",
     "error_categories",
-    "finished_judges",
-    "get_judge",
-    "identity",
     "judge_metric",
-    "judges",
-    "may_start",
-    "redact",
-    "remove_judge",
     "run_job",
     "start_job",
     "status",
+    "unscored_segments",
     "usage_rows",
 ]
 
@@ -48,20 +41,12 @@ def usage_rows(metric) -> list[dict]:
     ]  # fmt: skip
 
 
-def judges(store) -> list[Judge]:
-    return registered(store)
-
-
-def remove_judge(store, name: str) -> None:
-    store.remove_judge(name)
-
-
 def start_job(store, set_id: str, name: str, visitor=None):
     """Start (or join) the set's job of ``judge:NAME`` in the background (:func:`mtlens.runtime.jobs.start`)."""
     from ..runtime import jobs
 
     require_job(store, set_id, visitor, "start")
-    return jobs.start(store, set_id, name if name.startswith(PREFIX) else PREFIX + name)
+    return jobs.start(store, set_id, name if source_of(name).kind == JUDGE_KIND else PREFIX + name)
 
 
 def run_job(store, set_id: str, name: str, say=None):
@@ -75,10 +60,17 @@ def run_job(store, set_id: str, name: str, say=None):
 
 
 def cancel_job(store, set_id: str, digest: str, visitor=None) -> None:
+    """Ask the set's running job of a judge (its identity ``digest``, as its progress has it) to stop, if ``visitor``
+    may (:func:`mtlens.service.rights.may_start`)."""
     from ..runtime import jobs
 
     require_job(store, set_id, visitor, "cancel")
     jobs.cancel(store, set_id, digest)
+
+
+def cancel_named(store, set_id: str, name: str, visitor=None) -> None:
+    """:func:`cancel_job` of the registered judge ``name`` (``NAME`` or ``judge:NAME``)."""
+    cancel_job(store, set_id, identity(get_judge(store, source_of(name).registered or name)), visitor)
 
 
 def unscored_segments(store, set_id: str, name: str) -> int:
@@ -105,7 +97,7 @@ def judge_metric(store, corpus, item: str, say=None, set_id: str | None = None):
     """``judge:NAME``'s scores of ``corpus``, asking the judge what its cache lacks (``say``: progress sentences).
     For a saved set (``set_id``) the asking is the set's job, as the dashboard runs it: a page shows its progress
     and may cancel it, and Ctrl-C leaves it cancelled, its answers saved."""
-    judge = get_judge(store, item[len(PREFIX) :])
+    judge = get_judge(store, source_of(item).registered)
     if set_id is not None:
         from ..runtime import jobs
 

@@ -9,75 +9,39 @@ administrator, the operator at the command line) may start or cancel its jobs; a
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from ..core.errors import InputError
-from ._lazy import lazy_names
+from ..core.jobs import Progress, duration_text
+from ..neural.environment import HOW_TO_ENABLE_SENTENCE, available, check_ray, ray_address, where_it_runs
+from ..neural.models import EXACT, MODE_ENV, get_model, models
+from .rights import is_judge_job, require_job
 
-if TYPE_CHECKING:  # the names as a type checker and an editor see them (tests/test_architecture.py)
-    from ..neural.compute import completed, scores_for
-    from ..neural.environment import HOW_TO_ENABLE_SENTENCE, available, check_ray, ray_address, where_it_runs
-    from ..neural.models import EXACT, FAST, MODE_ENV, PREFIX, add_model, get_model, mode, models
-    from ..neural.segments import cached_scores
-    from ..runtime.jobs import Progress, cancel, duration_text, run, start, status
-
-_NAMES = {
-    "HOW_TO_ENABLE_SENTENCE": "mtlens.neural.environment:HOW_TO_ENABLE_SENTENCE",
-    "PREFIX": "mtlens.neural.models:PREFIX",
-    "EXACT": "mtlens.neural.models:EXACT",
-    "FAST": "mtlens.neural.models:FAST",
-    "MODE_ENV": "mtlens.neural.models:MODE_ENV",
-    "mode": "mtlens.neural.models:mode",
-    "Progress": "mtlens.runtime.jobs:Progress",
-    "add_model": "mtlens.neural.models:add_model",
-    "check_ray": "mtlens.neural.environment:check_ray",
-    "where_it_runs": "mtlens.neural.environment:where_it_runs",
-    "duration_text": "mtlens.runtime.jobs:duration_text",
-    "ray_address": "mtlens.neural.environment:ray_address",
-    "available": "mtlens.neural.environment:available",
-    "cached_scores": "mtlens.neural.segments:cached_scores",
-    "cancel": "mtlens.runtime.jobs:cancel",
-    "completed": "mtlens.neural.compute:completed",
-    "get_model": "mtlens.neural.models:get_model",
-    "models": "mtlens.neural.models:models",
-    "run": "mtlens.runtime.jobs:run",
-    "scores_for": "mtlens.neural.compute:scores_for",
-    "start": "mtlens.runtime.jobs:start",
-    "status": "mtlens.runtime.jobs:status",
-}
-__getattr__, __dir__ = lazy_names(__name__, _NAMES)
-__all__ = sorted(
-    [*_NAMES, "cancel_job", "is_judge_job", "may_run_jobs", "may_start", "model_scores", "require_job", "start_job",
-     "status_for", "where_it_runs_for"]
-)  # fmt: skip
+__all__ = [
+    "OPERATORS",
+    "cancel_job",
+    "check_ray",
+    "choose_exact",
+    "model_scores",
+    "private_removed",
+    "progress_line",
+    "start_job",
+    "status_for",
+    "unavailable",
+    "where_it_runs_for",
+]
 
 
-def may_run_jobs(store, set_id: str, visitor) -> bool:
-    """Whether ``visitor`` (``None``: the operator) may start or cancel the set's neural jobs (the one rule,
-    :func:`mtlens.service.sets.may_change` with ``action="score"``)."""
-    from .sets import may_change
-
-    return may_change(store, set_id, visitor, "score")
+def unavailable() -> str | None:
+    """Why neural metrics cannot run here (the extra is not installed: how to enable it), or None when they can."""
+    return None if available() else HOW_TO_ENABLE_SENTENCE
 
 
-def may_start(store, set_id: str, visitor) -> bool:
-    """Whether ``visitor`` (``None``: the operator) may start or cancel an LLM judge's job on the set: a judge
-    spends the operator's money at the operator's endpoint, so on a shared server only an administrator may, and
-    only where they may change the set (docs/decisions.md, "LLM judges")."""
-    return (visitor is None or bool(getattr(visitor, "admin", False))) and may_run_jobs(store, set_id, visitor)
+def choose_exact() -> None:
+    """Score with registered models in the exact mode in this process and the jobs it starts (``--exact``: the
+    reference tools' own batches, :data:`mtlens.neural.models.EXACT`)."""
+    import os
 
-
-def require_job(store, set_id: str, visitor, what: str) -> None:
-    """The judges' right (:func:`may_start`), or one sentence: every path that starts or cancels a job asks it."""
-    if not may_start(store, set_id, visitor):
-        raise InputError(f"only the operator or an administrator may {what} an LLM judge's job on this set")
-
-
-def is_judge_job(job: str) -> bool:
-    """Whether a job's name (``judge:NAME``) or digest (``judge-...``, the judge's identity) is an LLM judge's."""
-    from ..judges.compute import PREFIX
-
-    return job.startswith((PREFIX, "judge-"))
+    os.environ[MODE_ENV] = EXACT
 
 
 def _require(store, set_id: str, visitor, what: str, job: str) -> None:
@@ -94,13 +58,17 @@ def _require(store, set_id: str, visitor, what: str, job: str) -> None:
 def start_job(store, set_id: str, model_name: str, visitor=None):
     """Start (or join) the set's job with the model, if ``visitor`` may (:func:`mtlens.runtime.jobs.start`)."""
     _require(store, set_id, visitor, "start", model_name)
-    return __getattr__("start")(store, set_id, model_name)
+    from ..runtime.jobs import start
+
+    return start(store, set_id, model_name)
 
 
 def cancel_job(store, set_id: str, digest: str, visitor=None) -> None:
     """Ask the set's running job with the model ``digest`` to stop, if ``visitor`` may."""
     _require(store, set_id, visitor, "cancel", digest)
-    __getattr__("cancel")(store, set_id, digest)
+    from ..runtime.jobs import cancel
+
+    cancel(store, set_id, digest)
 
 
 #: what a visitor who is not the operator reads in place of a server path or an address of the operator's
@@ -115,7 +83,9 @@ def status_for(store, set_id: str, visitor=None) -> list:
     checkpoint's server path in a failed MetricX job's sentence on Rankings)."""
     import dataclasses
 
-    found = __getattr__("status")(store, set_id)
+    from ..runtime.jobs import status
+
+    found = status(store, set_id)
     if visitor is None or getattr(visitor, "admin", False):
         return found
     return [dataclasses.replace(p, message=private_removed(store, p.message)) for p in found]
@@ -125,7 +95,7 @@ def where_it_runs_for(visitor=None) -> str:
     """Where the jobs run, as ``visitor`` may read it: the Ray cluster's address is the operator's and an
     administrator's (issue 58, G12)."""
     if visitor is None or getattr(visitor, "admin", False):
-        return __getattr__("where_it_runs")()
+        return where_it_runs()
     return "on the team's Ray cluster"
 
 
@@ -136,11 +106,11 @@ def private_removed(store, text: str | None) -> str | None:
     from ..core.secrets import redact
     from ..judges.registry import registered
 
-    models, judges = __getattr__("models")(store), registered(store)
-    private = [p for m in models for p in (m.path, m.tokenizer or "")] + [
+    scorers, judges = models(store), registered(store)
+    private = [p for m in scorers for p in (m.path, m.tokenizer or "")] + [
         u for j in judges for u in (j.url, redact(j.url))
     ]
-    address = __getattr__("ray_address")()
+    address = ray_address()
     private += [address, redact(address)] if address else []
     for item in sorted({p for p in private if p}, key=len, reverse=True):
         text = text.replace(item, OPERATORS)
@@ -151,15 +121,18 @@ def model_scores(store, corpus, item: str, set_id: str | None = None, say=None):
     """A registered model's scores for ``corpus`` (``item``: ``comet:NAME``), computing only what its cache
     lacks. For a saved set (``set_id``) the work is the set's job, as the dashboard would run it, so that
     its scores are offered afterwards by both faces; ``say``: a callable taking one progress sentence."""
-    neural = __getattr__
-    model = neural("get_model")(store, item)
+    from ..neural.compute import scores_for
+    from ..neural.segments import cached_scores
+    from ..runtime.jobs import run
+
+    model = get_model(store, item)
     if set_id is not None:
-        if neural("cached_scores")(store, model, corpus) is None and say:
-            say(f"{item}: scoring the set's missing segments {neural('where_it_runs')()}")
-        if neural("run")(store, set_id, model.job_name) != "done":  # recorded as the set's job (nothing new: at once)
+        if cached_scores(store, model, corpus) is None and say:
+            say(f"{item}: scoring the set's missing segments {where_it_runs()}")
+        if run(store, set_id, model.job_name) != "done":  # recorded as the set's job (nothing new: at once)
             job = store.job(set_id, model.digest) or {}
             raise InputError(f"{item}: {job.get('message') or 'the job was cancelled; run the command again to go on'}")
-        return neural("scores_for")(store, model, corpus)
+        return scores_for(store, model, corpus)
     shown = {"last": -1}
 
     def progress(done: int, total: int) -> None:
@@ -169,4 +142,27 @@ def model_scores(store, corpus, item: str, set_id: str | None = None, say=None):
                 shown["last"] = pct
                 say(f"{item}: {done}/{total} new segments scored")
 
-    return neural("scores_for")(store, model, corpus, progress)
+    return scores_for(store, model, corpus, progress)
+
+
+def progress_line(p: Progress, visitor=None) -> str:
+    """One line about a job as ``visitor`` may read it (the Rankings panels'): its progress, speed and time left, or
+    how it ended, and where it runs."""
+    metric = p.metric
+    if p.judge and p.state == "done":
+        return f"{metric}: done, {p.total:,} segments judged" + (f". {p.message}" if p.message else ".")
+    if p.judge and p.state in ("queued", "running") and not p.total:
+        return f"{metric}: starting…"
+    on_ray = ray_address() is not None
+    if p.state == "done":  # a job on a Ray cluster says so
+        return f"{metric}: done, {p.total:,} segments scored" + (f" {where_it_runs_for(visitor)}." if on_ray else ".")
+    if p.state in ("failed", "cancelled"):
+        why = p.message or ("cancelled" if p.state == "cancelled" else "stopped")
+        return f"{metric}: {why} ({p.done:,} of {p.total:,} segments saved; start it again to go on)."
+    if p.state == "queued" or not p.total:
+        return f"{metric}: starting (loading the model)…"
+    speed = f" · {p.rate:.1f} segments/s" if p.rate else ""
+    left = f" · about {duration_text(p.eta)} left" if p.eta is not None else ""
+    verb = "cancelling" if p.state == "cancelling" else ("judging" if p.judge else "scoring")
+    where = f" {where_it_runs_for(visitor)}" if on_ray and not p.judge else ""  # "on the Ray cluster at ..."
+    return f"{metric}: {verb} {p.done:,} / {p.total:,} segments{where}{speed}{left}"

@@ -30,6 +30,29 @@ from ..metrics import REGISTRY
 from ..runtime.scoring import MetricResult
 from .comparisons import can_test
 
+__all__ = [
+    "LARGE",
+    "METRICS_PARAM",
+    "QUICK_PATH",
+    "RESAMPLES",
+    "SORT_PARAM",
+    "TEST",
+    "VIEW_PARAMS",
+    "Rankings",
+    "clusters_note",
+    "comparison",
+    "default_metrics",
+    "fast",
+    "from_link",
+    "link_params",
+    "quick_link",
+    "saved",
+    "table",
+    "to_html",
+    "too_few_lines",
+    "view_params",
+]
+
 #: above this many system lines (lines x systems) the slow metrics (TER, tBLEU) are opt-in: about a minute
 #: per 100,000 system lines when nothing is stored
 LARGE = 30_000

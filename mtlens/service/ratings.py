@@ -220,11 +220,11 @@ def set_human_scores(ev, human_files=None):
     of its annotation files and its ESA ratings."""
     from ..analysis.human import merge, read_human_files
     from ..analysis.mqm_summary import as_human_scores
-    from ..readers.annotations import read_annotations
+    from .inputs import mqm_annotations
 
     files = list(ev.human if human_files is None else human_files)
     parts = [read_human_files(files, ev.corpus)] if files else []
-    mqm = [read_annotations(d, n, ev.corpus) for n, d in split_annotations(ev.annotations)[0]]
+    mqm = mqm_annotations(ev.annotations, ev.corpus)
     if mqm:
         parts.append(as_human_scores(mqm, ev.corpus))
     esa = esa_human_scores(ev)

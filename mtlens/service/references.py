@@ -7,6 +7,11 @@ import numpy as np
 
 from ..core.errors import InputError
 
+__all__ = [
+    "BASED",
+    "reference_notes",
+]
+
 #: the reference-based metric the reference-free orders are compared with (fast, and no neural family's)
 BASED = "chrf"
 
@@ -16,7 +21,7 @@ def reference_notes(store, ev, imported=None, based=None) -> list[str]:
     reference-free metrics that scored them say (an LLM judge registered with ``--score-references``).
     ``imported``: the set's read metrics (default: read here); ``based``: chrF's result if computed already."""
     from ..analysis.reference import free_checks, text_checks
-    from ..core.language import parse_pair
+    from ..core.language import known_pair
     from ..metrics import make_metric
     from ..runtime.scoring import result_for, score_metrics
     from .evaluation import file_metrics, finished_neural
@@ -24,8 +29,7 @@ def reference_notes(store, ev, imported=None, based=None) -> list[str]:
     corpus = ev.corpus
     if not corpus.references or not corpus.systems:
         return []
-    pair = parse_pair(corpus.language_pair) if corpus.language_pair else (None, None)
-    pair = tuple(None if x == "und" else x for x in pair)
+    pair = known_pair(corpus.language_pair)
     notes = text_checks(corpus.references, corpus.systems, corpus.source, pair)
     if imported is None:
         try:

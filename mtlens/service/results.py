@@ -10,8 +10,7 @@ from __future__ import annotations
 from ..analysis.pitfalls import neural_names
 from ..core.corpus import Corpus
 from ..core.errors import InputError
-from ..exports.numbers import ABSENT, ERROR_BAR_COLOUR, column_decimals, decimals, direction_note, hover_format, shown
-from ..exports.tables import best_first
+from ..core.sources import JUDGE_KIND, SLIDE, source_of
 from ..metrics import (
     REGISTRY,
     make_metric,
@@ -28,36 +27,23 @@ from ..runtime import engine, kernels
 from ..runtime.scoring import MetricResult, parse_metric_list, result_for, score, score_saved_many, score_set
 
 __all__ = [
-    "ABSENT",
-    "ERROR_BAR_COLOUR",
     "REGISTRY",
     "MetricResult",
-    "best_first",
     "build_kernels",
     "chosen_metrics",
-    "column_decimals",
     "corpus_pitfalls",
-    "decimals",
-    "direction_note",
-    "hover_format",
     "make_metric",
     "metric_label",
     "metric_names",
     "metrics_using",
     "named_results",
-    "neural_names",
     "options_key",
-    "parse_metric_list",
-    "parse_names",
     "pitfalls_for",
     "prepare_for",
     "result_for",
-    "score",
-    "score_saved_many",
     "score_set",
     "scored",
     "sentence_metrics",
-    "shown",
     "start_warmup",
     "stop_workers",
 ]
@@ -109,7 +95,7 @@ def chosen_metrics(
     a saved set or a neural metric needs it). ``visitor``: who asks (None: the operator); a visitor who may not start
     a judge's or a model's job gets only what is computed already, never a request or a model run (issue 58, G4)."""
     from .evaluation import file_metrics, finished_neural
-    from .neural_scoring import PREFIX, model_scores
+    from .neural_scoring import model_scores
 
     def workspace():
         return _opened(store)
@@ -122,19 +108,16 @@ def chosen_metrics(
         return [*builtin, *imported], builtin, imported
     if not text.strip(" ,"):
         return [], [], {}
-    from ..neural.models import NAMED_JOBS as METRICX
-    from ..neural.slide import PREFIX as SLIDE
     from ..neural.slide import slide_scores
-    from .judging import PREFIX as JUDGE
     from .judging import judge_metric
 
-    names = parse_names(text, [*REGISTRY, *imported], also=lambda n: n.startswith((PREFIX, JUDGE, SLIDE, *METRICX)))
+    names = parse_names(text, [*REGISTRY, *imported], also=lambda n: source_of(n).runs == "job")
     if visitor is not None:
         _may_compute(workspace(), ev, [n for n in names if n not in REGISTRY and n not in imported], visitor)
     for n in names:
-        if n not in REGISTRY and n not in imported and n.startswith(JUDGE):  # judge:NAME: a registered LLM judge
+        if n not in REGISTRY and n not in imported and source_of(n).kind == JUDGE_KIND:  # a registered LLM judge
             imported[n] = judge_metric(workspace(), ev.corpus, n, say, ev.set_id)
-        elif n not in REGISTRY and n not in imported and n.startswith(SLIDE):  # slide:NAME: documents (issue 49)
+        elif n not in REGISTRY and n not in imported and source_of(n).kind == SLIDE:  # documents (issue 49)
             if say:
                 say(f"{n}: scoring the documents' windows")
             imported[n] = slide_scores(workspace(), ev.corpus, n)
@@ -147,13 +130,11 @@ def _may_compute(store, ev, pending: list[str], visitor) -> None:
     """One sentence when ``visitor`` names a judge or a model whose scores of the set are not all computed and may not
     start its job (an LLM judge spends the operator's money; a model, the server's time): the judges' and the neural
     jobs' rights, decided here for every path that names metrics (the gate, a history, a campaign)."""
-    from .judging import PREFIX as JUDGE
-    from .neural_scoring import may_run_jobs, may_start
+    from .rights import may_run_jobs, may_start
 
     for n in pending:
-        allowed = (
-            may_start(store, ev.set_id, visitor) if n.startswith(JUDGE) else may_run_jobs(store, ev.set_id, visitor)
-        )
+        judge = source_of(n).kind == JUDGE_KIND
+        allowed = may_start(store, ev.set_id, visitor) if judge else may_run_jobs(store, ev.set_id, visitor)
         if not allowed:
             raise InputError(f"{n} has not scored this set yet, and only who may start its job can have it computed")
 
@@ -193,8 +174,7 @@ def corpus_pitfalls(corpus: Corpus):
     """The COMET pitfalls of the corpus's systems (:mod:`mtlens.analysis.pitfalls`), its language pair
     read as the check needs it."""
     from ..analysis import pitfalls
-    from ..core.language import parse_pair
+    from ..core.language import known_pair
 
-    pair = parse_pair(corpus.language_pair) if corpus.language_pair else (None, None)
-    pair = tuple(None if x == "und" else x for x in pair)  # und-TGT: only the target's script was seen
+    pair = known_pair(corpus.language_pair)  # und-TGT: only the target's script was seen
     return pitfalls.find(corpus.systems, corpus.source, list(corpus.references.values()), pair)

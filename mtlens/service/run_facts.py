@@ -7,6 +7,19 @@ from __future__ import annotations
 
 from ..core.errors import InputError
 
+__all__ = [
+    "COST_AXES",
+    "FACT_FLAGS",
+    "checked_facts",
+    "cost_axes",
+    "costs_of",
+    "facts_meta",
+    "families_line",
+    "pareto_points",
+    "run_facts",
+    "tuned_marks",
+]
+
 #: the run flags of ``add`` that are kept as metadata (issue 50): flag's destination -> metadata key
 FACT_FLAGS = {
     "tuned_on": "tuned_on",

@@ -299,7 +299,11 @@ def history(
         store, ev, metrics, opts, kept_options(store, set_id, ev.language, visitor), visitor=visitor
     )
     n = default_resamples(len(steps), ev.corpus.n_lines, alpha)
-    scores, low, high, out_steps, notes = {}, {}, {}, {}, []
+    scores: dict[str, dict] = {}
+    low: dict[str, dict] = {}
+    high: dict[str, dict] = {}
+    out_steps: dict[str, dict] = {}
+    notes: list[str] = []
     for m, r in results.items():
         scores[m] = {s: r.scores[s] for s in shown}
         low[m], high[m], out_steps[m] = {}, {}, {}
@@ -308,7 +312,7 @@ def history(
         deltas, cis = paired_deltas(r, steps, n, seed, systems=shown, documents=documents)
         for s, ci in cis.items():
             low[m][s], high[m][s] = ci.low, ci.high
-        adjusted = holm([d.p_value for d in deltas]) if deltas else []
+        adjusted: list[float] = list(holm([d.p_value for d in deltas])) if deltas else []
         for d, ph in zip(deltas, adjusted, strict=True):
             out_steps[m][d.a] = Step(d.b, d.delta, d.p_value, float(ph), bool(ph < alpha), human_agreement(m, d.delta))
     if ev.corpus.n_lines < MIN_TEST_LINES:

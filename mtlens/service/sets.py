@@ -1,5 +1,6 @@
-"""The workspace as the faces see it: the store of saved sets (:mod:`mtlens.storage`), the bundled
-sample's id, pins, and who may do what (:mod:`mtlens.core.access`)."""
+"""The workspace as the faces see it: the store of saved sets (:mod:`mtlens.storage`), the bundled sample (the one
+place its id is told apart), pins, and who may change a set (:func:`may_change`, on :mod:`mtlens.core.access`'s
+visitors)."""
 
 from __future__ import annotations
 
@@ -7,41 +8,14 @@ import contextlib
 import dataclasses
 
 from ..core.access import (
-    COOKIE,
-    OPERATOR,
     Visitor,
-    browser_visitor,
-    host_allowed,
-    is_loopback,
-    mode,
-    user_visitor,
 )
 from ..core.errors import InputError
 from ..storage.copy import copy_store
 from ..storage.store import SAMPLE_ID, Pin, Store
-from ..version import __version__
 from .evaluation import Evaluation
 
-__all__ = [
-    "ACTIONS",
-    "COOKIE",
-    "OPERATOR",
-    "SAMPLE_ID",
-    "Pin",
-    "Store",
-    "Visitor",
-    "__version__",
-    "browser_visitor",
-    "copy_store",
-    "host_allowed",
-    "is_loopback",
-    "may_change",
-    "mode",
-    "open_sample",
-    "open_set",
-    "require_change",
-    "user_visitor",
-]
+__all__ = ["ACTIONS", "Pin", "Store", "copy_store", "may_change", "open_sample", "open_set", "require_change"]
 
 
 def open_set(store: Store, set_id: str) -> Evaluation:

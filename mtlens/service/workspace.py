@@ -13,9 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..core.access import Visitor
-from ..core.errors import InputError
 from ..storage.store import Pin, SavedSet, SetInfo, Store
+from .rights import require_operator
 from .sets import require_change
+
+__all__ = [
+    "Workspace",
+]
 
 
 @dataclass(frozen=True)
@@ -97,8 +101,7 @@ class Workspace:
 
     # --- the operator's
     def _operator(self, what: str) -> None:
-        if self.visitor is not None and not self.visitor.admin:
-            raise InputError(f"only the operator can {what}")
+        require_operator(self.visitor, what)
 
     def members(self) -> list[tuple[str, str]]:
         self._operator("list the projects' members")
@@ -112,7 +115,28 @@ class Workspace:
         self._operator("revoke a project")
         self.store.revoke(project, member)
 
+    # --- the scorers: registered models and LLM judges (one set of verbs: add, list, remove)
+    def models(self) -> list:
+        """The registered checkpoints (:func:`mtlens.neural.models.models`); anyone may list them."""
+        from ..neural.models import models
+
+        return models(self.store)
+
+    def judges(self) -> list:
+        """The registered LLM judges (:func:`mtlens.judges.registry.registered`); anyone may list them."""
+        from ..judges.registry import registered
+
+        return registered(self.store)
+
+    def judge(self, name: str):
+        """The registered judge ``name`` (``NAME`` or ``judge:NAME``, as ``--metrics`` writes it)."""
+        from ..judges.compute import PREFIX
+        from ..judges.registry import get_judge
+
+        return get_judge(self.store, name.removeprefix(PREFIX))
+
     def remove_model(self, name: str) -> None:
+        """Forget a checkpoint (its cached scores stay), if the visitor is the operator."""
         self._operator("remove a model")
         self.store.remove_model(name)
 

@@ -55,7 +55,7 @@ def annotated_segment(ann, system: str, i: int):
 
 def annotation_summaries(anns) -> dict[str, pd.DataFrame]:
     """The Annotations page's tables: error counts (long), per-100 pivot, document scores, rater agreement."""
-    from ..service.analyses import document_scores, error_counts, rater_agreement
+    from ..analysis.mqm_summary import document_scores, error_counts, rater_agreement
 
     counts = pd.DataFrame([{"file": a.name, **r} for a in anns for r in error_counts(a)])
     docs = pd.DataFrame([{"file": a.name, **r} for a in anns for r in document_scores(a)])
@@ -77,7 +77,7 @@ def annotation_summaries(anns) -> dict[str, pd.DataFrame]:
 
 def metric_disagreements(ds: state.Dataset, anns, metric: str, system: str, opts: Options) -> pd.DataFrame:
     """The lines of ``system`` where ``metric`` and MQM disagree most (the first annotation file)."""
-    from ..service.analyses import disagreements
+    from ..analysis.mqm_summary import disagreements
 
     result = cached.metric_result(ds, metric, opts)
     scores = result.sentence_scores(system)
@@ -89,7 +89,7 @@ def metric_disagreements(ds: state.Dataset, anns, metric: str, system: str, opts
 
 def span_overlaps(ds: state.Dataset, anns) -> pd.DataFrame:
     """Character-level precision, recall and F1 of every imported metric's error spans against the raters'."""
-    from ..service.analyses import span_overlap
+    from ..analysis.mqm_summary import span_overlap
 
     rows = []
     for name, (imp, _) in cached.imported(ds).items():

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..analysis.policy import ALPHA, CI_RESAMPLES, SEED
 from ..core.options import Options
 from ..service import comparisons, rankings
-from ..service.comparisons import CI_RESAMPLES
 from ..service.evaluation import kept_options
 from ..service.results import REGISTRY, MetricResult, options_key, score_set
 from . import identity, state
@@ -69,7 +69,7 @@ def _imported(dataset: Dataset) -> dict:
 
 def pitfalls(dataset: Dataset, names):
     """The COMET pitfalls of the set's systems when a neural metric is among ``names``, else None."""
-    from ..service.results import neural_names
+    from ..analysis.pitfalls import neural_names
 
     return _pitfalls(dataset) if neural_names(names) else None
 
@@ -81,7 +81,7 @@ def _pitfalls(dataset: Dataset):
     return corpus_pitfalls(dataset.corpus)
 
 
-def annotations(dataset: Dataset) -> list:
+def mqm_annotations(dataset: Dataset) -> list:
     """The dataset's human error annotations (:class:`mtlens.readers.mqm.Annotations`, one per file)."""
     if not dataset.annotations:
         return []
@@ -90,10 +90,10 @@ def annotations(dataset: Dataset) -> list:
 
 @cache(lambda ds: (ds.fingerprint, ds.scores_fingerprint), spinner="Reading the annotations…")
 def _annotations(dataset: Dataset) -> list:
-    from ..service.inputs import read_annotations, split_annotations
+    from ..service.inputs import mqm_annotations as read
 
     # MQM annotation files (the Annotations page's); ESA ratings are the esa metric (issue 52)
-    return [read_annotations(data, name, dataset.corpus) for name, data in split_annotations(dataset.annotations)[0]]
+    return read(dataset.annotations, dataset.corpus)
 
 
 def metric_names(dataset: Dataset, sentence: bool = False) -> list[str]:
@@ -150,7 +150,7 @@ def metric_results(dataset: Dataset, names, opts: Options) -> dict[str, MetricRe
 def all_results(dataset: Dataset, opts: Options, metrics=None) -> dict[str, MetricResult]:
     """Every metric (the imported ones too), with a progress bar while anything is computed."""
     metrics = metric_names(dataset) if metrics is None else metrics
-    out = {}
+    out: dict[str, MetricResult] = {}
     bar = None
     for group in metric_groups(metrics):
         if bar is None and len(metrics) > 1:
@@ -181,15 +181,15 @@ def comparison(
     opts: Options,
     test: str = rankings.TEST,
     n: int | None = rankings.RESAMPLES,
-    seed: int = comparisons.SEED,
+    seed: int = SEED,
     baseline: str | None = None,
-    alpha: float = comparisons.ALPHA,
+    alpha: float = ALPHA,
     progress=None,
     resample: str = "segments",
 ):
     """Significance tests of one metric (cached by data, options and test settings); by default the
     Rankings' test (:mod:`mtlens.service.rankings`). ``resample="documents"``: whole documents."""
-    from ..service.comparisons import compare
+    from ..analysis.significance import compare
 
     documents = comparisons.resampled_documents(dataset.corpus, resample)
     key = (
@@ -222,7 +222,7 @@ def comparison(
 
 def can_test(dataset: Dataset) -> bool:
     """Whether significance tests can run: two systems or more, and enough lines."""
-    return rankings.can_test(len(dataset.corpus.systems), dataset.corpus.n_lines)
+    return comparisons.can_test(len(dataset.corpus.systems), dataset.corpus.n_lines)
 
 
 def run_facts(dataset: Dataset) -> dict:
@@ -235,7 +235,7 @@ def run_facts(dataset: Dataset) -> dict:
 def _run_facts(dataset: Dataset) -> dict:
     from ..service.run_facts import run_facts
 
-    return run_facts(state.store(), dataset.set_id, dataset.corpus)
+    return run_facts(state.store(), state.saved_id(dataset), dataset.corpus)
 
 
 @cache(lambda ds: (ds.fingerprint, ds.scores_fingerprint), spinner="Checking the references…")
@@ -271,7 +271,7 @@ def _human(dataset: Dataset):
     spinner="Scoring every sentence at every order…",
 )
 def words_vs_chars(dataset: Dataset, n: int, orders: tuple, m: int, opts: Options):
-    from ..service.analyses import words_vs_chars as compute
+    from ..analysis.words_chars import words_vs_chars as compute
 
     return compute(dataset.corpus, int(n), tuple(orders), int(m), tokenize=opts.tokenize, lowercase=opts.lowercase)
 
@@ -282,7 +282,7 @@ def words_vs_chars(dataset: Dataset, n: int, orders: tuple, m: int, opts: Option
     spinner="tBLEU for every epsilon…",
 )
 def tbleu_sweep(dataset: Dataset, opts: Options):
-    from ..service.analyses import tbleu_sweep as compute
+    from ..analysis.sweep import tbleu_sweep as compute
 
     return compute(dataset.corpus, human=human(dataset), tokenize=opts.tokenize, lowercase=opts.lowercase)
 
@@ -296,7 +296,7 @@ def _results_key(dataset: Dataset, opts: Options, results, *more) -> tuple:
 
 @cache(_results_key, spinner="Correlations with bootstrap intervals…")
 def human_corr(dataset: Dataset, opts: Options, results):
-    from ..service.analyses import human_correlation
+    from ..analysis.human import human_correlation
 
     return human_correlation(results, human(dataset), n_boot=CI_RESAMPLES)
 
@@ -308,7 +308,7 @@ def human_corr(dataset: Dataset, opts: Options, results):
 )
 def human_ranks(dataset: Dataset, kind: str):
     """WMT-style ranking of the systems by a segment-level human score."""
-    from ..service.analyses import human_ranking
+    from ..analysis.autorank import human_ranking
 
     return human_ranking(human(dataset).segment[kind])
 
@@ -316,7 +316,7 @@ def human_ranks(dataset: Dataset, kind: str):
 @cache(_results_key, max_entries=8, spinner="Permutation tests between metrics…")
 def metric_clusters(dataset: Dataset, opts: Options, results, level: str):
     """Metrics clustered by PERM-BOTH tests of their correlation with one human score type."""
-    from ..service.analyses import metric_clusters as compute
+    from ..analysis.human import metric_clusters as compute
 
     return compute(results, human(dataset), level)
 
@@ -356,7 +356,7 @@ def history(
 
     h = compute(
         state.store(),
-        dataset.set_id,
+        state.saved_id(dataset),
         family,
         ",".join(metrics),
         baseline,

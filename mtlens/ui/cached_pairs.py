@@ -16,7 +16,7 @@ from .state import Dataset
     spinner="Counting the n-grams each system gets right…",
 )
 def ngram_differences(dataset: Dataset, a: str, b: str, opts: Options):
-    from ..service.analyses import ngram_differences as compute
+    from ..analysis.pairwise import ngram_differences as compute
 
     return compute(dataset.corpus, a, b, DEFAULTS.replace(tokenize=opts.tokenize, lowercase=opts.lowercase))
 
@@ -29,8 +29,8 @@ def ngram_differences(dataset: Dataset, a: str, b: str, opts: Options):
 def pair_power(dataset: Dataset, metric: str, a: str, b: str, opts: Options) -> float:
     """The smallest difference the paired bootstrap detects between ``a`` and ``b`` (computed once per pair: it
     was computed again on every rerun of Compare two systems, issue 51)."""
-    from ..service.analyses import pair_power as compute
-    from ..service.comparisons import SEED
+    from ..analysis.policy import SEED
+    from ..analysis.significance import pair_power as compute
 
     return compute(metric_result(dataset, metric, opts), a, b, seed=SEED)
 
@@ -48,7 +48,7 @@ def _buckets_key(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts:
 @cache(_buckets_key, max_entries=32, spinner="Buckets and their bootstrap tests…")
 def buckets(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Options, frequency=None):
     """Length or frequency buckets; ``frequency`` is ``(lines, file name)`` of a frequency corpus or None."""
-    from ..service.analyses import frequency_buckets, length_buckets
+    from ..analysis.pairwise import frequency_buckets, length_buckets
 
     if kind == "length":
         return length_buckets(dataset.corpus, metric_result(dataset, metric, opts), a, b, opts)
@@ -72,6 +72,6 @@ def buckets(dataset: Dataset, kind: str, metric: str, a: str, b: str, opts: Opti
 )
 def slices(dataset: Dataset, metric: str, a: str, b: str, opts: Options, resample: str = "segments") -> dict:
     """The slices of two systems (cached by data, documents, metric options, the pair and the resampling)."""
-    from ..service.analyses import slices as compute
+    from ..analysis.slices import slices as compute
 
     return compute(dataset.corpus, metric_result(dataset, metric, opts), a, b, resample=resample)

@@ -18,14 +18,14 @@ def document_link_choices(corpus) -> dict:
 
 
 def domain_choices(corpus) -> list[str]:
-    from ..service.analyses import groups_labels
+    from ..analysis.groups import labels_for as groups_labels
 
     return [ANY, *dict.fromkeys(groups_labels(corpus, "domain"))]
 
 
 def document_choices(corpus, domain: str) -> list[str]:
     """The documents (in order of appearance), of one domain when one is chosen."""
-    from ..service.analyses import groups_labels
+    from ..analysis.groups import labels_for as groups_labels
 
     if domain == ANY or corpus.domains is None:
         return [ANY, *dict.fromkeys(corpus.documents)]
@@ -35,7 +35,7 @@ def document_choices(corpus, domain: str) -> list[str]:
 
 def lines_of(corpus, domain: str, document: str) -> set[int] | None:
     """The lines (1-based) of a domain and/or a document; None for every line."""
-    from ..service.analyses import groups_labels
+    from ..analysis.groups import labels_for as groups_labels
 
     keep = None
     if domain != ANY and corpus.domains is not None:
@@ -59,7 +59,7 @@ def document_filter(view: pd.DataFrame, corpus, domain: str, document: str) -> p
 
 def document_summary(corpus, result, document: str, a: str, b: str | None) -> str:
     """One sentence: the document's lines and the systems' scores on them (the metric over those lines)."""
-    from ..service.analyses import restricted
+    from ..analysis.groups import restricted
     from ..service.results import metric_label
 
     lines = [i for i, d in enumerate(corpus.documents) if d == document]

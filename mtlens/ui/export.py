@@ -3,22 +3,19 @@ server per process, started on first use), CSV and LaTeX for tables."""
 
 from __future__ import annotations
 
+import functools
 import threading
 import warnings
 
 import pandas as pd
 import streamlit as st
 
-from ..service.inputs import max_table_rows
-from ..service.presentation import (
-    PLOTLY_CONFIG,
-    describe_figure,
-    frame_to_csv,
-    safe_figure,
-    table_to_latex,
-    to_xlsx,
-)
-from ..service.results import ABSENT, column_decimals
+from ..core.limits import max_table_rows
+from ..exports.excel import to_xlsx
+from ..exports.figures import describe_figure, safe_figure
+from ..exports.html import PLOTLY_CONFIG
+from ..exports.numbers import ABSENT, column_decimals
+from ..exports.tables import frame_to_csv, table_to_latex
 from . import render, uploads
 
 XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -73,7 +70,7 @@ def chart(fig, key: str, name: str | None = None) -> None:
     for col, fmt in zip(cols[:2], ("png", "svg"), strict=True):
         col.download_button(
             fmt.upper(),
-            data=lambda fmt=fmt: image(fig, fmt),
+            data=functools.partial(image, fig, fmt),
             file_name=uploads.file_name(name, fmt),
             mime="image/png" if fmt == "png" else "image/svg+xml",
             key=f"{key}_dl_{fmt}",
@@ -103,7 +100,7 @@ MAX_STYLED_CELLS = 60_000
 
 
 def table(
-    df: pd.DataFrame | None = None,
+    df: pd.DataFrame,
     *args,
     name: str = "mtlens-table",
     key: str | None = None,
@@ -117,7 +114,7 @@ def table(
     signatures)."""
     key = key or f"tbl_{name}"
     shown, limit = df, max_table_rows()
-    if df is not None and len(df) > limit:  # a page draws a bounded table (issue 38); the files hold all rows
+    if len(df) > limit:  # a page draws a bounded table (issue 38); the files hold all rows
         shown = df.head(limit)
         st.caption(f"Showing the first {limit:,} of {len(df):,} rows; the downloads below hold all of them.")
     event = st.dataframe(numbers(shown, places), *args, key=key, **kwargs)

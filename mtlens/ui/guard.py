@@ -19,7 +19,7 @@ from pathlib import Path
 import streamlit as st
 
 from ..core.errors import InputError
-from ..service.inputs import find_app_root
+from ..core.paths import find_app_root
 from . import render
 
 LOG = logging.getLogger("mtlens.dashboard")

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from ..core.errors import InputError
-from ..service.inputs import TOKENIZER_RULE
+from ..core.language import TOKENIZER_RULE
 from . import judges_panel, render, state, uploads, workspace
 from .guard import guard
 from .widgets import dataset_caption
@@ -82,7 +82,7 @@ def page() -> None:
         given += [("H", f) for f in human or []]
         given += [("M", f) for f in metric_scores or []]
         given += [("A", f) for f in annotations or []]
-        signature = tuple((kind, f.name, f.size, getattr(f, "file_id", "")) for kind, f in given)
+        signature: tuple[tuple, ...] = tuple((kind, f.name, f.size, getattr(f, "file_id", "")) for kind, f in given)
         if signature:
             signature += (("LANG", lang_input),)
 

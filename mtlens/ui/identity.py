@@ -12,8 +12,8 @@ import secrets
 
 import streamlit as st
 
-from ..service import sets as access
-from ..service.sets import OPERATOR, Visitor
+from ..core import access
+from ..core.access import OPERATOR, Visitor
 from . import render
 
 _KEY = "mtlens_visitor_key"
@@ -65,14 +65,14 @@ def visitor() -> Visitor:
         return access.user_visitor(str(user.get("iss") or ""), str(user.get("sub") or ""), label)
     key = st.session_state.get(_KEY)
     if key is None:
-        cookie = (st.context.cookies or {}).get(access.COOKIE, "")
+        cookie = str(dict(st.context.cookies or {}).get(access.COOKIE, ""))
         try:
             access.browser_visitor(cookie)
             key = cookie
         except Exception:
             key = secrets.token_hex(16)
         st.session_state[_KEY] = key
-    if (st.context.cookies or {}).get(access.COOKIE) != key and not st.session_state.get("mtlens_cookie_set"):
+    if dict(st.context.cookies or {}).get(access.COOKIE) != key and not st.session_state.get("mtlens_cookie_set"):
         st.session_state["mtlens_cookie_set"] = True
         _set_cookie(key)
     return access.browser_visitor(key)

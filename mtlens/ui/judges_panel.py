@@ -9,15 +9,15 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from ..core.errors import InputError
+from ..core.secrets import redact
 from ..service import judging
 from . import identity, render, state
 
 
 def panel() -> None:
     st.subheader("LLM judges")
-    store = state.store()
     try:
-        registered = judging.judges(store)
+        registered = state.workspace().judges()
     except InputError as err:
         st.error(render.md(str(err)))
         return
@@ -26,10 +26,10 @@ def panel() -> None:
         st.dataframe(
             [
                 {
-                    "metric": judging.PREFIX + j.name,
+                    "metric": j.metric,
                     "protocol": j.protocol,
                     "model": j.model,
-                    "endpoint": judging.redact(j.url) if admin else (urlsplit(j.url).hostname or ""),
+                    "endpoint": redact(j.url) if admin else (urlsplit(j.url).hostname or ""),
                     "samples": j.samples,
                     "in flight": j.concurrency,
                     "US$ / 1M in": j.price_in,

@@ -8,7 +8,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ..core.errors import InputError
-from ..service import judging
+from ..core.jobs import Progress
+from ..service import judging, rights
 from ..service import neural_scoring as jobs
 from ..service import neural_scoring as neural
 from . import identity, render, state
@@ -17,48 +18,29 @@ from .state import Dataset
 
 def _may_run(ds: Dataset, judge: bool = False) -> bool:
     if judge:
-        return judging.may_start(state.store(), ds.set_id, identity.visitor())
-    return jobs.may_run_jobs(state.store(), ds.set_id, identity.visitor())
+        return rights.may_start(state.store(), state.saved_id(ds), identity.visitor())
+    return rights.may_run_jobs(state.store(), state.saved_id(ds), identity.visitor())
 
 
-def describe(p: jobs.Progress) -> str:
-    """One line about a job: its progress, speed and time left, or how it ended."""
-    metric = p.metric
-    if p.judge and p.state == "done":
-        return f"{metric}: done, {p.total:,} segments judged" + (f". {p.message}" if p.message else ".")
-    if p.judge and p.state in ("queued", "running") and not p.total:
-        return f"{metric}: starting…"
-    if p.state == "done":  # a job on a Ray cluster says so
-        ray = neural.ray_address() is not None
-        return f"{metric}: done, {p.total:,} segments scored" + (
-            f" {neural.where_it_runs_for(identity.visitor())}." if ray else "."
-        )
-    if p.state in ("failed", "cancelled"):
-        why = p.message or ("cancelled" if p.state == "cancelled" else "stopped")
-        return f"{metric}: {why} ({p.done:,} of {p.total:,} segments saved; start it again to go on)."
-    if p.state == "queued" or not p.total:
-        return f"{metric}: starting (loading the model)…"
-    speed = f" · {p.rate:.1f} segments/s" if p.rate else ""
-    left = f" · about {jobs.duration_text(p.eta)} left" if p.eta is not None else ""
-    verb = "cancelling" if p.state == "cancelling" else ("judging" if p.judge else "scoring")
-    where = (
-        f" {neural.where_it_runs_for(identity.visitor())}" if neural.ray_address() and not p.judge else ""
-    )  # "on the Ray cluster at ..."
-    return f"{metric}: {verb} {p.done:,} / {p.total:,} segments{where}{speed}{left}"
+def describe(p: Progress) -> str:
+    """One line about a job: its progress, speed and time left, or how it ended (the service's line for this
+    visitor)."""
+    return jobs.progress_line(p, identity.visitor())
 
 
 def panel(ds: Dataset) -> None:
     """The panel (an expander on the Rankings page)."""
     # open while the set has jobs (running or finished), so progress and outcome are in view
     with st.expander("Neural metrics (COMET, CometKiwi, xCOMET, MetricX-24)", expanded=bool(ds.set_id and _jobs(ds))):
-        if not neural.available():
-            st.info(neural.HOW_TO_ENABLE_SENTENCE)
+        why_not = neural.unavailable()
+        if why_not:
+            st.info(why_not)
             return
         if not ds.set_id:
             st.info("Neural metrics run on saved sets; this upload could not be saved.")
             return
         try:
-            registered = neural.models(state.store())
+            registered = state.workspace().models()
         except InputError as err:
             st.error(render.md(str(err)))
             return
@@ -80,19 +62,19 @@ def judges_panel(ds: Dataset) -> None:
     the set in the background (the operator, or an administrator on a shared server: it spends the operator's
     money), watch and cancel it; its finished answers are the metric ``judge:NAME`` on every page."""
     try:
-        registered = judging.judges(state.store()) if ds.set_id else []
+        registered = state.workspace().judges() if ds.set_id else []
     except InputError:
         registered = []
     if not registered:
         return
     with st.expander("LLM judges (GEMBA-MQM, GEMBA-ESA)", expanded=bool(_jobs(ds, judge=True))):
-        labels = {j.name: f"{judging.PREFIX}{j.name} ({j.protocol} with {j.model})" for j in registered}
+        labels = {j.name: f"{j.metric} ({j.protocol} with {j.model})" for j in registered}
         cols = st.columns([3, 1])
-        name = cols[0].selectbox("Judge", list(labels), format_func=labels.get, key="judge_job_name")
+        name: str = cols[0].selectbox("Judge", list(labels), format_func=lambda k: labels[k], key="judge_job_name")
         allowed = _may_run(ds, judge=True)
         if cols[1].button("Ask", key="judge_start", disabled=not allowed, use_container_width=True):
             try:
-                judging.start_job(state.store(), ds.set_id, name, identity.visitor())
+                judging.start_job(state.store(), state.saved_id(ds), name, identity.visitor())
             except InputError as err:
                 st.error(render.md(str(err)))
         if not allowed:
@@ -103,9 +85,9 @@ def judges_panel(ds: Dataset) -> None:
             _show(ds, judge=True)
 
 
-def _jobs(ds: Dataset, judge: bool = False) -> list[jobs.Progress]:
+def _jobs(ds: Dataset, judge: bool = False) -> list[Progress]:
     try:
-        return [p for p in jobs.status_for(state.store(), ds.set_id, identity.visitor()) if p.judge == judge]
+        return [p for p in jobs.status_for(state.store(), state.saved_id(ds), identity.visitor()) if p.judge == judge]
     except InputError:
         return []
 
@@ -117,11 +99,11 @@ def _active(ds: Dataset, judge: bool = False) -> bool:
 def _start_form(ds: Dataset, registered) -> None:
     labels = {m.job_name: f"{m.metric} ({m.kind}, checkpoint {m.digest[:12]})" for m in registered}
     cols = st.columns([3, 1])
-    name = cols[0].selectbox("Model", list(labels), format_func=labels.get, key="neural_model")
+    name: str = cols[0].selectbox("Model", list(labels), format_func=lambda k: labels[k], key="neural_model")
     allowed = _may_run(ds)
     if cols[1].button("Score", key="neural_start", disabled=not allowed, use_container_width=True):
         try:
-            jobs.start_job(state.store(), ds.set_id, name, identity.visitor())
+            jobs.start_job(state.store(), state.saved_id(ds), name, identity.visitor())
         except InputError as err:
             st.error(render.md(str(err)))
     if not allowed:
@@ -145,7 +127,7 @@ def _live_judges(ds: Dataset) -> None:
 def _show(ds: Dataset, judge: bool = False) -> bool:
     """The set's jobs of one kind; True while one of them runs."""
     try:
-        shown = [p for p in jobs.status_for(state.store(), ds.set_id, identity.visitor()) if p.judge == judge]
+        shown = [p for p in jobs.status_for(state.store(), state.saved_id(ds), identity.visitor()) if p.judge == judge]
     except InputError as err:
         st.error(render.md(str(err)))
         return False
@@ -156,7 +138,7 @@ def _show(ds: Dataset, judge: bool = False) -> bool:
             if _may_run(ds, judge) and st.button("Cancel", key=f"job_cancel_{p.digest[:16]}"):
                 cancel = judging.cancel_job if judge else jobs.cancel_job
                 try:
-                    cancel(state.store(), ds.set_id, p.digest, identity.visitor())
+                    cancel(state.store(), state.saved_id(ds), p.digest, identity.visitor())
                 except InputError as err:
                     st.error(render.md(str(err)))
         elif p.state == "done":

@@ -15,7 +15,7 @@ import ipaddress
 import logging
 from urllib.parse import urlsplit
 
-from ..service.sets import is_loopback
+from ..core.access import is_loopback
 
 _LOG = logging.getLogger(__name__)
 

@@ -22,9 +22,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ..core.access import OPERATOR, Visitor, host_allowed
 from ..core.errors import InputError
 from ..service import rankings
-from ..service import sets as access
 from ..service.sets import Store
 
 PATH = rankings.QUICK_PATH
@@ -62,7 +62,7 @@ def rankings_view(request: Request) -> Response:
     from . import identity
 
     host = request.headers.get("host")
-    if not access.host_allowed(host, identity.address()):
+    if not host_allowed(host, identity.address()):
         return _page(400, "Wrong address", "This dashboard listens on this machine only; open it at http://localhost.")
     if len(request.url.query) > MAX_QUERY:
         return _page(414, "Link too long", "That link is longer than any link mtlens makes.")
@@ -76,7 +76,7 @@ def rankings_view(request: Request) -> Response:
         return _page(404, "No such set", "That link does not name a saved set.")
     try:
         # anyone with a link: no paths, and statistics stored only for the set's own options
-        reader = access.OPERATOR if identity.mode() == "local" else LINK_READER
+        reader = OPERATOR if identity.mode() == "local" else LINK_READER
         rk = rankings.saved(Store(reveal_path=False), set_id, params, reader)
     except InputError as err:
         return _page(404, "Cannot show this set", str(err))
@@ -88,7 +88,7 @@ def rankings_view(request: Request) -> Response:
 
 #: who asks for a quick view on a shared server: anyone with the link (no cookie is read), who may
 #: read the set and change nothing
-LINK_READER = access.Visitor("link:anyone", "anyone with the link")
+LINK_READER = Visitor("link:anyone", "anyone with the link")
 
 
 def routes() -> list[Route]:

@@ -9,7 +9,8 @@ import itertools
 import re
 from html import escape
 
-from ..service.analyses import NgramMatches, TERAlignment
+from ..analysis.highlight import NgramMatches
+from ..service.analyses import TERAlignment
 
 COLORS = {
     "matched": "#c7e9c0",
@@ -123,7 +124,7 @@ def ter_alignment(a: TERAlignment) -> str:
     for op in a.ops:
         if op.op == "insertion":
             hyp_row.append(_span("∅", COLORS["insertion"], f"insert '{op.ref_word}'"))
-            ref_row.append(_span(op.ref_word, COLORS["insertion"], "missing in the hypothesis"))
+            ref_row.append(_span(op.ref_word or "", COLORS["insertion"], "missing in the hypothesis"))
             continue
         title, cls = None, ""
         if op.original is not None and op.original in shifted_orig:
@@ -131,14 +132,16 @@ def ter_alignment(a: TERAlignment) -> str:
             title = f"shift {k}: '{' '.join(s.words)}' moved from word {s.before + 1} to word {s.after + 1}"
             cls = "mtl-shift"
         if op.op == "deletion":
-            hyp_row.append(_span(op.hyp_word, COLORS["deletion"], title or "not in the reference", cls))
+            hyp_row.append(_span(op.hyp_word or "", COLORS["deletion"], title or "not in the reference", cls))
             ref_row.append(_span("∅", COLORS["deletion"], f"delete '{op.hyp_word}'"))
         elif op.op == "substitution":
-            hyp_row.append(_span(op.hyp_word, COLORS["substitution"], title or f"substitute '{op.ref_word}'", cls))
-            ref_row.append(_span(op.ref_word, COLORS["substitution"]))
+            hyp_row.append(
+                _span(op.hyp_word or "", COLORS["substitution"], title or f"substitute '{op.ref_word}'", cls)
+            )
+            ref_row.append(_span(op.ref_word or "", COLORS["substitution"]))
         else:
-            hyp_row.append(_span(op.hyp_word, COLORS["match"], title, cls))
-            ref_row.append(_span(op.ref_word, COLORS["match"]))
+            hyp_row.append(_span(op.hyp_word or "", COLORS["match"], title, cls))
+            ref_row.append(_span(op.ref_word or "", COLORS["match"]))
     if not a.ops and a.shifted:
         hyp_row = [_span(w, None) for w in a.shifted]
     shifts = "".join(

@@ -11,10 +11,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 import streamlit as st
 
+from ..core.corpus import Corpus
 from ..core.errors import InputError
+from ..core.language import Language, language_defaults
 from ..core.options import DEFAULTS, Options
 from ..service import results, sets
 from ..service.evaluation import (
@@ -22,7 +25,7 @@ from ..service.evaluation import (
     finished_neural,
     options_for,
 )
-from ..service.inputs import Corpus, Language, language_defaults, sample_files
+from ..service.inputs import sample_files
 from ..service.sets import Store, open_sample
 from ..service.sets import open_set as open_saved_set
 from . import identity, links
@@ -94,6 +97,7 @@ class Dataset:
         )
 
     def evaluation(self) -> Evaluation:
+        assert self.language is not None  # every dataset is made of an evaluation (Dataset.of), which decided it
         return Evaluation(
             self.corpus,
             self.language,
@@ -122,6 +126,13 @@ def fingerprint(corpus: Corpus) -> str:
 
 
 @st.cache_resource(show_spinner=False)
+def saved_id(ds: Dataset) -> str:
+    """The id of a saved set, where a screen acts on one (the sample is a saved set too; an upload that could not be
+    saved has none, and the screens that need one say so before)."""
+    assert ds.set_id is not None
+    return ds.set_id
+
+
 def sample_dataset() -> Dataset:
     """The bundled sample (read once per process)."""
     refs, systems, _ = sample_files()
@@ -158,7 +169,7 @@ def current() -> Dataset:
     background (:func:`mtlens.runtime.kernels.start_warmup`), while the user is still uploading."""
     identity.gate()
     results.start_warmup()
-    ds = st.session_state.get(DATA_KEY)
+    ds: Dataset | None = st.session_state.get(DATA_KEY)
     wanted = st.query_params.get("set")
     if wanted and (ds is None or ds.set_id != wanted):
         try:
@@ -171,6 +182,7 @@ def current() -> Dataset:
             links.add_note("the link's set= names no set, so the bundled sample is shown")
         ds = sample_dataset()
         use_dataset(ds)
+    assert ds is not None  # the address's set, the session's or the sample
     if ds.set_id and st.query_params.get("set") != ds.set_id:
         st.query_params["set"] = ds.set_id
     done = neural_done(ds)
@@ -184,7 +196,7 @@ def current() -> Dataset:
     return ds
 
 
-def missing_set(err: InputError) -> None:
+def missing_set(err: InputError) -> NoReturn:
     """A link whose set cannot be opened (deleted, mistyped, unreadable store): one sentence, the visitor's
     saved sets as links, and the bundled sample on request; then the page stops."""
     from . import render
@@ -206,7 +218,7 @@ def missing_set(err: InputError) -> None:
     else:
         st.caption("You have no saved sets yet.")
     if st.button("Open the bundled sample (and the uploads on the home page)", key="missing_set_sample"):
-        st.query_params["set"] = sample_dataset().set_id
+        st.query_params["set"] = sample_dataset().set_id or ""
         st.rerun()
     st.stop()
 

@@ -10,13 +10,13 @@ import re
 import streamlit as st
 
 from ..core.errors import InputError
+from ..core.names import auto_set_name
 from ..service.evaluation import (
     evaluate,
     evaluate_annotations,
     save,
 )
 from ..service.inputs import build_corpus, check_visitor_corpus, check_visitor_ratings_of, check_visitor_size_of
-from ..service.presentation import auto_set_name
 from . import identity, state
 from .state import DATA_KEY, Dataset, store
 
@@ -73,11 +73,11 @@ def keep_upload(new: Dataset, files: set, shown: Dataset) -> tuple[Dataset, str 
     pair = new.corpus.language_pair or "no language"
     n = len(new.corpus.systems)
     prev = st.session_state.get("mtlens_upload_set")
-    same_upload = prev and (prev[1] <= files or files <= prev[1])
-    replaced = prev[0] if same_upload and prev[0] == shown.set_id else None
+    same_upload = prev is not None and (prev[1] <= files or files <= prev[1])
+    replaced = prev[0] if prev is not None and same_upload and prev[0] == shown.set_id else None
     name = distinct_name(auto_set_name(n, pair, new.corpus.n_lines), replaced)
     new, not_saved = save_upload(new, name)
-    if same_upload and new.set_id and prev[0] != new.set_id and prev[0] == shown.set_id:
+    if prev is not None and same_upload and new.set_id and prev[0] != new.set_id and prev[0] == shown.set_id:
         with contextlib.suppress(InputError):
             if store().load(prev[0]).info.name == prev[2]:
                 store().delete(prev[0], identity.visitor())

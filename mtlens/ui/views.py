@@ -18,13 +18,13 @@ def safe_key(text: str) -> str:
 
 def hover_format(metric: str, values=()) -> str:
     """The d3 format of a metric's numbers in a chart's hover (:func:`mtlens.exports.numbers.hover_format`)."""
-    from ..service.results import hover_format as rule
+    from ..exports.numbers import hover_format as rule
 
     return rule(metric, values)
 
 
 def metric_decimals(metric: str, values=()) -> int:
     """The decimals of a metric's scores in every table (:func:`mtlens.exports.numbers.decimals`)."""
-    from ..service.results import decimals
+    from ..exports.numbers import decimals
 
     return decimals(metric, values)

@@ -125,7 +125,7 @@ def current_set_panel(ds: state.Dataset) -> None:
 def _bundle_button(ds: state.Dataset) -> None:
     """The set as one bundle file, made when the button is clicked (a deferred download: gzipping a large
     set took 7 s of every home page run when it was made in advance)."""
-    set_id = ds.set_id
+    set_id = state.saved_id(ds)
     st.download_button(
         "Download this set (one file, to import on another machine)",
         lambda: export_bundle(state.store(), set_id),
@@ -208,12 +208,12 @@ def models_panel() -> None:
     from ..service import neural_scoring as neural
 
     st.subheader("Neural models")
-    if not neural.available():
-        st.caption(neural.HOW_TO_ENABLE_SENTENCE)
+    why_not = neural.unavailable()
+    if why_not:
+        st.caption(why_not)
         return
-    store = state.store()
     try:
-        registered = neural.models(store)
+        registered = state.workspace().models()
     except InputError as err:
         st.error(render.md(str(err)))
         return

@@ -16,6 +16,7 @@ from mtlens.judges.registry import get_judge
 from mtlens.runtime import jobs
 from mtlens.service import judging
 from mtlens.service.evaluation import evaluate_annotations, save
+from mtlens.service.workspace import Workspace
 from mtlens.storage.store import Store
 from mtlens.ui.views import safe_key
 
@@ -36,7 +37,7 @@ def judged(tmp_path_factory):
     path = TESTDATA / "mqm" / "mqm_ted_ende.excerpt.tsv"
     ev = save(store, evaluate_annotations(path.read_bytes(), path.name, "en-de"), "TED MQM excerpt")
     with Stub() as stub:
-        judging.add_judge(store, judging.Judge("stub", stub.url, "m", "gemba-mqm", concurrency=8))
+        Workspace(store).add_judge(judging.Judge("stub", stub.url, "m", "gemba-mqm", concurrency=8))
         assert jobs.run(store, ev.set_id, "judge:stub") == "done"
     metric, _ = judge_scores(store, get_judge(store, "stub"), ev.corpus, cached_only=True)
     with running_server(tmp, env={**os.environ, "MTLENS_DATA_DIR": str(ws)}) as url:

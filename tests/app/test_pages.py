@@ -698,7 +698,7 @@ def test_significance_colours_separate_significant_from_not():
     p = 0.006; every p below alpha is a shade of the significant colour."""
     from plotly.colors import sample_colorscale
 
-    from mtlens.service.presentation import p_text
+    from mtlens.exports.html import p_text
     from mtlens.ui.screens import significance
 
     scale = significance.significance_colorscale(0.05)
@@ -869,12 +869,12 @@ def test_compare_two_systems_says_each_step_and_computes_the_power_once(tmp_path
     import streamlit as st
     from streamlit.delta_generator import DeltaGenerator
 
-    from mtlens.service import analyses
+    from mtlens.analysis import significance
 
     monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
     st.cache_resource.clear()  # the pages' cache is the process's: another test may have computed this pair
     said, powers = [], []
-    real_progress, real_power = DeltaGenerator.progress, analyses.pair_power
+    real_progress, real_power = DeltaGenerator.progress, significance.pair_power
 
     def progress(self, value, text=None):
         said.append(text)
@@ -885,7 +885,7 @@ def test_compare_two_systems_says_each_step_and_computes_the_power_once(tmp_path
         return real_power(*args, **kwargs)
 
     monkeypatch.setattr(DeltaGenerator, "progress", progress)
-    monkeypatch.setattr(analyses, "pair_power", power)
+    monkeypatch.setattr(significance, "pair_power", power)
     at = AppTest.from_file(str(ROOT / "pages" / "6_Compare_two_systems.py"), default_timeout=300)
     at.query_params["set"] = "sample"
     at.run()

@@ -271,8 +271,8 @@ def test_add_then_history_and_gate_on_a_set(tmp_path):
     ],
 )
 def test_bad_runs_input_is_one_sentence_exit_2_and_saves_nothing(tmp_path, capsys, argv, said):
+    from mtlens.readers.testset import load_corpus
     from mtlens.service.evaluation import evaluate, save
-    from mtlens.service.inputs import load_corpus
 
     files = [SAMPLE / f"{n}.txt" for n in ("HuaweiTSC", "Online-W", "UEdin", "VolcTrans-GLAT")]
     ev = evaluate(load_corpus([SAMPLE / "ref.txt", SAMPLE / "ref2.txt"], files))

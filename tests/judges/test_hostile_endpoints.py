@@ -22,7 +22,9 @@ import pytest
 from mtlens.core.errors import InputError
 from mtlens.judges import client as judge_client
 from mtlens.judges import gemba
+from mtlens.judges.registry import identity
 from mtlens.service import judging
+from mtlens.service.workspace import Workspace
 from mtlens.storage.store import Store
 
 from ..conftest import ROOT
@@ -63,8 +65,8 @@ def test_a_cancelled_job_on_a_dripping_endpoint_ends_within_seconds(tmp_path, mo
     set_id = store.save(_corpus(), "judged")
     with Stub() as stub:
         stub.plan = ["drip"] * 1000
-        judge = judging.add_judge(store, judging.Judge("drip", stub.url, "m", "gemba-mqm", concurrency=2))
-        digest = judging.identity(judge)
+        judge = Workspace(store).add_judge(judging.Judge("drip", stub.url, "m", "gemba-mqm", concurrency=2))
+        digest = identity(judge)
         judging.start_job(store, set_id, "drip")
         end = time.time() + 60
         while len(stub.requests) < 2 and time.time() < end:  # both requests in flight, dripping
@@ -126,13 +128,13 @@ def test_an_esa_score_with_leading_zeros_reads_as_gembas_int():
 def test_a_url_the_judge_could_not_use_is_refused_at_add(tmp_path, url, said):
     store = Store(tmp_path)
     with pytest.raises(InputError, match=said):
-        judging.add_judge(store, judging.Judge("j", url, "m", "gemba-mqm"))
+        Workspace(store).add_judge(judging.Judge("j", url, "m", "gemba-mqm"))
     assert store.judges() == []
 
 
 def test_a_model_name_that_would_act_in_a_terminal_is_refused(tmp_path):
     with pytest.raises(InputError, match="control or format character"):
-        judging.add_judge(Store(tmp_path), judging.Judge("j", "http://127.0.0.1:8/v1", "m\x1b[2J", "gemba-mqm"))
+        Workspace(Store(tmp_path)).add_judge(judging.Judge("j", "http://127.0.0.1:8/v1", "m\x1b[2J", "gemba-mqm"))
 
 
 def _mtlens(*args, ws):

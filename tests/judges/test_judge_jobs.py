@@ -11,7 +11,10 @@ import pytest
 from mtlens.core.access import Visitor
 from mtlens.core.corpus import Corpus
 from mtlens.core.errors import InputError
-from mtlens.service import judging
+from mtlens.judges.compute import finished_judges, judge_scores
+from mtlens.judges.registry import identity
+from mtlens.service import judging, rights
+from mtlens.service.workspace import Workspace
 from mtlens.storage.store import Store
 
 from ..conftest import ROOT, SAMPLE
@@ -43,10 +46,10 @@ def test_a_judge_job_runs_apart_is_cancelled_and_resumes_asking_nothing_twice(tm
     corpus = _corpus()
     set_id = store.save(corpus, "judged")
     with Stub(latency=0.15) as stub:
-        judge = judging.add_judge(
-            store, judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=2, price_in=1.0, price_out=1.0)
+        judge = Workspace(store).add_judge(
+            judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=2, price_in=1.0, price_out=1.0)
         )
-        digest = judging.identity(judge)
+        digest = identity(judge)
         started = judging.start_job(store, set_id, "j")  # the operator (local mode: every visitor is one)
         assert started.digest == digest and started.judge and started.metric == "judge:j"
         _wait(store, set_id, digest, lambda j: j["state"] == "running" and j["done"] > 0)
@@ -66,7 +69,7 @@ def test_a_judge_job_runs_apart_is_cancelled_and_resumes_asking_nothing_twice(tm
     rest = 2 * N - 1 - first
     assert f"{rest:,} requests" in job["message"], job["message"]
     assert f"{100 * rest:,} prompt and {10 * rest:,} completion tokens, US$ {110 * rest / 1e6:.4f}" in job["message"]
-    (offered,) = judging.finished_judges(store, corpus)  # every page now offers it
+    (offered,) = finished_judges(store, corpus)  # every page now offers it
     assert offered.name == "judge:j"
     assert judging.start_job(store, set_id, "j").state == "done"  # nothing new: no process, no request
     assert len(stub.requests) == 2 * N - 1
@@ -76,10 +79,10 @@ def test_only_the_operator_or_an_administrator_starts_a_judge(tmp_path):
     store = Store(tmp_path)
     owner = Visitor("browser:" + "a" * 32, "this browser")
     set_id = store.save(_corpus(), "judged", owner=owner.id)
-    judging.add_judge(store, judging.Judge("j", "http://127.0.0.1:9/v1", "m", "gemba-mqm"))
-    assert judging.may_start(store, set_id, None)
-    assert judging.may_start(store, set_id, Visitor("admin", "admin", admin=True))
-    assert not judging.may_start(store, set_id, owner)  # the set's owner, not the operator: it is not its money
+    Workspace(store).add_judge(judging.Judge("j", "http://127.0.0.1:9/v1", "m", "gemba-mqm"))
+    assert rights.may_start(store, set_id, None)
+    assert rights.may_start(store, set_id, Visitor("admin", "admin", admin=True))
+    assert not rights.may_start(store, set_id, owner)  # the set's owner, not the operator: it is not its money
     with pytest.raises(InputError, match="only the operator or an administrator"):
         judging.start_job(store, set_id, "j", owner)
     assert store.jobs(set_id) == []
@@ -92,15 +95,15 @@ def test_the_rankings_page_asks_a_judge_and_shows_its_job(tmp_path, monkeypatch)
     store = Store(tmp_path)
     set_id = store.save(_corpus(), "judged")
     with Stub() as stub:
-        judging.add_judge(
-            store, judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=4, price_in=2.0, price_out=8.0)
+        Workspace(store).add_judge(
+            judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=4, price_in=2.0, price_out=8.0)
         )
         at = AppTest.from_file(str(ROOT / "pages" / "1_Rankings.py"), default_timeout=120)
         at.query_params["set"] = set_id
         at.run()
         assert not at.exception, [e.value for e in at.exception]
         at.button(key="judge_start").click().run()
-        digest = judging.identity(judging.get_judge(store, "j"))
+        digest = identity(Workspace(store).judge("j"))
         _wait(store, set_id, digest, lambda j: j["state"] == "done")
         at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -146,7 +149,7 @@ def test_compare_two_systems_counts_the_errors_a_judge_named_by_category(tmp_pat
     corpus = _corpus()
     set_id = store.save(corpus, "judged")
     with Stub() as stub:
-        judging.add_judge(store, judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=4))
+        Workspace(store).add_judge(judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=4))
         assert jobs.run(store, set_id, "judge:j") == "done"  # as the command line runs it
     expected = {}
     for name in ("UEdin", "Online-W"):
@@ -183,7 +186,7 @@ def test_sentences_toggles_each_source_of_error_spans(tmp_path, monkeypatch):
     path = TESTDATA / "mqm" / "mqm_ted_ende.excerpt.tsv"
     ev = save(store, evaluate_annotations(path.read_bytes(), path.name, "en-de"), "TED")
     with Stub() as stub:
-        judging.add_judge(store, judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=8))
+        Workspace(store).add_judge(judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=8))
         assert jobs.run(store, ev.set_id, "judge:j") == "done"
     at = AppTest.from_file(str(ROOT / "pages" / "2_Sentences.py"), default_timeout=120)
     at.query_params["set"] = ev.set_id
@@ -211,17 +214,17 @@ def test_a_page_reads_a_finished_judge_without_rebuilding_the_others(tmp_path, m
     store = Store(tmp_path)
     corpus = _corpus()
     with Stub() as stub:
-        ran = judging.add_judge(store, judging.Judge("ran", stub.url, "m", "gemba-mqm"))
-        judging.judge_scores(store, ran, corpus)
+        ran = Workspace(store).add_judge(judging.Judge("ran", stub.url, "m", "gemba-mqm"))
+        judge_scores(store, ran, corpus)
     for k in range(5):  # registered, never run on this corpus (or failed: nothing cached)
-        judging.add_judge(store, judging.Judge(f"idle{k}", "http://127.0.0.1:9/v1", f"m{k}", "gemba-mqm"))
+        Workspace(store).add_judge(judging.Judge(f"idle{k}", "http://127.0.0.1:9/v1", f"m{k}", "gemba-mqm"))
     made, keys, pools = [], [], []
     real_messages, real_key = gemba.mqm_messages, compute.cache_key
     monkeypatch.setattr(gemba, "mqm_messages", lambda *a: made.append(1) or real_messages(*a))
     monkeypatch.setattr(compute, "cache_key", lambda *a: keys.append(1) or real_key(*a))
     monkeypatch.setattr(compute, "ThreadPoolExecutor", lambda *a, **k: pools.append(1) or (_ for _ in ()).throw(
         AssertionError("a thread pool to read cached answers")))  # fmt: skip
-    (offered,) = judging.finished_judges(store, corpus)
+    (offered,) = finished_judges(store, corpus)
     assert offered.name == "judge:ran" and not pools
     distinct = 2 * N - 1
     # the finished judge: two probes, then its plan (one prompt and one key per request); each idle judge: two probes
@@ -242,11 +245,11 @@ def test_no_path_lets_a_set_owner_spend_the_operators_judge(tmp_path, monkeypatc
     owner = Visitor("browser:" + "b" * 32, "this browser")
     set_id = store.save(_corpus(), "judged", owner=owner.id)
     with Stub() as stub:
-        judge = judging.add_judge(store, judging.Judge("j", stub.url, "m", "gemba-mqm"))
+        judge = Workspace(store).add_judge(judging.Judge("j", stub.url, "m", "gemba-mqm"))
         with pytest.raises(InputError, match="only the operator or an administrator may start"):
             neural_scoring.start_job(store, set_id, "judge:j", owner)
         with pytest.raises(InputError, match="only the operator or an administrator may cancel"):
-            neural_scoring.cancel_job(store, set_id, judging.identity(judge), owner)
+            neural_scoring.cancel_job(store, set_id, identity(judge), owner)
         for ask in (
             lambda: gate_set(store, set_id, "UEdin", "Online-W", metrics="judge:j", visitor=owner),
             lambda: history(store, set_id, None, "judge:j", None, visitor=owner),
@@ -255,7 +258,7 @@ def test_no_path_lets_a_set_owner_spend_the_operators_judge(tmp_path, monkeypatc
                 ask()
         assert stub.requests == [] and store.jobs(set_id) == []
         # once the operator has run it, the owner reads its scores (nothing is asked again)
-        judging.judge_scores(store, judge, _corpus())
+        judge_scores(store, judge, _corpus())
         asked = len(stub.requests)
         res = gate_set(store, set_id, "UEdin", "Online-W", metrics="judge:j", visitor=owner)
         assert [g.metric for g in res.metrics] == ["judge:j"] and len(stub.requests) == asked
@@ -270,7 +273,7 @@ def test_a_link_reader_never_reads_the_operators_paths_and_endpoints(tmp_path):
     store = Store(tmp_path)
     reader = Visitor("browser:" + "d" * 32, "a link reader")
     set_id = store.save(_corpus(), "judged")
-    judging.add_judge(store, judging.Judge("j", "http://10.1.2.3:8000/v1", "m", "gemba-mqm"))
+    Workspace(store).add_judge(judging.Judge("j", "http://10.1.2.3:8000/v1", "m", "gemba-mqm"))
     folder = "/srv/models/metricx-24-hybrid-xl"
     said = (f"the MetricX checkpoint '{folder}' could not be loaded on C:\\models\\x: out of memory; the judge at "
             "http://10.1.2.3:8000/v1 did not answer")  # fmt: skip

@@ -9,7 +9,7 @@ import pytest
 from mtlens.core.access import OPERATOR, Visitor
 from mtlens.core.corpus import Corpus
 from mtlens.core.errors import InputError
-from mtlens.service import neural_scoring, runs
+from mtlens.service import rights, runs
 from mtlens.service.sets import may_change, require_change
 from mtlens.storage.store import SAMPLE_ID, Store
 
@@ -48,7 +48,7 @@ def test_one_rule_for_every_action(ids, which, visitor):
     assert may_change(store, set_id, visitor, "edit") is edit
     assert may_change(store, set_id, visitor, "score") is score
     if set_id is not None and which != "sample":  # the neural jobs' check is the same rule
-        assert neural_scoring.may_run_jobs(store, set_id, visitor) is score
+        assert rights.may_run_jobs(store, set_id, visitor) is score
 
 
 def test_refusals_are_one_sentence_naming_the_reason(ids):

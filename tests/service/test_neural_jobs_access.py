@@ -11,7 +11,7 @@ import pytest
 from mtlens import Corpus
 from mtlens.core.access import Visitor
 from mtlens.core.errors import InputError
-from mtlens.service import neural_scoring
+from mtlens.service import neural_scoring, rights
 from mtlens.storage.store import Store
 
 OWNER = Visitor("browser:" + "a" * 32, "A")
@@ -34,7 +34,7 @@ def running(tmp_path):
 
 def test_a_link_reader_cannot_cancel_the_owners_job(running):
     st, set_id = running
-    assert not neural_scoring.may_run_jobs(st, set_id, READER)
+    assert not rights.may_run_jobs(st, set_id, READER)
     with pytest.raises(InputError, match="only the owner of this set can cancel its neural jobs"):
         neural_scoring.cancel_job(st, set_id, DIGEST, READER)
     assert st.job(set_id, DIGEST)["state"] == "running"
@@ -50,6 +50,6 @@ def test_a_link_reader_cannot_start_a_job_on_the_owners_set(running):
 @pytest.mark.parametrize("who", [OWNER, ADMIN, None], ids=["owner", "administrator", "operator"])
 def test_the_owner_an_administrator_and_the_operator_may_cancel(running, who):
     st, set_id = running
-    assert neural_scoring.may_run_jobs(st, set_id, who)
+    assert rights.may_run_jobs(st, set_id, who)
     neural_scoring.cancel_job(st, set_id, DIGEST, who)
     assert st.job(set_id, DIGEST)["state"] == "cancelling"

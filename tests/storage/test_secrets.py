@@ -92,7 +92,7 @@ def test_a_job_on_a_ray_cluster_says_so_without_the_password(monkeypatch):
     """Issue 51: nothing said a COMET job ran on Ray; the panel and the command line now say where, with the
     address shown without its password."""
     from mtlens.neural import environment
-    from mtlens.service.neural_scoring import Progress
+    from mtlens.runtime.jobs import Progress
     from mtlens.ui.neural_panel import describe
 
     running = Progress("tiny", "running", 10, 100, 2.0, 45.0, None, "d")

@@ -85,7 +85,7 @@ def esa_section(ds) -> None:
 def page() -> None:
     """Draw the page (inside the page guard)."""
     ds, opts = open_screen("Human annotations (MQM, ESA)")
-    anns = cached.annotations(ds)
+    anns = cached.mqm_annotations(ds)
     esa = has_esa(ds.evaluation())
     if esa:
         esa_section(ds)

@@ -8,15 +8,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from ...analysis import policy
+from ...analysis.policy import ALPHA, MIN_TEST_LINES, P_DEFINITIONS, test_wording
 from ...core.errors import InputError
 from ...core.options import Options
-from ...service import comparisons, judging
-from ...service.comparisons import (
-    ALPHA,
-    MIN_TEST_LINES,
-    P_DEFINITIONS,
-    test_wording,
-)
+from ...service import judging
 from ...service.inputs import decode_lines
 from .. import cached, cached_pairs, documents, export, links, render, state, views
 from ..views import metric_decimals
@@ -255,7 +251,7 @@ def frequency_corpus(data: bytes, name: str) -> tuple[tuple[str, ...], str]:
 
 def agreement_sentence(metric: str, a: str, b: str, score_a: float, score_b: float) -> str:
     """One sentence on a difference of two corpus scores and what it means to humans (plain text)."""
-    from ...service.analyses import human_agreement
+    from ...analysis.agreement import human_agreement
 
     delta = score_b - score_a
     est = human_agreement(metric, delta)
@@ -305,5 +301,5 @@ def pair_power_sentence(ds: state.Dataset, metric: str, a: str, b: str, opts: Op
     verdict = "larger" if abs(delta) >= mdd else "smaller"
     return (
         f"With {ds.corpus.n_lines:,} lines this test set detects a difference of {mdd:.{places}f} or more between these "
-        f"two systems with {comparisons.policy.POWER:.0%} power (paired bootstrap, alpha {ALPHA:g}); their difference, {delta:+.{places}f}, is {verdict}."
+        f"two systems with {policy.POWER:.0%} power (paired bootstrap, alpha {ALPHA:g}); their difference, {delta:+.{places}f}, is {verdict}."
     )

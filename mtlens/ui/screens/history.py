@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from ...core.errors import InputError
-from ...service import presentation as report
+from ...exports.history import history_figure, history_rows
 from ...service import run_facts
 from ...service import runs as service_runs
 from ...service.bundles import add_bundle_runs, is_bundle
@@ -74,11 +74,11 @@ def _add_form(ds: state.Dataset) -> None:
             try:
                 data = up.getvalue()
                 if is_bundle(data):  # a set bundle: the runs it has and the set lacks, with their own facts
-                    added = ", ".join(add_bundle_runs(state.store(), ds.set_id, data, identity.visitor()))
+                    added = ", ".join(add_bundle_runs(state.store(), state.saved_id(ds), data, identity.visitor()))
                 else:
                     added = service_runs.add_run(
                         state.store(),
-                        ds.set_id,
+                        state.saved_id(ds),
                         data,
                         up.name,
                         name or None,
@@ -93,7 +93,7 @@ def _add_form(ds: state.Dataset) -> None:
             except InputError as err:
                 st.error(render.md(str(err)))
                 return
-            state.open_set(ds.set_id)  # the set now has the run(s): reload it
+            state.open_set(state.saved_id(ds))  # the set now has the run(s): reload it
             st.session_state["hist_added"] = added
             st.rerun()
 
@@ -166,9 +166,9 @@ def page() -> None:
         st.caption(render.md(note[0].upper() + note[1:] + "."))
     for m in doc["metrics"]:
         st.subheader(f"{metric_label(m)} over time")
-        export.chart(report.history_figure(doc, m), f"hist_chart_{m}", name=f"mtlens-history-{m}")
+        export.chart(history_figure(doc, m), f"hist_chart_{m}", name=f"mtlens-history-{m}")
     st.subheader("Runs")
-    rows = report.history_rows(doc)
+    rows = history_rows(doc)
     export.table(
         name="mtlens-history",
         df=pd.DataFrame(rows),

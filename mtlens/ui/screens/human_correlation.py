@@ -10,15 +10,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ...service.analyses import (
-    merge_correlations,
-    segment_pairs,
-)
-from ...service.comparisons import (
-    ALPHA,
-    CI_RESAMPLES,
-    MIN_TEST_LINES,
-)
+from ...analysis.human import merge_correlations, segment_pairs
+from ...analysis.policy import ALPHA, CI_RESAMPLES, MIN_TEST_LINES
 from .. import cached, export, links, render, views
 from ..widgets import open_screen
 
@@ -170,7 +163,7 @@ def correlation_table(corr) -> pd.DataFrame:
     ("[lo, hi]" with the correlations' decimals, "-" where undefined)."""
     from dataclasses import asdict
 
-    from ...service.results import decimals
+    from ...exports.numbers import decimals
 
     if not corr.rows:  # every metric of the set is a human score itself (issue 58, D6): no row
         return pd.DataFrame(columns=["metric", "level", "human", "n", "pearson", "spearman", "kendall"])

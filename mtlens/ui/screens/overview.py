@@ -10,10 +10,10 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
+from ...analysis.policy import MIN_TEST_LINES, test_wording
 from ...core.errors import InputError
 from ...core.options import Options
-from ...service import comparisons
-from ...service import presentation as report
+from ...exports.tables import set_labels
 from ...service.evaluation import options_for
 from ...service.results import metric_names
 from .. import cached, export, render, state
@@ -60,11 +60,7 @@ def overview_note(long) -> str:
     """The Overview's caption: how each set was scored, and the test its clusters come from, naming the
     resamples the sets' tests drew (one count, or the range; the download's ``resamples`` column has each)."""
     drawn = [int(n) for n in long["resamples"].dropna()] if "resamples" in long else []
-    test = (
-        comparisons.test_wording("bootstrap", drawn)
-        if drawn
-        else f"no set had the {comparisons.MIN_TEST_LINES} lines a test needs"
-    )
+    test = test_wording("bootstrap", drawn) if drawn else f"no set had the {MIN_TEST_LINES} lines a test needs"
     return (
         "Each set is scored with the options of the sidebar and its own language's tokenizer and TER defaults. "
         "Cluster: systems in score order, split only where every system above is significantly better than every "
@@ -76,7 +72,7 @@ def overview_metrics() -> list[str]:
     return list(metric_names())
 
 
-def overview(sets, metric: str, opts: Options, progress: Callable[[float, str], None], warn: Callable[[str], None]):
+def overview(sets, metric: str, opts: Options, progress: Callable[[float, str], object], warn: Callable[[str], object]):
     """Systems by saved set for one metric, each set scored with its own language's defaults, with its
     significance clusters. Returns ``(long, shown)``: one row per (set, system) with the set's id, and the
     systems x sets table (columns labelled by name, with the start of the id where names repeat)."""
@@ -114,7 +110,7 @@ def overview(sets, metric: str, opts: Options, progress: Callable[[float, str], 
     long = pd.DataFrame(rows)
     if long.empty:
         return long, long
-    labels = report.set_labels([(info.id, info.name) for info in sets])
+    labels = set_labels([(info.id, info.name) for info in sets])
     wide = long.pivot_table(index="system", columns="set id", values=metric, aggfunc="first")
     clusters = long.pivot_table(index="system", columns="set id", values="cluster", aggfunc="first", dropna=False)
     clusters = clusters.reindex(index=wide.index, columns=wide.columns)  # sets without tests have no cluster

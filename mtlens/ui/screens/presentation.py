@@ -11,10 +11,7 @@ import streamlit as st
 
 from ...core.errors import InputError
 from ...core.options import Options
-from ...service.presentation import (
-    SLIDE_CSS,
-    presentation_slides,
-)
+from ...exports.html import SLIDE_CSS, presentation_slides
 from ...service.results import REGISTRY
 from ...service.runs import families
 from .. import cached, links, state

@@ -10,19 +10,18 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from ...analysis.autorank import autorank
+from ...analysis.pitfalls import neural_names
 from ...core.options import Options
+from ...exports.excel import result_sheets, to_xlsx
+from ...exports.html import build_html_report
+from ...exports.numbers import ERROR_BAR_COLOUR
+from ...exports.tables import best_first, to_csv, to_latex
 from ...service import judging
-from ...service import presentation as report
-from ...service.analyses import (
-    autorank,
-)
-from ...service.presentation import (
-    build_html_report,
-)
 from ...service.rankings import LARGE, METRICS_PARAM, SORT_PARAM, clusters_note, default_metrics
 from ...service.rankings import link_params as rankings_link
 from ...service.rankings import table as ranking_table
-from ...service.results import ERROR_BAR_COLOUR, best_first, neural_names, options_key
+from ...service.results import MetricResult, options_key
 from ...service.run_facts import cost_axes
 from .. import cached, costs, export, links, render, state, uploads, views, workspace
 from ..neural_panel import judges_panel
@@ -68,7 +67,7 @@ def page() -> None:
 
     placeholder = st.empty()
     bar = st.progress(0.0, text="Scoring…")
-    results = {}
+    results: dict[str, MetricResult] = {}
     for group in cached.metric_groups(shown_metrics):  # the table grows: the fast metrics, then the slow ones
         bar.progress(len(results) / len(shown_metrics), text=f"Scoring {', '.join(group)}…")
         results.update(cached.metric_results(ds, group, opts))
@@ -251,9 +250,9 @@ def exports(ds: state.Dataset, results: dict, sort_by: str, cmp=None) -> dict[st
     """The Rankings downloads (file suffix -> a function making the file): CSV, LaTeX and Excel."""
     comparisons = {sort_by: cmp} if cmp else None
     return {
-        "csv": lambda: report.to_csv(results, by=sort_by),
-        "tex": lambda: report.to_latex(results, by=sort_by),
-        "xlsx": lambda: report.to_xlsx(report.result_sheets(ds.corpus, results, comparisons, by=sort_by)),
+        "csv": lambda: to_csv(results, by=sort_by),
+        "tex": lambda: to_latex(results, by=sort_by),
+        "xlsx": lambda: to_xlsx(result_sheets(ds.corpus, results, comparisons, by=sort_by)),
     }
 
 
@@ -277,8 +276,9 @@ def autorank_table(results: dict, picked: Sequence[str]) -> pd.DataFrame:
 def domain_table(ds: state.Dataset, results: dict, sort_by: str) -> pd.DataFrame:
     """Rankings by domain: one row per system, one column per domain and metric (``news bleu``), and each
     domain's significance cluster on the sort metric (its own paired bootstrap over its lines)."""
-    from ...service.analyses import group_clusters, group_scores, groups_labels
-    from ...service.rankings import SEED
+    from ...analysis.groups import group_clusters, group_scores
+    from ...analysis.groups import labels_for as groups_labels
+    from ...analysis.policy import SEED
 
     groups = group_scores(results, groups_labels(ds.corpus, "domain"))
     r = results[sort_by]
@@ -286,7 +286,7 @@ def domain_table(ds: state.Dataset, results: dict, sort_by: str) -> pd.DataFrame
     order = best_first(r)
     rows = []
     for s in order:
-        row = {"system": s}
+        row: dict[str, object] = {"system": s}
         for g in groups:
             for m in results:
                 row[f"{g.name} {m} ({len(g.lines):,} lines)"] = g.scores[m][s]

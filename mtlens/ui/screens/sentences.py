@@ -4,24 +4,16 @@ The body of ``pages/2_Sentences.py`` (the page itself only sets the page up and 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from ...analysis.correlation import pearson
+from ...analysis.sentences import sentence_table, sort_options
 from ...core.errors import InputError
-from ...core.options import Options
-from ...service import judging
-from ...service.analyses import (
-    ngram_matches,
-    pearson,
-    sentence_table,
-    sort_options,
-    ter_alignment,
-)
-from ...service.results import make_metric
-from .. import annotated, cached, documents, export, links, render, state, views
+from ...core.sources import JUDGE_KIND, source_of
+from ...service.analyses import line_evidence, tbleu_rows
+from .. import annotated, cached, documents, export, links, render, views
 from ..widgets import open_screen
 from . import presentation
 
@@ -36,7 +28,7 @@ def page() -> None:
     systems = list(c.system_names)
     ref_names = list(c.reference_names)
 
-    anns = cached.annotations(ds)
+    anns = cached.mqm_annotations(ds)
     choices = annotated.annotation_choices(anns) if anns else {}
     # a shared link can point at one sentence: ?set=...&a=SYSTEM&b=SYSTEM&line=N&metric=M (and the filters)
     links.from_link(
@@ -52,7 +44,7 @@ def page() -> None:
     col1, col2, col3 = st.columns(3)
     sys_a = col1.selectbox("System A", systems, key="sent_a")
     others = ["(none)"] + [s for s in systems if s != sys_a]
-    sys_b = col2.selectbox("Compare with system B", others, index=1 if len(others) > 1 else 0, key="sent_b")
+    sys_b: str | None = col2.selectbox("Compare with system B", others, index=1 if len(others) > 1 else 0, key="sent_b")
     sys_b = None if sys_b == "(none)" else sys_b
     metric = col3.selectbox("Sentence metric", cached.metric_names(ds, sentence=True), key="sent_metric")
 
@@ -179,7 +171,7 @@ def page() -> None:
             st.markdown(f"**{render.md(name)}**")
             st.markdown(render.plain(c.systems[name][i]), unsafe_allow_html=True)
     else:
-        evidence = line_evidence(ds, opts, [sys_a, sys_b] if sys_b else [sys_a], i)
+        evidence = line_evidence(ds.corpus, opts, [sys_a, sys_b] if sys_b else [sys_a], i)
         seg_refs = evidence["references"]
         m_a = evidence["ngrams"][sys_a]
         m_b = evidence["ngrams"][sys_b] if sys_b else None
@@ -193,6 +185,7 @@ def page() -> None:
         scores = f"{metric} = {score_a[i]:.{places}f}"
         if unit.startswith("word"):
             if sys_b:
+                assert m_b is not None and score_b is not None  # system B chosen: its matches and scores
                 st.markdown(
                     render.legend(
                         [
@@ -237,7 +230,7 @@ def page() -> None:
             continue
         if m_name == "esa":
             what = "marked by the ESA raters (minor, major; omissions are counted in the ratings, not placed)"
-        elif m_name.startswith(judging.PREFIX):
+        elif source_of(m_name).kind == JUDGE_KIND:
             what = "named by the LLM judge (minor, major, critical; hover for the category)"
         else:
             what = "(minor, major, critical; hover for the confidence)"
@@ -316,7 +309,7 @@ def page() -> None:
             "words within epsilon are replaced by the reference word and weighted 1 - distance."
         )
         for name in [sys_a, sys_b] if sys_b else [sys_a]:
-            rows = tbleu_rows(ds, opts, name, i)
+            rows = tbleu_rows(ds.corpus, opts, name, i)
             st.markdown(f"*{render.md(name)}*")
             if rows:
                 export.table(
@@ -324,45 +317,3 @@ def page() -> None:
                 )
             else:
                 st.caption("No word pair shares a substring.")
-
-
-def line_evidence(ds: state.Dataset, opts: Options, systems: Sequence[str], i: int) -> dict:
-    """The machine evidence of line ``i`` for each system: word n-gram matches (BLEU's tokenizer and
-    options) and the TER alignment against the best reference."""
-    c = ds.corpus
-    seg_refs = [r[i] for r in c.reference_streams()]
-    bleu, ter = make_metric("bleu", opts), make_metric("ter", opts)
-    return {
-        "references": seg_refs,
-        "ngrams": {s: ngram_matches(c.systems[s][i], seg_refs, bleu, max_order=4) for s in systems},
-        "ter": {s: _alignment_or_sentence(c.systems[s][i], seg_refs, ter) for s in systems},
-    }
-
-
-def _alignment_or_sentence(line: str, refs: Sequence[str], ter):
-    """The TER alignment, or the sentence why this line is past TER's bound (the page says it)."""
-    try:
-        return ter_alignment(line, refs, ter)
-    except InputError as err:
-        return str(err)
-
-
-def tbleu_rows(ds: state.Dataset, opts: Options, system: str, i: int) -> list[dict]:
-    """tBLEU's corrections of one line: each hypothesis word within the affix distance of its matched
-    reference word."""
-    c = ds.corpus
-    seg_refs = [r[i] for r in c.reference_streams()]
-    per_ref = make_metric("tbleu", opts).corrections(c.systems[system][i], seg_refs)
-    return [
-        {
-            "reference": c.reference_names[k],
-            "hypothesis word": x.hyp_word,
-            "reference word": x.ref_word,
-            "affix distance": x.distance,
-            "replaced": x.replaced,
-            "weight": x.weight,
-        }
-        for k, corr in enumerate(per_ref)
-        for x in corr
-        if x.distance < 1
-    ]

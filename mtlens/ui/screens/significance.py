@@ -9,19 +9,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from ...analysis.policy import ALPHA_CHOICES, DEFAULT_SAMPLES, MAX_SAMPLES, SEED
 from ...core.errors import InputError
-from ...service import presentation as report
-from ...service.comparisons import (
-    ALPHA_CHOICES,
-    DEFAULT_SAMPLES,
-    MAX_SAMPLES,
-    SEED,
-)
-from ...service.presentation import (
-    NOT_SIGNIFICANT_COLOUR,
-    SIGNIFICANT_COLOUR,
-    p_text,
-)
+from ...exports.comparisons import comparisons_to_csv, comparisons_to_latex
+from ...exports.html import NOT_SIGNIFICANT_COLOUR, SIGNIFICANT_COLOUR, p_text
 from .. import cached, export, links, render, views
 from ..widgets import open_screen
 
@@ -67,7 +58,7 @@ def page() -> None:
     )
     seed = c4.number_input("Seed", 0, 2**31 - 1, SEED, key="sig_seed")
     alpha = c5.selectbox("alpha", list(ALPHA_CHOICES), key="sig_alpha")
-    baseline = st.selectbox(
+    baseline: str | None = st.selectbox(
         "Compare",
         ["all pairs", *systems],
         format_func=lambda s: s if s == "all pairs" else f"each system with {s}",
@@ -202,7 +193,7 @@ def page() -> None:
 
 
 def significance_exports(metric: str, cmp) -> dict[str, str]:
-    return {"csv": report.comparisons_to_csv({metric: cmp}), "tex": report.comparisons_to_latex({metric: cmp})}
+    return {"csv": comparisons_to_csv({metric: cmp}), "tex": comparisons_to_latex({metric: cmp})}
 
 
 def significance_colorscale(alpha: float) -> list[list]:
@@ -227,7 +218,7 @@ AGREEMENT_HELP = (
 
 def pairs_table(cmp) -> pd.DataFrame:
     """The Significance page's pairs: delta, p-values, and what the delta means to humans."""
-    from ...service.analyses import human_agreement
+    from ...analysis.agreement import human_agreement
 
     return pd.DataFrame(
         [
@@ -255,7 +246,7 @@ DETECTABLE_HELP = (
 
 def segments_needed_table(cmp, delta: float, n_lines: int) -> pd.DataFrame:
     """For each pair: the lines a test set of this kind needs to detect ``delta`` with 80% power."""
-    from ...service.analyses import segments_needed
+    from ...analysis.power import segments_needed
 
     rows = []
     for p in cmp.pairs:

@@ -144,7 +144,8 @@ def best_m_marks(best, pooled: pd.DataFrame, criteria: Sequence[tuple[str, str]]
         b = getattr(best, col)
         if b is not None:
             groups.setdefault(int(b), []).append((col, name))
-    marks, last = [], None
+    marks: list[dict] = []
+    last: dict | None = None
     for m in sorted(groups):
         ys = [float(pooled.loc[pooled["char_order"] == m, col].iloc[0]) for col, _ in groups[m]]
         below = last is not None and m - last["x"] <= 3 and last["textposition"] == "top center"
