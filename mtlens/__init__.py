@@ -13,7 +13,8 @@ from .core.corpus import Corpus
 from .core.errors import InputError
 from .metrics import BLEU, CHRF, CharBLEU, make_metric, metric_names
 from .readers.testset import corpus_from_bytes, load_corpus
-from .runtime.scoring import MetricResult, score
+from .runtime.scoring import score
+from .scores.results import MetricResult
 from .version import __version__
 
 __all__ = [

@@ -26,7 +26,7 @@ import re
 
 import mt_thresholds
 
-from ..core.sources import COMET, MODEL, source_of
+from ..scores.sources import COMET, MODEL, source_of
 
 #: mtlens metric -> (the package's metric, factor from mtlens's scale to the paper's)
 _FIXED = {"bleu": ("bleu", 1.0), "chrf": ("chrf", 1.0)}

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..core.errors import InputError
-from ..core.sources import COMET, FAMILIES, HUMAN, JUDGE, LEARNED, METRICX, SURFACE, source_of
+from ..scores.sources import COMET, FAMILIES, HUMAN, JUDGE, LEARNED, METRICX, SURFACE, source_of
 
 #: the families of trained neural metrics: tuning on one of them inflates all of them (Kovacs et al. 2024)
 NEURAL = frozenset({COMET, METRICX, LEARNED})
@@ -35,7 +35,7 @@ _ALIASES = {
 
 def family_of(metric: str) -> str:
     """The family of a metric by its name as ``--metrics`` writes it (``chrf``, ``comet:NAME``, ``judge:NAME``, an
-    imported file's ``cometkiwi-xl``...): its source's (:func:`mtlens.core.sources.source_of`)."""
+    imported file's ``cometkiwi-xl``...): its source's (:func:`mtlens.scores.sources.source_of`)."""
     return source_of(metric).family
 
 

@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..core.errors import InputError
-from ..runtime.scoring import MetricResult
+from ..scores.results import MetricResult
 from .agreement import human_agreement
 from .families import family_of, held_out_text, tainted, tuned_text
 from .policy import ALPHA, MIN_TEST_LINES, SEED, check_alpha, default_resamples

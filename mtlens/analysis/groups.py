@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core.corpus import Corpus
 from ..core.errors import InputError
-from ..runtime.scoring import MetricResult
+from ..scores.results import MetricResult
 
 #: the group of lines whose document names no domain
 NO_LABEL = "(no domain)"

@@ -23,7 +23,7 @@ import numpy as np
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..readers.lines import decode_lines
-from ..runtime.scoring import MetricResult
+from ..scores.results import MetricResult
 from .correlation import KINDS, bootstrap_ci, corr
 from .meta import acc_eq, pairwise_accuracy, perm_both, segment_matrix, soft_pairwise_accuracy
 from .policy import ALPHA, CI_RESAMPLES, SEED

@@ -24,7 +24,7 @@ from ..core.corpus import Corpus
 from ..core.ngrams import ngram_counts
 from ..core.options import DEFAULTS, Options
 from ..metrics import BLEU
-from ..runtime.scoring import MetricResult
+from ..scores.results import MetricResult
 from .policy import ALPHA, MIN_TEST_LINES, P_DEFINITIONS, SEED, default_resamples
 from .resampling import paired_bootstrap_p
 from .significance import holm

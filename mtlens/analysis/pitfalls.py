@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..core.sources import MODEL, SLIDE, source_of
+from ..scores.sources import MODEL, SLIDE, source_of
 from .families import COMET, family_of
 from .langid_model import identifier
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import InputError
-from ..runtime.scoring import MetricResult
+from ..scores.results import MetricResult
 from .policy import DEFAULT_SAMPLES, MAX_DRAWS, MIN_TEST_LINES, SEED, check_test_settings
 
 #: cells of one chunk's arrays: resamples x segments (the draw counts) and resamples x systems' statistics (the

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.corpus import Corpus
-from ..runtime.scoring import MetricResult
+from ..scores.results import MetricResult
 
 SORTS_ONE = ("line order", "score A ascending", "score A descending")
 SORTS_TWO = (*SORTS_ONE, "largest |B - A|", "B better than A first", "A better than B first")

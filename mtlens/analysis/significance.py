@@ -35,7 +35,7 @@ from itertools import combinations
 import numpy as np
 
 from ..core.errors import InputError
-from ..runtime.scoring import MetricResult
+from ..scores.results import MetricResult
 from ..version import __version__
 from .policy import (
     ALPHA,

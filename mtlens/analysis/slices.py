@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.corpus import Corpus
 from ..core.errors import InputError
-from ..runtime.scoring import MetricResult
+from ..scores.results import MetricResult
 from .groups import group_lines, labels_for
 from .pairwise import bucket_label, tested_rows
 from .policy import ALPHA, MIN_TEST_LINES, P_DEFINITIONS, SEED

@@ -6,7 +6,7 @@ import io
 import re
 from collections.abc import Mapping
 
-from ..runtime.scoring import MetricResult
+from ..scores.results import MetricResult
 from .tables import (
     ranked,
 )

@@ -17,7 +17,7 @@ from ..analysis.pitfalls import neural_names
 from ..analysis.policy import MIN_TEST_LINES
 from ..analysis.significance import Comparison
 from ..core.corpus import Corpus
-from ..runtime.scoring import MetricResult
+from ..scores.results import MetricResult
 from ..version import __version__
 from .figures import describe_figure, safe_figure
 from .numbers import ERROR_BAR_COLOUR, decimals, direction_note, shown

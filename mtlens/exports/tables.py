@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..metrics import REGISTRY
-from ..runtime.scoring import MetricResult
+from ..scores.results import MetricResult
 from .numbers import counted, decimals, shown
 
 

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from ..core.errors import InputError
-from ..core.sources import JUDGE_PREFIX
+from ..scores.sources import JUDGE_PREFIX
 from . import gemba
 from .client import Stopped, chat, new_client
 from .registry import Judge, registered, whole_tokens
@@ -226,13 +226,13 @@ def run_summary(judge: Judge, tally: Tally) -> str:
 
 def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, cached_only: bool = False):
     """``(scores, tally)``: the judge's scores of every system's lines as a metric
-    (:class:`mtlens.readers.scores.ImportedScores` named ``judge:NAME``, its errors placed as spans) and what the
+    (:class:`mtlens.scores.results.ImportedScores` named ``judge:NAME``, its errors placed as spans) and what the
     run did (:class:`Tally`); ``cached_only``: None unless every answer is cached already (what a page offers
     without asking anything). ``should_stop()``, asked before each request, ends the run with
     :class:`Stopped` (the answers received are saved)."""
     import numpy as np
 
-    from ..readers.scores import ImportedScores
+    from ..scores.results import ImportedScores
 
     pairs = _pairs(judge, corpus) if corpus.source is not None else None  # once, for the probe and the plan
     if cached_only and pairs is not None and surely_unfinished(store, judge, corpus, pairs):

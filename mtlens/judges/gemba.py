@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import InputError
-from ..core.spans import Span, place_quote
+from ..scores.spans import Span, place_quote
 
 PROTOCOLS = ("gemba-mqm", "gemba-esa")
 #: the version of the prompts and parsing: part of every cached answer's key (a change asks again)
@@ -213,7 +213,7 @@ def _digits(text: str) -> int | None:
 
 def place(errors, line: str) -> tuple[list[tuple[int, int, Span]], int]:
     """Each error's quoted text placed in the translation as character offsets ``[start, end)`` (the one rule,
-    :func:`mtlens.core.spans.place_quote`: its first occurrence not taken by an earlier error of the answer, else its
+    :func:`mtlens.scores.spans.place_quote`: its first occurrence not taken by an earlier error of the answer, else its
     first); an error that quotes nothing or text not in the line is kept and counted as unplaced."""
     placed, unplaced, taken = [], 0, set()
     for e in errors:

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from ..core.errors import InputError
 from ..core.names import clean_name
-from ..core.sources import JUDGE_PREFIX
+from ..scores.sources import JUDGE_PREFIX
 from . import gemba
 from .client import Endpoint
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import InputError
-from ..core.sources import COMET_PREFIX, METRICX_PREFIX, METRICX_QE_PREFIX, source_of
+from ..scores.sources import COMET_PREFIX, METRICX_PREFIX, METRICX_QE_PREFIX, source_of
 from .environment import (
     HOW_TO_ENABLE,
     available,

@@ -177,7 +177,7 @@ def work_size(items: Sequence[dict]) -> int:
 
 
 def cached_scores(store, model: Model, corpus: Corpus, how: str | None = None):
-    """The model's scores for the corpus as a metric (an :class:`~mtlens.readers.scores.ImportedScores`), or
+    """The model's scores for the corpus as a metric (an :class:`~mtlens.scores.results.ImportedScores`), or
     None while any segment is unscored (in the mode ``how``). With several references (a reference-based model),
     each segment's score is the mean of its scores against each reference (the COMET maintainers' advice; the
     maximum with ``MTLENS_NEURAL_REFS=max``), xCOMET's spans those against the first reference, and the signature
@@ -198,7 +198,7 @@ def cached_scores(store, model: Model, corpus: Corpus, how: str | None = None):
 
 def _cached_one(store, model: Model, corpus: Corpus, how: str | None = None):
     from ..readers.model_spans import SpanTally
-    from ..readers.scores import ImportedScores
+    from ..scores.results import ImportedScores
 
     how = how or mode()
     keyed = keys_of(model, corpus, how)

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.corpus import Corpus
 from ..core.errors import InputError
-from ..core.sources import SLIDE_PREFIX
+from ..scores.sources import SLIDE_PREFIX
 from .models import get_model
 
 PREFIX = SLIDE_PREFIX
@@ -88,7 +88,7 @@ def window_corpus(corpus: Corpus, w: int, s: int) -> tuple[Corpus, list[tuple[in
 
 
 def slide_scores(store, corpus: Corpus, item: str, progress=None, cached_only: bool = False):
-    """``slide:NAME``'s scores of the corpus (an :class:`mtlens.readers.scores.ImportedScores`): the windows scored
+    """``slide:NAME``'s scores of the corpus (an :class:`mtlens.scores.results.ImportedScores`): the windows scored
     by the registered reference-free model NAME (only what its cache lacks), or None with ``cached_only`` while a
     window is unscored."""
     from .compute import scores_for

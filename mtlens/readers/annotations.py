@@ -4,7 +4,7 @@ the file) or mt-metrics-eval's ``.seg.rating`` (read here: it annotates a set's 
 from __future__ import annotations
 
 from ..core.errors import InputError
-from ..core.spans import Span
+from ..scores.spans import Span
 from .lines import decode_lines
 from .mqm import MAX_ROWS, SEVERITIES, Annotations, MQMSegment, Problems, read_mqm_tsv
 

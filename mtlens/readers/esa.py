@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 from ..core.errors import InputError
 from ..core.limits import load_json
-from ..core.spans import Span
+from ..scores.spans import Span
 from .lines import decode_lines
 
 #: ISO 639-3 codes Appraise writes, as the two-letter codes of a set's language pair

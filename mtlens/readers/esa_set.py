@@ -146,7 +146,7 @@ def esa_metric(files: Sequence[ESARatings], corpus, aggregate: str = "domains"):
     on the lines (omissions have no place: they are counted in the notes)."""
     import numpy as np
 
-    from .scores import ImportedScores
+    from ..scores.results import ImportedScores
 
     if aggregate not in ("domains", "segments"):
         raise InputError(f"the ESA system score is the mean of 'domains' or of 'segments', not '{aggregate}'")

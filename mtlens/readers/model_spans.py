@@ -1,12 +1,12 @@
 """A model's error spans placed in the lines they mark (xCOMET's, computed in place or read from comet-score's
 JSON): the one rule for both (docs/decisions.md, "xCOMET spans"), on the package's one span
-(:class:`mtlens.core.spans.Span`) and its one rule for quoted text."""
+(:class:`mtlens.scores.spans.Span`) and its one rule for quoted text."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..core.spans import Span, place_quote
+from ..scores.spans import Span, place_quote
 
 
 def place_span(e, mt: str, line: str | None = None) -> tuple[Span | None, int]:
@@ -16,7 +16,7 @@ def place_span(e, mt: str, line: str | None = None) -> tuple[Span | None, int]:
     COMET's offsets are into ``mt``, the line as the model read it (stripped by comet-score); some fall on
     the sentence-start token or a leading space (COMET issue #179), so the span's ``text`` decides: at its
     offsets it is kept there; elsewhere it is looked for near them, then anywhere in ``mt``
-    (:func:`mtlens.core.spans.place_quote`) (repaired, second value 1); not found, the span is dropped (None). A span without
+    (:func:`mtlens.scores.spans.place_quote`) (repaired, second value 1); not found, the span is dropped (None). A span without
     text keeps offsets inside ``mt``. The placed offsets are into ``line`` (the text as uploaded: its
     leading white space added back)."""
     try:

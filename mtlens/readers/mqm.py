@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..core.errors import InputError
-from ..core.spans import Span
+from ..scores.spans import Span
 from .lines import decode_lines
 
 SEVERITIES = ("critical", "major", "minor", "neutral", "no-error")
@@ -333,7 +333,7 @@ def mqm_metric(ann: Annotations, corpus, weights: Mapping | None = None):
     an unrated segment has no score)."""
     import numpy as np
 
-    from .scores import ImportedScores
+    from ..scores.results import ImportedScores
 
     check_against(ann, corpus)
     scores = {

@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -31,53 +30,14 @@ import numpy as np
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.limits import load_json
-from ..core.sources import METRICX, source_of
-from ..core.spans import Span
 from ..metrics import REGISTRY
 from ..metrics.base import Metric, Signature
+from ..scores.results import ImportedScores
+from ..scores.sources import METRICX, source_of
+from ..scores.spans import Span
 from .lines import decode_lines
 from .model_spans import SpanTally
 from .testset import stem
-
-
-@dataclass(frozen=True)
-class ImportedScores:
-    """One metric's segment scores from a file.
-
-    Attributes:
-        name: the metric's name (``comet``, ``metricx``, ``xcomet``...).
-        higher_is_better: False for MetricX (an error score).
-        scores: system -> one float per line.
-        source: the file it came from.
-        spans: system -> per line, xCOMET error spans (empty when the file has none).
-        notes: what was done with the file (ignored systems, repaired offsets).
-        model: for scores mtlens computed with a registered checkpoint (:mod:`mtlens.neural.models`), the
-            signature's model fields (name, digest, kind); empty for a file.
-        weights: system -> a weight per line, for a system score that is not the plain mean of the scored
-            lines (ESA's mean of per-domain means: :func:`mtlens.readers.esa_set.domain_weights`); None: the mean.
-        mean: what the system score is the mean of, for the signature (``segments`` or ``domains``).
-        categories: system -> ``(category, severity)`` -> the errors named there, placed or not (an LLM judge's);
-            empty for a source without categories.
-        rated: system -> the lines whose errors ``categories`` counts.
-        usage: system -> what its scores cost where a paid model made them (an LLM judge's ``prompt_tokens``,
-            ``completion_tokens``, ``cost_usd``: None without prices); the score tables and JSON show it.
-        reference_scores: reference -> its segment scores, where a reference-free metric scored the references as
-            systems (an LLM judge's): what tells whether the reference is the problem.
-    """
-
-    name: str
-    higher_is_better: bool
-    scores: dict[str, np.ndarray]
-    source: str
-    spans: dict[str, list[list[Span]]] = field(default_factory=dict, repr=False)
-    notes: tuple[str, ...] = ()
-    model: tuple[tuple[str, str], ...] = ()
-    weights: dict[str, np.ndarray] | None = field(default=None, repr=False)
-    mean: str = "segments"
-    categories: dict[str, dict[tuple[str, str], int]] = field(default_factory=dict, repr=False)
-    rated: dict[str, int] = field(default_factory=dict, repr=False)
-    usage: dict[str, dict] = field(default_factory=dict, repr=False)
-    reference_scores: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
 
 class ImportedMetric(Metric):

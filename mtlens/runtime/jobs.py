@@ -24,14 +24,14 @@ import threading
 import time
 
 from ..core.errors import InputError
-from ..core.jobs import ACTIVE, Progress, duration_text, metric_of
-from ..core.sources import source_of
 from ..judges import compute as judge_compute
 from ..judges import registry as judge_registry
 from ..neural import compute as neural_compute
 from ..neural import environment as neural_env
 from ..neural import models as neural
 from ..neural import segments as neural_segments
+from ..scores.progress import ACTIVE, Progress, duration_text, metric_of
+from ..scores.sources import source_of
 
 #: seconds without a heartbeat after which a running job is taken for dead
 STALE = 30.0

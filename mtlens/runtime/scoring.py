@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -12,35 +11,9 @@ from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.options import DEFAULTS, Options
 from ..metrics import Metric, Signature, make_metric, parse_names, stats_key
-from ..readers.scores import ImportedMetric, ImportedScores
+from ..readers.scores import ImportedMetric
+from ..scores.results import ImportedScores, MetricResult
 from .engine import statistics_many
-
-
-@dataclass(frozen=True)
-class MetricResult:
-    """One metric's results for every system of a corpus.
-
-    Attributes:
-        metric: the metric's name (``bleu``, ``chrf``, ...).
-        signature: its reproducibility signature.
-        higher_is_better: False for error rates.
-        stats: system -> per-segment statistics, shape (n_lines, n_stats).
-        scores: system -> corpus score (0-100).
-        details: system -> numbers behind the score (precisions, brevity penalty, ...).
-        scorer: the :class:`Metric` object (for sentence scores and resampling).
-    """
-
-    metric: str
-    signature: str
-    higher_is_better: bool
-    stats: dict[str, np.ndarray]
-    scores: dict[str, float]
-    details: dict[str, dict]
-    scorer: Metric = field(repr=False)
-
-    def sentence_scores(self, system: str) -> np.ndarray:
-        """One score per line of ``system`` (BLEU-family scores use effective order)."""
-        return self.scorer.sentence_scores(self.stats[system])
 
 
 def parse_metric_list(text: str | Sequence[str]) -> list[str]:
@@ -174,7 +147,7 @@ def score_set(
 
 
 def result_for(corpus: Corpus, scores: ImportedScores):
-    """The :class:`~mtlens.runtime.scoring.MetricResult` of imported scores (every system of the corpus)."""
+    """The :class:`~mtlens.scores.results.MetricResult` of imported scores (every system of the corpus)."""
     metric = ImportedMetric(scores)
     result = result_from_stats(corpus, metric, {s: metric.stats_for(s) for s in corpus.system_names})
     for s, used in scores.usage.items():  # what a judge's scores cost, beside the numbers behind them

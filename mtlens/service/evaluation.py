@@ -19,8 +19,8 @@ from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.language import Language, language_defaults, with_language
 from ..core.options import DEFAULTS, Options
-from ..core.sources import JUDGE_KIND, source_of
 from ..readers.testset import with_warnings
+from ..scores.sources import JUDGE_KIND, source_of
 
 if TYPE_CHECKING:
     from ..readers.esa import ESARatings
@@ -173,7 +173,7 @@ def file_metrics(
     """The set's metrics that are read, not computed here, in this order: its imported score files, then
     ``extra_scores`` (``(name, bytes)``: the command line's ``--scores``), its annotations' MQM (with
     ``mqm_weights``) and the cached scores of its neural models ``neural`` (:func:`finished_neural`); each
-    an :class:`mtlens.readers.scores.ImportedScores`, a name taken once (the first)."""
+    an :class:`mtlens.scores.results.ImportedScores`, a name taken once (the first)."""
     from ..neural.compute import offered_scores
     from ..neural.models import get_model
     from ..readers.scores import read_score_files

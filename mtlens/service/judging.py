@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from ..core.errors import InputError
-from ..core.sources import JUDGE_KIND, source_of
 from ..judges.compute import PREFIX, judge_scores
 from ..judges.registry import Judge, get_judge, identity
+from ..scores.sources import JUDGE_KIND, source_of
 from .rights import require_job  # the judges' right (mtlens.service.rights)
 
 __all__ = [
@@ -24,7 +24,7 @@ __all__ = [
 
 
 def error_categories(metric, systems) -> list[dict]:
-    """The errors a judge's metric (:class:`mtlens.readers.scores.ImportedScores` with ``categories``) named in
+    """The errors a judge's metric (:class:`mtlens.scores.results.ImportedScores` with ``categories``) named in
     ``systems``' lines, by category and severity, side by side (:func:`mtlens.analysis.mqm_summary.category_table`)."""
     from ..analysis.mqm_summary import category_table
 

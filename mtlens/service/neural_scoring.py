@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 from ..core.errors import InputError
-from ..core.jobs import Progress, duration_text
 from ..neural.environment import HOW_TO_ENABLE_SENTENCE, available, check_ray, ray_address, where_it_runs
 from ..neural.models import EXACT, MODE_ENV, get_model, models
+from ..scores.progress import Progress, duration_text
 from .rights import is_judge_job, require_job
 
 __all__ = [

@@ -27,7 +27,7 @@ from ..core.options import DEFAULTS, OPTION_PARAM, SPECS, read_link
 from ..exports import tables as report
 from ..exports.numbers import column_decimals, direction_note
 from ..metrics import REGISTRY
-from ..runtime.scoring import MetricResult
+from ..scores.results import MetricResult
 from .comparisons import can_test
 
 __all__ = [

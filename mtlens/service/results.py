@@ -10,7 +10,6 @@ from __future__ import annotations
 from ..analysis.pitfalls import neural_names
 from ..core.corpus import Corpus
 from ..core.errors import InputError
-from ..core.sources import JUDGE_KIND, SLIDE, source_of
 from ..metrics import (
     REGISTRY,
     make_metric,
@@ -24,7 +23,9 @@ from ..metrics import (
     label as metric_label,
 )
 from ..runtime import engine, kernels
-from ..runtime.scoring import MetricResult, parse_metric_list, result_for, score, score_saved_many, score_set
+from ..runtime.scoring import parse_metric_list, result_for, score, score_saved_many, score_set
+from ..scores.results import MetricResult
+from ..scores.sources import JUDGE_KIND, SLIDE, source_of
 
 __all__ = [
     "REGISTRY",

@@ -14,7 +14,7 @@ member, a link reader: :class:`mtlens.core.access.Visitor`). Each right is table
 from __future__ import annotations
 
 from ..core.errors import InputError
-from ..core.sources import JUDGE_PREFIX
+from ..scores.sources import JUDGE_PREFIX
 
 __all__ = ["is_judge_job", "is_operator", "may_run_jobs", "may_start", "require_job", "require_operator"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..core.errors import InputError
-from ..core.jobs import Progress
+from ..scores.progress import Progress
 from ..service import judging, rights
 from ..service import neural_scoring as jobs
 from ..service import neural_scoring as neural

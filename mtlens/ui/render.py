@@ -217,7 +217,7 @@ def mqm_line(text: str, errors) -> str:
     errors is one span, coloured by the most severe of them (``mtl-err-major``...), its title naming each
     error's severity, category, rater and comment. Escaped throughout.
 
-    >>> from mtlens.core.spans import Span
+    >>> from mtlens.scores.spans import Span
     >>> mqm_line("a <b> c", [Span(2, 5, "Major", "Fluency/Grammar", by="r1")])
     '<div class="mtl-line">a <span class="mtl-tok mtl-mqm mtl-err-major" title="Major Fluency/Grammar (r1)">&lt;b&gt;</span> c</div>'
     """

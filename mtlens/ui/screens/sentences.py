@@ -11,7 +11,7 @@ import streamlit as st
 from ...analysis.correlation import pearson
 from ...analysis.sentences import sentence_table, sort_options
 from ...core.errors import InputError
-from ...core.sources import JUDGE_KIND, source_of
+from ...scores.sources import JUDGE_KIND, source_of
 from ...service.analyses import line_evidence, tbleu_rows
 from .. import annotated, cached, documents, export, links, render, views
 from ..widgets import open_screen
