@@ -39,6 +39,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..core.amounts import percent_change, usd
 from ..core.errors import InputError
 from ..scores.results import MetricResult
 from .agreement import human_agreement
@@ -300,15 +301,21 @@ def check_cost_clause(costs, max_cost_increase: float, baseline: str, candidate:
 
 
 def cost_sentence(cost: dict) -> str:
-    """The cost clause's sentence when the candidate is too costly (a free baseline has no percentage: said in words)."""
-    said = f"(US$ {cost['candidate']:.4f} vs {cost['baseline']:.4f})"
+    """The cost clause's sentence: within the allowance, or too costly (a free baseline has no percentage: said in
+    words). Money and percentages as :mod:`mtlens.core.amounts` writes them."""
+    if not cost["exceeded"]:
+        return (
+            f"the candidate costs {percent_change(cost['increase_pct'])} against the baseline (at most "
+            f"{cost['max_increase_pct']:g}% allowed)"
+        )
+    said = f"({usd(cost['candidate'])} vs {usd(cost['baseline'])})"
     if cost["baseline"] == 0:
         return (
-            f"the baseline costs nothing and the candidate costs US$ {cost['candidate']:.4f}: no percentage of nothing "
+            f"the baseline costs nothing and the candidate costs {usd(cost['candidate'])}: no percentage of nothing "
             f"allows it (at most {cost['max_increase_pct']:g}% more allowed)"
         )
     return (
-        f"the candidate costs {cost['increase_pct']:+.1f}% against the baseline {said}, more than the "
+        f"the candidate costs {percent_change(cost['increase_pct'])} against the baseline {said}, more than the "
         f"{cost['max_increase_pct']:g}% allowed"
     )
 

@@ -78,32 +78,17 @@ def document_scores(ann: Annotations, weights=None) -> list[dict]:
 
 
 def rater_agreement(ann: Annotations, weights=None) -> list[dict]:
-    """Pairwise agreement of raters on the (system, segment) pairs both rated."""
+    """Pairwise agreement of raters on the (system, segment) pairs both rated (:func:`mtlens.analysis.raters.pairwise`,
+    on each rater's MQM score of each segment)."""
     from ..readers.mqm import GOOGLE_WEIGHTS
+    from .raters import pairwise
 
     weights = GOOGLE_WEIGHTS if weights is None else weights
     per_rater: dict[str, dict] = defaultdict(dict)
     for key, seg in ann.segments.items():
         for r in seg.raters:
             per_rater[r][key] = -sum(error_weight(e, weights) for e in seg.errors if e.by == r)
-    raters = sorted(per_rater)
-    out = []
-    for i, a in enumerate(raters):
-        for b in raters[i + 1 :]:
-            shared = sorted(set(per_rater[a]) & set(per_rater[b]))
-            x = np.array([per_rater[a][k] for k in shared])
-            y = np.array([per_rater[b][k] for k in shared])
-            enough = len(shared) >= 3 and x.std() > 0 and y.std() > 0
-            out.append(
-                {
-                    "rater A": a,
-                    "rater B": b,
-                    "shared ratings": len(shared),
-                    "pearson": float(np.corrcoef(x, y)[0, 1]) if enough else None,
-                    "same score": float(np.mean(x == y)) if len(shared) >= 3 else None,
-                }
-            )
-    return out
+    return pairwise(per_rater)
 
 
 def disagreements(ann: Annotations, system: str, metric_scores, weights=None, top: int = 20) -> list[dict]:

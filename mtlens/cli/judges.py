@@ -62,7 +62,7 @@ def _line(p) -> str:
 
 
 def run_judges(args: argparse.Namespace) -> str:
-    from ..service import judging
+    from ..service import jobs, judging
 
     room = workspace(args)
     target = room.store
@@ -85,11 +85,11 @@ def run_judges(args: argparse.Namespace) -> str:
         judge = room.judge(args.name)
         name = judge.name
         if args.action == "cancel":
-            judging.cancel_named(target, args.set, name)
-            return "".join(_line(p) + "\n" for p in judging.status(target, args.set) if p.metric == judge.metric)
+            jobs.cancel_named(target, args.set, name)
+            return "".join(_line(p) + "\n" for p in jobs.status_for(target, args.set) if p.metric == judge.metric)
         if args.background:
-            return _line(judging.start_job(target, args.set, name)) + "\n"
-        p = judging.run_job(target, args.set, name, say=say)
+            return _line(jobs.start_job(target, args.set, judge.metric)) + "\n"
+        p = jobs.run_job(target, args.set, judge.metric, say=say)
         out = _line(p) + "\n"
         if p.state != "done":  # failed or cancelled: exit 1 (issue 58, G8), the reason on the line
             raise Exit(out, 1)
@@ -99,8 +99,8 @@ def run_judges(args: argparse.Namespace) -> str:
             raise Exit(out + f"judge:{name}: {said} no score\n", 1)
         return out
     if args.action == "status":
-        jobs = judging.status(target, args.set)
-        return "".join(_line(p) + "\n" for p in jobs) or "no judge job on this set\n"
+        found = [p for p in jobs.status_for(target, args.set) if p.judge]
+        return "".join(_line(p) + "\n" for p in found) or "no judge job on this set\n"
     rows = [
         f"judge:{j.name}\t{j.protocol}\t{shown(j.model, 200)}\t{shown(redact(j.url), 300)}\tsamples {j.samples}"
         f"\tconcurrency {j.concurrency}" + ("\treferences too" if j.score_references else "")

@@ -47,15 +47,18 @@ def run_ratings(args: argparse.Namespace) -> str:
     if args.format == "json":
         return dumps(doc) + "\n"
     lines = [f"ESA ratings of {doc['language_pair']} ({', '.join(doc['files'])}); a system's score: {doc['mean']}", ""]
+    from ..exports.numbers import ABSENT, UNIT_DECIMALS, decimals, share, shown
+
     width = max(len(r["system"]) for r in doc["systems"])
+    places = decimals("esa", [r["score"] for r in doc["systems"]])  # the decimals rule: 0-100 scores, 2 places
     lines.append(f"{'system':<{width}}  {'ESA':>6}  segments")
     for r in doc["systems"]:
         ref = "  (the reference, rated as a system)" if r["reference"] else ""
-        lines.append(f"{r['system']:<{width}}  {r['score']:6.2f}  {r['segments']:>8,}{ref}")
+        lines.append(f"{r['system']:<{width}}  {shown(r['score'], places):>6}  {r['segments']:>8,}{ref}")
     lines += ["", "raters: items, attention checks passed (a damaged copy scored lower than its original), agreement r"]
     for q in doc["raters"]:
-        rate = "-" if q["pass_rate"] is None else f"{q['passed']}/{q['attention_checks']} ({q['pass_rate']:.0%})"
-        r_ = "-" if q["agreement_r"] is None else f"{q['agreement_r']:.2f}"
+        rate = ABSENT if q["pass_rate"] is None else f"{q['passed']}/{q['attention_checks']} ({share(q['pass_rate'])})"
+        r_ = shown(q["agreement_r"], UNIT_DECIMALS)
         out = " (excluded)" if q["excluded"] else ""
         lines.append(f"  {q['rater']}: {q['items']:,} items, checks {rate}, agreement {r_}{out}")
     lines += [f"note: {n}" for n in doc["notes"]]

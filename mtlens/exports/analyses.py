@@ -3,13 +3,12 @@ and two systems side by side (``--pair``), with the pages' decimals."""
 
 from __future__ import annotations
 
-import math
-
 from .numbers import UNIT_DECIMALS, decimals, shown
 
 
-def _f(x, digits=3) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{digits}f}"
+def _f(x) -> str:
+    """A statistic (a correlation, kappa, a share) as the decimals rule shows it."""
+    return shown(x, UNIT_DECIMALS)
 
 
 def analysis_to_table(doc: dict) -> str:
@@ -31,7 +30,8 @@ def analysis_to_table(doc: dict) -> str:
     )
     for r in doc["ranking"]:
         out.append(
-            f"  {r['rank_w']:>2}. {r['system']:<24} {r['bleu_w']:6.2f}   rank {r['rank_c']:>2} by BLEU_c{m} {r['bleu_c']:6.2f}"
+            f"  {r['rank_w']:>2}. {r['system']:<24} {shown(r['bleu_w'], decimals('bleu')):>6}   rank {r['rank_c']:>2} by "
+            f"BLEU_c{m} {shown(r['bleu_c'], decimals('bleu-c')):>6}"
         )
     if "human_correlation" in doc:
         out.append("")
@@ -41,7 +41,7 @@ def analysis_to_table(doc: dict) -> str:
             cells = []
             for k in ("pearson", "spearman", "kendall"):
                 lo, hi = r[f"{k}_ci"]
-                cells.append(f"{_f(r[k])} [{_f(lo, 2)},{_f(hi, 2)}]")
+                cells.append(f"{_f(r[k])} [{_f(lo)},{_f(hi)}]")
             out.append(f"{r['metric']:<8} {r['level']:<8} {r['human']:<8} {r['n']:<6} " + "  ".join(cells))
         for key, names in doc.get("missing", {}).items():
             if names:
@@ -52,11 +52,11 @@ def analysis_to_table(doc: dict) -> str:
         sw = doc["tbleu_sweep"]
         out.append("")
         out.append("== tBLEU threshold sweep ==")
-        out.append("epsilon " + " ".join(f"{e:>6.2f}" for e in sw["epsilons"]))
+        out.append("epsilon " + " ".join(f"{e:>6.2f}" for e in sw["epsilons"]))  # the option's grid, in its steps
         for name, vals in sw["scores"].items():
-            out.append(f"{name[:7]:<7} " + " ".join(f"{v:6.2f}" for v in vals))
+            out.append(f"{name[:7]:<7} " + " ".join(f"{shown(v, decimals('tbleu')):>6}" for v in vals))
         for h, corr in sw["correlation"].items():
-            out.append(f"r({h[:5]}) " + " ".join(f"{_f(v, 2):>6}" for v in corr["pearson"]))
+            out.append(f"r({h[:5]}) " + " ".join(f"{_f(v):>6}" for v in corr["pearson"]))
     return "\n".join(out) + "\n"
 
 

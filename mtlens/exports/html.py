@@ -20,7 +20,7 @@ from ..core.corpus import Corpus
 from ..scores.results import MetricResult
 from ..version import __version__
 from .figures import describe_figure, safe_figure
-from .numbers import ERROR_BAR_COLOUR, decimals, direction_note, shown
+from .numbers import ERROR_BAR_COLOUR, decimals, direction_note, share, shown
 from .tables import best_first
 
 _CSS = """
@@ -92,7 +92,7 @@ def presentation_slides(
         if k + 1 < len(order):
             delta = r.scores[s] - r.scores[order[k + 1]]
             agree = human_agreement(metric, delta)
-            nxt = f"{delta:+.{d}f}", "-" if agree is None else f"{agree:.0%}"
+            nxt = f"{delta:+.{d}f}", share(agree)
         else:
             nxt = "", ""
         cut = k > 0 and cluster_of and cluster_of.get(s) != cluster_of.get(order[k - 1])

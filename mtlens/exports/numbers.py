@@ -11,12 +11,15 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from ..core.amounts import MONEY_DECIMALS
 from ..metrics import REGISTRY
 
 #: decimals of p-values, correlations, accuracies and other statistics between -1 and 1 (COMET's scores too)
 UNIT_DECIMALS = 3
 #: decimals of any other number without a rule (imported scores beyond 0-1, AutoRank, deltas of unknown metrics)
 OTHER_DECIMALS = 2
+#: decimals of a model's confidence in an error span it marks (xCOMET's), as a span's title says it
+CONFIDENCE_DECIMALS = 2
 
 
 def column_decimals(table, places: dict | None = None) -> dict:
@@ -40,11 +43,19 @@ def decimals(name: str, values: Iterable[float] = ()) -> int:
     ``name`` is a metric key or a column heading: a registered metric's own :attr:`Metric.decimals` (a
     heading "bleu 95% CI ±" or "delta bleu" counts as BLEU); p-values (a heading "p" or starting with "p "),
     and numbers that all lie between -1 and 1 (correlations, accuracies, COMET) get
-    :data:`UNIT_DECIMALS`; everything else :data:`OTHER_DECIMALS`.
+    :data:`UNIT_DECIMALS`; money (a heading that names a cost or US$) :data:`mtlens.core.amounts.MONEY_DECIMALS`; a
+    span's ``confidence`` :data:`CONFIDENCE_DECIMALS`; everything else :data:`OTHER_DECIMALS`.
 
     >>> decimals("chrf"), decimals("nist"), decimals("p (Holm)"), decimals("comet:wmt22", [0.81, 0.79])
     (1, 2, 3, 3)
+    >>> decimals("cost (US$)", [0.0042]), decimals("confidence", [0.8])
+    (4, 2)
     """
+    low = name.lower()
+    if "cost" in low or "us$" in low or "usd" in low:
+        return MONEY_DECIMALS
+    if low == "confidence":
+        return CONFIDENCE_DECIMALS
     words = name.replace("(", " ").split()
     for w in words:
         if w in REGISTRY:
@@ -85,6 +96,18 @@ def shown(value, places: int) -> str:
         return ABSENT if value is None else value
     v = float(value)
     return f"{v:.{places}f}" if math.isfinite(v) else ABSENT
+
+
+def share(value) -> str:
+    """A share as a whole percent (how often humans agree with a difference, a rater's pass rate, a test's power);
+    :data:`ABSENT` for None and NaN.
+
+    >>> share(0.8462), share(None)
+    ('85%', '-')
+    """
+    if value is None or not math.isfinite(float(value)):
+        return ABSENT
+    return f"{float(value):.0%}"
 
 
 def lower_is_better(metrics: Sequence[str]) -> list[str]:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
+from ..core.amounts import usd
 from ..core.errors import InputError
 from ..scores.sources import JUDGE_PREFIX
 from . import gemba
@@ -220,7 +221,7 @@ def run_summary(judge: Judge, tally: Tally) -> str:
         f"{PREFIX}{judge.name}: {tally.asked:,} requests (at most {tally.in_flight_peak} at once), {tally.cached:,} "
         f"answers from the cache, {tally.shared:,} segments sharing another's request; this run: "
         f"{tally.prompt_tokens:,} prompt and {tally.completion_tokens:,} completion tokens"
-        + (f", US$ {cost:.4f}" if cost is not None else "")
+        + (f", {usd(cost)}" if cost is not None else "")
     )
 
 
@@ -339,7 +340,7 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
     notes.append(
         f"{judge.name}: the answers behind these scores{' (the references included)' if judge.score_references else ''}"
         f", re-asks included: {prompt:,} prompt and {completion:,} completion tokens"
-        + (f", US$ {cost:.4f} at the judge's prices" if cost is not None else "")
+        + (f", {usd(cost)} at the judge's prices" if cost is not None else "")
         + " (what asking them cost, whichever run or judge of the same endpoint, model and protocol asked them: "
         "answers are shared through the cache)"
     )
@@ -347,7 +348,7 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
         cost_s = judge.cost(*tokens[s])
         notes.append(
             f"{judge.name}: {s}: {tokens[s][0]:,.0f} prompt and {tokens[s][1]:,.0f} completion tokens"
-            + (f", US$ {cost_s:.4f}" if cost_s is not None else "")
+            + (f", {usd(cost_s)}" if cost_s is not None else "")
         )
     model = (
         ("judge", judge.name),

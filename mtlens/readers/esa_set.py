@@ -1,6 +1,6 @@
 """A set's ESA ratings (issue 52): its rating files pooled (WMT's waves), every segment's and system's score as the
-publisher computes them, the raters' quality, the ``esa`` metric, and the raters a set leaves out. The files are read
-by :mod:`mtlens.readers.esa`."""
+publisher computes them, the ``esa`` metric, and the raters a set leaves out. The files are read by
+:mod:`mtlens.readers.esa`; the raters' quality is an analysis (:func:`mtlens.analysis.raters.rater_quality`)."""
 
 from __future__ import annotations
 
@@ -46,76 +46,6 @@ def system_score(scores: Sequence[float], domains: Sequence[str] | None) -> floa
     w = domain_weights(scores, domains)
     total = sum(w)
     return sum(x * y for x, y in zip(scores, w, strict=True) if y) / total if total else None
-
-
-#: raters of one item up to which the others' mean is summed item by item (beyond: the item's sum less the rater's)
-_SUMMED = 64
-
-
-def _others_mean(scores: dict[str, float], rater: str, total: float) -> float:
-    """The mean of the other raters' scores of an item: summed as they are for a usual item, from the item's sum for
-    one that thousands rated (linear work whatever a file holds)."""
-    if len(scores) <= _SUMMED:
-        rest = [v for k, v in scores.items() if k != rater]
-        return sum(rest) / len(rest)
-    return (total - scores[rater]) / (len(scores) - 1)
-
-
-def rater_quality(esa: ESARatings) -> list[dict]:
-    """Per rater: items rated; attention checks (a damaged copy of an item the rater also rated in its original:
-    passed when the damaged copy's score is lower than the original's), passed and the pass rate; repeated items
-    and the mean absolute difference between the two scores; agreement with the other raters (Pearson r of the
-    rater's scores with the mean of the others' on the items they share, at least 10 items)."""
-    import numpy as np
-
-    own = {(r.rater, r.system, r.line): r.score for r in esa.ratings}
-    by_item: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
-    for r in esa.ratings:
-        by_item[(r.system, r.line)][r.rater] = r.score
-    # one pass over each list, grouped by rater (issue 58, G1: every list was scanned once per rater: 117 CPU-seconds
-    # for a visitor's file of 500,000 rows and 83,334 raters)
-    items_of: dict[str, list] = defaultdict(list)
-    for key, scores in by_item.items():
-        for who in scores:
-            items_of[who].append(key)
-    controls_of: dict[str, list] = defaultdict(list)
-    for c in esa.controls:
-        controls_of[c.rater].append(c)
-    count = Counter(r.rater for r in esa.ratings)
-    total = {key: math.fsum(scores.values()) for key, scores in by_item.items() if len(scores) > _SUMMED}
-    out = []
-    raters = sorted(set(count) | set(controls_of))
-    for rater in raters:
-        checks = [c for c in controls_of[rater] if c.kind == "attention"]
-        judged = [(c.score, own[(rater, c.system, c.line)]) for c in checks if (rater, c.system, c.line) in own]
-        passed = sum(1 for bad, orig in judged if bad < orig)
-        dups = [c for c in controls_of[rater] if c.kind == "duplicate"]
-        dup_pairs = [(d.score, own[(rater, d.system, d.line)]) for d in dups if (rater, d.system, d.line) in own]
-        mine, others = [], []
-        for key in items_of[rater]:
-            scores = by_item[key]
-            if len(scores) > 1:
-                mine.append(scores[rater])
-                others.append(_others_mean(scores, rater, total.get(key, 0.0)))
-        agreement = None
-        if len(mine) >= 10 and np.std(mine) > 0 and np.std(others) > 0:
-            agreement = float(np.corrcoef(mine, others)[0, 1])
-        out.append(
-            {
-                "rater": rater,
-                "items": count[rater],
-                "attention_checks": len(judged),
-                "passed": passed,
-                "pass_rate": passed / len(judged) if judged else None,
-                "repeated_items": len(dup_pairs),
-                "repeat_mean_abs_difference": (
-                    float(np.mean([abs(a - b) for a, b in dup_pairs])) if dup_pairs else None
-                ),
-                "shared_items": len(mine),
-                "agreement_r": agreement,
-            }
-        )
-    return out
 
 
 def pooled(files: Sequence[ESARatings]) -> list[ESARating]:

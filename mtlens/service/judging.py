@@ -1,26 +1,15 @@
-"""LLM judges as the faces call them (issue 48): the operator's registry, and ``judge:NAME`` as a metric of a set
-(its answers asked once each and cached: :mod:`mtlens.judges.compute`)."""
+"""LLM judges as the faces call them (issue 48): ``judge:NAME`` as a metric of a set (its answers asked once each and
+cached: :mod:`mtlens.judges.compute`), its usage and the errors it named. The registry is the workspace's
+(:class:`mtlens.service.workspace.Workspace`), the jobs every scorer's (:mod:`mtlens.service.jobs`)."""
 
 from __future__ import annotations
 
 from ..core.errors import InputError
 from ..judges.compute import PREFIX, judge_scores
 from ..judges.registry import Judge, get_judge, identity
-from ..scores.sources import JUDGE_KIND, source_of
-from .rights import require_job  # the judges' right (mtlens.service.rights)
+from ..scores.sources import source_of
 
-__all__ = [
-    "Judge",
-    "cancel_job",
-    "cancel_named",
-    "error_categories",
-    "judge_metric",
-    "run_job",
-    "start_job",
-    "status",
-    "unscored_segments",
-    "usage_rows",
-]
+__all__ = ["Judge", "error_categories", "judge_metric", "unscored_segments", "usage_rows"]
 
 
 def error_categories(metric, systems) -> list[dict]:
@@ -41,38 +30,6 @@ def usage_rows(metric) -> list[dict]:
     ]  # fmt: skip
 
 
-def start_job(store, set_id: str, name: str, visitor=None):
-    """Start (or join) the set's job of ``judge:NAME`` in the background (:func:`mtlens.runtime.jobs.start`)."""
-    from ..runtime import jobs
-
-    require_job(store, set_id, visitor, "start")
-    return jobs.start(store, set_id, name if source_of(name).kind == JUDGE_KIND else PREFIX + name)
-
-
-def run_job(store, set_id: str, name: str, say=None):
-    """Run the set's job of ``judge:NAME`` here (the command line's, with progress sentences ``say``) and return
-    how it ended (:class:`mtlens.runtime.jobs.Progress`)."""
-    from ..runtime import jobs
-
-    metric = PREFIX + get_judge(store, name).name
-    jobs.run(store, set_id, metric, say=say)
-    return next(p for p in status(store, set_id) if p.metric == metric)
-
-
-def cancel_job(store, set_id: str, digest: str, visitor=None) -> None:
-    """Ask the set's running job of a judge (its identity ``digest``, as its progress has it) to stop, if ``visitor``
-    may (:func:`mtlens.service.rights.may_start`)."""
-    from ..runtime import jobs
-
-    require_job(store, set_id, visitor, "cancel")
-    jobs.cancel(store, set_id, digest)
-
-
-def cancel_named(store, set_id: str, name: str, visitor=None) -> None:
-    """:func:`cancel_job` of the registered judge ``name`` (``NAME`` or ``judge:NAME``)."""
-    cancel_job(store, set_id, identity(get_judge(store, source_of(name).registered or name)), visitor)
-
-
 def unscored_segments(store, set_id: str, name: str) -> int:
     """How many of a saved set's segments a judge's finished job left without a score (answers it could not read
     after its re-asks); 0 when every segment has one."""
@@ -84,13 +41,6 @@ def unscored_segments(store, set_id: str, name: str) -> int:
     if got is None:
         return 0
     return int(sum(np.isnan(v).sum() for v in got[0].scores.values()))
-
-
-def status(store, set_id: str) -> list:
-    """The set's judge jobs (:class:`mtlens.runtime.jobs.Progress`)."""
-    from ..runtime import jobs
-
-    return [p for p in jobs.status(store, set_id) if p.judge]
 
 
 def judge_metric(store, corpus, item: str, say=None, set_id: str | None = None):

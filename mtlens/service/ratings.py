@@ -15,7 +15,6 @@ from ..readers.esa import ESARatings, read_esa
 from ..readers.esa_set import (
     pooled,
     pooled_controls,
-    rater_quality,
     read_esa_files,
     segment_scores,
     split_annotations,
@@ -61,6 +60,8 @@ def esa_report(store, set_id: str, exclude: Sequence[str] = (), mean: str = "dom
 def esa_report_of(ev, exclude: Sequence[str] = (), mean: str = "domains", segments: bool = False) -> dict:
     """:func:`esa_report` of an evaluation (a saved set's, or a page's dataset); ``exclude``: raters left out of
     this report, besides those the set leaves out (:func:`leave_out`: every face follows those)."""
+    from ..analysis.raters import rater_quality  # scipy, only when a report is asked for
+
     if mean not in MEANS:
         raise InputError(f"--mean takes {' or '.join(MEANS)}, not '{mean}'")
     set_id = ev.set_id

@@ -9,8 +9,7 @@ import streamlit as st
 
 from ..core.errors import InputError
 from ..scores.progress import Progress
-from ..service import judging, rights
-from ..service import neural_scoring as jobs
+from ..service import jobs, rights
 from ..service import neural_scoring as neural
 from . import identity, render, state
 from .state import Dataset
@@ -74,7 +73,7 @@ def judges_panel(ds: Dataset) -> None:
         allowed = _may_run(ds, judge=True)
         if cols[1].button("Ask", key="judge_start", disabled=not allowed, use_container_width=True):
             try:
-                judging.start_job(state.store(), state.saved_id(ds), name, identity.visitor())
+                jobs.start_job(state.store(), state.saved_id(ds), jobs.judge_job(name), identity.visitor())
             except InputError as err:
                 st.error(render.md(str(err)))
         if not allowed:
@@ -136,9 +135,8 @@ def _show(ds: Dataset, judge: bool = False) -> bool:
         if p.active:
             st.progress(p.fraction, text=render.md(line))
             if _may_run(ds, judge) and st.button("Cancel", key=f"job_cancel_{p.digest[:16]}"):
-                cancel = judging.cancel_job if judge else jobs.cancel_job
                 try:
-                    cancel(state.store(), state.saved_id(ds), p.digest, identity.visitor())
+                    jobs.cancel_job(state.store(), state.saved_id(ds), p.digest, identity.visitor())
                 except InputError as err:
                     st.error(render.md(str(err)))
         elif p.state == "done":

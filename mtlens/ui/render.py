@@ -10,6 +10,7 @@ import re
 from html import escape
 
 from ..analysis.highlight import NgramMatches
+from ..exports.numbers import decimals, shown
 from ..service.analyses import TERAlignment
 
 COLORS = {
@@ -251,7 +252,9 @@ def error_spans(text: str, spans) -> str:
         out.append(escape(text[pos : sp.start]))
         sure = sp.confidence == sp.confidence  # a human's span has no confidence (NaN)
         said = ", ".join([sp.severity, *([sp.category] if getattr(sp, "category", "") else [])])
-        title = escape(f"{said}, confidence {sp.confidence:.2f}" if sure else said, quote=True)
+        title = escape(
+            f"{said}, confidence {shown(sp.confidence, decimals('confidence'))}" if sure else said, quote=True
+        )
         out.append(f'<span class="mtl-tok mtl-err-{sev}" title="{title}">{escape(text[sp.start : sp.end])}</span>')
         pos = sp.end
     out.append(escape(text[pos:]))

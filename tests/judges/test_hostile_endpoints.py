@@ -23,7 +23,7 @@ from mtlens.core.errors import InputError
 from mtlens.judges import client as judge_client
 from mtlens.judges import gemba
 from mtlens.judges.registry import identity
-from mtlens.service import judging
+from mtlens.service import jobs, judging
 from mtlens.service.workspace import Workspace
 from mtlens.storage.store import Store
 
@@ -67,13 +67,13 @@ def test_a_cancelled_job_on_a_dripping_endpoint_ends_within_seconds(tmp_path, mo
         stub.plan = ["drip"] * 1000
         judge = Workspace(store).add_judge(judging.Judge("drip", stub.url, "m", "gemba-mqm", concurrency=2))
         digest = identity(judge)
-        judging.start_job(store, set_id, "drip")
+        jobs.start_job(store, set_id, jobs.judge_job("drip"))
         end = time.time() + 60
         while len(stub.requests) < 2 and time.time() < end:  # both requests in flight, dripping
             time.sleep(0.05)
         assert len(stub.requests) >= 2
         asked = time.time()
-        judging.cancel_job(store, set_id, digest)
+        jobs.cancel_job(store, set_id, digest)
         job = _wait(store, set_id, digest, lambda j: j["state"] in ("cancelled", "failed", "done"), timeout=30)
         assert job["state"] == "cancelled" and time.time() - asked < 15, (job, time.time() - asked)
 

@@ -13,7 +13,7 @@ from mtlens.core.corpus import Corpus
 from mtlens.core.errors import InputError
 from mtlens.judges.compute import finished_judges, judge_scores
 from mtlens.judges.registry import identity
-from mtlens.service import judging, rights
+from mtlens.service import jobs, judging, rights
 from mtlens.service.workspace import Workspace
 from mtlens.storage.store import Store
 
@@ -50,15 +50,15 @@ def test_a_judge_job_runs_apart_is_cancelled_and_resumes_asking_nothing_twice(tm
             judging.Judge("j", stub.url, "m", "gemba-mqm", concurrency=2, price_in=1.0, price_out=1.0)
         )
         digest = identity(judge)
-        started = judging.start_job(store, set_id, "j")  # the operator (local mode: every visitor is one)
+        started = jobs.start_job(store, set_id, jobs.judge_job("j"))  # the operator (local mode: every visitor is one)
         assert started.digest == digest and started.judge and started.metric == "judge:j"
         _wait(store, set_id, digest, lambda j: j["state"] == "running" and j["done"] > 0)
-        judging.cancel_job(store, set_id, digest)
+        jobs.cancel_job(store, set_id, digest)
         job = _wait(store, set_id, digest, lambda j: j["state"] == "cancelled")
         first = len(stub.requests)
         assert 0 < first < 2 * N - 1, first
-        assert [p.state for p in judging.status(store, set_id)] == ["cancelled"]
-        judging.start_job(store, set_id, "j")  # resumes: only what is not saved is asked
+        assert [p.state for p in [p for p in jobs.status_for(store, set_id) if p.judge]] == ["cancelled"]
+        jobs.start_job(store, set_id, jobs.judge_job("j"))  # resumes: only what is not saved is asked
         job = _wait(store, set_id, digest, lambda j: j["state"] in ("done", "failed"), timeout=240)
         assert job["state"] == "done", job
         asked = [r["body"]["messages"][-1]["content"] for r in stub.requests]
@@ -71,7 +71,7 @@ def test_a_judge_job_runs_apart_is_cancelled_and_resumes_asking_nothing_twice(tm
     assert f"{100 * rest:,} prompt and {10 * rest:,} completion tokens, US$ {110 * rest / 1e6:.4f}" in job["message"]
     (offered,) = finished_judges(store, corpus)  # every page now offers it
     assert offered.name == "judge:j"
-    assert judging.start_job(store, set_id, "j").state == "done"  # nothing new: no process, no request
+    assert jobs.start_job(store, set_id, jobs.judge_job("j")).state == "done"  # nothing new: no process, no request
     assert len(stub.requests) == 2 * N - 1
 
 
@@ -84,7 +84,7 @@ def test_only_the_operator_or_an_administrator_starts_a_judge(tmp_path):
     assert rights.may_start(store, set_id, Visitor("admin", "admin", admin=True))
     assert not rights.may_start(store, set_id, owner)  # the set's owner, not the operator: it is not its money
     with pytest.raises(InputError, match="only the operator or an administrator"):
-        judging.start_job(store, set_id, "j", owner)
+        jobs.start_job(store, set_id, jobs.judge_job("j"), owner)
     assert store.jobs(set_id) == []
 
 
@@ -236,7 +236,6 @@ def test_no_path_lets_a_set_owner_spend_the_operators_judge(tmp_path, monkeypatc
     """Issue 58, G4: through the neural jobs' service path a set owner who is not the operator started an LLM judge
     job (6 requests reached the operator's endpoint). The judges' right is decided in the service whichever path
     asks: the neural jobs' start and cancel, and every face that names metrics (the gate, a history)."""
-    from mtlens.service import neural_scoring
     from mtlens.service.gate import gate_set
     from mtlens.service.runs import history
 
@@ -247,9 +246,9 @@ def test_no_path_lets_a_set_owner_spend_the_operators_judge(tmp_path, monkeypatc
     with Stub() as stub:
         judge = Workspace(store).add_judge(judging.Judge("j", stub.url, "m", "gemba-mqm"))
         with pytest.raises(InputError, match="only the operator or an administrator may start"):
-            neural_scoring.start_job(store, set_id, "judge:j", owner)
+            jobs.start_job(store, set_id, "judge:j", owner)
         with pytest.raises(InputError, match="only the operator or an administrator may cancel"):
-            neural_scoring.cancel_job(store, set_id, identity(judge), owner)
+            jobs.cancel_job(store, set_id, identity(judge), owner)
         for ask in (
             lambda: gate_set(store, set_id, "UEdin", "Online-W", metrics="judge:j", visitor=owner),
             lambda: history(store, set_id, None, "judge:j", None, visitor=owner),
@@ -268,7 +267,6 @@ def test_a_link_reader_never_reads_the_operators_paths_and_endpoints(tmp_path):
     """Issue 58, G12: in owners mode a link reader saw a checkpoint's server path in a failed MetricX job's sentence
     on Rankings. The jobs' sentences are the operator's and an administrator's whole; anyone else reads them without
     the operator's folders and endpoints (decided in the service the panel calls)."""
-    from mtlens.service import neural_scoring
 
     store = Store(tmp_path)
     reader = Visitor("browser:" + "d" * 32, "a link reader")
@@ -279,9 +277,9 @@ def test_a_link_reader_never_reads_the_operators_paths_and_endpoints(tmp_path):
             "http://10.1.2.3:8000/v1 did not answer")  # fmt: skip
     store.claim_job(set_id, "d" * 40, "metricx:xl", lambda job: False)
     store.update_job(set_id, "d" * 40, state="failed", message=said)
-    (whole,) = neural_scoring.status_for(store, set_id, None)
-    (admin,) = neural_scoring.status_for(store, set_id, Visitor("admin", "admin", admin=True))
-    (read,) = neural_scoring.status_for(store, set_id, reader)
+    (whole,) = jobs.status_for(store, set_id, None)
+    (admin,) = jobs.status_for(store, set_id, Visitor("admin", "admin", admin=True))
+    (read,) = jobs.status_for(store, set_id, reader)
     assert whole.message == admin.message == said
     assert "/srv" not in read.message and "10.1.2.3" not in read.message and "C:\\" not in read.message
     assert read.message.startswith("the MetricX checkpoint '(the operator's)' could not be loaded")

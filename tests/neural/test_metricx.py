@@ -394,3 +394,36 @@ def test_a_metricx_job_on_a_ray_cluster_equals_the_local_path(tiny_metricx, file
         scores[where] = neural_segments.cached_scores(store, model, corpus).scores
     for s in SYSTEMS:
         np.testing.assert_allclose(scores["ray"][s], scores["local"][s], rtol=RAY_RTOL, atol=0)
+
+
+def test_a_metricx_checkpoint_named_like_comet_is_metricx_and_every_scorer_has_one_set_of_verbs(
+    tiny_metricx, files, tmp_path
+):
+    """Issue 59: a registration's prefix is its declaration. A MetricX checkpoint registered as ``comet-distilled`` is
+    ``metricx:comet-distilled``, whose family in the gate's JSON is ``metricx`` (a family guessed from the word
+    "comet" in its name made it COMET's). Models and judges share their verbs: add, list, remove (delete kept)."""
+    mtlens("models", "add", "comet-distilled", str(tiny_metricx["tiny-metricx"]), data_dir=tmp_path)
+    proc = mtlens("gate", "--ref", str(files / "ref.txt"), "--src", str(files / "src.txt"), "--baseline",
+                  str(files / "HuaweiTSC.txt"), "--candidate", str(files / "Online-W.txt"), "--metrics",
+                  "metricx:comet-distilled,chrf", "--format", "json", data_dir=tmp_path, check=False)  # fmt: skip
+    assert proc.returncode in (0, 1), proc.stderr
+    families = {m["metric"]: m["family"] for m in json.loads(proc.stdout)["metrics"]}
+    assert families == {"metricx:comet-distilled": "metricx", "chrf": "surface"}
+    mtlens(
+        "judges",
+        "add",
+        "j",
+        "--url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "m",
+        "--protocol",
+        "gemba-mqm",
+        data_dir=tmp_path,
+    )
+    for group, verb, name in (("models", "remove", "comet-distilled"), ("judges", "delete", "j")):
+        assert mtlens(group, verb, name, data_dir=tmp_path).stdout == f"removed {name}\n"
+    assert "no model is registered" in mtlens("models", "list", data_dir=tmp_path).stdout
+    assert "no judge is registered" in mtlens("judges", "list", data_dir=tmp_path).stdout
+    mtlens("models", "add", "again", str(tiny_metricx["tiny-metricx"]), data_dir=tmp_path)
+    assert mtlens("models", "delete", "again", data_dir=tmp_path).stdout == "removed again\n"

@@ -14,11 +14,12 @@ import sys
 import pandas as pd
 import pytest
 
+from mtlens.analysis.raters import rater_quality
 from mtlens.cli import main
 from mtlens.core.corpus import Corpus
 from mtlens.core.errors import InputError
 from mtlens.readers.esa import is_esa, read_esa
-from mtlens.readers.esa_set import esa_metric, rater_quality
+from mtlens.readers.esa_set import esa_metric
 from mtlens.storage.store import Store
 
 from ..conftest import ROOT, SHARED

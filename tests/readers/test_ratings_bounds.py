@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mtlens.analysis.raters import rater_quality
 from mtlens.core.access import Visitor
 from mtlens.core.errors import InputError
 from mtlens.readers.esa import read_esa
-from mtlens.readers.esa_set import rater_quality
 from mtlens.service.evaluation import add_annotations, evaluate_annotations
 from mtlens.storage.store import Store
 

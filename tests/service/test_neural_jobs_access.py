@@ -11,7 +11,7 @@ import pytest
 from mtlens import Corpus
 from mtlens.core.access import Visitor
 from mtlens.core.errors import InputError
-from mtlens.service import neural_scoring, rights
+from mtlens.service import jobs, rights
 from mtlens.storage.store import Store
 
 OWNER = Visitor("browser:" + "a" * 32, "A")
@@ -36,14 +36,14 @@ def test_a_link_reader_cannot_cancel_the_owners_job(running):
     st, set_id = running
     assert not rights.may_run_jobs(st, set_id, READER)
     with pytest.raises(InputError, match="only the owner of this set can cancel its neural jobs"):
-        neural_scoring.cancel_job(st, set_id, DIGEST, READER)
+        jobs.cancel_job(st, set_id, DIGEST, READER)
     assert st.job(set_id, DIGEST)["state"] == "running"
 
 
 def test_a_link_reader_cannot_start_a_job_on_the_owners_set(running):
     st, set_id = running
     with pytest.raises(InputError, match="only the owner of this set can start its neural jobs"):
-        neural_scoring.start_job(st, set_id, "tiny", READER)
+        jobs.start_job(st, set_id, "tiny", READER)
     assert [j["model"] for j in st.jobs(set_id)] == ["tiny"]
 
 
@@ -51,5 +51,5 @@ def test_a_link_reader_cannot_start_a_job_on_the_owners_set(running):
 def test_the_owner_an_administrator_and_the_operator_may_cancel(running, who):
     st, set_id = running
     assert rights.may_run_jobs(st, set_id, who)
-    neural_scoring.cancel_job(st, set_id, DIGEST, who)
+    jobs.cancel_job(st, set_id, DIGEST, who)
     assert st.job(set_id, DIGEST)["state"] == "cancelling"

@@ -15,7 +15,7 @@ from mtlens.core.access import Visitor
 from mtlens.core.corpus import Corpus
 from mtlens.core.errors import InputError
 from mtlens.judges.registry import Judge
-from mtlens.service import judging, neural_scoring, rights
+from mtlens.service import jobs, rights
 from mtlens.service.workspace import Workspace
 from mtlens.storage.store import Store
 
@@ -60,11 +60,11 @@ def _refused(store, set_id, act: str, visitor) -> None:
         "remove a judge": lambda: ws.remove_judge("j"),
         "list the projects' members": ws.members,
         "grant a project": lambda: ws.grant("p", "browser:" + "c" * 32),
-        "start a judge's job": lambda: judging.start_job(store, set_id, "j", visitor),
-        "cancel a judge's job": lambda: judging.cancel_named(store, set_id, "judge:j", visitor),
-        "start a judge's job as a neural job": lambda: neural_scoring.start_job(store, set_id, "judge:j", visitor),
-        "start a model's job": lambda: neural_scoring.start_job(store, set_id, "m", visitor),
-        "cancel a model's job": lambda: neural_scoring.cancel_job(store, set_id, "0" * 64, visitor),
+        "start a judge's job": lambda: jobs.start_job(store, set_id, jobs.judge_job("j"), visitor),
+        "cancel a judge's job": lambda: jobs.cancel_named(store, set_id, "judge:j", visitor),
+        "start a judge's job as a neural job": lambda: jobs.start_job(store, set_id, "judge:j", visitor),
+        "start a model's job": lambda: jobs.start_job(store, set_id, "m", visitor),
+        "cancel a model's job": lambda: jobs.cancel_job(store, set_id, "0" * 64, visitor),
         "rename the set": lambda: ws.rename(set_id, "y"),
     }
     with pytest.raises(InputError, match="^only "):

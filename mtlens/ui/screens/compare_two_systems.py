@@ -12,6 +12,7 @@ from ...analysis import policy
 from ...analysis.policy import ALPHA, MIN_TEST_LINES, P_DEFINITIONS, test_wording
 from ...core.errors import InputError
 from ...core.options import Options
+from ...exports.numbers import share
 from ...service import judging
 from ...service.inputs import decode_lines
 from .. import cached, cached_pairs, documents, export, links, render, state, views
@@ -256,7 +257,7 @@ def agreement_sentence(metric: str, a: str, b: str, score_a: float, score_b: flo
     delta = score_b - score_a
     est = human_agreement(metric, delta)
     where = (
-        f"humans agree with a {metric} difference of this size on about {est:.0%} of system pairs (Kocmi et al. 2024)"
+        f"humans agree with a {metric} difference of this size on about {share(est)} of system pairs (Kocmi et al. 2024)"
         if est is not None
         else f"{metric} has no published fit of how often humans agree with its differences"
     )
@@ -301,5 +302,5 @@ def pair_power_sentence(ds: state.Dataset, metric: str, a: str, b: str, opts: Op
     verdict = "larger" if abs(delta) >= mdd else "smaller"
     return (
         f"With {ds.corpus.n_lines:,} lines this test set detects a difference of {mdd:.{places}f} or more between these "
-        f"two systems with {policy.POWER:.0%} power (paired bootstrap, alpha {ALPHA:g}); their difference, {delta:+.{places}f}, is {verdict}."
+        f"two systems with {share(policy.POWER)} power (paired bootstrap, alpha {ALPHA:g}); their difference, {delta:+.{places}f}, is {verdict}."
     )

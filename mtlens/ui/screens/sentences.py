@@ -11,6 +11,7 @@ import streamlit as st
 from ...analysis.correlation import pearson
 from ...analysis.sentences import sentence_table, sort_options
 from ...core.errors import InputError
+from ...exports import numbers
 from ...scores.sources import JUDGE_KIND, source_of
 from ...service.analyses import line_evidence, tbleu_rows
 from .. import annotated, cached, documents, export, links, render, views
@@ -119,7 +120,7 @@ def page() -> None:
         )
         scatter.update_layout(xaxis_title=metric, yaxis_title=other_metric, height=420, margin={"t": 20})
         export.chart(scatter, "sent_scatter", f"mtlens-{metric}-vs-{other_metric}")
-        st.caption(f"Pearson r over the lines: {pearson(score_a, other_scores):.3f}")
+        st.caption(f"Pearson r over the lines: {numbers.shown(pearson(score_a, other_scores), numbers.UNIT_DECIMALS)}")
     default_line = int(shown.iloc[0]["line"]) if len(shown) else 1
     # a domain or document is chosen: the line inspected is one of its lines (issue 51, D2: it kept showing a
     # line of another document under the document's table)

@@ -13,6 +13,7 @@ from ...analysis.policy import ALPHA_CHOICES, DEFAULT_SAMPLES, MAX_SAMPLES, SEED
 from ...core.errors import InputError
 from ...exports.comparisons import comparisons_to_csv, comparisons_to_latex
 from ...exports.html import NOT_SIGNIFICANT_COLOUR, SIGNIFICANT_COLOUR, p_text
+from ...exports.numbers import hover_format
 from .. import cached, export, links, render, views
 from ..widgets import open_screen
 
@@ -115,7 +116,7 @@ def page() -> None:
             zmax=1,
             colorscale=significance_colorscale(alpha),
             colorbar={"title": "Holm p", "tickvals": [0, alpha, 1], "ticktext": ["0", f"α = {alpha:g}", "1"]},
-            hovertemplate="%{y} vs %{x}: p = %{z:.3f}<extra></extra>",
+            hovertemplate=f"%{{y}} vs %{{x}}: p = %{{z:{hover_format('p')}}}<extra></extra>",
         )
     )
     fig.update_layout(

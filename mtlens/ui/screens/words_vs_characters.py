@@ -11,6 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from ...exports.numbers import UNIT_DECIMALS, hover_format, shown
 from .. import cached, export, render, views
 from ..widgets import open_screen, require_reference
 
@@ -100,7 +101,8 @@ def page() -> None:
             marker={"size": 6, "opacity": 0.6},
             text=hover,
             customdata=list(range(1, c.n_lines + 1)),
-            hovertemplate="line %{customdata}<br>BLEU_c=%{x:.1f} BLEU_w=%{y:.1f}<br>%{text}<extra></extra>",
+            hovertemplate=f"line %{{customdata}}<br>BLEU_c=%{{x:{hover_format('bleu-c')}}} BLEU_w=%{{y:{hover_format('bleu')}}}"
+            "<br>%{text}<extra></extra>",
         )
     )
     sc.add_trace(
@@ -111,8 +113,8 @@ def page() -> None:
     row = next((r for r in res.rows[system] if r.char_order == m), None)
     if row:
         st.caption(
-            f"{render.md(system)}, M = {m}: Pearson r = {row.pearson:.3f}, kappa = {row.kappa:.3f}, "
-            f"analogical share = {row.analogical:.3f}"
+            f"{render.md(system)}, M = {m}: Pearson r = {shown(row.pearson, UNIT_DECIMALS)}, kappa = "
+            f"{shown(row.kappa, UNIT_DECIMALS)}, analogical share = {shown(row.analogical, UNIT_DECIMALS)}"
         )
 
     st.subheader(f"System rankings: BLEU_w{n} and BLEU_c{m}, side by side")
