@@ -9,7 +9,7 @@ import streamlit as st
 
 from ..core.errors import InputError
 from ..core.language import TOKENIZER_RULE
-from . import judges_panel, render, state, uploads, workspace
+from . import render, scorers_panel, state, uploads, workspace
 from .guard import guard
 from .widgets import dataset_caption
 
@@ -163,8 +163,7 @@ def page() -> None:
 
         workspace.current_set_panel(ds)
         workspace.saved_sets_panel(ds)
-        workspace.models_panel()
-        judges_panel.panel()
+        scorers_panel.panel()
 
 
 def dataset_table(ds: state.Dataset) -> pd.DataFrame:

@@ -1,6 +1,7 @@
-"""The home page's LLM judges panel (issue 48): the registered judges for everyone to see (their endpoint's host
-only, never a key); the operator (local mode, or an administrator) registers one. A visitor can never make the
-server call a URL of their choosing: registering is the operator's alone."""
+"""The home page's one panel of scorers (issue 59): the registered neural models and LLM judges, each listed for
+everyone (a checkpoint's digest, a judge's endpoint host: never a server path or a key), and, for the operator (local
+mode, or an administrator), one form to register each. A visitor can never make the server read a path or call a URL
+of their choosing: registering is the operator's alone (:mod:`mtlens.service.rights`, asked by the workspace)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,75 @@ from . import identity, render, state
 
 
 def panel() -> None:
-    st.subheader("LLM judges")
+    """The panel: the models, then the judges, with the one set of verbs their command line has (add, list, remove)."""
+    st.subheader("Scorers")
+    st.caption(
+        "The operator adds, lists and removes them the same way: python -m mtlens models add|list|remove, "
+        "python -m mtlens judges add|list|remove."
+    )
+    _models()
+    _judges()
+
+
+def _models() -> None:
+    """The registered neural models; the operator (local mode) registers a checkpoint by its path."""
+    from ..service import neural_scoring as neural
+
+    st.markdown("**Neural models** (checkpoints on this machine: COMET, CometKiwi, xCOMET, MetricX-24)")
+    why_not = neural.unavailable()
+    if why_not:
+        st.caption(why_not)
+        return
+    try:
+        registered = state.workspace().models()
+    except InputError as err:
+        st.error(render.md(str(err)))
+        return
+    admin = identity.visitor().admin
+    if registered:
+        # where a checkpoint lies on the server is the operator's business: visitors see its digest only
+        st.dataframe(
+            [
+                {
+                    "metric": m.metric,
+                    "kind": m.kind,
+                    "reads": ", ".join(m.inputs),
+                    "digest": m.digest[:12],
+                    **({"path": m.path} if admin else {}),
+                }
+                for m in registered
+            ],
+            hide_index=True,
+        )
+    else:
+        st.caption("No model is registered yet.")
+    if not admin:
+        st.caption("The operator registers models (python -m mtlens models add NAME PATH).")
+        return
+    with st.form("model_add", clear_on_submit=False):
+        cols = st.columns([1, 3])
+        name = cols[0].text_input("Name", key="model_name", placeholder="wmt22-comet-da")
+        path = cols[1].text_input(
+            "Checkpoint folder on this machine", key="model_path", placeholder="~/models/wmt22-comet-da"
+        )
+        tokenizer = st.text_input(
+            "MetricX-24 only: the mT5 tokenizer's folder, when the checkpoint's has none",
+            key="model_tokenizer",
+            placeholder="~/models/mt5-xl",
+        )
+        if st.form_submit_button("Register model"):
+            try:
+                with st.spinner("Reading the checkpoint (its digest)…"):
+                    m = state.workspace().add_model(name, path, tokenizer.strip() or None)
+                also = f" and metricx-qe:{m.name} (lower is better)" if m.metricx else ""
+                st.success(f"Registered {m.metric} ({m.kind}){also}.")
+            except InputError as err:
+                st.error(render.md(str(err)))
+
+
+def _judges() -> None:
+    """The registered LLM judges (their endpoint's host only, never a key); the operator registers one."""
+    st.markdown("**LLM judges** (OpenAI-compatible endpoints: GEMBA-MQM, GEMBA-ESA)")
     try:
         registered = state.workspace().judges()
     except InputError as err:
