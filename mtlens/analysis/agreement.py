@@ -36,7 +36,7 @@ _YEAR = re.compile(r"\d+")
 def _normalised(name: str) -> str | None:
     """A COMET model's name as mt-thresholds' own command line normalises it."""
     n = name.lower().removeprefix("unbabel/").strip().replace("-", "")
-    if n not in mt_thresholds.METRICS and "comet" in n:
+    if n not in mt_thresholds.METRICS and "comet" in n:  # mt-thresholds' own normalisation of a COMET model's name
         n = n.replace("da", "").replace("wmt", "")
         m = _YEAR.match(n)
         if m:

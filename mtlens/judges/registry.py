@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from ..core.errors import InputError
 from ..core.names import clean_name
-from ..scores.sources import JUDGE_PREFIX
+from ..scores.sources import JUDGE_IDENTITY_PREFIX, JUDGE_PREFIX
 from . import gemba
 from .client import Endpoint
 
@@ -129,7 +129,7 @@ def identity(judge: Judge) -> str:
     settings is another job)."""
     parts = [gemba.VERSION, judge.url, judge.model, judge.protocol, judge.samples]
     text = json.dumps(parts + (["references"] if judge.score_references else []))
-    return "judge-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:40]
+    return JUDGE_IDENTITY_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()[:40]
 
 
 def whole_tokens(tokens: float) -> int | float:

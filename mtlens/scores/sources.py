@@ -34,6 +34,9 @@ REGISTERED = {
     JUDGE_PREFIX: (JUDGE_KIND, JUDGE),
 }
 
+#: how a registered judge's identity (its jobs' key, a digest of what its answers depend on) begins
+JUDGE_IDENTITY_PREFIX = "judge-"
+
 #: the string-overlap metrics mtlens computes (the registry's names; tests/metrics hold the two lists equal)
 SURFACE_NAMES = frozenset({"bleu", "bleu-c", "tbleu", "chrf", "chrf++", "ter", "nist"})
 #: human ratings' names
@@ -89,6 +92,15 @@ def source_of(name: str) -> Source:
     if family == LEARNED and (low in HUMAN_NAMES or low.startswith(("mqm-", "human"))):
         return Source(name, HUMAN_KIND, HUMAN)
     return Source(name, FILE, family)
+
+
+def is_judge_job(job: str) -> bool:
+    """Whether a job's name (``judge:NAME``) or key (the judge's identity, ``judge-...``) is an LLM judge's.
+
+    >>> is_judge_job("judge:gpt"), is_judge_job(JUDGE_IDENTITY_PREFIX + "0f3a"), is_judge_job("tiny")
+    (True, True, False)
+    """
+    return source_of(job).kind == JUDGE_KIND or job.startswith(JUDGE_IDENTITY_PREFIX)
 
 
 def _tool_family(low: str) -> str:

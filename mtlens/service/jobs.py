@@ -15,8 +15,8 @@ import re
 from ..neural.environment import ray_address, where_it_runs
 from ..neural.models import models
 from ..scores.progress import Progress, duration_text
-from ..scores.sources import JUDGE_KIND, JUDGE_PREFIX, source_of
-from .rights import is_judge_job, require_job
+from ..scores.sources import JUDGE_KIND, JUDGE_PREFIX, is_judge_job, source_of
+from .rights import require_job
 
 __all__ = [
     "OPERATORS",

@@ -14,9 +14,8 @@ member, a link reader: :class:`mtlens.core.access.Visitor`). Each right is table
 from __future__ import annotations
 
 from ..core.errors import InputError
-from ..scores.sources import JUDGE_PREFIX
 
-__all__ = ["is_judge_job", "is_operator", "may_run_jobs", "may_start", "require_job", "require_operator"]
+__all__ = ["is_operator", "may_run_jobs", "may_start", "require_job", "require_operator"]
 
 
 def is_operator(visitor) -> bool:
@@ -49,8 +48,3 @@ def require_job(store, set_id: str, visitor, what: str) -> None:
     """The judges' right (:func:`may_start`), or one sentence: every path that starts or cancels a job asks it."""
     if not may_start(store, set_id, visitor):
         raise InputError(f"only the operator or an administrator may {what} an LLM judge's job on this set")
-
-
-def is_judge_job(job: str) -> bool:
-    """Whether a job's name (``judge:NAME``) or digest (``judge-...``, the judge's identity) is an LLM judge's."""
-    return job.startswith((JUDGE_PREFIX, "judge-"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from ...scores.sources import HUMAN_KIND, source_of
 from ...service.ratings import MEANS, has_esa
 from .. import annotated, cached, export, render, state, views
 from ..widgets import open_screen
@@ -133,8 +134,9 @@ def page() -> None:
     if not agreement.empty:
         export.table(agreement, name="mtlens-rater-agreement", hide_index=True, key="ann_agree")
     st.subheader("Where a metric disagrees with the raters")
-    names = [m for m in cached.metric_names(ds, sentence=True) if not m.startswith("mqm")]
-    if not names:  # MQM against itself would say nothing
+    # a human score held against the raters says nothing about a metric (MQM against itself least of all)
+    names = [m for m in cached.metric_names(ds, sentence=True) if source_of(m).kind != HUMAN_KIND]
+    if not names:
         st.caption(
             "This set has no metric to hold against the raters: it has no reference (for BLEU, chrF, ...) and no "
             "imported or neural sentence scores. Add a reference or metric scores to the set to compare."
