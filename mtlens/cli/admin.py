@@ -90,17 +90,7 @@ def run_access(args: argparse.Namespace) -> str:
 def run_models(args: argparse.Namespace) -> str:
     room = workspace(args)
     if args.action == "add":
-        m = room.add_model(args.name, args.path, args.tokenizer)
-        if m.metricx:
-            return (
-                f"{m.name}: MetricX-24 ({m.dtype}), checkpoint {m.path}, tokenizer {m.tokenizer}, digest {m.digest[:12]}\n"
-                f"score with: --metrics metricx:{m.name} (source, translation, reference) or metricx-qe:{m.name} "
-                "(source and translation); lower is better\n"
-            )
-        return (
-            f"{m.name}: {m.kind} (reads {', '.join(m.inputs)}), checkpoint {m.path}, digest {m.digest[:12]}\n"
-            f"score with: --metrics {m.metric}\n"
-        )
+        return room.add_model(args.name, args.path, args.tokenizer).registered
     if args.action in ("remove", "delete"):  # one set of verbs for every scorer (delete: the judges' old verb)
         room.remove_model(args.name)
         return f"removed {args.name}\n"

@@ -17,7 +17,7 @@ from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.limits import env_number
 from ..core.secrets import redact
-from .environment import RAY_ENV, check_ray, error_of, ray_address, worker_command, worker_env
+from .environment import RAY_ENV, check_ray, error_of, ray_address, worker_env
 from .models import EXACT, FAST, MODES, Model, mode, models
 from .segments import batch_size, cached_scores, missing, spans_json, work_size
 
@@ -136,12 +136,8 @@ def compute(
 
 
 def _command(model: Model, verb: str, size: int, chunk: int) -> list[str]:
-    """The worker that scores the model: COMET's, or MetricX's (:mod:`mtlens.neural.metricx_worker`)."""
-    if model.metricx:
-        from .metricx import command
-
-        return command(verb, model.path, model.tokenizer or model.path, str(size), str(chunk))
-    return worker_command(verb, model.path, str(size), str(chunk))
+    """The worker that scores the model: its kind's (COMET's, or MetricX's: :mod:`mtlens.neural.metricx_worker`)."""
+    return model.checkpoint.command(model, verb, size, chunk)
 
 
 #: how long a worker may take to join the Ray cluster before the job is stopped (``MTLENS_RAY_JOIN_SECONDS``)

@@ -21,7 +21,9 @@ import subprocess
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..scores.sources import METRICX, METRICX_PREFIX, METRICX_QE_PREFIX
 from .environment import error_of, python, worker_env
+from .kinds import CheckpointKind
 
 WORKER = Path(__file__).with_name("metricx_worker.py")
 #: the tokenizer's files (whichever are present), digested with the checkpoint
@@ -147,3 +149,65 @@ def metricx_row(name: str, path: str | Path, tokenizer: str | Path | None = None
         "tokenizer": str(tok),
         "dtype": info.get("dtype"),
     }
+
+
+class MetricXKind(CheckpointKind):
+    """MetricX-24's checkpoints (Google's ``MT5ForRegression`` folders): one registration, two metrics
+    (``metricx:NAME`` reads source, translation and reference; ``metricx-qe:NAME`` source and translation), lower is
+    better, scored by the MetricX worker on the lines as they are (Google's predict.py reads its text unchanged)."""
+
+    family = METRICX
+    model_kinds = ("metricx", "metricx-qe")
+
+    def recognises(self, path) -> bool:
+        return is_metricx(path)
+
+    def row(self, name, path, tokenizer) -> dict:
+        return metricx_row(name, path, tokenizer)
+
+    def metrics(self, model):
+        import dataclasses
+
+        qe = dataclasses.replace(model, kind="metricx-qe", digest=model.digest + ":qe", inputs=("mt", "src"))
+        return [model, qe]
+
+    def metric(self, model) -> str:
+        return (METRICX_QE_PREFIX if model.kind == "metricx-qe" else METRICX_PREFIX) + model.name
+
+    def job_name(self, model) -> str:
+        return self.metric(model)
+
+    def higher_is_better(self, model) -> bool:
+        return False
+
+    def stat(self, model) -> tuple[int, float]:
+        return fingerprint(model)
+
+    def digest(self, model) -> str:
+        return folder_digest(model)
+
+    def command(self, model, verb: str, size: int, chunk: int) -> list[str]:
+        return command(verb, model.path, model.tokenizer or model.path, str(size), str(chunk))
+
+    def clean(self, text: str) -> str:
+        return text
+
+    def signature(self, model, how: str) -> tuple[tuple[str, str], ...]:
+        from .environment import transformers_version, versions
+
+        return (
+            ("model", model.name),
+            ("digest", model.digest[:12]),
+            ("kind", model.kind),
+            ("transformers", transformers_version()),
+            ("python", versions()[1]),
+            ("precision", model.dtype or "?"),
+            ("batch", how),
+        )
+
+    def registered(self, model) -> str:
+        return (
+            f"{model.name}: MetricX-24 ({model.dtype}), checkpoint {model.path}, tokenizer {model.tokenizer}, digest "
+            f"{model.digest[:12]}\nscore with: --metrics metricx:{model.name} (source, translation, reference) or "
+            f"metricx-qe:{model.name} (source and translation); lower is better\n"
+        )

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..scores.sources import COMET as COMET_FAMILY
 from ..scores.sources import COMET_PREFIX, METRICX_PREFIX, METRICX_QE_PREFIX, source_of
 from .environment import (
     HOW_TO_ENABLE,
@@ -42,16 +43,14 @@ from .environment import (
     worker_command,
     worker_env,
 )
+from .kinds import CheckpointKind
+from .metricx import MetricXKind
 
 #: how ``--metrics`` names a registered COMET model: ``comet:NAME``
 PREFIX = COMET_PREFIX
 #: a registered MetricX-24 checkpoint gives two metrics (the model is hybrid): ``metricx:NAME`` reads the source, the
 #: translation and the reference, ``metricx-qe:NAME`` the source and the translation; lower is better
 METRICX, METRICX_QE = METRICX_PREFIX, METRICX_QE_PREFIX
-#: the kinds a MetricX checkpoint's two metrics have
-METRICX_KINDS = ("metricx", "metricx-qe")
-#: the prefixes of job names that are metrics already (a COMET model's job is named by the model alone)
-NAMED_JOBS = (METRICX, METRICX_QE)
 _NAME_OK = set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
 
 
@@ -70,24 +69,33 @@ class Model:
     dtype: str | None = None  # MetricX: the weights' dtype (float32, bfloat16), what it computes in
 
     @property
-    def metricx(self) -> bool:
-        return self.kind in METRICX_KINDS
+    def checkpoint(self) -> CheckpointKind:
+        """The kind of checkpoint it is (:mod:`mtlens.neural.kinds`): everything that differs between kinds."""
+        return kind_of(self.kind)
 
     @property
     def metric(self) -> str:
-        if self.metricx:
-            return (METRICX_QE if self.kind == "metricx-qe" else METRICX) + self.name
-        return PREFIX + self.name
+        return self.checkpoint.metric(self)
 
     @property
     def higher_is_better(self) -> bool:
         """COMET's scores grow with quality; MetricX's are errors (0 best, 25 worst)."""
-        return not self.metricx
+        return self.checkpoint.higher_is_better(self)
 
     @property
     def job_name(self) -> str:
         """What names the model's job (:mod:`mtlens.runtime.jobs`): a COMET model's name, a MetricX metric."""
-        return self.metric if self.metricx else self.name
+        return self.checkpoint.job_name(self)
+
+    @property
+    def registered(self) -> str:
+        """What the command line says of its registration (:meth:`mtlens.neural.kinds.CheckpointKind.registered`)."""
+        return self.checkpoint.registered(self)
+
+    @property
+    def metrics_given(self) -> list[str]:
+        """Every metric its registration gives (``comet:NAME``; ``metricx:NAME`` and ``metricx-qe:NAME``)."""
+        return [m.metric for m in self.checkpoint.metrics(self)]
 
     @property
     def needs_reference(self) -> bool:
@@ -145,28 +153,10 @@ def add_model(store, name: str, path: str | Path, tokenizer: str | Path | None =
     folder when the checkpoint's own folder has none)."""
     name = check_name(name)
     python()  # the extra reads the checkpoint (else one sentence on how to install it)
-    from .metricx import is_metricx, metricx_row
-
-    if is_metricx(path):
-        row = metricx_row(name, path, tokenizer)
-        store.put_model(row)
-        return _expand(row)[0]
-    if tokenizer is not None:
-        raise InputError("--tokenizer is for a MetricX checkpoint; a COMET checkpoint carries its own")
-    ckpt = checkpoint_file(path)
-    info = describe(ckpt)
-    stat = ckpt.stat()
-    row = {
-        "name": name,
-        "path": str(ckpt),
-        "digest": file_digest(ckpt),
-        "kind": info["kind"],
-        "inputs": ",".join(info["inputs"]),
-        "size": stat.st_size,
-        "mtime": stat.st_mtime,
-    }
+    kind = next(k for k in KINDS if k.recognises(path))  # COMET's last: it says why a folder is not its
+    row = kind.row(name, path, tokenizer)
     store.put_model(row)
-    return _model(row)
+    return _expand(row)[0]
 
 
 def _model(row: dict) -> Model:
@@ -186,12 +176,7 @@ def _model(row: dict) -> Model:
 def _expand(row: dict) -> list[Model]:
     """A registry row as its metrics: a COMET model is one; a MetricX checkpoint is two (reference-based and QE)."""
     m = _model(row)
-    if not m.metricx:
-        return [m]
-    import dataclasses
-
-    qe = dataclasses.replace(m, kind="metricx-qe", digest=m.digest + ":qe", inputs=("mt", "src"))
-    return [m, qe]
+    return m.checkpoint.metrics(m)
 
 
 def models(store) -> list[Model]:
@@ -215,25 +200,93 @@ def get_model(store, name: str) -> Model:
         raise InputError(f"no model is registered as '{name}'; registered: {known}{hint}")
     row = rows[name]
     first = _model(row)
-    if (kind == "comet" and first.metricx) or (kind in METRICX_KINDS and not first.metricx):
+    if kind is not None and source.family != first.checkpoint.family:  # metricx:NAME of a COMET model, or the reverse
         raise InputError(f"'{name}' is a {first.kind} model: name it {first.metric}")
-    from .metricx import fingerprint, folder_digest
-
     try:
-        size, mtime = fingerprint(first) if first.metricx else _file_stat(Path(first.path))
+        size, mtime = first.checkpoint.stat(first)
     except OSError:
         raise InputError(f"the checkpoint of model '{name}' is gone: '{first.path}' does not exist") from None
     if size != first.size or mtime != first.mtime:
-        digest = folder_digest(first) if first.metricx else file_digest(Path(first.path))
+        digest = first.checkpoint.digest(first)
         row = {**row, "digest": digest, "size": size, "mtime": mtime}
         store.put_model(row)
     found = _expand(row)
     return found[1] if kind == "metricx-qe" else found[0]
 
 
-def _file_stat(p: Path) -> tuple[int, float]:
-    stat = p.stat()
-    return stat.st_size, stat.st_mtime
+class CometKind(CheckpointKind):
+    """COMET's checkpoints (COMET-DA, CometKiwi, xCOMET): one file with its hparams.yaml, one metric ``comet:NAME``,
+    scored by the COMET worker as comet-score scores it (stripped lines)."""
+
+    family = COMET_FAMILY
+    model_kinds = ("comet", "cometkiwi", "xcomet")
+
+    def recognises(self, path) -> bool:
+        return True  # the last kind tried: checkpoint_file says why a path is not a COMET checkpoint
+
+    def row(self, name, path, tokenizer) -> dict:
+        if tokenizer is not None:
+            raise InputError("--tokenizer is for a MetricX checkpoint; a COMET checkpoint carries its own")
+        ckpt = checkpoint_file(path)
+        info = describe(ckpt)
+        stat = ckpt.stat()
+        return {
+            "name": name,
+            "path": str(ckpt),
+            "digest": file_digest(ckpt),
+            "kind": info["kind"],
+            "inputs": ",".join(info["inputs"]),
+            "size": stat.st_size,
+            "mtime": stat.st_mtime,
+        }
+
+    def metrics(self, model):
+        return [model]
+
+    def metric(self, model) -> str:
+        return PREFIX + model.name
+
+    def job_name(self, model) -> str:
+        return model.name
+
+    def higher_is_better(self, model) -> bool:
+        return True
+
+    def stat(self, model) -> tuple[int, float]:
+        stat = Path(model.path).stat()
+        return stat.st_size, stat.st_mtime
+
+    def digest(self, model) -> str:
+        return file_digest(Path(model.path))
+
+    def command(self, model, verb: str, size: int, chunk: int) -> list[str]:
+        return worker_command(verb, model.path, str(size), str(chunk))
+
+    def clean(self, text: str) -> str:
+        return text.strip()
+
+    def signature(self, model, how: str) -> tuple[tuple[str, str], ...]:
+        comet, py = versions()
+        return (
+            ("model", model.name),
+            ("digest", model.digest[:12]),
+            ("kind", model.kind),
+            ("comet", comet),
+            ("python", py),
+            ("precision", PRECISION),
+            ("batch", how),
+        )
+
+    def registered(self, model) -> str:
+        return (
+            f"{model.name}: {model.kind} (reads {', '.join(model.inputs)}), checkpoint {model.path}, digest "
+            f"{model.digest[:12]}\nscore with: --metrics {model.metric}\n"
+        )
+
+
+def kind_of(model_kind: str) -> CheckpointKind:
+    """The kind of checkpoint whose metrics have ``model_kind`` (a registry row's ``kind``)."""
+    return next(k for k in KINDS if model_kind in k.model_kinds)
 
 
 # --------------------------------------------------------------------------- mode and signature
@@ -273,26 +326,10 @@ def refs_combine() -> str:
 
 def signature_fields(model: Model, how: str) -> tuple[tuple[str, str], ...]:
     """A sacreCOMET-style signature (Zouhar et al. 2024): the model, its checkpoint's digest, its kind, the
-    COMET (MetricX: transformers) and Python versions that compute it, the precision and the batch mode."""
-    if model.metricx:
-        from .environment import transformers_version
+    COMET (MetricX: transformers) and Python versions that compute it, the precision and the batch mode (the kind's
+    own fields: :meth:`mtlens.neural.kinds.CheckpointKind.signature`)."""
+    return model.checkpoint.signature(model, how)
 
-        return (
-            ("model", model.name),
-            ("digest", model.digest[:12]),
-            ("kind", model.kind),
-            ("transformers", transformers_version()),
-            ("python", versions()[1]),
-            ("precision", model.dtype or "?"),
-            ("batch", how),
-        )
-    comet, py = versions()
-    return (
-        ("model", model.name),
-        ("digest", model.digest[:12]),
-        ("kind", model.kind),
-        ("comet", comet),
-        ("python", py),
-        ("precision", PRECISION),
-        ("batch", how),
-    )
+
+#: the kinds of checkpoint, in the order registration tries them (COMET's last: it says why a path is none)
+KINDS: tuple[CheckpointKind, ...] = (MetricXKind(), CometKind())

@@ -46,7 +46,7 @@ def rows_of(model: Model, corpus: Corpus) -> dict[str, list[dict]]:
     check_inputs(model, corpus)
     ref = _reference(corpus) if model.needs_reference else None
     src = corpus.source if model.needs_source else None
-    clean = (lambda t: t) if model.metricx else str.strip
+    clean = model.checkpoint.clean
     out = {}
     for system, hyp in corpus.systems.items():
         rows = []

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.corpus import Corpus
 from ..core.errors import InputError
-from ..scores.sources import SLIDE_PREFIX
+from ..scores.sources import SLIDE_PREFIX, source_of
 from .models import get_model
 
 PREFIX = SLIDE_PREFIX
@@ -94,9 +94,10 @@ def slide_scores(store, corpus: Corpus, item: str, progress=None, cached_only: b
     from .compute import scores_for
     from .segments import cached_scores
 
-    model = get_model(store, item[len(PREFIX) :])
-    if model.metricx:  # a MetricX checkpoint is hybrid: its QE metric scores the windows
-        model = get_model(store, "metricx-qe:" + model.name)
+    model = get_model(store, source_of(item).registered)
+    qe = [m for m in model.checkpoint.metrics(model) if not m.needs_reference]
+    if model.needs_reference and qe:  # a hybrid checkpoint (MetricX's): its reference-free metric scores the windows
+        model = get_model(store, qe[0].metric)
     if model.needs_reference:
         raise InputError(f"SLIDE needs a reference-free model (CometKiwi-like); '{model.name}' reads the reference")
     w, s = settings()

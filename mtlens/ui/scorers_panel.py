@@ -76,7 +76,10 @@ def _models() -> None:
             try:
                 with st.spinner("Reading the checkpoint (its digest)…"):
                     m = state.workspace().add_model(name, path, tokenizer.strip() or None)
-                also = f" and metricx-qe:{m.name} (lower is better)" if m.metricx else ""
+                others = [x for x in m.metrics_given if x != m.metric]
+                also = (
+                    f" and {', '.join(others)}" + ("" if m.higher_is_better else " (lower is better)") if others else ""
+                )
                 st.success(f"Registered {m.metric} ({m.kind}){also}.")
             except InputError as err:
                 st.error(render.md(str(err)))
