@@ -285,8 +285,10 @@ class CometKind(CheckpointKind):
 
 
 def kind_of(model_kind: str) -> CheckpointKind:
-    """The kind of checkpoint whose metrics have ``model_kind`` (a registry row's ``kind``)."""
-    return next(k for k in KINDS if model_kind in k.model_kinds)
+    """The kind of checkpoint whose metrics have ``model_kind`` (a registry row's ``kind``); a kind no other adapter
+    claims is COMET's, the last (a COMET row keeps the kind its hparams.yaml gave when it was registered, whatever
+    name an earlier version gave it)."""
+    return next((k for k in KINDS if model_kind in k.model_kinds), KINDS[-1])
 
 
 # --------------------------------------------------------------------------- mode and signature

@@ -5,7 +5,8 @@ of a corpus (:mod:`mtlens.neural.models`). Their jobs, like every scorer's, are 
 from __future__ import annotations
 
 from ..core.errors import InputError
-from ..neural.environment import HOW_TO_ENABLE_SENTENCE, available, check_ray, where_it_runs
+from ..neural import environment
+from ..neural.environment import HOW_TO_ENABLE_SENTENCE, check_ray, where_it_runs
 from ..neural.models import EXACT, MODE_ENV, get_model
 
 __all__ = ["check_ray", "choose_exact", "model_scores", "unavailable"]
@@ -13,7 +14,7 @@ __all__ = ["check_ray", "choose_exact", "model_scores", "unavailable"]
 
 def unavailable() -> str | None:
     """Why neural metrics cannot run here (the extra is not installed: how to enable it), or None when they can."""
-    return None if available() else HOW_TO_ENABLE_SENTENCE
+    return None if environment.available() else HOW_TO_ENABLE_SENTENCE
 
 
 def choose_exact() -> None:
