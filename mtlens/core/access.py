@@ -55,6 +55,12 @@ class Visitor:
 OPERATOR = Visitor("operator", "the operator", admin=True)
 
 
+def is_operator(visitor: Visitor | None) -> bool:
+    """Whether ``visitor`` acts as the operator: the command line (None) or an administrator (the one rule every floor
+    that grants the operator's rights reads)."""
+    return visitor is None or bool(getattr(visitor, "admin", False))
+
+
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..scores.sources import COMET as COMET_FAMILY
-from ..scores.sources import COMET_PREFIX, METRICX_PREFIX, METRICX_QE_PREFIX, source_of
+from ..scores.sources import COMET_PREFIX, MODEL, source_of
 from .environment import (
     HOW_TO_ENABLE,
     available,
@@ -48,9 +48,6 @@ from .metricx import MetricXKind
 
 #: how ``--metrics`` names a registered COMET model: ``comet:NAME``
 PREFIX = COMET_PREFIX
-#: a registered MetricX-24 checkpoint gives two metrics (the model is hybrid): ``metricx:NAME`` reads the source, the
-#: translation and the reference, ``metricx-qe:NAME`` the source and the translation; lower is better
-METRICX, METRICX_QE = METRICX_PREFIX, METRICX_QE_PREFIX
 _NAME_OK = set("abcdefghijklmnopqrstuvwxyz0123456789-_.")
 
 
@@ -189,8 +186,8 @@ def get_model(store, name: str) -> Model:
     MetricX checkpoint's reference-based metric). A checkpoint changed on disk since it was registered is digested
     again (its scores are then cached under the new digest)."""
     source = source_of(name)  # the prefix, read by the one resolver
-    kind = {PREFIX: "comet", METRICX_QE: "metricx-qe", METRICX: "metricx"}.get(source.prefix)
-    if kind is not None:
+    named = source.kind == MODEL  # comet:NAME, metricx:NAME, metricx-qe:NAME; a bare name is the checkpoint's first
+    if named:
         name = source.registered
     rows = {r["name"]: r for r in store.models()}
     if name not in rows:
@@ -200,7 +197,7 @@ def get_model(store, name: str) -> Model:
         raise InputError(f"no model is registered as '{name}'; registered: {known}{hint}")
     row = rows[name]
     first = _model(row)
-    if kind is not None and source.family != first.checkpoint.family:  # metricx:NAME of a COMET model, or the reverse
+    if named and source.family != first.checkpoint.family:  # metricx:NAME of a COMET model, or the reverse
         raise InputError(f"'{name}' is a {first.kind} model: name it {first.metric}")
     try:
         size, mtime = first.checkpoint.stat(first)
@@ -211,7 +208,7 @@ def get_model(store, name: str) -> Model:
         row = {**row, "digest": digest, "size": size, "mtime": mtime}
         store.put_model(row)
     found = _expand(row)
-    return found[1] if kind == "metricx-qe" else found[0]
+    return next((m for m in found if m.metric == source.prefix + name), found[0]) if named else found[0]
 
 
 class CometKind(CheckpointKind):

@@ -65,7 +65,12 @@ class Source:
     def runs(self) -> str:
         """How its scores are made: ``inline`` (computed by the command, built in), ``job`` (a registered scorer's
         work, resumable, cached), or ``file`` (read: human ratings, a tool's file)."""
-        return {BUILT_IN: "inline", MODEL: "job", SLIDE: "job", JUDGE_KIND: "job"}.get(self.kind, "file")
+        return _RUNS.get(self.kind, "file")
+
+
+#: how each kind's scores are made (:attr:`Source.runs`); the registered prefixes, the longest first (the rule)
+_RUNS = {BUILT_IN: "inline", MODEL: "job", SLIDE: "job", JUDGE_KIND: "job"}
+_LONGEST_FIRST = sorted(REGISTERED, key=len, reverse=True)
 
 
 def source_of(name: str) -> Source:
@@ -81,9 +86,8 @@ def source_of(name: str) -> Source:
     low = name.lower()
     if low in SURFACE_NAMES:
         return Source(name, BUILT_IN, SURFACE)
-    # a registered scorer's prefix decides before any word of its name; metricx-qe: before metricx: (no overlap, but
-    # the longest prefix is the rule)
-    for prefix in sorted(REGISTERED, key=len, reverse=True):
+    # a registered scorer's prefix decides before any word of its name
+    for prefix in _LONGEST_FIRST:
         if low.startswith(prefix):
             kind, family = REGISTERED[prefix]
             rest = name[len(prefix) :]
@@ -92,6 +96,16 @@ def source_of(name: str) -> Source:
     if family == LEARNED and (low in HUMAN_NAMES or low.startswith(("mqm-", "human"))):
         return Source(name, HUMAN_KIND, HUMAN)
     return Source(name, FILE, family)
+
+
+def judge_name(name: str) -> str:
+    """A registered judge's own name, whether given as ``NAME`` or as ``--metrics`` writes it (``judge:NAME``).
+
+    >>> judge_name("judge:gpt"), judge_name("gpt")
+    ('gpt', 'gpt')
+    """
+    source = source_of(name)
+    return source.registered if source.kind == JUDGE_KIND else name
 
 
 def is_judge_job(job: str) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..core.access import is_operator
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.language import Language, language_defaults, with_language
@@ -282,7 +283,7 @@ def kept_options(store, set_id: str | None, language: Language | None, visitor) 
     all of them (``None``) when ``visitor`` may change the set (``None``: the operator); else only those
     of the set's own options (its language's defaults), one entry per metric whoever asks, so readers
     of a link (and of the quick view) cannot fill the store with new option sets (issue 38)."""
-    if visitor is None or visitor.admin:
+    if is_operator(visitor):
         return None
     try:
         if set_id and store.may_change(set_id, visitor):

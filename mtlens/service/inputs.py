@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from ..core.access import is_operator
 from ..core.errors import InputError
 from ..readers.folders import read_path
 from ..readers.lines import decode_lines, files_fingerprint, read_bytes, read_lines
@@ -34,7 +35,7 @@ def check_visitor_size_of(n_lines: int, n_streams: int, visitor, what: str = "th
     None or an administrator, is not bound)."""
     from ..core.limits import check_visitor_size
 
-    if visitor is None or visitor.admin:
+    if is_operator(visitor):
         return
     check_visitor_size(n_lines, n_streams, 0, what)
 
@@ -45,7 +46,7 @@ def check_visitor_ratings_of(files, visitor, already: int = 0, what: str = "thes
     bound)."""
     from ..core.limits import check_visitor_ratings
 
-    if visitor is None or visitor.admin or not files:
+    if is_operator(visitor) or not files:
         return
     check_visitor_ratings(files, already, what)
 
@@ -55,7 +56,7 @@ def check_visitor_corpus(corpus, visitor, what: str = "this set") -> None:
     line texts and documents); the operator (``visitor`` None, or an administrator) is not bound by them."""
     from ..core.limits import check_visitor_size
 
-    if visitor is None or visitor.admin:
+    if is_operator(visitor):
         return
     streams = len(corpus.references) + len(corpus.systems) + (corpus.source is not None)
     documents = len(set(corpus.documents)) if corpus.documents is not None else 0

@@ -12,10 +12,11 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from ..core.access import is_operator
 from ..neural.environment import ray_address, where_it_runs
 from ..neural.models import models
 from ..scores.progress import Progress, duration_text
-from ..scores.sources import JUDGE_KIND, JUDGE_PREFIX, is_judge_job, source_of
+from ..scores.sources import JUDGE_PREFIX, is_judge_job, judge_name
 from .rights import require_job
 
 __all__ = [
@@ -65,7 +66,7 @@ def cancel_named(store, set_id: str, judge: str, visitor=None) -> None:
     """:func:`cancel_job` of a registered judge by its name (``NAME`` or ``judge:NAME``: the command line's)."""
     from ..judges.registry import get_judge, identity
 
-    cancel_job(store, set_id, identity(get_judge(store, source_of(judge).registered or judge)), visitor)
+    cancel_job(store, set_id, identity(get_judge(store, judge_name(judge))), visitor)
 
 
 def run_job(store, set_id: str, scorer: str, say=None) -> Progress:
@@ -79,7 +80,7 @@ def run_job(store, set_id: str, scorer: str, say=None) -> Progress:
 
 def judge_job(name: str) -> str:
     """The job name of the registered judge ``name`` (``NAME`` or ``judge:NAME``)."""
-    return name if source_of(name).kind == JUDGE_KIND else JUDGE_PREFIX + name
+    return JUDGE_PREFIX + judge_name(name)
 
 
 #: what a visitor who is not the operator reads in place of a server path or an address of the operator's
@@ -95,7 +96,7 @@ def status_for(store, set_id: str, visitor=None) -> list:
     from ..runtime.jobs import status
 
     found = status(store, set_id)
-    if visitor is None or getattr(visitor, "admin", False):
+    if is_operator(visitor):
         return found
     return [dataclasses.replace(p, message=private_removed(store, p.message)) for p in found]
 
@@ -103,7 +104,7 @@ def status_for(store, set_id: str, visitor=None) -> list:
 def where_it_runs_for(visitor=None) -> str:
     """Where the jobs run, as ``visitor`` may read it: the Ray cluster's address is the operator's and an
     administrator's (issue 58, G12)."""
-    if visitor is None or getattr(visitor, "admin", False):
+    if is_operator(visitor):
         return where_it_runs()
     return "on the team's Ray cluster"
 

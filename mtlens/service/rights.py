@@ -13,14 +13,10 @@ member, a link reader: :class:`mtlens.core.access.Visitor`). Each right is table
 
 from __future__ import annotations
 
+from ..core.access import is_operator
 from ..core.errors import InputError
 
 __all__ = ["is_operator", "may_run_jobs", "may_start", "require_job", "require_operator"]
-
-
-def is_operator(visitor) -> bool:
-    """Whether ``visitor`` acts as the operator: the command line (None) or a dashboard administrator."""
-    return visitor is None or bool(getattr(visitor, "admin", False))
 
 
 def require_operator(visitor, what: str) -> None:

@@ -9,6 +9,7 @@ import dataclasses
 
 from ..core.access import (
     Visitor,
+    is_operator,
 )
 from ..core.errors import InputError
 from ..storage.copy import copy_store
@@ -63,7 +64,7 @@ def may_change(store: Store, set_id: str | None, visitor: Visitor | None, action
         return False
     try:
         if set_id == SAMPLE_ID:
-            return action == "score" and (visitor is None or visitor.admin)
+            return action == "score" and is_operator(visitor)
         store.project_of(set_id)  # a set that is not there: InputError (the store's own check lets the operator)
         return store.may_change(set_id, visitor)
     except InputError:

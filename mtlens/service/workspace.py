@@ -130,10 +130,10 @@ class Workspace:
 
     def judge(self, name: str):
         """The registered judge ``name`` (``NAME`` or ``judge:NAME``, as ``--metrics`` writes it)."""
-        from ..judges.compute import PREFIX
         from ..judges.registry import get_judge
+        from ..scores.sources import judge_name
 
-        return get_judge(self.store, name.removeprefix(PREFIX))
+        return get_judge(self.store, judge_name(name))
 
     def remove_model(self, name: str) -> None:
         """Forget a checkpoint (its cached scores stay), if the visitor is the operator."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.access import Visitor
+from ..core.access import Visitor, is_operator
 from ..core.errors import InputError
 from .database import Database, Missing
 from .names import SAMPLE_ID, clean_name
@@ -16,7 +16,7 @@ class Owners(Database):
         ``None`` or an administrator). Anyone with the set's id may read it."""
         if set_id == SAMPLE_ID:
             return False
-        if visitor is None or visitor.admin:
+        if is_operator(visitor):
             return True
         return self._owner_of(set_id) == visitor.id
 

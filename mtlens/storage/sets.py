@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..core import names
-from ..core.access import Visitor
+from ..core.access import Visitor, is_operator
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from .database import Missing
@@ -233,7 +233,7 @@ class Sets(Owners):
                 ).fetchall()
                 mine = (
                     None
-                    if visitor is None or visitor.admin
+                    if is_operator(visitor)
                     else {r[0] for r in con.execute("SELECT project FROM members WHERE member = ?", (visitor.id,))}
                 )
                 streams = con.execute(
