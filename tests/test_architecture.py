@@ -16,7 +16,7 @@ PKG = ROOT / "mtlens"
 FLOORS = {
     0: {"core", "version"},
     1: {"scores"},
-    2: {"metrics"},
+    2: {"metrics", "checks"},
     3: {"readers", "storage"},
     4: {"neural", "judges"},
     5: {"runtime"},

@@ -5,11 +5,10 @@ trained on. Decisions (docs/decisions.md, "COMET pitfalls"):
 
 - **empty**: the line is empty after stripping white space;
 - **copy of the source**: the stripped line equals the stripped source line (needs the source);
-- **wrong language**: py3langid (a NumPy port of langid.py, 97 languages, its model shipped in the wheel
-  and read without pickle) names another language than the expected one with probability at least
-  :data:`MIN_PROBABILITY`, on a line of at least :data:`MIN_CHARS` characters (shorter lines, names and
-  numbers are not identified reliably). Close variants count as the expected language
-  (:data:`SAME_LANGUAGE`). Empty lines and copies of the source are counted as such, not again here;
+- **wrong language**: the line is surely in another language than the expected one, by the one rule of
+  :mod:`mtlens.checks.language` (py3langid, lines of :data:`MIN_CHARS`+ characters, at least
+  :data:`MIN_PROBABILITY` sure, close variants alike). Empty lines and copies of the source are counted as
+  such, not again here;
 - the **expected language** is the set's target language when the pair is known, else the language
   py3langid finds most often in the reference (at least half of its lines); without either the
   wrong-language check is skipped and a note says so;
@@ -24,28 +23,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..checks.language import MIN_CHARS, MIN_PROBABILITY, identify, other_language
 from ..scores.sources import MODEL, SLIDE, source_of
 from .families import COMET, family_of
-from .langid_model import identifier
 
-#: a line is identified only from this many characters (stripped)
-MIN_CHARS = 20
-#: and only when the detector is at least this sure
-MIN_PROBABILITY = 0.95
 #: reference lines read to find the expected language when the pair is not known
 REFERENCE_SAMPLE = 300
-#: languages py3langid tells apart that a translation into the first may be identified as
-SAME_LANGUAGE = {
-    "zh": {"zh", "wuu", "yue"},
-    "no": {"no", "nb", "nn"},
-    "nb": {"no", "nb", "nn"},
-    "nn": {"no", "nb", "nn"},
-    "sr": {"sr", "hr", "bs"},
-    "hr": {"sr", "hr", "bs"},
-    "bs": {"sr", "hr", "bs"},
-    "ms": {"ms", "id"},
-    "id": {"ms", "id"},
-}
+
 #: XLM-R's 100 training corpora (Conneau et al. 2020, table 6): 93 languages, the romanized and script variants
 #: (bn_rom, hi_rom, my_zaw, ta_rom, te_rom, ur_rom, zh-Hant) folded into their language; ISO 639-1 codes
 ENCODER_LANGUAGES = frozenset(
@@ -272,15 +256,6 @@ class Pitfalls:
         }
 
 
-def identify(line: str) -> tuple[str, float] | None:
-    """(language, probability) of a line long enough to tell, else None."""
-    text = line.strip()
-    if len(text) < MIN_CHARS:
-        return None
-    lang, prob = identifier().classify(text)
-    return str(lang), float(prob)
-
-
 def expected_language(target: str | None, references: Sequence[Sequence[str]]) -> tuple[str | None, str]:
     """The language translations should be in, and how it was decided."""
     if target:
@@ -317,7 +292,6 @@ def find(
     ((0,), (1,), (2,), {2: 'en'})
     """
     expected, how = expected_language(pair[1], references)
-    same = SAME_LANGUAGE.get(expected or "", {expected})
     identified: dict[str, tuple[str, float] | None] = {}
     out = []
     for name, lines in systems.items():
@@ -332,12 +306,10 @@ def find(
                 continue
             if expected is None:
                 continue
-            if text not in identified:
-                identified[text] = identify(text)
-            got = identified[text]
-            if got is not None and got[1] >= MIN_PROBABILITY and got[0] not in same:
+            other = other_language(text, expected, identified)
+            if other is not None:
                 wrong.append(i)
-                found[i] = got[0]
+                found[i] = other
         out.append(SystemPitfalls(name, tuple(empty), tuple(copied), tuple(wrong), found))
     languages = [x.lower() for x in (pair[0], expected) if x]
     outside = tuple(dict.fromkeys(x for x in languages if x not in ENCODER_LANGUAGES))

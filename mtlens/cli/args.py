@@ -108,8 +108,33 @@ def add_metric_args(s: argparse.ArgumentParser, default_metrics: str) -> None:
         help="segment scores of another metric (comet-score JSON or text, MetricX JSONL, mt-metrics-eval "
         ".seg.score, TSV with system/line columns); repeat for several",
     )
+    add_terms(s)
     add_option_flags(s)
     add_format(s, ("table", "json", "csv", "latex"))
+
+
+def add_terms(s: argparse.ArgumentParser) -> None:
+    """A glossary (issue 60): the file, a JSONL glossary's key, and the match."""
+    from ..service.evaluation import TERMS_KEY, TERMS_MATCHES
+
+    s.add_argument(
+        "--terms",
+        metavar="FILE",
+        help="a glossary for --metrics term,term-consistency: a TSV of source<TAB>target (found wherever the source "
+        "term occurs), or JSONL with one object per line of the set (WMT25's terminology files)",
+    )
+    s.add_argument(
+        "--terms-key",
+        metavar="KEY",
+        default=None,
+        help=f"a JSONL glossary's key of each line's terms (default {TERMS_KEY})",
+    )
+    s.add_argument(
+        "--terms-match",
+        default=TERMS_MATCHES[0],
+        choices=list(TERMS_MATCHES),
+        help="how a term is found: lower-cased surface forms",
+    )
 
 
 def add_option_flags(s: argparse.ArgumentParser) -> None:

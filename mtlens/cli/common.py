@@ -4,6 +4,7 @@ its scores, and how it speaks (notes and warnings on stderr, one sentence each).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -146,7 +147,7 @@ def evaluation(args):
     from ..service.sets import open_set
 
     if args.set is None:
-        return evaluate(load(args), args.language_pair)
+        return _with_terms(args, evaluate(load(args), args.language_pair))
     extra = [f for f, v in (("--ref", args.ref), ("--sys", args.sys), ("--src", args.src), ("--data", args.data)) if v]
     if getattr(args, "docs", None):
         extra.append("--docs (a saved set keeps the documents it was saved with)")
@@ -154,7 +155,22 @@ def evaluation(args):
         raise InputError(f"--set names a saved set; leave out {', '.join(extra)}")
     ev = open_set(store(args), args.set)
     if args.language_pair:
-        ev = evaluate(ev.corpus.with_language(None), args.language_pair)
+        ev = dataclasses.replace(evaluate(ev.corpus.with_language(None), args.language_pair), terms=ev.terms)
+    return _with_terms(args, ev)
+
+
+def _with_terms(args, ev):
+    """The evaluation with ``--terms`` (read against the set: a bad glossary is one sentence); a saved set's own
+    glossary otherwise."""
+    from ..service.evaluation import with_glossary
+
+    path = getattr(args, "terms", None)
+    if path:
+        with as_typed(path):
+            return with_glossary(ev, read_bytes(path), Path(path).name, getattr(args, "terms_key", None))
+    if getattr(args, "terms_key", None) and ev.terms:  # the saved glossary read with another key
+        name, data, _ = ev.terms[0]
+        return with_glossary(ev, data, name, args.terms_key)
     return ev
 
 

@@ -23,7 +23,9 @@ from .numbers import counted, decimals, shown
 def results_to_dict(results: Mapping[str, MetricResult], sentence_level: bool = False) -> dict:
     """The command line's JSON object.
 
-    ``{"signatures": {metric: str}, "systems": [{"name", "scores", "details"[, "sentences"]}]}``
+    ``{"signatures": {metric: str}, "systems": [{"name", "scores", "details"[, "sentences", "spans"]}]}``; with the
+    sentences, ``spans``: per metric that marks spans (a check, the terms, xCOMET, a judge), per line, each span's
+    ``start``, ``end`` (None for an omission), ``severity``, ``category`` and ``text``.
     """
     first = next(iter(results.values()))
     systems = []
@@ -35,8 +37,21 @@ def results_to_dict(results: Mapping[str, MetricResult], sentence_level: bool = 
         }
         if sentence_level:
             entry["sentences"] = {m: [float(x) for x in r.sentence_scores(name)] for m, r in results.items()}
+            marked = {m: r.spans(name) for m, r in results.items()}
+            if any(marked.values()):
+                entry["spans"] = {m: [[_span(x) for x in line] for line in v] for m, v in marked.items() if v}
         systems.append(entry)
     return {"signatures": {m: r.signature for m, r in results.items()}, "systems": systems}
+
+
+def _span(span) -> dict:
+    return {
+        "start": span.start,
+        "end": span.end,
+        "severity": span.severity,
+        "category": span.category,
+        "text": span.text,
+    }
 
 
 def json_safe(obj):

@@ -54,7 +54,8 @@ class ImportedMetric(Metric):
     def score_from_totals(self, totals):
         t = np.asarray(totals, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(t[..., 1] > 0, t[..., 0] / np.where(t[..., 1] > 0, t[..., 1], 1.0), np.nan)
+            mean = np.where(t[..., 1] > 0, t[..., 0] / np.where(t[..., 1] > 0, t[..., 1], 1.0), np.nan)
+        return mean * self.imported.scale if self.imported.scale != 1.0 else mean
 
     def sentence_scores(self, stats):
         s = np.asarray(stats, dtype=np.float64)

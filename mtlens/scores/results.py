@@ -52,6 +52,13 @@ class MetricResult:
         """One score per line of ``system`` (BLEU-family scores use effective order)."""
         return self.scorer.sentence_scores(self.stats[system])
 
+    def spans(self, system: str) -> list[list[Span]] | None:
+        """The spans its source marked on each line of ``system`` (a check's failures, a glossary's missed terms,
+        xCOMET's or a judge's errors), or None for a source that marks none."""
+        imported = getattr(self.scorer, "imported", None)
+        found = imported.spans.get(system) if imported is not None else None
+        return found or None
+
 
 @dataclass(frozen=True)
 class ImportedScores:
@@ -76,6 +83,8 @@ class ImportedScores:
             ``completion_tokens``, ``cost_usd``: None without prices); the score tables and JSON show it.
         reference_scores: reference -> its segment scores, where a reference-free metric scored the references as
             systems (an LLM judge's): what tells whether the reference is the problem.
+        scale: the system score is ``scale`` times the (weighted) mean of the segment scores: 100 for a check (a line
+            fails (1) or passes (0); the system score is the percent of lines failing) and for a term success rate.
     """
 
     name: str
@@ -91,3 +100,4 @@ class ImportedScores:
     rated: dict[str, int] = field(default_factory=dict, repr=False)
     usage: dict[str, dict] = field(default_factory=dict, repr=False)
     reference_scores: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    scale: float = 1.0

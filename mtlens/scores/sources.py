@@ -18,10 +18,16 @@ from dataclasses import dataclass
 
 #: the families (docs/decisions.md, "Metric families")
 SURFACE, COMET, METRICX, LEARNED, JUDGE, HUMAN = "surface", "comet", "metricx", "learned", "llm-judge", "human"
-FAMILIES = (SURFACE, COMET, METRICX, LEARNED, JUDGE, HUMAN)
+CHECKS_FAMILY = "checks"
+FAMILIES = (SURFACE, COMET, METRICX, LEARNED, JUDGE, HUMAN, CHECKS_FAMILY)
 
 #: the kinds of source
 BUILT_IN, MODEL, SLIDE, JUDGE_KIND, HUMAN_KIND, FILE = "built-in", "model", "slide", "judge", "human", "file"
+CHECK_KIND, TERMS_KIND = "check", "terms"
+
+#: how ``--metrics`` names a translation check (``check:numbers``), all of them, and a glossary's scores (issue 60)
+CHECK_PREFIX, ALL_CHECKS = "check:", "checks"
+TERM_NAMES = frozenset({"term", "term-consistency"})
 
 #: how ``--metrics`` names a registered scorer: prefix -> (kind, family)
 COMET_PREFIX, METRICX_PREFIX, METRICX_QE_PREFIX = "comet:", "metricx:", "metricx-qe:"
@@ -49,7 +55,7 @@ class Source:
 
     Attributes:
         name: the name as given.
-        kind: built-in, model, slide, judge, human or file.
+        kind: built-in, model, slide, judge, human, file, check or terms.
         family: the family its scores belong to.
         registered: the registered scorer's own name (after the prefix), empty for other kinds.
         prefix: the registered scorer's prefix (``comet:``...), empty for other kinds.
@@ -65,11 +71,11 @@ class Source:
     def runs(self) -> str:
         """How its scores are made: ``inline`` (computed by the command, built in), ``job`` (a registered scorer's
         work, resumable, cached), or ``file`` (read: human ratings, a tool's file)."""
-        return _RUNS.get(self.kind, "file")
+        return _RUNS.get(self.kind, "file")  # "checks": computed by the command from the set's text
 
 
 #: how each kind's scores are made (:attr:`Source.runs`); the registered prefixes, the longest first (the rule)
-_RUNS = {BUILT_IN: "inline", MODEL: "job", SLIDE: "job", JUDGE_KIND: "job"}
+_RUNS = {BUILT_IN: "inline", MODEL: "job", SLIDE: "job", JUDGE_KIND: "job", CHECK_KIND: "checks", TERMS_KIND: "checks"}
 _LONGEST_FIRST = sorted(REGISTERED, key=len, reverse=True)
 
 
@@ -86,6 +92,10 @@ def source_of(name: str) -> Source:
     low = name.lower()
     if low in SURFACE_NAMES:
         return Source(name, BUILT_IN, SURFACE)
+    if low.startswith(CHECK_PREFIX) or low == ALL_CHECKS:
+        return Source(name, CHECK_KIND, CHECKS_FAMILY, name[len(CHECK_PREFIX) :], CHECK_PREFIX)
+    if low in TERM_NAMES:
+        return Source(name, TERMS_KIND, CHECKS_FAMILY)
     # a registered scorer's prefix decides before any word of its name
     for prefix in _LONGEST_FIRST:
         if low.startswith(prefix):

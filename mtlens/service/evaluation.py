@@ -15,11 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..checks.terms import MATCHES as TERMS_MATCHES
 from ..core.access import is_operator
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.language import Language, language_defaults, with_language
 from ..core.options import DEFAULTS, Options
+from ..readers.glossary import DEFAULT_KEY as TERMS_KEY
 from ..readers.testset import with_warnings
 from ..scores.sources import JUDGE_KIND, source_of
 
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SAMPLE_NAME",
+    "TERMS_KEY",
+    "TERMS_MATCHES",
     "Evaluation",
     "add_annotations",
     "annotation_metrics",
@@ -43,6 +47,7 @@ __all__ = [
     "options_for",
     "sample_evaluation",
     "save",
+    "with_glossary",
 ]
 
 
@@ -83,6 +88,8 @@ class Evaluation:
         scores: ``(name, bytes)`` of each imported metric scores file.
         set_id, name, project, owner: where it is saved (None/"" when it is not).
         read_only: nobody may change it (the bundled sample).
+        terms: ``(name, bytes, key)`` of its glossary (issue 60: ``--terms``, or the one saved with it; the key is
+            ``--terms-key`` for a JSONL glossary), or empty.
     """
 
     corpus: Corpus
@@ -95,6 +102,7 @@ class Evaluation:
     owner: str | None = None
     annotations: tuple[tuple[str, bytes], ...] = ()
     read_only: bool = False
+    terms: tuple[tuple[str, bytes, str], ...] = ()
 
 
 def evaluate(corpus: Corpus, declared_pair: str | None = None, human=(), scores=(), annotations=()) -> Evaluation:
@@ -244,6 +252,7 @@ def save(
         owner=owner,
         language_how=ev.language.how,
         annotations=ev.annotations,
+        terms=ev.terms,
     )
     return dataclasses.replace(ev, set_id=set_id, name=name, project=project, owner=owner)
 
@@ -268,6 +277,7 @@ def open_saved(store, set_id: str) -> Evaluation:
         saved.info.owner,
         saved.annotations,
         read_only=not store.may_change(set_id, None),
+        terms=saved.terms,
     )
 
 
@@ -336,3 +346,12 @@ def add_annotations(store, set_id: str, name: str, data: bytes, visitor=None):
         raise InputError(f"the set already has annotations named '{name}'; rename the file")
     store.add_annotations(set_id, name, data, visitor)
     return ann
+
+
+def with_glossary(ev: Evaluation, data: bytes, name: str, key: str | None = None) -> Evaluation:
+    """The evaluation with a glossary (issue 60), read against the set first: a bad glossary is one sentence and
+    the evaluation is left as it was (:func:`mtlens.readers.glossary.read_glossary`)."""
+    from ..readers.glossary import DEFAULT_KEY, read_glossary
+
+    glossary = read_glossary(data, name, ev.corpus.n_lines, key)
+    return dataclasses.replace(ev, terms=((name, bytes(data), glossary.key or key or DEFAULT_KEY),))

@@ -25,7 +25,7 @@ from ..metrics import (
 from ..runtime import engine, kernels
 from ..runtime.scoring import parse_metric_list, result_for, score, score_saved_many, score_set
 from ..scores.results import MetricResult
-from ..scores.sources import JUDGE_KIND, SLIDE, source_of
+from ..scores.sources import ALL_CHECKS, CHECK_PREFIX, JUDGE_KIND, SLIDE, source_of
 
 __all__ = [
     "REGISTRY",
@@ -112,11 +112,14 @@ def chosen_metrics(
     from ..neural.slide import slide_scores
     from .judging import judge_metric
 
-    names = parse_names(text, [*REGISTRY, *imported], also=lambda n: source_of(n).runs == "job")
+    names = parse_names(text, [*REGISTRY, *imported], also=lambda n: source_of(n).runs in ("job", "checks"))
+    names = _runnable(ev, names, say)
     if visitor is not None:
         _may_compute(workspace(), ev, [n for n in names if n not in REGISTRY and n not in imported], visitor)
     for n in names:
-        if n not in REGISTRY and n not in imported and source_of(n).kind == JUDGE_KIND:  # a registered LLM judge
+        if n not in REGISTRY and n not in imported and source_of(n).runs == "checks":  # a check, a glossary's terms
+            imported[n] = checks_scores(ev, n)
+        elif n not in REGISTRY and n not in imported and source_of(n).kind == JUDGE_KIND:  # a registered LLM judge
             imported[n] = judge_metric(workspace(), ev.corpus, n, say, ev.set_id)
         elif n not in REGISTRY and n not in imported and source_of(n).kind == SLIDE:  # documents (issue 49)
             if say:
@@ -125,6 +128,46 @@ def chosen_metrics(
         elif n not in REGISTRY and n not in imported:  # comet:NAME: a registered model's scores
             imported[n] = model_scores(workspace(), ev.corpus, n, ev.set_id, say)
     return names, [n for n in names if n in REGISTRY], {n: imported[n] for n in names if n in imported}
+
+
+def _runnable(ev, names: list[str], say) -> list[str]:
+    """``checks`` replaced by every check the set can run; those it cannot (no source, no target language) are
+    said (``say``), never left out silently; a check named on its own that cannot run is the caller's error."""
+    from ..runtime.checking import check_names, runnable_checks
+
+    out: list[str] = []
+    for n in names:
+        if n != ALL_CHECKS:
+            out += [n] if n not in out else []
+            continue
+        ok, left = runnable_checks(ev.corpus, ev.language.target, check_names())
+        for sentence in left:
+            if say:
+                say(f"{sentence}; it is left out of 'checks'")
+        out += [m for m in ok if m not in out]
+    return out
+
+
+def checks_scores(ev, name: str):
+    """A check's or a glossary's scores of the set (:mod:`mtlens.runtime.checking`): the glossary is the set's
+    (``--terms`` or the one saved with it)."""
+    from ..runtime import checking
+
+    if not name.startswith(CHECK_PREFIX):
+        return checking.term_scores(ev.corpus, glossary_of(ev), name)
+    return checking.check_scores(ev.corpus, name, ev.language.target)
+
+
+def glossary_of(ev):
+    """The set's glossary, read (:func:`mtlens.readers.glossary.read_glossary`); one sentence without one."""
+    from ..readers.glossary import read_glossary
+
+    if not ev.terms:
+        raise InputError(
+            "the terms need a glossary: give --terms FILE (TSV or WMT25's JSONL), or save one with the set"
+        )
+    name, data, key = ev.terms[0]
+    return read_glossary(data, name, ev.corpus.n_lines, key)
 
 
 def _may_compute(store, ev, pending: list[str], visitor) -> None:

@@ -45,6 +45,7 @@ class SavedSet:
     human: tuple[tuple[str, bytes], ...]
     scores: tuple[tuple[str, bytes], ...] = ()
     annotations: tuple[tuple[str, bytes], ...] = ()
+    terms: tuple[tuple[str, bytes, str], ...] = ()
 
 
 def _dumps_lines(lines: Sequence[str]) -> str:
@@ -92,6 +93,10 @@ def _delete_rows(con, set_id: str) -> None:
     con.execute("DELETE FROM jobs WHERE set_id = ?", (set_id,))
 
 
+#: the kind of a set's glossary file, followed by its JSONL key (issue 60)
+TERMS_KIND = "terms:"
+
+
 class Sets(Owners):
     """Saved sets: their text, side files, name and project; listing, loading, deleting, the bundle of a set."""
 
@@ -107,18 +112,20 @@ class Sets(Owners):
         language_how: str | None = None,
         annotations: Sequence[tuple[str, bytes]] = (),
         runs: Mapping[str, tuple[str | None, str, str]] | None = None,
+        terms: Sequence[tuple[str, bytes, str]] = (),
     ) -> str:
         """Save a corpus (with its human files, imported metric score files and data notes) as a new set
         in one transaction; returns its id. ``runs``: system -> (family, ISO time, metadata JSON) for
         systems that are runs of a family (a bundle's). ``owner``: the visitor id that may change it (None: the
-        operator); ``language_how``: ``declared`` or ``detected`` (how the language pair was decided)."""
+        operator); ``language_how``: ``declared`` or ``detected`` (how the language pair was decided); ``terms``:
+        its glossary ``(name, bytes, JSONL key)`` (issue 60), kept as a file of kind ``terms:KEY``."""
         name = clean_name(name)
         set_id = set_id or new_id()
         rows = [("ref", n, k, _dumps_lines(v)) for k, (n, v) in enumerate(corpus.references.items())]
         rows += [("sys", n, k, _dumps_lines(v)) for k, (n, v) in enumerate(corpus.systems.items())]
         if corpus.source is not None:
             rows.append(("src", "source", 0, _dumps_lines(corpus.source)))
-        side = [*human, *scores, *annotations]
+        side = [*human, *scores, *annotations, *((n, d) for n, d, _ in terms)]
         self._check_size(sum(len(r[3]) for r in rows) + sum(len(d) for _, d in side), owner)
         created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         with self._db(write=True) as con:
@@ -146,7 +153,8 @@ class Sets(Owners):
                 "INSERT INTO files (set_id, kind, name, data) VALUES (?, ?, ?, ?)",
                 [(set_id, "human", n, bytes(d)) for n, d in human]
                 + [(set_id, "scores", n, bytes(d)) for n, d in scores]
-                + [(set_id, "annotations", n, bytes(d)) for n, d in annotations],
+                + [(set_id, "annotations", n, bytes(d)) for n, d in annotations]
+                + [(set_id, TERMS_KIND + key, n, bytes(d)) for n, d, key in terms],
             )
             con.executemany(
                 "INSERT INTO runs (set_id, system, family, at, meta) VALUES (?, ?, ?, ?, ?)",
@@ -295,7 +303,8 @@ class Sets(Owners):
         human = tuple((n, bytes(d)) for k, n, d in files if k == "human")
         scores = tuple((n, bytes(d)) for k, n, d in files if k == "scores")
         annotations = tuple((n, bytes(d)) for k, n, d in files if k == "annotations")
-        return SavedSet(info, corpus, human, scores, annotations)
+        terms = tuple((n, bytes(d), k[len(TERMS_KIND) :]) for k, n, d in files if k.startswith(TERMS_KIND))
+        return SavedSet(info, corpus, human, scores, annotations, terms)
 
     def rename(self, set_id: str, name: str, visitor: Visitor | None = None) -> None:
         self._check_change(set_id, visitor)

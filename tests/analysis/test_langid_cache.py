@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mtlens.analysis import langid_model
+from mtlens.checks import langid_model
 
 ROOT = Path(__file__).resolve().parents[2]
 LINES = [

@@ -1,0 +1,117 @@
+"""Translation checks (issue 60): what blocks a release whatever the score. Each check is a source of scores of its
+own (``check:NAME`` in ``--metrics``; ``checks`` names them all): one failure (1) or pass (0) per line with the
+failure's spans and MQM category, and a system score that is the percent of its lines failing (lower is better).
+The rules and their cases: docs/checks.md. Glossaries (``term``, ``term-consistency``): :mod:`.terms`.
+
+Which checks need what: every check but ``empty`` needs the source; ``language`` needs the target language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..scores.sources import ALL_CHECKS, CHECK_PREFIX
+from ..scores.spans import Span
+from . import kept, lines
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check: its name (after ``check:``), what it needs, and what it tells."""
+
+    name: str
+    needs_source: bool
+    needs_language: bool
+    says: str
+
+
+CHECKS = {
+    c.name: c
+    for c in (
+        Check("numbers", True, False, "a number of the source is missing from the output"),
+        Check("placeholders", True, False, "the output's placeholders are not the source's"),
+        Check("markup", True, False, "the source's tags or entities are lost, added or out of order"),
+        Check("urls", True, False, "a URL or e-mail address of the source is not kept verbatim"),
+        Check("untranslated", True, False, "the output is the source left untranslated"),
+        Check("language", False, True, "the output is in another language than the target"),
+        Check("empty", False, False, "the output is empty"),
+        Check("repetition", True, False, "the output loops on a phrase"),
+        Check("length", True, False, "the output is far longer or shorter than the pair's lines usually are"),
+    )
+}
+
+
+def check_names() -> list[str]:
+    """Every check's metric name, in the documented order (``check:numbers``...)."""
+    return [CHECK_PREFIX + n for n in CHECKS]
+
+
+def expand(names: Sequence[str]) -> list[str]:
+    """``checks`` replaced by every check's name, in place, repeats removed.
+
+    >>> expand(["bleu", "checks", "check:empty"])[:3]
+    ['bleu', 'check:numbers', 'check:placeholders']
+    """
+    out: list[str] = []
+    for n in names:
+        for m in check_names() if n == ALL_CHECKS else [n]:
+            if m not in out:
+                out.append(m)
+    return out
+
+
+def check_of(name: str) -> Check | None:
+    """The check a metric name names (``check:numbers``), else None."""
+    return CHECKS.get(name[len(CHECK_PREFIX) :]) if name.startswith(CHECK_PREFIX) else None
+
+
+def missing_need(check: Check, has_source: bool, target: str | None) -> str:
+    """Why ``check`` cannot run on a set (empty: it can)."""
+    if check.needs_source and not has_source:
+        return f"check:{check.name} needs the source: give the set's source (--src)"
+    if check.needs_language and not target:
+        return f"check:{check.name} needs the target language: declare the pair (-l SRC-TGT)"
+    return ""
+
+
+def run(
+    check: Check, source: Sequence[str] | None, systems: Mapping[str, Sequence[str]], target: str | None = None
+) -> dict[str, list[list[Span]]]:
+    """Each system's failures, per line (an empty list: the line passes). The caller has made sure the check's
+    needs are met (:func:`missing_need`)."""
+    per_line = _per_line(check, source, systems, target)
+    out = {}
+    for name, outputs in systems.items():
+        srcs = source if source is not None else [None] * len(outputs)
+        out[name] = [per_line(s, o, k) for k, (s, o) in enumerate(zip(srcs, outputs, strict=True))]
+    return out
+
+
+def _per_line(check: Check, source, systems, target) -> Callable[[str | None, str, int], list[Span]]:
+    """The check as one function of (source line, output line, line index), with what it shares across lines."""
+    name = check.name
+    if name == "numbers":
+        src_numbers: dict[int, list] = {}
+
+        def numbers(s, o, k):
+            if k not in src_numbers:
+                src_numbers[k] = kept.numbers(s)
+            return kept.check_numbers(s, o, src_numbers[k])
+
+        return numbers
+    if name == "length":
+        usual = lines.median_ratio(source, systems.values())
+        return lambda s, o, k: lines.check_length(s, o, usual)
+    if name == "language":
+        cache: dict = {}
+        return lambda s, o, k: lines.check_language(o, str(target), cache)
+    simple = {
+        "placeholders": kept.check_placeholders,
+        "markup": kept.check_markup,
+        "urls": kept.check_urls,
+        "untranslated": lines.check_untranslated,
+        "empty": lines.check_empty,
+        "repetition": lines.check_repetition,
+    }[name]
+    return lambda s, o, k: simple(s, o)
