@@ -39,6 +39,8 @@ def add_parsers(sub) -> dict:
         "'domain doc_id' (a .docs file, or --docs-order domain-id)",
     )
     i.add_argument("--project", help="group the set(s) into this project (e.g. 'WMT21')")
+    i.add_argument("--terms", metavar="FILE", help="a glossary saved with the set (TSV, or WMT25's JSONL)")
+    i.add_argument("--terms-key", metavar="KEY", help="a JSONL glossary's key of each line's terms (default terms)")
     flags.add_data_dir(i)
 
     ls = sub.add_parser("list", help="the saved sets of the workspace")
@@ -107,7 +109,7 @@ def add_parsers(sub) -> dict:
 
 def run_import(args: argparse.Namespace) -> str:
     from ..service.bundles import import_bundle
-    from ..service.evaluation import evaluate, save
+    from ..service.evaluation import evaluate, save, with_glossary
     from ..service.inputs import read_path
 
     target = store(args)
@@ -129,6 +131,9 @@ def run_import(args: argparse.Namespace) -> str:
     lines = []
     for item in found:
         ev = evaluate(item.corpus, args.language_pair, item.human, item.scores)  # bad side files: nothing saved
+        if args.terms:  # a bad glossary: nothing saved either
+            with as_typed(args.terms):
+                ev = with_glossary(ev, read_bytes(args.terms), Path(args.terms).name, args.terms_key)
         corpus, lang = ev.corpus, ev.language
         saved = save(target, ev, item.name, args.project).set_id
         assert saved is not None  # a saved set has its id
