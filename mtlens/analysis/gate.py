@@ -35,6 +35,7 @@ clause that applies is a note.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -43,6 +44,8 @@ from ..core.amounts import percent_change, usd
 from ..core.errors import InputError
 from ..scores.results import MetricResult
 from .agreement import human_agreement
+from .check_gate import TEST as CHECK_TEST
+from .check_gate import failing_lines, is_check, limit_sentence, mcnemar, over_limit
 from .families import family_of, held_out_text, tainted, tuned_text
 from .policy import ALPHA, MIN_TEST_LINES, SEED, check_alpha, default_resamples
 from .power import POWER, min_detectable_delta
@@ -51,8 +54,9 @@ from .significance import holm, missing_sentence, untested_note
 
 #: the rule in one sentence, printed with every verdict
 RULE = (
-    "a metric regresses when the candidate is worse than the baseline, the paired bootstrap's p after Holm's "
-    "correction over the metrics is below alpha ({alpha:g}){agreement}"
+    "a metric regresses when the candidate is worse than the baseline, the paired bootstrap's p (a check's: McNemar's "
+    "exact test) after Holm's correction over the metrics is below alpha ({alpha:g}){agreement}, or when it breaks "
+    "a limit given"
 )
 
 
@@ -80,6 +84,13 @@ class GateMetric:
     #: False when the metric has no score for the baseline or the candidate (a run no human rated): no test was made,
     #: ``p`` and ``p_holm`` are NaN, and the metric neither regresses nor confirms anything (issue 58)
     tested: bool = True
+    #: the paired test that made ``p``: the paired bootstrap, or McNemar's exact test for a check (issue 60)
+    test: str = "paired-bootstrap"
+    #: the candidate's limit (percent: a check's most failing lines, the terms' least success), and whether it broke it
+    limit: float | None = None
+    over_limit: bool = False
+    #: a check's first failing lines of the candidate: ``(line, what failed)``
+    lines: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -119,7 +130,11 @@ class GateResult:
     def test(self) -> str:
         seed = "none" if self.seed is None else str(self.seed)
         unit = "" if self.resample == "segments" else f"|resample:{self.resample}"
-        return f"test:paired-bootstrap|n:{self.n}|seed:{seed}|alpha:{self.alpha:g}|correction:holm-over-metrics{unit}"
+        checks = "|checks:mcnemar-exact" if any(g.test == CHECK_TEST for g in self.metrics) else ""
+        return (
+            f"test:paired-bootstrap|n:{self.n}|seed:{seed}|alpha:{self.alpha:g}|correction:holm-over-metrics{unit}"
+            f"{checks}"
+        )
 
 
 def check_gate_settings(alpha: float, min_agreement: float | None) -> None:
@@ -140,13 +155,16 @@ def gate(
     tuned_on=frozenset(),
     costs: tuple[float | None, float | None] | None = None,
     max_cost_increase: float | None = None,
+    limits: Mapping[str, float] | None = None,
 ) -> GateResult:
     """The gate's verdict for ``candidate`` against ``baseline`` on every metric of ``results`` (each holding
     both systems). ``n``: bootstrap resamples (default 1,000, more when the metrics are so many that Holm's
     correction needs them: :func:`~mtlens.analysis.policy.default_resamples`). ``documents``: every
     line's document id: whole documents are resampled (the test and the smallest detectable delta).
     ``tuned_on``: the candidate's tuned-on families; ``costs``: (baseline, candidate) in US$ for the test set, with
-    ``max_cost_increase`` (percent) the cost clause."""
+    ``max_cost_increase`` (percent) the cost clause; ``limits``: the checks' and the terms' limits
+    (:func:`mtlens.analysis.check_gate.parse_limits`). A check's test is McNemar's exact test (:mod:`.check_gate`)."""
+    limits = dict(limits or {})
     check_gate_settings(alpha, min_agreement)
     check_costs(costs)
     if max_cost_increase is not None:
@@ -181,6 +199,9 @@ def gate(
             raw.append(PairedDelta(candidate, baseline, math.nan, math.nan, math.nan))
             continue
         (pd,), _ = paired_deltas(r, [(candidate, baseline)], n, seed, documents=documents)
+        if is_check(name):  # a line passes or fails: McNemar's exact p, the bootstrap's spread for the power
+            exact, _, _ = mcnemar(r.sentence_scores(candidate), r.sentence_scores(baseline))
+            pd = dataclasses.replace(pd, p_value=exact)
         raw.append(pd)
     adjusted = holm([pd.p_value for pd in raw])  # NaN (untested) left out of the family
     out, notes = [], [untested_note(name, who) for name, who in unscored.items()]
@@ -193,6 +214,7 @@ def gate(
         worse = pd.delta < 0 if r.higher_is_better else pd.delta > 0
         significant = bool(ph < alpha)
         regression = worse and significant
+        broke = over_limit(name, r.scores[candidate], limits)
         if regression and min_agreement is not None:
             if agreement is None:
                 notes.append(
@@ -216,8 +238,17 @@ def gate(
                 signature=r.signature,
                 family=family_of(name),
                 tainted=family_of(name) in taint,
+                test=CHECK_TEST if is_check(name) else "paired-bootstrap",
+                limit=limits.get(name),
+                over_limit=broke,
             )
         )
+        if broke or (regression and is_check(name)):
+            out[-1] = dataclasses.replace(out[-1], regression=True, lines=tuple(failing_lines(r, candidate)))
+            notes.append(limit_sentence(name, r.scores[candidate], limits[name]) if broke else check_sentence(out[-1]))
+    missing = sorted(set(limits) - set(results))
+    if missing:
+        raise InputError(f"a limit was given for {', '.join(missing)}, which this gate does not compute")
     verdicts = ["regression"] if any(g.regression for g in out) else []
     if tuned_on:
         sentence = held_out_clause(out, tuned_on)
@@ -234,6 +265,14 @@ def gate(
     resample = "segments" if documents is None else "documents"
     return GateResult(verdict, baseline, candidate, out, alpha, min_agreement, n, seed, lines, tuple(notes), resample,
                       tuple(sorted(tuned_on)), cost, tuple(verdicts))  # fmt: skip
+
+
+def check_sentence(g: GateMetric) -> str:
+    """One sentence for a check the candidate fails significantly more often than the baseline."""
+    return (
+        f"{g.metric}: the candidate fails on {g.candidate:.2f}% of the lines against the baseline's {g.baseline:.2f}% "
+        f"(McNemar's exact p {g.p:.3g}, {g.p_holm:.3g} after Holm)"
+    )
 
 
 def _untested(name: str, r: MetricResult, baseline: str, candidate: str, taint) -> GateMetric:

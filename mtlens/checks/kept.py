@@ -76,11 +76,21 @@ def readings(token: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def _masked(line: str) -> str:
+    """The line with its placeholders, tags, entities, URLs and addresses blanked out (same length): their digits
+    are theirs (``{0}``, ``&#169;``, ``/v2/``), kept or lost by their own checks, not numbers of the text."""
+    chars = list(line)
+    for pattern in (_PLACEHOLDER, _TAG, _ENTITY, _URL):
+        for m in pattern.finditer(line):
+            chars[m.start() : m.end()] = " " * (m.end() - m.start())
+    return "".join(chars)
+
+
 def numbers(line: str) -> list[tuple[int, int, frozenset[str]]]:
-    """The numbers of a line: ``(start, end, readings)``; a token with no reading counts as its digit groups, and
-    a space-joined token that has a reading keeps its parts as other readings' fallbacks (:func:`check_numbers`)."""
+    """The numbers of a line (outside its placeholders, tags, entities and URLs): ``(start, end, readings)``; a
+    token with no reading counts as its digit groups (:func:`check_numbers`)."""
     out = []
-    for m in _NUMBER.finditer(line):
+    for m in _NUMBER.finditer(_masked(line)):
         read = readings(m.group())
         if read:
             out.append((m.start(), m.end(), read))

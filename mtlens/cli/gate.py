@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from pathlib import Path
 
 from ..core.errors import InputError
 from . import args as flags
@@ -57,6 +58,17 @@ def add_parsers(sub) -> dict:
     flags.add_format(g, ("text", "json", "markdown", "junit"))
     g.add_argument("-o", "--output", metavar="FILE", help="also write the verdict (in --format) to this file")
     flags.add_exact_flag(g)
+    g.add_argument(
+        "--max-check-failures",
+        metavar="CHECK=PCT,...",
+        help="the most percent of the candidate's lines a check may fail, e.g. placeholders=0,numbers=0.5 (the checks "
+        "run whenever --src is given; a check significantly above the baseline's is a regression too)",
+    )
+    g.add_argument(
+        "--min-term-success", type=float, metavar="PCT", help="the least term success rate (percent) with --terms"
+    )
+    g.add_argument("--terms", metavar="FILE", help="a glossary (TSV, or WMT25's JSONL): the gate scores 'term' too")
+    g.add_argument("--terms-key", metavar="KEY", help="a JSONL glossary's key of each line's terms (default terms)")
     flags.add_option_flags(g)
     flags.add_data_dir(g)
     return {"gate": run_gate}
@@ -94,11 +106,15 @@ def _verdict(args: argparse.Namespace) -> str:
         extra_scores=[(f, read_bytes(f)) for f in args.scores],
         max_cost_increase=args.max_cost_increase,
         costs=(args.baseline_cost, args.candidate_cost),
+        max_check_failures=args.max_check_failures,
+        min_term_success=args.min_term_success,
     )
     if args.set is not None:
         extra = [f for f, v in (("--ref", args.ref), ("--src", args.src), ("--docs", args.docs)) if v]
         if extra:
             raise InputError(f"--set names a saved set; leave out {', '.join(extra)}")
+        if args.terms:
+            raise InputError("--set names a saved set: its glossary is the one saved with it; leave out --terms")
         res = gate_set(store(args), args.set, args.baseline, args.candidate, **common)
     else:
         res = gate_files(
@@ -110,6 +126,7 @@ def _verdict(args: argparse.Namespace) -> str:
             args.language_pair,
             args.docs,
             args.docs_order,
+            terms=(Path(args.terms).name, read_bytes(args.terms), args.terms_key) if args.terms else None,
             **common,
         )
     out = render(res, args.format)

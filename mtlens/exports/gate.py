@@ -45,6 +45,10 @@ def to_dict(res: GateResult) -> dict:
                 "signature": g.signature,
                 "family": g.family,
                 "tainted": g.tainted,
+                "test": g.test,
+                "limit": g.limit,
+                "over_limit": g.over_limit,
+                "failing_lines": [{"line": n, "failed": what} for n, what in g.lines],
             }
             for g in res.metrics
         ],
@@ -194,6 +198,10 @@ def to_markdown(res: GateResult) -> str:
         "|---|---|" + "---:|" * 7 + "---|",
     ]
     out += ["| " + " | ".join(_md(c) for c in r) + " |" for r in _rows(res)]
+    for g in res.metrics:  # a failing check's lines (issue 60): what a reviewer opens first
+        if g.lines:
+            out += ["", f"**{_md(g.metric)}**: the candidate's first failing lines", ""]
+            out += [f"- line {n}: {_code(what)}" for n, what in g.lines]
     return "\n".join([*out, "", *_footer(res)]) + "\n"
 
 

@@ -48,7 +48,15 @@ def test_documented_verdicts_through_the_command_line(tmp_path, capsys, check):
     rows = CASES[check]
     (tmp_path / "src.txt").write_text("\n".join(s for s, _, _ in rows) + "\n", encoding="utf-8")
     (tmp_path / "A.txt").write_text("\n".join(o for _, o, _ in rows) + "\n", encoding="utf-8")
-    base = ["score", "--src", str(tmp_path / "src.txt"), "--ref", str(tmp_path / "A.txt"), "--sys", str(tmp_path / "A.txt")]
+    base = [
+        "score",
+        "--src",
+        str(tmp_path / "src.txt"),
+        "--ref",
+        str(tmp_path / "A.txt"),
+        "--sys",
+        str(tmp_path / "A.txt"),
+    ]
     base += ["-l", "en-de", "--metrics", f"check:{check}", "--data-dir", str(tmp_path / "ws")]
     assert main([*base, "--format", "json", "--sentence-level"]) == 0
     system = json.loads(capsys.readouterr().out)["systems"][0]

@@ -48,7 +48,12 @@ def test_term_consistency_by_hand():
 
 
 def test_a_jsonl_glossary_reads_each_lines_terms_under_its_key():
-    lines = [{"proper": {"space": "Space"}, "terms": {}}, {"proper": {}}, {"proper": {"Storage": "Speicher"}}, {"proper": {}}]
+    lines = [
+        {"proper": {"space": "Space"}, "terms": {}},
+        {"proper": {}},
+        {"proper": {"Storage": "Speicher"}},
+        {"proper": {}},
+    ]
     data = "\n".join(json.dumps(x) for x in lines).encode()
     g = read_glossary(data, "t.jsonl", 4, "proper")
     assert g.found(SOURCE) == [[("space", "Space")], [], [("Storage", "Speicher")], []]
@@ -60,7 +65,15 @@ def test_the_score_command_gives_the_rate_and_the_per_line_spans(tmp_path, capsy
     (tmp_path / "src.txt").write_text("\n".join(SOURCE) + "\n", encoding="utf-8")
     (tmp_path / "A.txt").write_text("\n".join(OUTPUT) + "\n", encoding="utf-8")
     (tmp_path / "g.tsv").write_text("space\tSpace\nstorage\tSpeicher\n", encoding="utf-8")
-    argv = ["score", "--src", str(tmp_path / "src.txt"), "--ref", str(tmp_path / "A.txt"), "--sys", str(tmp_path / "A.txt")]
+    argv = [
+        "score",
+        "--src",
+        str(tmp_path / "src.txt"),
+        "--ref",
+        str(tmp_path / "A.txt"),
+        "--sys",
+        str(tmp_path / "A.txt"),
+    ]
     argv += ["--metrics", "term,term-consistency", "--terms", str(tmp_path / "g.tsv"), "--format", "json"]
     assert main([*argv, "--sentence-level", "--data-dir", str(tmp_path / "ws")]) == 0
     system = json.loads(capsys.readouterr().out)["systems"][0]
@@ -94,8 +107,12 @@ def test_a_bad_tsv_glossary_is_one_sentence(data, says):
     "lines,key,says",
     [
         (['{"terms": {}}'] * 3, None, "has 3 lines and the set 4"),
-        (['{"terms": {}}'] * 3 + ['{"proper": {"a": "b"}}'], None, "line 4 has no 'terms' (--terms-key); its keys of terms: proper"),
-        (['{"terms": {}}'] * 3 + ['[1]'], None, "line 4 is not a JSON object"),
+        (
+            ['{"terms": {}}'] * 3 + ['{"proper": {"a": "b"}}'],
+            None,
+            "line 4 has no 'terms' (--terms-key); its keys of terms: proper",
+        ),
+        (['{"terms": {}}'] * 3 + ["[1]"], None, "line 4 is not a JSON object"),
         (['{"terms": {}}'] * 3 + ['{"terms": {"a": 1}}'], None, "target term is not text"),
         (['{"terms": {}}'] * 3 + ['{"terms": '], None, "line 4"),
     ],
@@ -112,7 +129,15 @@ def test_a_bad_glossary_is_one_sentence_on_the_command_line(tmp_path, capsys):
     (tmp_path / "src.txt").write_text("\n".join(SOURCE) + "\n", encoding="utf-8")
     (tmp_path / "A.txt").write_text("\n".join(OUTPUT) + "\n", encoding="utf-8")
     (tmp_path / "g.tsv").write_text("space\tSpace\nspace\tRaum\n", encoding="utf-8")
-    argv = ["score", "--src", str(tmp_path / "src.txt"), "--ref", str(tmp_path / "A.txt"), "--sys", str(tmp_path / "A.txt")]
+    argv = [
+        "score",
+        "--src",
+        str(tmp_path / "src.txt"),
+        "--ref",
+        str(tmp_path / "A.txt"),
+        "--sys",
+        str(tmp_path / "A.txt"),
+    ]
     code = main([*argv, "--metrics", "term", "--terms", str(tmp_path / "g.tsv"), "--data-dir", str(tmp_path / "ws")])
     err = capsys.readouterr().err
     assert code != 0 and "gives the term 'space' with another target" in err and "Traceback" not in err
