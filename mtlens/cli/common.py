@@ -226,6 +226,7 @@ def score_evaluation(args, ev, options):
     from ..service.results import pitfalls_for, scored
 
     corpus = ev.corpus
+    args.evaluation = ev  # what the command's own output may read again (a glossary's per-term table)
     names, builtin, imported = chosen(args, ev)
     results = scored(lambda: store(args), ev, names, builtin, imported, options)
     if ev.set_id is not None and builtin:

@@ -119,6 +119,10 @@ def run_score(args: argparse.Namespace) -> str:
         if args.pitfalls is not None:
             doc["pitfalls"] = args.pitfalls.to_dict()
         doc["reference_notes"] = getattr(args, "reference_notes", [])
+        if "term" in results:  # which terms each system misses (issue 60)
+            from ..service.results import term_rows
+
+            doc["terms"] = term_rows(args.evaluation)
         return dumps(doc) + "\n"
     if args.format == "csv":
         return to_csv(results, args.sentence_level)

@@ -85,7 +85,11 @@ def fast(names: Sequence[str]) -> list[str]:
 
 def default_metrics(names: Sequence[str], size: int) -> list[str]:
     """The metrics the Rankings show before anyone picks: all of them, or the fast ones above
-    :data:`LARGE` system lines."""
+    :data:`LARGE` system lines; the translation checks and terms have their own table (issue 60), so they are
+    offered, not shown first."""
+    from ..scores.sources import CHECKS_FAMILY, source_of
+
+    names = [n for n in names if source_of(n).family != CHECKS_FAMILY]
     return list(names) if size <= LARGE else fast(names)
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "REGISTRY",
     "MetricResult",
     "build_kernels",
+    "checks_scores",
     "chosen_metrics",
     "corpus_pitfalls",
     "make_metric",
@@ -38,6 +39,7 @@ __all__ = [
     "metric_names",
     "metrics_using",
     "named_results",
+    "offered_checks",
     "options_key",
     "pitfalls_for",
     "prepare_for",
@@ -47,6 +49,7 @@ __all__ = [
     "sentence_metrics",
     "start_warmup",
     "stop_workers",
+    "term_rows",
 ]
 
 
@@ -156,6 +159,32 @@ def checks_scores(ev, name: str):
     if not name.startswith(CHECK_PREFIX):
         return checking.term_scores(ev.corpus, glossary_of(ev), name)
     return checking.check_scores(ev.corpus, name, ev.language.target)
+
+
+def offered_checks(ev) -> list:
+    """What a page offers of the checks (issue 60): every check the set can run, and the terms when it has a
+    glossary, as :class:`~mtlens.scores.results.ImportedScores` (none without a source)."""
+    from ..runtime.checking import check_names, runnable_checks
+
+    if ev.corpus.source is None:
+        return []
+    ok, _ = runnable_checks(ev.corpus, ev.language.target, check_names())
+    names = ok + (["term", "term-consistency"] if ev.terms else [])
+    out = []
+    for n in names:
+        try:
+            out.append(checks_scores(ev, n))
+        except InputError:  # a glossary no line of the set uses, consistency undecided: not offered
+            continue
+    return out
+
+
+def term_rows(ev) -> list[dict]:
+    """The per-term table of the set's glossary (:func:`mtlens.runtime.checking.term_table`): each counted term,
+    its target, how often it counts and how often each system missed it, the most missed first."""
+    from ..runtime.checking import term_table
+
+    return term_table(ev.corpus, glossary_of(ev))
 
 
 def glossary_of(ev):

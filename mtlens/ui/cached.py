@@ -67,6 +67,38 @@ def _imported(dataset: Dataset) -> dict:
     return {s.name: (s, result_for(dataset.corpus, s)) for s in metrics}
 
 
+def checks(dataset: Dataset) -> dict:
+    """The translation checks the set can run and its glossary's terms (issue 60): name -> (ImportedScores,
+    MetricResult); empty without a source."""
+    if dataset.corpus.source is None:
+        return {}
+    return _checks(dataset)
+
+
+def _terms_key(dataset: Dataset) -> str:
+    from ..service.inputs import files_fingerprint
+
+    return files_fingerprint(tuple((f"{key}:{name}", data) for name, data, key in dataset.terms))
+
+
+@cache(
+    lambda ds: (ds.fingerprint, ds.language.target if ds.language else None, _terms_key(ds)),
+    spinner="Checking numbers, placeholders, markup, URLs, language and loops…",
+)
+def _checks(dataset: Dataset) -> dict:
+    from ..service.results import offered_checks, result_for
+
+    return {s.name: (s, result_for(dataset.corpus, s)) for s in offered_checks(dataset.evaluation())}
+
+
+@cache(lambda ds: (ds.fingerprint, _terms_key(ds)), spinner="Finding the glossary's terms…")
+def term_rows(dataset: Dataset) -> list[dict]:
+    """The glossary's per-term table (:func:`mtlens.service.results.term_rows`)."""
+    from ..service.results import term_rows as rows
+
+    return rows(dataset.evaluation())
+
+
 def pitfalls(dataset: Dataset, names):
     """The COMET pitfalls of the set's systems when a neural metric is among ``names``, else None."""
     from ..analysis.pitfalls import neural_names
@@ -103,14 +135,15 @@ def metric_names(dataset: Dataset, sentence: bool = False) -> list[str]:
     from ..service.results import sentence_metrics
 
     builtin = (sentence_metrics() if sentence else names()) if dataset.corpus.references else ()
-    return [*builtin, *imported(dataset)]
+    return [*builtin, *imported(dataset), *checks(dataset)]
 
 
 def metric_result(dataset: Dataset, name: str, opts: Options) -> MetricResult:
     """One metric's results for the dataset (cached by content fingerprint and that metric's options);
     imported metrics come from their files."""
     if name not in REGISTRY:
-        return imported(dataset)[name][1]
+        found = imported(dataset)
+        return found[name][1] if name in found else checks(dataset)[name][1]
     return _metric_result(dataset, dataset.set_id, name, opts)
 
 

@@ -71,6 +71,8 @@ class Dataset:
     project: str | None = None
     #: nobody may change the set (the bundled sample)
     read_only: bool = False
+    #: its glossary ``(name, bytes, JSONL key)`` (issue 60), or empty
+    terms: tuple[tuple[str, bytes, str], ...] = field(default=(), repr=False)
 
     @classmethod
     def of(cls, ev: Evaluation, origin: str, files=()) -> Dataset:
@@ -94,6 +96,7 @@ class Dataset:
             ev.annotations,
             project=ev.project,
             read_only=ev.read_only,
+            terms=ev.terms,
         )
 
     def evaluation(self) -> Evaluation:
@@ -108,6 +111,7 @@ class Dataset:
             project=self.project,
             annotations=self.annotations,
             read_only=self.read_only,
+            terms=self.terms,
         )
 
 

@@ -108,7 +108,7 @@ def test_mcnemars_exact_test_by_hand(a, b, p):
         ("numbers", "CHECK=PERCENT"),
         ("numbers=-1", "between 0 and 100"),
         ("numbers=x", "not 'x'"),
-    ],  # fmt: skip
+    ],
 )
 def test_a_bad_limit_is_one_sentence(tmp_path, text, says):
     with pytest.raises(InputError, match=says):

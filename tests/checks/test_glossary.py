@@ -76,8 +76,13 @@ def test_the_score_command_gives_the_rate_and_the_per_line_spans(tmp_path, capsy
     ]
     argv += ["--metrics", "term,term-consistency", "--terms", str(tmp_path / "g.tsv"), "--format", "json"]
     assert main([*argv, "--sentence-level", "--data-dir", str(tmp_path / "ws")]) == 0
-    system = json.loads(capsys.readouterr().out)["systems"][0]
+    doc = json.loads(capsys.readouterr().out)
+    system = doc["systems"][0]
     assert system["scores"] == {"term": 75.0, "term-consistency": 50.0}
+    assert doc["terms"] == [
+        {"source": "space", "target": "Space", "counted": 2, "missed": {"A": 1}},
+        {"source": "storage", "target": "Speicher", "counted": 2, "missed": {"A": 0}},
+    ]
     assert system["sentences"]["term"] == [1.0, 0.5, 1.0, None]
     assert [len(x) for x in system["spans"]["term"]] == [0, 1, 0, 0]
 

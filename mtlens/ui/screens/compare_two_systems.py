@@ -12,6 +12,7 @@ from ...analysis import policy
 from ...analysis.policy import ALPHA, MIN_TEST_LINES, P_DEFINITIONS, test_wording
 from ...core.errors import InputError
 from ...core.options import Options
+from ...exports.checks import one_fails
 from ...exports.numbers import share
 from ...service import judging
 from ...service.inputs import decode_lines
@@ -188,6 +189,8 @@ def page() -> None:
                 "tested. Largest differences first."
             )
 
+    _checks_differ(ds, a, b)
+
     # --- largest differences
     st.subheader("Where the two differ most")
     steps.next()
@@ -225,6 +228,25 @@ def page() -> None:
     if st.button("Inspect these lines in Sentences (sorted by |B - A|)", key="cmp_to_sentences"):
         st.session_state.update({"sent_a": a, "sent_b": b, "sent_metric": metric, "sent_sort": "largest |B - A|"})
         st.switch_page("pages/2_Sentences.py")
+
+
+def _checks_differ(ds: state.Dataset, a: str, b: str) -> None:
+    """The translation checks (issue 60): the lines where one of the two fails a check and the other passes."""
+    found = cached.checks(ds)
+    if not found:
+        return
+    st.subheader("Lines where one fails a translation check and the other passes")
+    names = [m for m, (_, r) in found.items() if not r.higher_is_better]
+    counts = {m: len(one_fails(found[m][1], a, b, ds.corpus.systems[a], ds.corpus.systems[b])) for m in names}
+    picked = st.selectbox(
+        "Check", names, key="cmp_check", format_func=lambda m: f"{m} ({counts[m]} line{'s' * (counts[m] != 1)})"
+    )
+    rows = one_fails(found[picked][1], a, b, ds.corpus.systems[a], ds.corpus.systems[b])
+    with st.container(key="cmp_checks"):
+        if rows:
+            export.table(pd.DataFrame(rows), name=f"mtlens-{picked.replace(':', '-')}-differs", hide_index=True)
+        else:
+            st.caption(f"{render.md(a)} and {render.md(b)} fail {render.md(picked)} on the same lines.")
 
 
 def _error_categories(named, a: str, b: str) -> None:

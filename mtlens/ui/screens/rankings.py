@@ -13,6 +13,7 @@ import streamlit as st
 from ...analysis.autorank import autorank
 from ...analysis.pitfalls import neural_names
 from ...core.options import Options
+from ...exports.checks import checks_rows
 from ...exports.excel import result_sheets, to_xlsx
 from ...exports.html import build_html_report
 from ...exports.numbers import ERROR_BAR_COLOUR
@@ -97,6 +98,7 @@ def page() -> None:
             st.warning(
                 render.md("Is the reference the problem? " + " ".join(n[0].upper() + n[1:] + "." for n in checked))
             )
+    checks_table(ds)
     traps = cached.pitfalls(ds, metrics)
     if traps is not None and traps.any:  # before anyone reads a neural score (Zouhar et al. 2024)
         with st.container(key="rank_pitfalls"):
@@ -229,6 +231,35 @@ def page() -> None:
             )
             fig.update_layout(xaxis_title="system", yaxis_title=chart_metric, height=380, margin={"t": 20, "b": 40})
             export.chart(fig, "rank_chart", f"mtlens-{chart_metric}")
+
+
+def checks_table(ds: state.Dataset) -> None:
+    """The translation checks beside the metrics (issue 60): each system's percent of lines failing each check the
+    set can run (and the term success rate with a glossary); nothing without a source."""
+    found = cached.checks(ds)
+    if not found:
+        return
+    results = {m: r for m, (_, r) in found.items()}
+    with st.container(key="rank_checks"):
+        st.markdown("**Translation checks**: percent of each system's lines failing (lower is better)")
+        table = pd.DataFrame(checks_rows(results))
+        export.table(
+            table, name="mtlens-checks", hide_index=True, key="rank_checks_table", places=dict.fromkeys(results, 2)
+        )
+        st.caption(
+            "A line fails a check when a number, placeholder, tag, URL of the source is lost, when it is left "
+            "untranslated, in another language, empty, looping, or far off the usual length; term: the glossary's "
+            "term success rate (higher is better). Add a check to the metrics above to rank and test with it."
+        )
+        if "term" in found:
+            with st.expander("Terms: which each system misses", key="rank_terms_open"):
+                rows = cached.term_rows(ds)
+                flat = [
+                    {k: v for k, v in r.items() if k != "missed"}
+                    | {f"missed by {s}": n for s, n in r["missed"].items()}
+                    for r in rows
+                ]
+                export.table(pd.DataFrame(flat), name="mtlens-terms", hide_index=True, key="rank_terms_table")
 
 
 def span_counts(ds: state.Dataset, spans: dict) -> pd.DataFrame:

@@ -247,6 +247,8 @@ def page() -> None:
                 st.markdown(f"*{render.md(name)}*: {len(spans_i)} error span(s)")
                 st.markdown(render.error_spans(c.systems[name][i], spans_i), unsafe_allow_html=True)
 
+    _checks_on_line(ds, [sys_a, sys_b] if sys_b else [sys_a], i)
+
     if anns and HUMAN_MQM in shown_sources:
         st.markdown("**What human raters marked** (MQM; hover a span for its category, severity, rater and comment)")
         st.markdown(
@@ -318,3 +320,30 @@ def page() -> None:
                 )
             else:
                 st.caption("No word pair shares a substring.")
+
+
+def _checks_on_line(ds, systems, i: int) -> None:
+    """The translation checks a line fails (issue 60), beside the judges' and the raters' spans: each failing check
+    with what it found, placed spans marked in the output."""
+    found = cached.checks(ds)
+    failing = [
+        (name, m, imp.spans[name][i])
+        for m, (imp, _) in found.items()
+        for name in systems
+        if imp.spans.get(name) and imp.spans[name][i]
+    ]
+    if not found:
+        return
+    st.markdown("**Translation checks on this line**")
+    with st.container(key="sent_checks"):
+        if not failing:
+            st.caption(f"{render.md(', '.join(systems))}: every check passes on this line.")
+        for name, m, spans in failing:
+            placed = [x for x in spans if x.start is not None]
+            lost = [x.text for x in spans if x.start is None]
+            st.markdown(
+                f"*{render.md(name)}* fails **{render.md(m)}**"
+                + (f": lost {render.md(', '.join(lost))}" if lost else "")
+            )
+            if placed:
+                st.markdown(render.error_spans(ds.corpus.systems[name][i], placed), unsafe_allow_html=True)
