@@ -19,9 +19,10 @@ import numpy as np
 from ..core.errors import InputError
 from ..scores.results import MetricResult
 from ..scores.sources import CHECK_KIND, CHECK_PREFIX, source_of
+from .policy import MCNEMAR
 
-#: the name of the test, in the gate's and the comparisons' signatures
-TEST = "mcnemar-exact"
+#: the name of the test, in the gate's and the comparisons' signatures (its definition: policy.P_DEFINITIONS)
+TEST = MCNEMAR
 #: how many failing lines a Markdown verdict lists per check
 SHOWN_LINES = 10
 

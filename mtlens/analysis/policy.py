@@ -52,14 +52,19 @@ MAX_SAMPLES = 100_000
 MAX_DRAWS = 200_000_000
 MAX_SEED = 2**63 - 1
 
+#: the test of a translation check (issue 60: a line passes or fails; :mod:`mtlens.analysis.check_gate`)
+MCNEMAR = "mcnemar-exact"
+
 #: what a test's p-value is, written next to every p-value shown
 P_DEFINITIONS = {
     "bootstrap": "two-sided paired bootstrap (Koehn 2004): p = (#{resamples k with |d_k - mean(d)| >= |d|} + 1) "
     "/ (n + 1), d the observed difference, d_k the difference in resample k",
     "ar": "paired approximate randomisation (Riezler & Maxwell 2005): p = (#{trials k with |d_k| >= |d|} + 1) "
     "/ (n + 1), each segment's statistics swapped between the two systems with probability 1/2",
+    MCNEMAR: "exact McNemar test on the lines where exactly one of the two fails (b for A, c for B): p = min(1, 2 "
+    "P[X <= min(b, c)]), X ~ Binomial(b + c, 1/2); 1 when no line tells them apart",
 }
-TEST_NAMES = {"bootstrap": "paired bootstrap", "ar": "approximate randomisation"}
+TEST_NAMES = {"bootstrap": "paired bootstrap", "ar": "approximate randomisation", MCNEMAR: "McNemar's exact test"}
 UNITS = {"bootstrap": "resamples", "ar": "trials"}
 
 
@@ -161,5 +166,7 @@ def test_wording(test: str, n: int | Iterable[int], alpha: float = ALPHA) -> str
     >>> test_wording("ar", 10000, 0.01)
     'approximate randomisation, 10,000 trials, Holm-corrected p < 0.01'
     """
+    if test == MCNEMAR:  # exact: nothing drawn
+        return f"{TEST_NAMES[test]}, Holm-corrected p < {alpha:g}"
     counts = [n] if isinstance(n, int) else list(n)
     return f"{TEST_NAMES[test]}, {counts_text(counts, UNITS[test])}, Holm-corrected p < {alpha:g}"

@@ -37,11 +37,14 @@ import numpy as np
 from ..core.errors import InputError
 from ..scores.results import MetricResult
 from ..version import __version__
+from .check_gate import TEST as CHECK_TEST
+from .check_gate import is_check, mcnemar
 from .policy import (
     ALPHA,
     CI_RESAMPLES,
     DEFAULT_SAMPLES,
     MAX_DRAWS,
+    MCNEMAR,
     SEED,
     check_test_settings,
     resample_count,
@@ -105,8 +108,9 @@ class Comparison:
         mode = "sacrebleu" if self.sacrebleu_compatible else "mtlens"
         seed = "none" if self.seed is None else str(self.seed)
         unit = "" if self.resample == "segments" else f"|resample:{self.resample}"
+        test = f"{self.test}|ci:bootstrap" if self.test == MCNEMAR else self.test  # the intervals are resampled
         return (
-            f"test:{self.test}|n:{self.n}|seed:{seed}|alpha:{self.alpha}|correction:holm{unit}|mode:{mode}"
+            f"test:{test}|n:{self.n}|seed:{seed}|alpha:{self.alpha}|correction:holm{unit}|mode:{mode}"
             f"|version:mtlens-{__version__}"
         )
 
@@ -276,7 +280,9 @@ def compare(
 
     Args:
         result: a metric's results (its per-segment statistics are resampled).
-        test: ``"bootstrap"`` or ``"ar"`` (approximate randomisation).
+        test: ``"bootstrap"`` or ``"ar"`` (approximate randomisation); a translation check is always tested with
+            McNemar's exact test (:mod:`mtlens.analysis.check_gate`; the test named in the result), the intervals
+            from the bootstrap.
         n: resamples / trials (default: 1000 / 10000, raised to :func:`resamples_needed` for the number
             of pairs; a number given is kept, with a note when it is too few for any pair to be significant).
         seed: the generator's seed (0 is a seed; None draws from the OS, not reproducible).
@@ -326,6 +332,9 @@ def compare(
             units,
             plan.n_units,
         )
+    if is_check(result.metric) and not sacrebleu_compatible:  # a line passes or fails: McNemar's exact test
+        raw = [mcnemar(result.sentence_scores(a), result.sentence_scores(b))[0] for a, b in plan.pairs]
+        test = CHECK_TEST
     pair_results = _pair_results(result, plan.pairs, raw, boot, alpha)
     notes = list(plan.notes)
     if units is not None and not sacrebleu_compatible:

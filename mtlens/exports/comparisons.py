@@ -23,6 +23,7 @@ def comparisons_to_dict(comparisons: Mapping[str, Comparison]) -> dict:
     return {
         "signature": first.signature,
         "signatures": {m: c.metric_signature for m, c in comparisons.items()},
+        "tests": {m: c.signature for m, c in comparisons.items()},
         "systems": [
             {
                 "name": n,
@@ -121,6 +122,9 @@ def comparisons_to_table(comparisons: Mapping[str, Comparison], digits: int | No
     first = next(iter(comparisons.values()))
     out.append(f"* significant at alpha = {first.alpha} after Holm's correction")
     out.append(f"test signature: {first.signature}")
+    exact = next((c for c in comparisons.values() if c.test != first.test), None)
+    if exact is not None:  # a translation check's McNemar test beside the metrics' resampling test (issue 60)
+        out.append(f"test signature ({exact.test}): {exact.signature}")
     return "\n".join(out) + "\n"
 
 

@@ -130,3 +130,27 @@ def test_the_term_success_limit(tmp_path):
     assert under.returncode == 0
     without = _gate(*args, "--min-term-success", "50")
     assert without.returncode == 2 and "glossary" in without.stderr
+
+
+def test_compare_tests_a_check_with_mcnemar_and_holm_over_its_pairs(tmp_path):
+    args = _files(tmp_path, 10)
+    files = {a.split("=", 1)[0]: a.split("=", 1)[1] for a in args if a.startswith("--") and "=" in a}
+    (tmp_path / "kept.txt").write_text((tmp_path / "base.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    got = subprocess.run(
+        [sys.executable, "-m", "mtlens", "compare", "--src", files["--src"], "--ref", files["--ref"], "--sys",
+         files["--baseline"], files["--candidate"], str(tmp_path / "kept.txt"), "-l", "en-de", "--metrics",
+         "bleu,check:placeholders", "--format", "json", "--data-dir", str(tmp_path / "ws")],
+        capture_output=True, text=True, cwd=ROOT, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    doc = json.loads(got.stdout)
+    assert doc["tests"]["check:placeholders"].startswith("test:mcnemar-exact|ci:bootstrap|")
+    assert doc["tests"]["bleu"].startswith("test:bootstrap|")
+    pairs = {(p["a"], p["b"]): p for p in doc["pairs"] if p["metric"] == "check:placeholders"}
+    # the candidate fails on 20 of 200 lines where the other two pass: b + c = 20, min = 0, p = 2 * 0.5**20; the
+    # baseline and its copy never differ: p = 1. Holm over the 3 pairs, step-down and monotone: 3p, max(3p, 2p), 1
+    p = 2 * 0.5**20
+    by = {frozenset(k): v for k, v in pairs.items()}
+    assert by[frozenset(("base", "cand"))]["p_value"] == pytest.approx(p, rel=1e-12)
+    assert by[frozenset(("kept", "cand"))]["p_value"] == pytest.approx(p, rel=1e-12)
+    assert by[frozenset(("base", "kept"))]["p_value"] == 1.0
+    assert sorted(v["p_holm"] for v in by.values()) == pytest.approx([3 * p, 3 * p, 1.0], rel=1e-12)
