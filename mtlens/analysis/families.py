@@ -12,7 +12,9 @@ Families:
 - ``metricx``: MetricX (imported, or ``metricx:NAME``);
 - ``learned``: other trained metrics read from files (BLEURT, BERTScore, a name mtlens does not know);
 - ``llm-judge``: LLM judges (``judge:NAME``, GEMBA);
-- ``human``: human judgments (MQM annotations, ESA ratings).
+- ``human``: human judgments (MQM annotations, ESA ratings);
+- ``checks``: the translation checks and a glossary's terms (issue 60). They measure defects, not quality: nothing is
+  tuned on them, and they neither are inflated by tuning nor confirm a tuned candidate's improvement.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..core.errors import InputError
-from ..scores.sources import COMET, FAMILIES, HUMAN, JUDGE, LEARNED, METRICX, SURFACE, source_of
+from ..scores.sources import CHECKS_FAMILY, COMET, FAMILIES, HUMAN, JUDGE, LEARNED, METRICX, SURFACE, source_of
+
+#: the families of quality scores (what a system may be tuned on, and what confirms a tuned candidate)
+QUALITY = tuple(f for f in FAMILIES if f != CHECKS_FAMILY)
 
 #: the families of trained neural metrics: tuning on one of them inflates all of them (Kovacs et al. 2024)
 NEURAL = frozenset({COMET, METRICX, LEARNED})
@@ -50,15 +55,15 @@ def tuned_families(text: str | Iterable[str] | None) -> frozenset[str]:
         item = raw.strip().lower()
         if not item:
             continue
-        if item in FAMILIES:
+        if item in QUALITY:
             out.add(item)
         elif item in _ALIASES:
             out.add(_ALIASES[item])
-        elif ":" in item:  # a metric as --metrics names it (comet:NAME, judge:NAME)
+        elif ":" in item and family_of(item) in QUALITY:  # a metric as --metrics names it (comet:NAME, judge:NAME)
             out.add(family_of(item))
         else:
             raise InputError(
-                f"tuned on takes metric families ({', '.join(FAMILIES)}) or metric names (bleu, chrf, comet, "
+                f"tuned on takes metric families ({', '.join(QUALITY)}) or metric names (bleu, chrf, comet, "
                 f"cometkiwi, xcomet, metricx, judge...), not '{raw.strip()}'"
             )
     return frozenset(out)
@@ -82,7 +87,7 @@ def held_out_text(tuned: Iterable[str]) -> str:
     """The families a candidate tuned on ``tuned`` is not inflated on, as a sentence names them (issue 58's D14: a
     candidate tuned on chrF is confirmed by COMET or a judge, not by "surface metrics such as chrF")."""
     taint = tainted(tuned)
-    return ", ".join(SAID[f] for f in FAMILIES if f not in taint)
+    return ", ".join(SAID[f] for f in QUALITY if f not in taint)
 
 
 def tuned_text(families: Iterable[str]) -> str:

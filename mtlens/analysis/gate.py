@@ -46,7 +46,7 @@ from ..scores.results import MetricResult
 from .agreement import human_agreement
 from .check_gate import TEST as CHECK_TEST
 from .check_gate import failing_lines, is_check, limit_sentence, mcnemar, over_limit
-from .families import family_of, held_out_text, tainted, tuned_text
+from .families import QUALITY, family_of, held_out_text, tainted, tuned_text
 from .policy import ALPHA, MIN_TEST_LINES, SEED, check_alpha, default_resamples
 from .power import POWER, min_detectable_delta
 from .resampling import PairedDelta, paired_deltas
@@ -186,7 +186,8 @@ def gate(
         name: [s for s in (baseline, candidate) if not math.isfinite(r.scores[s])] for name, r in results.items()
     }
     unscored = {name: who for name, who in unscored.items() if who}
-    if len(unscored) == len(results):
+    quality = [name for name in results if family_of(name) in QUALITY]  # the checks come with them, never alone
+    if len(unscored) == len(results) or (quality and all(name in unscored for name in quality)):
         raise InputError(
             "none of the gate's metrics can be tested: "
             + "; ".join(missing_sentence(name, who) for name, who in unscored.items())
@@ -300,6 +301,7 @@ def held_out_clause(metrics: list[GateMetric], tuned_on) -> str | None:
     """One sentence when the candidate's improvement stands only on the families its tuning inflates, else None.
     A held-out metric that was not tested (no scores for a system) confirms nothing."""
     tuned = tuned_text(tuned_on)
+    metrics = [g for g in metrics if g.family in QUALITY]  # a check neither is inflated nor confirms (issue 60)
     held = [g for g in metrics if not g.tainted and g.tested]
     if not held:
         families = tuned_text({g.family for g in metrics if g.tested})

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..checks.language import MIN_CHARS, MIN_PROBABILITY, identify, other_language
+from ..checks.language import MIN_CHARS, MIN_PROBABILITY, identify, identify_many, other_language
 from ..scores.sources import MODEL, SLIDE, source_of
 from .families import COMET, family_of
 
@@ -292,7 +292,7 @@ def find(
     ((0,), (1,), (2,), {2: 'en'})
     """
     expected, how = expected_language(pair[1], references)
-    identified: dict[str, tuple[str, float] | None] = {}
+    identified = identify_many(line for lines in systems.values() for line in lines) if expected else {}
     out = []
     for name, lines in systems.items():
         empty, copied, wrong, found = [], [], [], {}

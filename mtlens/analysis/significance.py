@@ -37,7 +37,6 @@ import numpy as np
 from ..core.errors import InputError
 from ..scores.results import MetricResult
 from ..version import __version__
-from .check_gate import TEST as CHECK_TEST
 from .check_gate import is_check, mcnemar
 from .policy import (
     ALPHA,
@@ -280,9 +279,7 @@ def compare(
 
     Args:
         result: a metric's results (its per-segment statistics are resampled).
-        test: ``"bootstrap"`` or ``"ar"`` (approximate randomisation); a translation check is always tested with
-            McNemar's exact test (:mod:`mtlens.analysis.check_gate`; the test named in the result), the intervals
-            from the bootstrap.
+        test: ``"bootstrap"`` or ``"ar"``; a check always has McNemar's exact test (:mod:`.check_gate`).
         n: resamples / trials (default: 1000 / 10000, raised to :func:`resamples_needed` for the number
             of pairs; a number given is kept, with a note when it is too few for any pair to be significant).
         seed: the generator's seed (0 is a seed; None draws from the OS, not reproducible).
@@ -334,7 +331,7 @@ def compare(
         )
     if is_check(result.metric) and not sacrebleu_compatible:  # a line passes or fails: McNemar's exact test
         raw = [mcnemar(result.sentence_scores(a), result.sentence_scores(b))[0] for a, b in plan.pairs]
-        test = CHECK_TEST
+        test = MCNEMAR
     pair_results = _pair_results(result, plan.pairs, raw, boot, alpha)
     notes = list(plan.notes)
     if units is not None and not sacrebleu_compatible:

@@ -79,7 +79,7 @@ def run(
     check: Check, source: Sequence[str] | None, systems: Mapping[str, Sequence[str]], target: str | None = None
 ) -> dict[str, list[list[Span]]]:
     """Each system's failures, per line (an empty list: the line passes). The caller has made sure the check's
-    needs are met (:func:`missing_need`)."""
+    needs are met (:func:`missing_need`). What a check reads of a source line is found once, for every system."""
     per_line = _per_line(check, source, systems, target)
     out = {}
     for name, outputs in systems.items():
@@ -88,30 +88,37 @@ def run(
     return out
 
 
+#: per check: what it reads of a source line (found once per line, shared by the systems) and the check itself
+_PREPARED: dict[str, tuple[Callable, Callable]] = {
+    "numbers": (kept.numbers, kept.check_numbers),
+    "placeholders": (kept.placeholders, kept.check_placeholders),
+    "markup": (kept.tags, kept.check_markup),
+    "urls": (kept.urls, kept.check_urls),
+    "untranslated": (lines.source_words, lines.check_untranslated),
+}
+
+
 def _per_line(check: Check, source, systems, target) -> Callable[[str | None, str, int], list[Span]]:
     """The check as one function of (source line, output line, line index), with what it shares across lines."""
     name = check.name
-    if name == "numbers":
-        src_numbers: dict[int, list] = {}
+    if name in _PREPARED:
+        prepare, test = _PREPARED[name]
+        found: dict[int, object] = {}
 
-        def numbers(s, o, k):
-            if k not in src_numbers:
-                src_numbers[k] = kept.numbers(s)
-            return kept.check_numbers(s, o, src_numbers[k])
+        def prepared(s, o, k):
+            if k not in found:
+                found[k] = prepare(s)
+            return test(s, o, found[k])
 
-        return numbers
+        return prepared
     if name == "length":
         usual = lines.median_ratio(source, systems.values())
         return lambda s, o, k: lines.check_length(s, o, usual)
-    if name == "language":
-        cache: dict = {}
+    if name == "language":  # every output identified in one compiled pass
+        from .language import identify_many
+
+        cache = identify_many(o for outputs in systems.values() for o in outputs)
         return lambda s, o, k: lines.check_language(o, str(target), cache)
-    simple = {
-        "placeholders": kept.check_placeholders,
-        "markup": kept.check_markup,
-        "urls": kept.check_urls,
-        "untranslated": lines.check_untranslated,
-        "empty": lines.check_empty,
-        "repetition": lines.check_repetition,
-    }[name]
-    return lambda s, o, k: simple(s, o)
+    if name == "repetition":
+        return lambda s, o, k: lines.check_repetition(s, o)
+    return lambda s, o, k: lines.check_empty(s, o)

@@ -14,6 +14,7 @@ from ..scores.spans import Span
 
 #: a number as written in any script: digits (any Unicode decimal digit) joined by separators
 _NUMBER = re.compile(r"\d+(?:[.,'’\u00a0\u202f\u2009 \u066b\u066c]\d+)*")
+_ANY_DIGIT = re.compile(r"\d")
 #: marks a decimal fraction may use; marks that group thousands
 _DECIMAL = frozenset(".,\u066b")
 _GROUP = frozenset(".,'’\u00a0\u202f\u2009 \u066c")
@@ -79,6 +80,8 @@ def readings(token: str) -> frozenset[str]:
 def _masked(line: str) -> str:
     """The line with its placeholders, tags, entities, URLs and addresses blanked out (same length): their digits
     are theirs (``{0}``, ``&#169;``, ``/v2/``), kept or lost by their own checks, not numbers of the text."""
+    if not any(c in line for c in "{%$<&@") and "://" not in line and "www." not in line.lower():
+        return line
     chars = list(line)
     for pattern in (_PLACEHOLDER, _TAG, _ENTITY, _URL):
         for m in pattern.finditer(line):
@@ -89,7 +92,9 @@ def _masked(line: str) -> str:
 def numbers(line: str) -> list[tuple[int, int, frozenset[str]]]:
     """The numbers of a line (outside its placeholders, tags, entities and URLs): ``(start, end, readings)``; a
     token with no reading counts as its digit groups (:func:`check_numbers`)."""
-    out = []
+    out: list[tuple[int, int, frozenset[str]]] = []
+    if not _ANY_DIGIT.search(line):
+        return out
     for m in _NUMBER.finditer(_masked(line)):
         read = readings(m.group())
         if read:
@@ -140,10 +145,17 @@ def _placed_difference(src_items: list[str], out_items: list[tuple[int, int, str
     return spans
 
 
-def check_placeholders(source: str, output: str) -> list[Span]:
+def placeholders(source: str) -> list[str]:
+    """A line's placeholders (what :func:`check_placeholders` compares)."""
+    return _PLACEHOLDER.findall(source) if ("{" in source or "%" in source) else []
+
+
+def check_placeholders(source: str, output: str, src: list[str] | None = None) -> list[Span]:
     """The output has the same placeholders as the source, as a multiset (order may change; a placeholder lost,
-    added or altered fails)."""
-    src = _PLACEHOLDER.findall(source)
+    added or altered fails). ``src``: the source's, found once for every system (:func:`placeholders`)."""
+    src = placeholders(source) if src is None else src
+    if not src and "{" not in output and "%" not in output:
+        return []
     out = [(m.start(), m.end(), m.group()) for m in _PLACEHOLDER.finditer(output)]
     if not src and not out:
         return []
@@ -158,10 +170,17 @@ def _tags(line: str) -> list[tuple[int, int, str]]:
     return sorted(out)
 
 
-def check_markup(source: str, output: str) -> list[Span]:
+def tags(source: str) -> list[tuple[int, int, str]]:
+    """A line's tags and entities (what :func:`check_markup` compares)."""
+    return _tags(source) if ("<" in source or "&" in source) else []
+
+
+def check_markup(source: str, output: str, src: list | None = None) -> list[Span]:
     """The output keeps the source's tags (by name and kind) and character entities, and its tags are balanced
-    wherever the source's are (every closing tag closes the last one opened)."""
-    src = _tags(source)
+    wherever the source's are (every closing tag closes the last one opened). ``src``: the source's (:func:`tags`)."""
+    src = tags(source) if src is None else src
+    if not src and "<" not in output and "&" not in output:
+        return []
     out = _tags(output)
     if not src and not out:
         return []
@@ -183,6 +202,9 @@ def _balanced(tags) -> bool:
 
 
 def _urls(line: str) -> list[tuple[int, int, str]]:
+    low = line.lower()
+    if "://" not in low and "www." not in low and "@" not in low:
+        return []
     out = []
     for m in _URL.finditer(line):
         text = m.group().rstrip(_URL_TAIL)
@@ -190,11 +212,16 @@ def _urls(line: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def check_urls(source: str, output: str) -> list[Span]:
+def urls(source: str) -> list[str]:
+    """A line's URLs and e-mail addresses (what :func:`check_urls` looks for)."""
+    return [text for _, _, text in _urls(source)]
+
+
+def check_urls(source: str, output: str, src: list[str] | None = None) -> list[Span]:
     """Every URL and e-mail address of the source is in the output verbatim (a translated, re-cased or cut address
-    fails; one the output adds does not)."""
+    fails; one the output adds does not). ``src``: the source's (:func:`urls`)."""
     spans = []
-    for _, _, text in _urls(source):
+    for text in urls(source) if src is None else src:
         if text not in output:
             spans.append(Span(None, None, SEVERITY, URL_CATEGORY, text))
     return spans

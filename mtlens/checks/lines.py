@@ -5,8 +5,6 @@ the output (or the loop's repeats)."""
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections import Counter
 
 from ..scores.spans import Span
 from .language import other_language
@@ -48,8 +46,12 @@ def check_empty(source: str | None, output: str) -> list[Span]:
     return [Span(None, None, SEVERITY, "Accuracy/Omission", "empty output")]
 
 
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
 def _plain(text: str) -> str:
-    return "".join(c for c in text.casefold() if unicodedata.category(c)[0] in "LN")
+    """The line's letters and digits, case-folded (what is left once case, spaces and punctuation are set aside)."""
+    return _NOT_ALNUM.sub("", text.casefold())
 
 
 def untranslatable(source: str) -> bool:
@@ -61,21 +63,32 @@ def untranslatable(source: str) -> bool:
     return len(words) < MIN_WORDS or visible == 0 or letters / visible < MIN_LETTER_SHARE
 
 
-def check_untranslated(source: str, output: str) -> list[Span]:
+def source_words(source: str) -> tuple[str, frozenset[str]] | None:
+    """What :func:`check_untranslated` compares of a source line, found once for every system: its plain text and
+    its words; None for a line that may stay as it is (:func:`untranslatable`)."""
+    if untranslatable(source):
+        return None
+    return _plain(source), frozenset(_WORD.findall(source.casefold()))
+
+
+def check_untranslated(source: str, output: str, src: tuple | bool | None = False) -> list[Span]:
     """The output is the source left as it was: equal once case, spaces and punctuation are set aside, or nearly
     (:data:`NEAR_COPY` of its words are the source's and its length within :data:`NEAR_LENGTH` of the source's);
-    lines that may stay as they are (:func:`untranslatable`) and empty outputs pass."""
-    if not output.strip() or untranslatable(source):
+    lines that may stay as they are (:func:`untranslatable`) and empty outputs pass. ``src``: the source's
+    (:func:`source_words`)."""
+    prep = source_words(source) if src is False else src
+    if prep is None or not output.strip():
         return []
-    a, b = _plain(source), _plain(output)
+    a, words = prep
+    if not a:
+        return []
+    b = _plain(output)
     if a == b:
         return _whole(output, "Accuracy/Untranslated")
-    src_words = Counter(w.casefold() for w in _WORD.findall(source))
-    out_words = [w.casefold() for w in _WORD.findall(output)]
-    if not out_words or not (NEAR_LENGTH[0] <= len(b) / max(len(a), 1) <= NEAR_LENGTH[1]):
+    if not (NEAR_LENGTH[0] <= len(b) / len(a) <= NEAR_LENGTH[1]):
         return []
-    shared = sum(1 for w in out_words if src_words[w] > 0)
-    if shared / len(out_words) >= NEAR_COPY:
+    out_words = _WORD.findall(output.casefold())
+    if out_words and sum(w in words for w in out_words) / len(out_words) >= NEAR_COPY:
         return _whole(output, "Accuracy/Untranslated")
     return []
 
@@ -110,10 +123,29 @@ def _loops(repeats: int, n: int) -> bool:
     return n > 0 and repeats >= (WORD_REPEATS if n == 1 else LOOP_REPEATS)
 
 
+#: a loop as text: a token 4 times, or 2 to MAX_LOOP_N tokens 3 times, back to back, on the tokens joined by NULs
+_TANDEM = re.compile(
+    rf"(?:^|(?<=\x00))(?:([^\x00]+\x00)\1{{{WORD_REPEATS - 1},}}|((?:[^\x00]+\x00){{2,{MAX_LOOP_N}}}?)\2{{{LOOP_REPEATS - 1},}})"
+)
+
+
+def may_loop(line: str) -> bool:
+    """Whether a line holds a loop (:func:`check_repetition`'s first condition), tested by one regular expression on
+    its tokens joined by NULs (a line with a NUL is tested token by token)."""
+    toks = _TOKEN.findall(line.casefold())
+    if len(toks) < min(WORD_REPEATS, 2 * LOOP_REPEATS):
+        return False
+    if "\x00" in line:
+        return _loops(*longest_run(toks)[:2])
+    return _TANDEM.search("\x00".join(toks) + "\x00") is not None
+
+
 def check_repetition(source: str | None, output: str) -> list[Span]:
     """The output loops: an n-gram repeated back to back (a word :data:`WORD_REPEATS` times, a longer n-gram
     :data:`LOOP_REPEATS` times) more often than the source repeats anything, plus one ("ha ha ha ha" translating
     "ha ha ha ha" passes); the span covers the repeats."""
+    if not may_loop(output):
+        return []
     found = tokens(output)
     repeats, n, start = longest_run([m.group() for m in found])
     if not _loops(repeats, n):

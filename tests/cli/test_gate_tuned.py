@@ -89,16 +89,18 @@ def test_a_candidate_tuned_on_comet_is_not_passed_by_comet_alone(folder, tmp_pat
     untagged = _mtlens(*common, "--metrics", "chrf,comet", "--format", "json", ws=tmp_path / "ws")
     assert untagged.returncode == 0, untagged.stderr  # COMET better, chrF the same: a plain gate passes it
     doc = json.loads(untagged.stdout)
-    assert doc["verdict"] == "pass" and [m["improvement"] for m in doc["metrics"]] == [False, True]
+    quality = [m for m in doc["metrics"] if m["family"] != "checks"]  # the checks run too: the source is given
+    assert doc["verdict"] == "pass" and [m["improvement"] for m in quality] == [False, True]
     tagged = [*common, "--metrics", "chrf,comet", "--candidate-tuned-on", "comet"]
     js = _mtlens(*tagged, "--format", "json", ws=tmp_path / "ws")
     assert js.returncode == 1, js.stderr
     doc = json.loads(js.stdout)
     assert doc["verdict"] == "unconfirmed" and doc["tuned_on"] == ["comet"]
-    assert [(m["metric"], m["family"], m["tainted"]) for m in doc["metrics"]] == [
+    assert [(m["metric"], m["family"], m["tainted"]) for m in doc["metrics"] if m["family"] != "checks"] == [
         ("chrf", "surface", False),
         ("comet", "comet", True),
     ]
+    assert not any(m["tainted"] for m in doc["metrics"] if m["family"] == "checks")  # defects are not tuned on
     (sentence,) = [n for n in doc["notes"] if n.startswith("the candidate was tuned on comet")]
     assert "comet" in sentence and "not confirmed by a held-out metric (chrf" in sentence
     md = _mtlens(*tagged, "--format", "markdown", ws=tmp_path / "ws")
