@@ -88,6 +88,44 @@ def run(
     return out
 
 
+def failing(
+    check: Check,
+    source: Sequence[str] | None,
+    systems: Mapping[str, Sequence[str]],
+    target: str | None = None,
+    usual: float | None = None,
+) -> dict[str, list[bool]]:
+    """Whether each line fails, per system (:func:`run` without keeping the spans: what a worker process sends
+    back). ``usual``: the length check's usual ratio, when the systems are some of the set's."""
+    per_line = _per_line(check, source, systems, target, usual=usual)
+    srcs = source if source is not None else None
+    return {
+        name: [bool(per_line(srcs[k] if srcs is not None else None, o, k)) for k, o in enumerate(outputs)]
+        for name, outputs in systems.items()
+    }
+
+
+def spans_at(
+    check: Check,
+    source: Sequence[str] | None,
+    systems: Mapping[str, Sequence[str]],
+    lines: Mapping[str, Sequence[int]],
+    target: str | None = None,
+    usual: float | None = None,
+) -> dict[str, dict[int, list[Span]]]:
+    """The spans of the given lines of each system (the failing ones :func:`failing` found)."""
+    per_line = _per_line(check, source, systems, target, bulk=False, usual=usual)
+    return {
+        name: {k: per_line(source[k] if source is not None else None, systems[name][k], k) for k in ks}
+        for name, ks in lines.items()
+    }
+
+
+def usual_ratio(source: Sequence[str] | None, systems: Mapping[str, Sequence[str]]) -> float | None:
+    """The set's usual length ratio (:func:`.lines.median_ratio`), over every system."""
+    return lines.median_ratio(source, systems.values()) if source is not None else None
+
+
 #: per check: what it reads of a source line (found once per line, shared by the systems) and the check itself
 _PREPARED: dict[str, tuple[Callable, Callable]] = {
     "numbers": (kept.numbers, kept.check_numbers),
@@ -98,8 +136,11 @@ _PREPARED: dict[str, tuple[Callable, Callable]] = {
 }
 
 
-def _per_line(check: Check, source, systems, target) -> Callable[[str | None, str, int], list[Span]]:
-    """The check as one function of (source line, output line, line index), with what it shares across lines."""
+def _per_line(
+    check: Check, source, systems, target, bulk: bool = True, usual: float | None = None
+) -> Callable[[str | None, str, int], list[Span]]:
+    """The check as one function of (source line, output line, line index), with what it shares across lines;
+    ``bulk``: every output's language identified at once (else each when asked); ``usual``: the length ratio."""
     name = check.name
     if name in _PREPARED:
         prepare, test = _PREPARED[name]
@@ -112,12 +153,12 @@ def _per_line(check: Check, source, systems, target) -> Callable[[str | None, st
 
         return prepared
     if name == "length":
-        usual = lines.median_ratio(source, systems.values())
-        return lambda s, o, k: lines.check_length(s, o, usual)
+        ratio = usual if usual is not None else lines.median_ratio(source, systems.values())
+        return lambda s, o, k: lines.check_length(s, o, ratio)
     if name == "language":  # every output identified in one compiled pass
         from .language import identify_many
 
-        cache = identify_many(o for outputs in systems.values() for o in outputs)
+        cache = identify_many(o for outputs in systems.values() for o in outputs) if bulk else {}
         return lambda s, o, k: lines.check_language(o, str(target), cache)
     if name == "repetition":
         return lambda s, o, k: lines.check_repetition(s, o)

@@ -17,18 +17,19 @@ import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
+from numba import prange
 
 from ..metrics._numba import njit
 from .langid_model import identifier
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _classify(data, offsets, nextmove, rowbase, output, ptc, pc, alias):  # pragma: no cover - compiled
     n = offsets.shape[0] - 1
     n_classes = pc.shape[0]
     best = np.empty(n, dtype=np.int64)
     prob = np.empty(n, dtype=np.float32)
-    for k in range(n):
+    for k in prange(n):
         start, end = offsets[k], offsets[k + 1]
         feats = np.empty(end - start, dtype=np.int64)
         m = 0

@@ -4,6 +4,7 @@ the output (or the loop's repeats)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from ..scores.spans import Span
@@ -19,6 +20,8 @@ MIN_LETTER_SHARE = 0.5
 #: the source's words in a line of about the source's length
 NEAR_COPY = 0.9
 NEAR_LENGTH = (0.8, 1.25)
+#: ... an output is looked at only when this share of its space-separated tokens are the source's
+LOOKED_AT = 0.5
 
 #: repetition: an n-gram of 1 to MAX_LOOP_N tokens repeated back to back; a word at least this many times in a
 #: row, a longer n-gram at least LOOP_REPEATS times, and more than the source's own longest run plus one
@@ -32,6 +35,9 @@ LENGTH_FACTOR = 3.0
 LENGTH_MIN_CHARS = 10
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+#: tokens a loop may repeat without a space between them: three punctuation marks in one space-separated word
+_GLUED = re.compile(r"[^\w\s]\w*[^\w\s]\w*[^\w\s]")
 _TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[^\W_]+|[^\w\s]", re.UNICODE)
 
 
@@ -59,28 +65,32 @@ def untranslatable(source: str) -> bool:
     number), or under :data:`MIN_LETTER_SHARE` letters (code, numbers, addresses)."""
     words = _WORD.findall(source)
     letters = sum(len(w) for w in words)
-    visible = sum(1 for c in source if not c.isspace())
+    visible = len("".join(source.split()))
     return len(words) < MIN_WORDS or visible == 0 or letters / visible < MIN_LETTER_SHARE
 
 
-def source_words(source: str) -> tuple[str, frozenset[str]] | None:
-    """What :func:`check_untranslated` compares of a source line, found once for every system: its plain text and
-    its words; None for a line that may stay as it is (:func:`untranslatable`)."""
+def source_words(source: str) -> tuple[str, frozenset[str], frozenset[str]] | None:
+    """What :func:`check_untranslated` compares of a source line, found once for every system: its plain text, its
+    words and its space-separated tokens (case-folded); None for a line that may stay as it is
+    (:func:`untranslatable`)."""
     if untranslatable(source):
         return None
-    return _plain(source), frozenset(_WORD.findall(source.casefold()))
+    low = source.casefold()
+    return _plain(source), frozenset(_WORD.findall(low)), frozenset(low.split())
 
 
 def check_untranslated(source: str, output: str, src: tuple | bool | None = False) -> list[Span]:
     """The output is the source left as it was: equal once case, spaces and punctuation are set aside, or nearly
     (:data:`NEAR_COPY` of its words are the source's and its length within :data:`NEAR_LENGTH` of the source's);
-    lines that may stay as they are (:func:`untranslatable`) and empty outputs pass. ``src``: the source's
-    (:func:`source_words`)."""
+    lines that may stay as they are (:func:`untranslatable`) and empty outputs pass. An output is looked at only
+    when at least :data:`LOOKED_AT` of its distinct space-separated tokens (case-folded) are the source's: a copy
+    shares nearly all of them, a translation few. ``src``: the source's (:func:`source_words`)."""
     prep = source_words(source) if src is False else src
     if prep is None or not output.strip():
         return []
-    a, words = prep
-    if not a:
+    a, words, spaced = prep
+    toks = set(output.casefold().split())
+    if not a or len(toks & spaced) < LOOKED_AT * len(toks):
         return []
     b = _plain(output)
     if a == b:
@@ -131,8 +141,17 @@ _TANDEM = re.compile(
 
 def may_loop(line: str) -> bool:
     """Whether a line holds a loop (:func:`check_repetition`'s first condition), tested by one regular expression on
-    its tokens joined by NULs (a line with a NUL is tested token by token)."""
-    toks = _TOKEN.findall(line.casefold())
+    its tokens joined by NULs (a line with a NUL is tested token by token). The cheap test first: in text written
+    with spaces, a loop repeats some pair of space-separated words (its last copy may end in a full stop), so a line
+    with no pair twice holds none; text with CJK characters, or with tokens glued by punctuation (``ha,ha,ha``,
+    ``!!!!``), is always tested."""
+    low = line.casefold()
+    if not _CJK.search(low) and not _GLUED.search(low):
+        spaced = low.split()
+        pairs = list(itertools.pairwise(spaced))
+        if len(pairs) == len(set(pairs)):
+            return False
+    toks = _TOKEN.findall(low)
     if len(toks) < min(WORD_REPEATS, 2 * LOOP_REPEATS):
         return False
     if "\x00" in line:

@@ -45,7 +45,8 @@ class Glossary:
         per_line: each line's own terms (source -> target), for a JSONL glossary; None for a TSV one.
         terms: lower-cased source term -> target term, for a TSV glossary applied to every line; empty for JSONL.
         key: the JSONL key its terms were read from (empty for TSV).
-        longest: the most words a TSV term has.
+        longest: the most tokens a TSV term has.
+        prefixes: every TSV term's token prefixes (the lines' n-grams are extended only while they are one).
     """
 
     name: str
@@ -53,6 +54,7 @@ class Glossary:
     terms: Mapping[str, str] | None = None
     key: str = ""
     longest: int = 0
+    prefixes: frozenset[str] = frozenset()
 
     @property
     def form(self) -> str:
@@ -66,24 +68,31 @@ class Glossary:
                 [(k, v) for k, v in terms if k.lower() in s.lower()]
                 for s, terms in zip(source, self.per_line, strict=True)
             ]
-        table = self.terms or {}
+        table, prefixes = self.terms or {}, self.prefixes
         out = []
         for line in source:
             low = line.lower()
-            spans = [(m.start(), m.end()) for m in _TOKEN.finditer(low)]
+            spans = [m.span() for m in _TOKEN.finditer(low)]
             seen: dict[str, None] = {}
-            for i in range(len(spans)):
+            for i, (start, _) in enumerate(spans):
                 for j in range(i, min(i + self.longest, len(spans))):
-                    key = low[spans[i][0] : spans[j][1]]
+                    key = low[start : spans[j][1]]
                     if key in table and key not in seen:
                         seen[key] = None
+                    if key not in prefixes:
+                        break
             out.append([(k, table[k]) for k in seen])
         return out
 
 
+def tokens(term: str) -> list[tuple[int, int]]:
+    """A term's tokens as spans (the word-boundary match's unit): words, marks, CJK characters."""
+    return [m.span() for m in _TOKEN.finditer(term.lower())]
+
+
 def words(term: str) -> int:
-    """How many tokens a term has (the word-boundary match's unit)."""
-    return len(_TOKEN.findall(term.lower()))
+    """How many tokens a term has."""
+    return len(tokens(term))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from ..checks.terms import MAX_TERM_WORDS, Glossary, words
+from ..checks.terms import MAX_TERM_WORDS, Glossary, tokens
 from ..core.errors import InputError
 from ..core.limits import load_json, max_file_bytes
 from .lines import decode_lines
@@ -80,6 +80,7 @@ def _read_jsonl(data: bytes, name: str, n_lines: int, key: str) -> Glossary:
 
 def _read_tsv(data: bytes, name: str) -> Glossary:
     table: dict[str, str] = {}
+    prefixes: set[str] = set()
     longest = 0
     for i, line in enumerate(decode_lines(data, name), 1):
         if not line.strip():
@@ -95,11 +96,14 @@ def _read_tsv(data: bytes, name: str) -> Glossary:
         if low in table:
             how = "again" if table[low] == tgt else f"with another target ('{table[low]}', then '{tgt}')"
             raise InputError(f"{where} gives the term '{src}' {how}: give each term once")
-        size = words(src)
-        if size > MAX_TERM_WORDS:
-            raise InputError(f"{where}: the term '{src[:60]}' has {size} words; terms have at most {MAX_TERM_WORDS}")
+        spans = tokens(low)
+        if len(spans) > MAX_TERM_WORDS:
+            raise InputError(
+                f"{where}: the term '{src[:60]}' has {len(spans)} words; terms have at most {MAX_TERM_WORDS}"
+            )
         table[low] = tgt
-        longest = max(longest, size)
+        prefixes.update(low[:end] for _, end in spans[:-1])
+        longest = max(longest, len(spans))
     if not table:
         raise InputError(f"glossary '{name}' holds no term")
-    return Glossary(name, terms=table, longest=longest)
+    return Glossary(name, terms=table, longest=longest, prefixes=frozenset(prefixes))

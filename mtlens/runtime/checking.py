@@ -6,13 +6,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import CHECK_PREFIX, check_names, check_of, missing_need, run
+from ..checks import CHECK_PREFIX, check_names, check_of, failing, missing_need, spans_at, usual_ratio
 from ..checks.terms import MATCHES, TERM, TERM_CONSISTENCY, Glossary, consistency, per_term, success
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..scores.results import ImportedScores
 
-__all__ = ["RULES_VERSION", "check_names", "check_scores", "runnable_checks", "term_scores", "term_table"]
+__all__ = [
+    "RULES_VERSION",
+    "check_names",
+    "check_scores",
+    "check_scores_many",
+    "runnable_checks",
+    "term_scores",
+    "term_table",
+]
 
 #: the checks' rules' version, in every check's signature: a change of a rule is a new version
 RULES_VERSION = "1"
@@ -21,22 +29,61 @@ RULES_VERSION = "1"
 def check_scores(corpus: Corpus, name: str, target: str | None) -> ImportedScores:
     """One check's scores for every system of the corpus: 1 for a line that fails, 0 for one that passes; the
     system score is the percent of lines failing (``scale`` 100, lower is better)."""
-    check = check_of(name)
-    if check is None:
-        raise InputError(f"'{name}' is not a check")
-    why = missing_need(check, corpus.source is not None, target)
-    if why:
-        raise InputError(why)
-    found = run(check, corpus.source, corpus.systems, target)
+    return check_scores_many(corpus, [name], target)[name]
+
+
+#: what a check costs per output line, relative to the others (measured: benchmarks/bench_checks.py)
+_COST = {"language": 8.0, "repetition": 8.0, "untranslated": 7.0, "numbers": 3.0}
+
+
+def check_scores_many(corpus: Corpus, names, target: str | None) -> dict[str, ImportedScores]:
+    """Several checks' scores (:func:`check_scores`), worked out together: each check over each half of the
+    systems is one task of the engine's (:func:`mtlens.runtime.engine.map_tasks`: forked workers share them when
+    the work is large enough); a worker sends back which lines fail, and the failing lines' spans are found here."""
+    from . import engine
+
+    checks = []
+    for name in names:
+        check = check_of(name)
+        if check is None:
+            raise InputError(f"'{name}' is not a check")
+        why = missing_need(check, corpus.source is not None, target)
+        if why:
+            raise InputError(why)
+        checks.append(check)
+    systems = list(corpus.systems)
+    halves = [h for h in (systems[: (len(systems) + 1) // 2], systems[(len(systems) + 1) // 2 :]) if h]
+    usual = usual_ratio(corpus.source, corpus.systems)
+    tasks = [(c, h) for c in checks for h in halves]
+    chars = [sum(len(x) for s in h for x in corpus.systems[s]) for _, h in tasks]
+
+    def compute(i: int) -> list[np.ndarray]:
+        check, half = tasks[i]
+        got = failing(check, corpus.source, {s: corpus.systems[s] for s in half}, target, usual)
+        return [np.asarray(got[s], dtype=np.uint8) for s in half]
+
+    weights = [n * _COST.get(c.name, 1.0) for (c, _), n in zip(tasks, chars, strict=True)]
+    arrays = engine.map_tasks(compute, weights)
+    fails: dict[str, dict[str, np.ndarray]] = {c.name: {} for c in checks}
+    for (check, half), got in zip(tasks, arrays, strict=True):
+        fails[check.name].update(zip(half, got, strict=True))
+    return {CHECK_PREFIX + c.name: _scores(corpus, c, fails[c.name], target, usual) for c in checks}
+
+
+def _scores(corpus: Corpus, check, fails: dict[str, np.ndarray], target, usual) -> ImportedScores:
+    lines = {s: np.flatnonzero(f).tolist() for s, f in fails.items()}
+    placed = spans_at(check, corpus.source, corpus.systems, lines, target, usual)
+    n = corpus.n_lines
+    spans = {s: [placed[s].get(k, []) for k in range(n)] for s in corpus.systems}
     fields: tuple[tuple[str, str], ...] = (("rules", RULES_VERSION),)
     if check.needs_language:
         fields += (("target", str(target)),)
     return ImportedScores(
         name=CHECK_PREFIX + check.name,
         higher_is_better=False,
-        scores={s: np.array([1.0 if f else 0.0 for f in lines], dtype=np.float64) for s, lines in found.items()},
+        scores={s: fails[s].astype(np.float64) for s in corpus.systems},
         source="checks",
-        spans={s: lines for s, lines in found.items()},
+        spans=spans,
         model=fields,
         mean="lines failing, percent",
         scale=100.0,
@@ -54,7 +101,14 @@ def runnable_checks(corpus: Corpus, target: str | None, names) -> tuple[list[str
     return ok, left
 
 
+#: the last glossary's terms found in a source: ``(glossary, source, found)`` (the terms, their consistency and the
+#: per-term table of one command find them once)
+_LAST: list = []
+
+
 def _found(corpus: Corpus, glossary: Glossary, match: str):
+    if _LAST and _LAST[0][0] is glossary and _LAST[0][1] is corpus.source and match in MATCHES:
+        return _LAST[0][2]
     if corpus.source is None:
         raise InputError("the terms need the source: a term counts where its source form occurs in the source line")
     if match not in MATCHES:
@@ -62,7 +116,9 @@ def _found(corpus: Corpus, glossary: Glossary, match: str):
             f"--terms-match {match} is not offered: {', '.join(MATCHES)} (a lemma match needs a lemmatiser, and "
             "mtlens downloads no model)"
         )
-    return glossary.found(corpus.source)
+    found = glossary.found(corpus.source)
+    _LAST[:] = [(glossary, corpus.source, found)]
+    return found
 
 
 def term_scores(corpus: Corpus, glossary: Glossary, name: str, match: str = "surface") -> ImportedScores:

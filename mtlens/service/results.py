@@ -7,6 +7,8 @@ scores, and the preparation of the workers and compiled kernels before the first
 
 from __future__ import annotations
 
+import functools
+
 from ..analysis.pitfalls import neural_names
 from ..core.corpus import Corpus
 from ..core.errors import InputError
@@ -119,8 +121,9 @@ def chosen_metrics(
     names = _runnable(ev, names, say)
     if visitor is not None:
         _may_compute(workspace(), ev, [n for n in names if n not in REGISTRY and n not in imported], visitor)
+    imported.update(_checks_together(ev, [n for n in names if n not in REGISTRY and n not in imported]))
     for n in names:
-        if n not in REGISTRY and n not in imported and source_of(n).runs == "checks":  # a check, a glossary's terms
+        if n not in REGISTRY and n not in imported and source_of(n).runs == "checks":  # a glossary's terms
             imported[n] = checks_scores(ev, n)
         elif n not in REGISTRY and n not in imported and source_of(n).kind == JUDGE_KIND:  # a registered LLM judge
             imported[n] = judge_metric(workspace(), ev.corpus, n, say, ev.set_id)
@@ -151,6 +154,14 @@ def _runnable(ev, names: list[str], say) -> list[str]:
     return out
 
 
+def _checks_together(ev, names: list[str]) -> dict:
+    """The checks among ``names``, worked out together (:func:`mtlens.runtime.checking.check_scores_many`)."""
+    from ..runtime.checking import check_scores_many
+
+    wanted = [n for n in names if n.startswith(CHECK_PREFIX)]
+    return check_scores_many(ev.corpus, wanted, ev.language.target) if wanted else {}
+
+
 def checks_scores(ev, name: str):
     """A check's or a glossary's scores of the set (:mod:`mtlens.runtime.checking`): the glossary is the set's
     (``--terms`` or the one saved with it)."""
@@ -169,9 +180,8 @@ def offered_checks(ev) -> list:
     if ev.corpus.source is None:
         return []
     ok, _ = runnable_checks(ev.corpus, ev.language.target, check_names())
-    names = ok + (["term", "term-consistency"] if ev.terms else [])
-    out = []
-    for n in names:
+    out = list(_checks_together(ev, ok).values())
+    for n in ["term", "term-consistency"] if ev.terms else []:
         try:
             out.append(checks_scores(ev, n))
         except InputError:  # a glossary no line of the set uses, consistency undecided: not offered
@@ -189,14 +199,21 @@ def term_rows(ev) -> list[dict]:
 
 def glossary_of(ev):
     """The set's glossary, read (:func:`mtlens.readers.glossary.read_glossary`); one sentence without one."""
-    from ..readers.glossary import read_glossary
-
     if not ev.terms:
         raise InputError(
             "the terms need a glossary: give --terms FILE (TSV or WMT25's JSONL), or save one with the set"
         )
     name, data, key = ev.terms[0]
-    return read_glossary(data, name, ev.corpus.n_lines, key)
+    return _read_glossary(bytes(data), name, ev.corpus.n_lines, key)
+
+
+@functools.lru_cache(maxsize=1)
+def _read_glossary(data: bytes, name: str, n_lines: int, key: str):
+    """The last glossary read, kept (a million terms take seconds to read; the terms, their consistency and the
+    per-term table of one command read it once)."""
+    from ..readers.glossary import read_glossary
+
+    return read_glossary(data, name, n_lines, key)
 
 
 def _may_compute(store, ev, pending: list[str], visitor) -> None:

@@ -84,3 +84,31 @@ def test_rankings_list_the_terms_each_system_misses(tmp_path, monkeypatch):
     table = next(_frame(d) for d in at.dataframe if "missed by drops" in _frame(d).columns)
     row = table.iloc[0]
     assert (row["source"], row["target"]) == ("police", "Polizei") and row["counted"] > 0
+
+
+def test_the_documented_cases_give_their_verdicts_on_the_pages(tmp_path, monkeypatch):
+    """docs/checks.md's cases, each check's table a set of its own (as tests/checks/test_documented_cases.py does on
+    the command line): the Rankings' checks table gives the documented percent of failing lines, and Sentences names
+    the check on a documented failing line and not on a passing one."""
+    from mtlens.ui import state
+
+    from ..checks.test_documented_cases import CASES
+
+    monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
+    for check, rows in CASES.items():
+        src, out = [s for s, _, _ in rows], [o for _, o, _ in rows]
+        corpus = Corpus.build({"ref": out}, {"A": out, "B": src}, src, language_pair="en-de")
+        sid = state.store().save(corpus, f"cases {check}")
+        at = _page("1_Rankings.py", sid, metrics="bleu")
+        no_errors(at)
+        table = next(_frame(d) for d in at.dataframe if f"check:{check}" in _frame(d).columns)
+        got = dict(zip(table["system"], table[f"check:{check}"], strict=True))
+        want = 100 * sum(f for _, _, f in rows) / len(rows)
+        assert abs(got["A"] - want) < 1e-9, check
+        failing = next(k for k, (_, _, f) in enumerate(rows) if f)
+        passing = next(k for k, (_, _, f) in enumerate(rows) if not f)
+        for line, fails in ((failing, True), (passing, False)):
+            at = _page("2_Sentences.py", sid, a="A", b="B", line=str(line + 1), metric="bleu")
+            no_errors(at)
+            said = " ".join(plain(m.value) for m in at.markdown)
+            assert (f"*A* fails **check:{check}**" in said) == fails, (check, line)

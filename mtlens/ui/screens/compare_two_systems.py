@@ -16,7 +16,7 @@ from ...exports.checks import one_fails
 from ...exports.numbers import share
 from ...service import judging
 from ...service.inputs import decode_lines
-from .. import cached, cached_pairs, documents, export, links, render, state, views
+from .. import cached, cached_checks, cached_pairs, documents, export, links, render, state, views
 from ..views import metric_decimals
 from ..widgets import Steps, open_screen, require_reference
 
@@ -232,7 +232,7 @@ def page() -> None:
 
 def _checks_differ(ds: state.Dataset, a: str, b: str) -> None:
     """The translation checks (issue 60): the lines where one of the two fails a check and the other passes."""
-    found = cached.checks(ds)
+    found = cached_checks.checks(ds)
     if not found:
         return
     st.subheader("Lines where one fails a translation check and the other passes")

@@ -24,7 +24,7 @@ from ...service.rankings import link_params as rankings_link
 from ...service.rankings import table as ranking_table
 from ...service.results import MetricResult, options_key
 from ...service.run_facts import cost_axes
-from .. import cached, costs, export, links, render, state, uploads, views, workspace
+from .. import cached, cached_checks, costs, export, links, render, state, uploads, views, workspace
 from ..neural_panel import judges_panel
 from ..neural_panel import panel as neural_panel
 from ..widgets import open_screen
@@ -236,7 +236,7 @@ def page() -> None:
 def checks_table(ds: state.Dataset) -> None:
     """The translation checks beside the metrics (issue 60): each system's percent of lines failing each check the
     set can run (and the term success rate with a glossary); nothing without a source."""
-    found = cached.checks(ds)
+    found = cached_checks.checks(ds)
     if not found:
         return
     results = {m: r for m, (_, r) in found.items()}
@@ -253,7 +253,7 @@ def checks_table(ds: state.Dataset) -> None:
         )
         if "term" in found:
             with st.expander("Terms: which each system misses", key="rank_terms_open"):
-                rows = cached.term_rows(ds)
+                rows = cached_checks.term_rows(ds)
                 flat = [
                     {k: v for k, v in r.items() if k != "missed"}
                     | {f"missed by {s}": n for s, n in r["missed"].items()}

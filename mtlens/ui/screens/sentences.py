@@ -14,7 +14,7 @@ from ...core.errors import InputError
 from ...exports import numbers
 from ...scores.sources import JUDGE_KIND, source_of
 from ...service.analyses import line_evidence, tbleu_rows
-from .. import annotated, cached, documents, export, links, render, views
+from .. import annotated, cached, cached_checks, documents, export, links, render, views
 from ..widgets import open_screen
 from . import presentation
 
@@ -325,7 +325,7 @@ def page() -> None:
 def _checks_on_line(ds, systems, i: int) -> None:
     """The translation checks a line fails (issue 60), beside the judges' and the raters' spans: each failing check
     with what it found, placed spans marked in the output."""
-    found = cached.checks(ds)
+    found = cached_checks.checks(ds)
     failing = [
         (name, m, imp.spans[name][i])
         for m, (imp, _) in found.items()
