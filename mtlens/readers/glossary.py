@@ -5,13 +5,15 @@ nothing of it is used or saved. Terms are text, never patterns: ``c++`` or ``a.*
 
 from __future__ import annotations
 
-import unicodedata
+import re
 
 from ..checks.terms import MAX_TERM_WORDS, Glossary, tokens
 from ..core.errors import InputError
 from ..core.limits import load_json, max_file_bytes
 from .lines import decode_lines
 
+#: Unicode's control characters (category Cc: C0, DEL, C1)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 #: the default JSONL key of a line's terms
 DEFAULT_KEY = "terms"
 #: a TSV's optional header
@@ -23,9 +25,9 @@ def _check_term(text: object, where: str, side: str) -> str:
         raise InputError(f"{where}: the {side} term is not text")
     if not text.strip():
         raise InputError(f"{where}: the {side} term is empty")
-    bad = next((c for c in text if unicodedata.category(c) == "Cc"), None)
+    bad = _CONTROL.search(text)
     if bad is not None:
-        raise InputError(f"{where}: the {side} term holds a control character (U+{ord(bad):04X})")
+        raise InputError(f"{where}: the {side} term holds a control character (U+{ord(bad.group()):04X})")
     return text
 
 

@@ -64,6 +64,7 @@ def export_bundle(store, set_id: str) -> bytes:
         "human": [[n, d.hex()] for n, d in s.human],
         "scores": [[n, d.hex()] for n, d in s.scores],
         "annotations": [[n, d.hex()] for n, d in s.annotations],
+        "terms": [[n, d.hex(), k] for n, d, k in s.terms],
         "runs": [{"system": r.name, "family": r.family, "at": r.at, "meta": r.meta} for r in store.runs(set_id)],
         "documents": list(c.documents) if c.documents is not None else None,
         "domains": list(c.domains) if c.domains is not None else None,
@@ -84,6 +85,8 @@ class Bundle:
     annotations: tuple[tuple[str, bytes], ...] = ()
     #: system -> (family, ISO time in UTC, metadata JSON), as the store keeps run facts
     runs: dict[str, tuple[str | None, str | None, str]] | None = None
+    #: its glossary ``(name, bytes, JSONL key)`` (issue 60)
+    terms: tuple[tuple[str, bytes, str], ...] = ()
 
 
 #: the parts a bundle has (export_bundle writes each of them)
@@ -101,6 +104,7 @@ _PARTS = frozenset(
         "human",
         "scores",
         "annotations",
+        "terms",
         "runs",
         "documents",
         "domains",
@@ -241,7 +245,29 @@ def read_bundle(data: bytes, visitor: bool = False) -> Bundle:
     check_side_files(corpus, human, scores, annotations)
     how = doc.get("language_how")
     how = how if how in ("declared", "detected") and pair else ("declared" if pair else None)
-    return Bundle(name, project, corpus, human, scores, how, annotations, _runs(doc.get("runs"), systems))
+    terms = _terms(doc.get("terms"), corpus)
+    return Bundle(name, project, corpus, human, scores, how, annotations, _runs(doc.get("runs"), systems), terms)
+
+
+def _terms(value, corpus) -> tuple[tuple[str, bytes, str], ...]:
+    """The bundle's glossary, read against its set as an upload's is (one sentence for a bad one)."""
+    from ..readers.glossary import read_glossary
+
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) > 1 or not all(isinstance(t, list) and len(t) == 3 for t in value):
+        raise InputError(f"{_BAD}: its glossary is not one [name, hex, key]")
+    out = []
+    for name, data, key in value:
+        if not (isinstance(name, str) and isinstance(data, str) and isinstance(key, str)):
+            raise InputError(f"{_BAD}: its glossary is not one [name, hex, key]")
+        try:
+            raw = bytes.fromhex(data)
+        except ValueError:
+            raise InputError(f"{_BAD}: its glossary's bytes are not hexadecimal") from None
+        read_glossary(raw, _name(name, "glossary"), corpus.n_lines, key)
+        out.append((_name(name, "glossary"), raw, key))
+    return tuple(out)
 
 
 def _runs(value, systems) -> dict[str, tuple[str | None, str | None, str]]:
@@ -288,6 +314,7 @@ def import_bundle(store, data: bytes, name: str | None = None, owner: str | None
         language_how=b.language_how,
         annotations=b.annotations,
         runs=b.runs,
+        terms=b.terms,
     )
 
 

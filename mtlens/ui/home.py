@@ -67,6 +67,13 @@ def page() -> None:
                 accept_multiple_files=True,
                 help="Scores of COMET, xCOMET, MetricX... computed elsewhere; each file becomes a metric beside BLEU and chrF.",
             )
+            glossary = st.file_uploader(
+                "Glossary (TSV: source<TAB>target; or JSONL, one object of terms per line, as WMT25's)",
+                type=["tsv", "txt", "jsonl", "json"],
+                key="up_terms",
+                help="Scores the term success rate (term) and consistency, and lists the terms each system misses.",
+            )
+            terms_key = st.text_input("A JSONL glossary's key of each line's terms", "terms", key="up_terms_key")
             annotations = st.file_uploader(
                 "Human error annotations (MQM TSV: system, doc, doc_id, seg_id, rater, source, target with <v> spans, "
                 "category, severity[, comment])",
@@ -82,9 +89,10 @@ def page() -> None:
         given += [("H", f) for f in human or []]
         given += [("M", f) for f in metric_scores or []]
         given += [("A", f) for f in annotations or []]
+        given += [("T", glossary)] if glossary else []
         signature: tuple[tuple, ...] = tuple((kind, f.name, f.size, getattr(f, "file_id", "")) for kind, f in given)
         if signature:
-            signature += (("LANG", lang_input),)
+            signature += (("LANG", lang_input), ("TERMS_KEY", terms_key))
 
         if signature and signature != st.session_state.get(state.UPLOAD_SIG_KEY):
             # No streamlit call between reading the files and recording the outcome: a rerun triggered by
@@ -99,12 +107,15 @@ def page() -> None:
                     [(f.name, f.getvalue()) for f in metric_scores or []],
                     [(f.name, f.getvalue()) for f in annotations or []],
                     (docs.name, docs.getvalue()) if docs else None,
+                    (glossary.name, glossary.getvalue(), terms_key) if glossary else None,
                 )
             except InputError as err:
                 st.session_state["mtlens_upload_error"] = str(err)
             else:
                 st.session_state.pop("mtlens_upload_error", None)
-                files = {f[:3] for f in signature if f[0] != "LANG"}  # kind, name, size: the same file re-uploaded
+                files = {
+                    f[:3] for f in signature if f[0] not in ("LANG", "TERMS_KEY")
+                }  # kind, name, size: the same file re-uploaded
                 new, not_saved = uploads.keep_upload(new, files, ds)
                 st.session_state["mtlens_not_saved"] = not_saved
                 st.session_state["mtlens_saved_as"] = new.name if new.set_id and not not_saved else None

@@ -15,6 +15,7 @@ from ..service.evaluation import (
     evaluate,
     evaluate_annotations,
     save,
+    with_glossary,
 )
 from ..service.inputs import build_corpus, check_visitor_corpus, check_visitor_ratings_of, check_visitor_size_of
 from . import identity, state
@@ -94,11 +95,14 @@ def dataset_from_uploads(
     scores=(),
     annotations=(),
     documents=None,
+    terms=None,
 ) -> Dataset:
     """Build a dataset from uploaded files (``(name, bytes)`` pairs).
 
     One ``.tsv`` or ``.xml`` file among the system outputs, with no reference
     file, is read as a file holding everything.
+
+    ``terms``: a glossary ``(name, bytes, JSONL key)``.
 
     Raises:
         InputError: with a readable message.
@@ -134,4 +138,6 @@ def dataset_from_uploads(
     )
     # the language decided and the side files validated now, so a bad file is reported on the home page
     ev = evaluate(corpus, language_pair or None, human or (), scores or (), annotations or ())
+    if terms is not None:  # a glossary (issue 60), read against the set: a bad one is the upload's one sentence
+        ev = with_glossary(ev, terms[1], terms[0], terms[2] or None)
     return Dataset.of(ev, "upload", files)

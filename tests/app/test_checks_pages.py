@@ -112,3 +112,27 @@ def test_the_documented_cases_give_their_verdicts_on_the_pages(tmp_path, monkeyp
             no_errors(at)
             said = " ".join(plain(m.value) for m in at.markdown)
             assert (f"*A* fails **check:{check}**" in said) == fails, (check, line)
+
+
+def test_a_glossary_uploaded_on_the_home_page_is_scored_and_saved_with_the_set(app):
+    from mtlens.ui import state
+
+    def upload(key, *files):
+        app.file_uploader(key=key).set_value(list(files))
+
+    upload("up_refs", ("ref.txt", (SAMPLE / "ref.txt").read_bytes(), "text/plain"))
+    upload("up_systems", ("A.txt", (SAMPLE / "UEdin.txt").read_bytes(), "text/plain"))
+    upload("up_source", ("src.txt", (SAMPLE / "src.txt").read_bytes(), "text/plain"))
+    upload("up_terms", ("bad.tsv", b"police\tPolizei\npolice\tPolizist\n", "text/tab-separated-values"))
+    app.run()
+    no_errors(app)
+    assert any("gives the term 'police' with another target" in plain(e.value) for e in app.error)  # one sentence
+    upload("up_terms", ("g.tsv", b"police\tPolizei\n", "text/tab-separated-values"))
+    app.run()
+    no_errors(app)
+    sid = app.query_params["set"]
+    assert state.store().load(sid).terms == (("g.tsv", b"police\tPolizei\n", "terms"),)
+    app.switch_page("pages/1_Rankings.py").run()
+    no_errors(app)
+    table = next(_frame(d) for d in app.dataframe if "term" in _frame(d).columns)
+    assert 0 < float(table["term"].iloc[0]) <= 100

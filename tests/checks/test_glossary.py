@@ -167,3 +167,22 @@ def test_a_glossary_imported_with_a_set_is_saved_with_it_and_a_bad_one_saves_not
     set_id = capsys.readouterr().out.strip()
     assert main(["score", "--set", set_id, "--metrics", "term", "--format", "json", *ws]) == 0
     assert json.loads(capsys.readouterr().out)["systems"][0]["scores"]["term"] == 75.0
+
+
+def test_a_sets_glossary_travels_in_its_bundle_and_a_bad_one_is_refused(tmp_path):
+    from mtlens.core.corpus import Corpus
+    from mtlens.service.bundles import export_bundle, import_bundle, read_bundle
+    from mtlens.storage.store import Store
+
+    store = Store(tmp_path / "ws")
+    corpus = Corpus.build({"ref": OUTPUT}, {"A": OUTPUT}, SOURCE)
+    sid = store.save(corpus, "g", terms=[("g.tsv", b"space\tSpace\n", "terms")])
+    data = export_bundle(store, sid)
+    other = import_bundle(store, data)
+    assert store.load(other).terms == (("g.tsv", b"space\tSpace\n", "terms"),)
+    import gzip
+
+    doc = json.loads(gzip.decompress(data))
+    doc["terms"] = [["g.tsv", b"space\tSpace\nspace\tRaum\n".hex(), "terms"]]
+    with pytest.raises(InputError, match="another target"):
+        read_bundle(gzip.compress(json.dumps(doc).encode()))
