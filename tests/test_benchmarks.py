@@ -12,6 +12,7 @@ import pytest
 from .conftest import ROOT
 
 NEEDS_DATA = [
+    "bench_checks",
     "bench_cli",
     "bench_dashboard",
     "bench_dashboard_large",

@@ -97,14 +97,15 @@ def _annotations(dataset: Dataset) -> list:
     return read(dataset.annotations, dataset.corpus)
 
 
-def metric_names(dataset: Dataset, sentence: bool = False) -> list[str]:
+def metric_names(dataset: Dataset, sentence: bool = False, with_checks: bool = False) -> list[str]:
     """The built-in metrics (those with sentence scores when ``sentence``; none without a reference) and
-    the dataset's metrics read from files."""
+    the dataset's metrics read from files; ``with_checks``: the translation checks and terms too (the Rankings
+    offer them; the pages that read metrics as quality, human correlation among them, do not)."""
     from ..service.results import metric_names as names
     from ..service.results import sentence_metrics
 
     builtin = (sentence_metrics() if sentence else names()) if dataset.corpus.references else ()
-    return [*builtin, *imported(dataset), *checks(dataset)]
+    return [*builtin, *imported(dataset), *(checks(dataset) if with_checks else ())]
 
 
 def metric_result(dataset: Dataset, name: str, opts: Options) -> MetricResult:

@@ -114,7 +114,7 @@ def page() -> None:
     if added:
         st.success(render.md(f"Added run '{added}'."))
     families = service_runs.families(state.store(), ds.set_id)
-    names = cached.metric_names(ds)
+    names = cached.metric_names(ds, with_checks=True)
     runs = list(ds.corpus.system_names)
     links.from_link(
         {"family": ("hist_family_pick", [ALL, *families]), "baseline": ("hist_baseline", [NO_BASELINE, *runs])},

@@ -38,7 +38,7 @@ def page() -> None:
     judges_panel(ds)
 
     size = ds.corpus.n_lines * len(ds.corpus.systems)
-    names = cached.metric_names(ds)
+    names = cached.metric_names(ds, with_checks=True)
     metrics_key = f"rank_metrics_{size > LARGE}_{len(names)}"  # a metric that appears (a finished job) is shown
     links.from_link({SORT_PARAM: ("rank_sort", names)}, lists={METRICS_PARAM: (metrics_key, names)})
     defaults = default_metrics(names, size)
