@@ -97,12 +97,39 @@ def failing(
 ) -> dict[str, list[bool]]:
     """Whether each line fails, per system (:func:`run` without keeping the spans: what a worker process sends
     back). ``usual``: the length check's usual ratio, when the systems are some of the set's."""
+    if check.name in _PREPARED:  # what the check reads of a source line, found once for the systems that look
+        prepare, test = _PREPARED[check.name]
+        looked = {name: _looked_at(check, source, outputs) for name, outputs in systems.items()}
+        wanted = [any(seen) for seen in zip(*looked.values(), strict=True)]
+        preps = [prepare(s) if w else None for s, w in zip(source, wanted, strict=True)]
+        return {
+            name: [
+                bool(seen and test(s, o, p)) for s, o, p, seen in zip(source, outputs, preps, looked[name], strict=True)
+            ]
+            for name, outputs in systems.items()
+        }
     per_line = _per_line(check, source, systems, target, usual=usual)
-    srcs = source if source is not None else None
-    return {
-        name: [bool(per_line(srcs[k] if srcs is not None else None, o, k)) for k, o in enumerate(outputs)]
-        for name, outputs in systems.items()
-    }
+    out = {}
+    for name, outputs in systems.items():
+        looked = _looked_at(check, source, outputs)
+        out[name] = [
+            bool(looked[k] and per_line(source[k] if source is not None else None, o, k)) for k, o in enumerate(outputs)
+        ]
+    return out
+
+
+def _looked_at(check: Check, source, outputs) -> Sequence[bool]:
+    """Which outputs a check must look at: all, or for the costly two the lines their cheap condition keeps, found
+    for every line at once (:mod:`.candidates`)."""
+    if check.name == "repetition":
+        from .candidates import may_loop
+
+        return may_loop(outputs).tolist()
+    if check.name == "untranslated":
+        from .candidates import may_be_copies
+
+        return may_be_copies(source, outputs).tolist()
+    return [True] * len(outputs)
 
 
 def spans_at(

@@ -6,6 +6,7 @@ source has that the output lost."""
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -43,6 +44,7 @@ def _digits(text: str) -> str:
     return "".join(str(unicodedata.digit(c)) if c.isdigit() else c for c in text)
 
 
+@functools.lru_cache(maxsize=65536)
 def readings(token: str) -> frozenset[str]:
     """The values a written number may stand for, as canonical text (an integer without leading zeros, or
     ``INT.FRACTION`` with the fraction as written): the separators are thousands marks when every group after the

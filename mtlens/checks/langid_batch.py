@@ -80,6 +80,11 @@ def _classify(data, offsets, nextmove, rowbase, output, ptc, pc, alias):  # prag
     return best, prob
 
 
+def prepared() -> None:
+    """Read the model's arrays now (a process about to fork workers shares them)."""
+    _model()
+
+
 @functools.lru_cache(maxsize=1)
 def _model():
     """The identifier's arrays as the compiled loop reads them (float32 rows: about 57 MB, kept once per process)."""

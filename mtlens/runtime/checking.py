@@ -55,7 +55,7 @@ def check_scores_many(corpus: Corpus, names, target: str | None) -> dict[str, Im
     halves = [h for h in (systems[: (len(systems) + 1) // 2], systems[(len(systems) + 1) // 2 :]) if h]
     usual = usual_ratio(corpus.source, corpus.systems)
     tasks = [(c, h) for c in checks for h in halves]
-    chars = [sum(len(x) for s in h for x in corpus.systems[s]) for _, h in tasks]
+    chars = [sum(sum(map(len, corpus.systems[s])) for s in h) for _, h in tasks]
 
     def compute(i: int) -> list[np.ndarray]:
         check, half = tasks[i]
@@ -63,6 +63,7 @@ def check_scores_many(corpus: Corpus, names, target: str | None) -> dict[str, Im
         return [np.asarray(got[s], dtype=np.uint8) for s in half]
 
     weights = [n * _COST.get(c.name, 1.0) for (c, _), n in zip(tasks, chars, strict=True)]
+    _load_before_fork({c.name for c in checks})
     arrays = engine.map_tasks(compute, weights)
     fails: dict[str, dict[str, np.ndarray]] = {c.name: {} for c in checks}
     for (check, half), got in zip(tasks, arrays, strict=True):
@@ -70,11 +71,29 @@ def check_scores_many(corpus: Corpus, names, target: str | None) -> dict[str, Im
     return {CHECK_PREFIX + c.name: _scores(corpus, c, fails[c.name], target, usual) for c in checks}
 
 
+def _load_before_fork(names: set[str]) -> None:
+    """What the checks' workers read, read here once (forked workers inherit it): the code points' tables and
+    py3langid's model."""
+    if names & {"repetition", "untranslated"}:
+        from ..checks.candidates import tables
+
+        tables()
+    if "language" in names:
+        from ..checks.langid_batch import prepared
+
+        prepared()
+
+
 def _scores(corpus: Corpus, check, fails: dict[str, np.ndarray], target, usual) -> ImportedScores:
     lines = {s: np.flatnonzero(f).tolist() for s, f in fails.items()}
     placed = spans_at(check, corpus.source, corpus.systems, lines, target, usual)
     n = corpus.n_lines
-    spans = {s: [placed[s].get(k, []) for k in range(n)] for s in corpus.systems}
+    spans: dict[str, list] = {}
+    for s in corpus.systems:  # a passing line's spans: one shared empty tuple (read only, like every span list)
+        row: list = [()] * n
+        for k, found in placed[s].items():
+            row[k] = found
+        spans[s] = row
     fields: tuple[tuple[str, str], ...] = (("rules", RULES_VERSION),)
     if check.needs_language:
         fields += (("target", str(target)),)
