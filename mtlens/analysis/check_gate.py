@@ -19,7 +19,7 @@ import numpy as np
 from ..core.errors import InputError
 from ..scores.results import MetricResult
 from ..scores.sources import CHECK_KIND, CHECK_PREFIX, source_of
-from .policy import MCNEMAR
+from .policy import MCNEMAR, P_DEFINITIONS
 
 #: the name of the test, in the gate's and the comparisons' signatures (its definition: policy.P_DEFINITIONS)
 TEST = MCNEMAR
@@ -110,3 +110,16 @@ def failing_lines(r: MetricResult, system: str, shown: int = SHOWN_LINES) -> lis
             if len(out) == shown:
                 break
     return out
+
+
+def exact_steps(r: MetricResult, deltas: list, notes: list[str]) -> list:
+    """Paired comparisons (:class:`~mtlens.analysis.resampling.PairedDelta`) with a check's p-values made by
+    McNemar's exact test (the intervals stay resampled), the sentence that says so added to ``notes`` once; another
+    metric's as they are."""
+    if not is_check(r.metric):
+        return deltas
+    import dataclasses
+
+    said = f"a check's step is tested with {P_DEFINITIONS[MCNEMAR]}"
+    notes += [] if said in notes else [said]
+    return [dataclasses.replace(d, p_value=mcnemar(r.sentence_scores(d.a), r.sentence_scores(d.b))[0]) for d in deltas]

@@ -67,8 +67,7 @@ def add_parsers(sub) -> dict:
     g.add_argument(
         "--min-term-success", type=float, metavar="PCT", help="the least term success rate (percent) with --terms"
     )
-    g.add_argument("--terms", metavar="FILE", help="a glossary (TSV, or WMT25's JSONL): the gate scores 'term' too")
-    g.add_argument("--terms-key", metavar="KEY", help="a JSONL glossary's key of each line's terms (default terms)")
+    flags.add_terms(g)  # with a glossary the gate scores 'term' too
     flags.add_option_flags(g)
     flags.add_data_dir(g)
     return {"gate": run_gate}

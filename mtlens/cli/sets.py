@@ -39,8 +39,7 @@ def add_parsers(sub) -> dict:
         "'domain doc_id' (a .docs file, or --docs-order domain-id)",
     )
     i.add_argument("--project", help="group the set(s) into this project (e.g. 'WMT21')")
-    i.add_argument("--terms", metavar="FILE", help="a glossary saved with the set (TSV, or WMT25's JSONL)")
-    i.add_argument("--terms-key", metavar="KEY", help="a JSONL glossary's key of each line's terms (default terms)")
+    flags.add_terms(i)  # a glossary saved with the set
     flags.add_data_dir(i)
 
     ls = sub.add_parser("list", help="the saved sets of the workspace")

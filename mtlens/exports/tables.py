@@ -17,6 +17,7 @@ import numpy as np
 
 from ..metrics import REGISTRY
 from ..scores.results import MetricResult
+from ..scores.sources import CHECKS_FAMILY, source_of
 from .numbers import counted, decimals, shown
 
 
@@ -141,7 +142,7 @@ def computed_by_model(result: MetricResult) -> bool:
     """Whether a metric's scores were computed here by a registered neural checkpoint (their signature names
     the model: :func:`mtlens.neural.models.signature_fields`), told by the scores themselves, not their text."""
     imported = getattr(result.scorer, "imported", None)
-    return bool(imported is not None and imported.model)
+    return bool(imported is not None and imported.model and source_of(result.metric).family != CHECKS_FAMILY)
 
 
 def to_csv(results: Mapping[str, MetricResult], sentence_level: bool = False, by: str | None = None) -> str:

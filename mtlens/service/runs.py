@@ -3,11 +3,10 @@ was made, its family (lineage) and metadata; and per family and metric, the runs
 bootstrap intervals and the significance of every step (docs/decisions.md, "Runs and history").
 
 - A step is two consecutive runs of one family (time order); runs without a family are points, never steps.
-- Each step is a paired bootstrap (the same resamples for every step and every interval of a metric);
-  ``p``: two-sided, ``(#{k: |d_k - mean(d)| >= |delta|} + 1) / (n + 1)``; ``p_holm``: Holm's correction over
-  all the steps shown for that metric; a step is significant when ``p_holm < alpha``.
-- Adding a run scores only what is new: stored statistics are per system, and neural scores are cached
-  per segment, so the next page or command computes the new run's segments alone.
+- Each step is a paired bootstrap (the same resamples for every step and interval of a metric; a check's, McNemar's
+  exact test): ``p`` two-sided, ``(#{k: |d_k - mean(d)| >= |delta|} + 1) / (n + 1)``; ``p_holm``: Holm's
+  correction over the steps shown for that metric; a step is significant when ``p_holm < alpha``.
+- Adding a run scores only what is new: stored statistics are per system, neural scores cached per segment.
 """
 
 from __future__ import annotations
@@ -252,6 +251,7 @@ def history(
     runs before the ``skip`` newest (a view: the steps of those runs are tested, each against its previous run
     even when that run is older than the view, and Holm's correction is over those steps)."""
     from ..analysis.agreement import human_agreement
+    from ..analysis.check_gate import exact_steps
     from ..analysis.policy import MIN_TEST_LINES, SEED, check_alpha, default_resamples
     from ..analysis.resampling import paired_deltas
     from ..analysis.significance import holm
@@ -310,6 +310,7 @@ def history(
         if ev.corpus.n_lines < MIN_TEST_LINES:
             continue
         deltas, cis = paired_deltas(r, steps, n, seed, systems=shown, documents=documents)
+        deltas = exact_steps(r, deltas, notes)  # a check's steps: McNemar's exact test (issue 60)
         for s, ci in cis.items():
             low[m][s], high[m][s] = ci.low, ci.high
         adjusted: list[float] = list(holm([d.p_value for d in deltas])) if deltas else []
