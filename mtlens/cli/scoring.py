@@ -288,8 +288,13 @@ def run_report(args: argparse.Namespace) -> str:
             history = history_to_dict(
                 runs_history(store(args), args.set, metrics=first, seed=args.seed, last=VIEW_RUNS)  # the newest view
             )
+    terms = ()
+    if "term" in results:  # which terms each system misses (issue 60)
+        from ..service.results import term_rows
+
+        terms = term_rows(args.evaluation)
     html = build_html_report(
-        corpus, results, found, title, pins, history, args.pitfalls, getattr(args, "reference_notes", ())
+        corpus, results, found, title, pins, history, args.pitfalls, getattr(args, "reference_notes", ()), terms
     )
     write_output(args.output, html, inputs_of(args))
     return f"wrote {args.output} ({len(html) / 1e6:.1f} MB)\n"

@@ -203,10 +203,12 @@ def build_html_report(
     history: dict | None = None,
     pitfalls=None,
     reference_notes=(),
+    terms=(),
 ) -> str:
     """The report as one HTML string (about 5 MB, most of it plotly.js); it ends with the presentation
     (:func:`presentation_slides` for the first metric, with the pinned sentences ``pins``), which the
-    *Present* button shows one slide at a time (arrow keys, Esc)."""
+    *Present* button shows one slide at a time (arrow keys, Esc). ``terms``: a glossary's per-term table
+    (:func:`mtlens.service.results.term_rows`), shown as the terms each system misses."""
     comparisons = comparisons or {}
     metrics = list(results)
     neural = set(neural_names(metrics))
@@ -254,6 +256,8 @@ def build_html_report(
         parts.append("<h2>Reference quality</h2><ul class='mtl-reference'>")
         parts += [f"<li>{escape(n[0].upper() + n[1:])}.</li>" for n in reference_notes]
         parts.append("</ul>")
+    if terms:
+        parts.append(terms_html(terms))
     if not comparisons and len(corpus.systems) > 1:
         parts.append(
             f"<p>No significance tests: they need at least {MIN_TEST_LINES} lines, "
@@ -366,3 +370,18 @@ def pitfalls_html(pitfalls, metrics) -> str:
             parts.append(f"<tr>{cells}</tr>")
         parts.append(f"</table><p>{escape(pitfalls.caption())}</p>")
     return "".join(parts)
+
+
+def terms_html(rows, shown_rows: int = 50) -> str:
+    """The glossary's terms each system misses (issue 60), the most missed first (the first ``shown_rows``)."""
+    systems = list(rows[0]["missed"])
+    head = "".join(f"<th>missed by {escape(s)}</th>" for s in systems)
+    parts = [f"<h2>Terms each system misses</h2><table><tr><th>source</th><th>target</th><th>counted</th>{head}</tr>"]
+    for r in rows[:shown_rows]:
+        cells = "".join(f"<td>{r['missed'][s]:,}</td>" for s in systems)
+        parts.append(
+            f"<tr><td class='name'>{escape(r['source'])}</td><td class='name'>{escape(r['target'])}</td>"
+            f"<td>{r['counted']:,}</td>{cells}</tr>"
+        )
+    more = f" (the first {shown_rows} of {len(rows):,})" if len(rows) > shown_rows else ""
+    return "".join(parts) + f"</table><p>Terms counted where their source form occurs in the source line{more}.</p>"

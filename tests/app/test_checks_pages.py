@@ -136,3 +136,11 @@ def test_a_glossary_uploaded_on_the_home_page_is_scored_and_saved_with_the_set(a
     no_errors(app)
     table = next(_frame(d) for d in app.dataframe if "term" in _frame(d).columns)
     assert 0 < float(table["term"].iloc[0]) <= 100
+
+
+def test_the_significance_page_tests_a_check_with_mcnemar(tmp_path, monkeypatch):
+    at = _page("4_Significance.py", _set(tmp_path, monkeypatch), metric="check:placeholders")
+    no_errors(at)
+    said = " ".join(plain(c.value) for c in at.caption)
+    assert "check:placeholders is a translation check: each pair is tested with exact McNemar test" in said
+    assert "test:mcnemar-exact|ci:bootstrap" in said

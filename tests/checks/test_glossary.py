@@ -186,3 +186,32 @@ def test_a_sets_glossary_travels_in_its_bundle_and_a_bad_one_is_refused(tmp_path
     doc["terms"] = [["g.tsv", b"space\tSpace\nspace\tRaum\n".hex(), "terms"]]
     with pytest.raises(InputError, match="another target"):
         read_bundle(gzip.compress(json.dumps(doc).encode()))
+
+
+def test_the_report_lists_the_terms_each_system_misses_escaped(tmp_path, capsys):
+    from mtlens.cli import main
+
+    (tmp_path / "src.txt").write_text("\n".join(SOURCE * 10) + "\n", encoding="utf-8")
+    (tmp_path / "A.txt").write_text("\n".join(OUTPUT * 10) + "\n", encoding="utf-8")
+    (tmp_path / "g.tsv").write_text("space\t<b>Space</b>\nstorage\tSpeicher\n", encoding="utf-8")
+    argv = [
+        "report",
+        "--src",
+        str(tmp_path / "src.txt"),
+        "--ref",
+        str(tmp_path / "A.txt"),
+        "--sys",
+        str(tmp_path / "A.txt"),
+    ]
+    argv += [
+        "--metrics",
+        "chrf,term,check:placeholders",
+        "--terms",
+        str(tmp_path / "g.tsv"),
+        "-o",
+        str(tmp_path / "r.html"),
+    ]
+    assert main([*argv, "--data-dir", str(tmp_path / "ws")]) == 0
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<h2>Terms each system misses</h2>" in html
+    assert "&lt;b&gt;Space&lt;/b&gt;" in html and "<b>Space</b>" not in html  # user text escaped

@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ...analysis.policy import ALPHA_CHOICES, DEFAULT_SAMPLES, MAX_SAMPLES, SEED
+from ...analysis.policy import ALPHA_CHOICES, DEFAULT_SAMPLES, MAX_SAMPLES, MCNEMAR, P_DEFINITIONS, SEED
 from ...core.errors import InputError
 from ...exports.comparisons import comparisons_to_csv, comparisons_to_latex
 from ...exports.html import NOT_SIGNIFICANT_COLOUR, SIGNIFICANT_COLOUR, p_text
@@ -31,7 +31,7 @@ def page() -> None:
 
     links.from_link(
         {
-            "metric": ("sig_metric", cached.metric_names(ds)),
+            "metric": ("sig_metric", cached.metric_names(ds, with_checks=True)),
             "test": ("sig_test", ["bootstrap", "ar"]),
             "alpha": ("sig_alpha", list(ALPHA_CHOICES)),
             "baseline": ("sig_baseline", systems),
@@ -39,7 +39,7 @@ def page() -> None:
         }
     )
     c1, c2, c3, c4, c5 = st.columns(5)
-    metric = c1.selectbox("Metric", cached.metric_names(ds), key="sig_metric")
+    metric = c1.selectbox("Metric", cached.metric_names(ds, with_checks=True), key="sig_metric")
     test = c2.selectbox(
         "Test",
         ["bootstrap", "ar"],
@@ -101,6 +101,13 @@ def page() -> None:
     bar.empty()
     for note in cmp.notes:  # how many resamples, and whether they can find anything at all
         (st.warning if "cannot" in note else st.caption)(render.md(note[0].upper() + note[1:] + "."))
+    if cmp.test == MCNEMAR:  # a translation check: its lines pass or fail (issue 60)
+        st.caption(
+            render.md(
+                f"{metric} is a translation check: each pair is tested with {P_DEFINITIONS[MCNEMAR]} (whatever "
+                "the test chosen above); the intervals are the bootstrap's."
+            )
+        )
     st.caption(f"Signature: {cmp.signature} · {cmp.metric_signature}")
 
     names, matrix = cmp.p_matrix(adjusted=True)
