@@ -147,10 +147,19 @@ def _runnable(ev, names: list[str], say) -> list[str]:
             out += [n] if n not in out else []
             continue
         ok, left = runnable_checks(ev.corpus, ev.language.target, check_names())
-        for sentence in left:
+        for need, names in _by_need(left).items():  # one sentence per missing need, naming the checks it leaves out
             if say:
-                say(f"{sentence}; it is left out of 'checks'")
+                say(f"{', '.join(names)} {'needs' if len(names) == 1 else 'need'} {need}; left out of 'checks'")
         out += [m for m in ok if m not in out]
+    return out
+
+
+def _by_need(sentences: list[str]) -> dict[str, list[str]]:
+    """``check:X needs WHAT`` sentences grouped by what they need: WHAT -> the checks."""
+    out: dict[str, list[str]] = {}
+    for sentence in sentences:
+        name, _, need = sentence.partition(" needs ")
+        out.setdefault(need, []).append(name)
     return out
 
 
