@@ -69,3 +69,18 @@ def test_documented_verdicts_through_the_command_line(tmp_path, capsys, check):
     percent = 100 * sum(want) / len(want)
     row = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("A "))
     assert abs(float(row.split()[1]) - percent) < 0.01
+
+
+def test_checks_runs_what_the_set_can_run_and_says_what_it_left_out(tmp_path, capsys):
+    from mtlens.cli import main
+
+    (tmp_path / "A.txt").write_text("Das ist gut.\n\n", encoding="utf-8")
+    base = ["score", "--ref", str(tmp_path / "A.txt"), "--sys", str(tmp_path / "A.txt"), "--format", "json"]
+    assert main([*base, "--metrics", "checks", "--data-dir", str(tmp_path / "ws")]) == 0
+    out, err = capsys.readouterr()
+    assert list(json.loads(out)["systems"][0]["scores"]) == ["check:empty"]
+    assert "check:numbers, check:placeholders, check:markup, check:urls, check:untranslated, check:repetition, " in err
+    assert "need the source: give the set's source (--src); left out of 'checks'" in err
+    assert "check:language needs the target language: declare the pair (-l SRC-TGT); left out of 'checks'" in err
+    assert main([*base, "--metrics", "check:numbers", "--data-dir", str(tmp_path / "ws")]) == 2
+    assert "check:numbers needs the source" in capsys.readouterr().err
