@@ -362,7 +362,7 @@ def test_the_gate_reads_metricx_lower_is_better(tiny_metricx, google_metricx, fi
                   str(tmp_path / "better.txt"), "--candidate", str(tmp_path / "worse.txt"), "--metrics", "metricx:tiny",
                   "--format", "json", data_dir=tmp_path, check=False)  # fmt: skip
     doc = json.loads(proc.stdout)
-    (m,) = doc["metrics"]
+    (m,) = [g for g in doc["metrics"] if g["family"] != "checks"]  # the checks run too: the source is given
     assert proc.returncode == 1 and doc["verdict"] == "regression", proc.stderr
     assert m["higher_is_better"] is False and m["regression"] is True and m["delta"] > 0
 
@@ -407,7 +407,7 @@ def test_a_metricx_checkpoint_named_like_comet_is_metricx_and_every_scorer_has_o
                   str(files / "HuaweiTSC.txt"), "--candidate", str(files / "Online-W.txt"), "--metrics",
                   "metricx:comet-distilled,chrf", "--format", "json", data_dir=tmp_path, check=False)  # fmt: skip
     assert proc.returncode in (0, 1), proc.stderr
-    families = {m["metric"]: m["family"] for m in json.loads(proc.stdout)["metrics"]}
+    families = {m["metric"]: m["family"] for m in json.loads(proc.stdout)["metrics"] if m["family"] != "checks"}
     assert families == {"metricx:comet-distilled": "metricx", "chrf": "surface"}
     mtlens(
         "judges",
