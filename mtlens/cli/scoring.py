@@ -288,7 +288,7 @@ def run_report(args: argparse.Namespace) -> str:
             history = history_to_dict(
                 runs_history(store(args), args.set, metrics=first, seed=args.seed, last=VIEW_RUNS)  # the newest view
             )
-    terms = ()
+    terms: list[dict] = []
     if "term" in results:  # which terms each system misses (issue 60)
         from ..service.results import term_rows
 
