@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..scores.sources import ALL_CHECKS, CHECK_PREFIX
+from ..scores.sources import CHECK_PREFIX
 from ..scores.spans import Span
 from . import kept, lines
 
@@ -47,45 +47,24 @@ def check_names() -> list[str]:
     return [CHECK_PREFIX + n for n in CHECKS]
 
 
-def expand(names: Sequence[str]) -> list[str]:
-    """``checks`` replaced by every check's name, in place, repeats removed.
-
-    >>> expand(["bleu", "checks", "check:empty"])[:3]
-    ['bleu', 'check:numbers', 'check:placeholders']
-    """
-    out: list[str] = []
-    for n in names:
-        for m in check_names() if n == ALL_CHECKS else [n]:
-            if m not in out:
-                out.append(m)
-    return out
-
-
 def check_of(name: str) -> Check | None:
     """The check a metric name names (``check:numbers``), else None."""
     return CHECKS.get(name[len(CHECK_PREFIX) :]) if name.startswith(CHECK_PREFIX) else None
 
 
-def missing_need(check: Check, has_source: bool, target: str | None) -> str:
-    """Why ``check`` cannot run on a set (empty: it can)."""
+def need_of(check: Check, has_source: bool, target: str | None) -> str:
+    """What ``check`` needs and a set lacks, as a sentence says it after "needs" (empty: it can run)."""
     if check.needs_source and not has_source:
-        return f"check:{check.name} needs the source: give the set's source (--src)"
+        return "the source: give the set's source (--src)"
     if check.needs_language and not target:
-        return f"check:{check.name} needs the target language: declare the pair (-l SRC-TGT)"
+        return "the target language: declare the pair (-l SRC-TGT)"
     return ""
 
 
-def run(
-    check: Check, source: Sequence[str] | None, systems: Mapping[str, Sequence[str]], target: str | None = None
-) -> dict[str, list[list[Span]]]:
-    """Each system's failures, per line (an empty list: the line passes). The caller has made sure the check's
-    needs are met (:func:`missing_need`). What a check reads of a source line is found once, for every system."""
-    per_line = _per_line(check, source, systems, target)
-    out = {}
-    for name, outputs in systems.items():
-        srcs = source if source is not None else [None] * len(outputs)
-        out[name] = [per_line(s, o, k) for k, (s, o) in enumerate(zip(srcs, outputs, strict=True))]
-    return out
+def missing_need(check: Check, has_source: bool, target: str | None) -> str:
+    """Why ``check`` cannot run on a set (empty: it can)."""
+    need = need_of(check, has_source, target)
+    return f"check:{check.name} needs {need}" if need else ""
 
 
 def failing(
@@ -95,8 +74,9 @@ def failing(
     target: str | None = None,
     usual: float | None = None,
 ) -> dict[str, list[bool]]:
-    """Whether each line fails, per system (:func:`run` without keeping the spans: what a worker process sends
-    back). ``usual``: the length check's usual ratio, when the systems are some of the set's."""
+    """Whether each line fails, per system (what a worker process sends back; the failing lines' spans:
+    :func:`spans_at`). What a check reads of a source line is found once, for every system that looks at it.
+    ``usual``: the length check's usual ratio, when the systems are some of the set's."""
     if check.name in _PREPARED:  # what the check reads of a source line, found once for the systems that look
         prepare, test = _PREPARED[check.name]
         looked = {name: _looked_at(check, source, outputs) for name, outputs in systems.items()}

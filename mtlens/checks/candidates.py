@@ -25,10 +25,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..metrics._numba import njit
+from .lines import CJK as CJK_CHARS
+from .lines import LOOP_REPEATS, MAX_LOOP_N, WORD_REPEATS
 
 #: a code point's kind as the loop check's tokens have them (``_TOKEN`` of :mod:`.lines`)
 OTHER, ALNUM, MARK, CJK = 0, 1, 2, 3
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CJK = re.compile(CJK_CHARS)
 _ALNUM = re.compile(r"[^\W_]")
 _MARK = re.compile(r"[^\w\s]")
 
@@ -191,8 +193,6 @@ def may_loop(lines: Sequence[str]) -> np.ndarray:
     """Per line, whether :func:`mtlens.checks.lines.check_repetition` must look at it (the module's first rule)."""
     if not lines:
         return np.zeros(0, dtype=bool)
-    from .lines import LOOP_REPEATS, MAX_LOOP_N, WORD_REPEATS
-
     cps, offsets = _code_points(lines)
     kind, _, fstart, flen, fdata = tables()
     return _loops(cps, offsets, kind, fstart, flen, fdata, MAX_LOOP_N, WORD_REPEATS, LOOP_REPEATS).astype(bool)

@@ -4,7 +4,6 @@ the output (or the loop's repeats)."""
 
 from __future__ import annotations
 
-import itertools
 import re
 
 from ..scores.spans import Span
@@ -35,10 +34,9 @@ LENGTH_FACTOR = 3.0
 LENGTH_MIN_CHARS = 10
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-#: tokens a loop may repeat without a space between them: three punctuation marks in one space-separated word
-_GLUED = re.compile(r"[^\w\s]\w*[^\w\s]\w*[^\w\s]")
-_TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[^\W_]+|[^\w\s]", re.UNICODE)
+#: the characters of the CJK scripts written without spaces (kana, CJK ideographs, Hangul): each one a token
+CJK = "[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+_TOKEN = re.compile(rf"{CJK}|[^\W_]+|[^\w\s]", re.UNICODE)
 
 
 def _whole(output: str, category: str, text: str = "") -> list[Span]:
@@ -141,16 +139,9 @@ _TANDEM = re.compile(
 
 def may_loop(line: str) -> bool:
     """Whether a line holds a loop (:func:`check_repetition`'s first condition), tested by one regular expression on
-    its tokens joined by NULs (a line with a NUL is tested token by token). The cheap test first: in text written
-    with spaces, a loop repeats some pair of space-separated words (its last copy may end in a full stop), so a line
-    with no pair twice holds none; text with CJK characters, or with tokens glued by punctuation (``ha,ha,ha``,
-    ``!!!!``), is always tested."""
+    its tokens joined by NULs (a line with a NUL is tested token by token). Over many lines,
+    :func:`mtlens.checks.candidates.may_loop` finds the lines where this can hold, all at once."""
     low = line.casefold()
-    if not _CJK.search(low) and not _GLUED.search(low):
-        spaced = low.split()
-        pairs = list(itertools.pairwise(spaced))
-        if len(pairs) == len(set(pairs)):
-            return False
     toks = _TOKEN.findall(low)
     if len(toks) < min(WORD_REPEATS, 2 * LOOP_REPEATS):
         return False

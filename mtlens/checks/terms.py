@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..scores.spans import Span
+from .lines import CJK
 
 TERM, TERM_CONSISTENCY = "term", "term-consistency"
 TERM_NAMES = (TERM, TERM_CONSISTENCY)
@@ -33,7 +34,7 @@ CATEGORY = "Terminology"
 #: words a term of a glossary for every line may have (longer ones are refused)
 MAX_TERM_WORDS = 12
 
-_TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|\w+|[^\w\s]", re.UNICODE)
+_TOKEN = re.compile(rf"{CJK}|\w+|[^\w\s]", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,6 @@ class Glossary:
 def tokens(term: str) -> list[tuple[int, int]]:
     """A term's tokens as spans (the word-boundary match's unit): words, marks, CJK characters."""
     return [m.span() for m in _TOKEN.finditer(term.lower())]
-
-
-def words(term: str) -> int:
-    """How many tokens a term has."""
-    return len(tokens(term))
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import CHECK_PREFIX, check_names, check_of, failing, missing_need, spans_at, usual_ratio
+from ..checks import CHECK_PREFIX, CHECKS, check_of, failing, missing_need, need_of, spans_at, usual_ratio
 from ..checks.terms import MATCHES, TERM, TERM_CONSISTENCY, Glossary, consistency, per_term, success
 from ..core.corpus import Corpus
 from ..core.errors import InputError
@@ -14,8 +14,6 @@ from ..scores.results import ImportedScores
 
 __all__ = [
     "RULES_VERSION",
-    "check_names",
-    "check_scores",
     "check_scores_many",
     "runnable_checks",
     "term_scores",
@@ -26,18 +24,13 @@ __all__ = [
 RULES_VERSION = "1"
 
 
-def check_scores(corpus: Corpus, name: str, target: str | None) -> ImportedScores:
-    """One check's scores for every system of the corpus: 1 for a line that fails, 0 for one that passes; the
-    system score is the percent of lines failing (``scale`` 100, lower is better)."""
-    return check_scores_many(corpus, [name], target)[name]
-
-
 #: what a check costs per output line, relative to the others (measured: benchmarks/bench_checks.py)
 _COST = {"language": 8.0, "repetition": 8.0, "untranslated": 7.0, "numbers": 3.0}
 
 
 def check_scores_many(corpus: Corpus, names, target: str | None) -> dict[str, ImportedScores]:
-    """Several checks' scores (:func:`check_scores`), worked out together: each check over each half of the
+    """Several checks' scores for every system of the corpus (1 for a line that fails, 0 for one that passes; the
+    system score is the percent of lines failing: ``scale`` 100, lower is better), worked out together: each check over each half of the
     systems is one task of the engine's (:func:`mtlens.runtime.engine.map_tasks`: forked workers share them when
     the work is large enough); a worker sends back which lines fail, and the failing lines' spans are found here."""
     from . import engine
@@ -109,14 +102,17 @@ def _scores(corpus: Corpus, check, fails: dict[str, np.ndarray], target, usual) 
     )
 
 
-def runnable_checks(corpus: Corpus, target: str | None, names) -> tuple[list[str], list[str]]:
-    """Of the checks ``names``, those the set can run and one sentence for each it cannot (no source, no
-    language): what ``checks`` and the gate leave out, said, never skipped silently."""
-    ok, left = [], []
-    for n in names:
-        check = check_of(n)
-        why = missing_need(check, corpus.source is not None, target) if check is not None else f"'{n}' is not a check"
-        (left if why else ok).append(why or n)
+def runnable_checks(corpus: Corpus, target: str | None) -> tuple[list[str], dict[str, list[str]]]:
+    """The checks the set can run, and those it cannot by what they need (no source, no target language): what
+    ``checks`` leaves out, said, never skipped silently."""
+    ok: list[str] = []
+    left: dict[str, list[str]] = {}
+    for check in CHECKS.values():
+        need = need_of(check, corpus.source is not None, target)
+        if need:
+            left.setdefault(need, []).append(CHECK_PREFIX + check.name)
+        else:
+            ok.append(CHECK_PREFIX + check.name)
     return ok, left
 
 

@@ -33,9 +33,9 @@ __all__ = [
     "REGISTRY",
     "MetricResult",
     "build_kernels",
-    "checks_scores",
     "chosen_metrics",
     "corpus_pitfalls",
+    "glossary_scores",
     "make_metric",
     "metric_label",
     "metric_names",
@@ -124,7 +124,7 @@ def chosen_metrics(
     imported.update(_checks_together(ev, [n for n in names if n not in REGISTRY and n not in imported]))
     for n in names:
         if n not in REGISTRY and n not in imported and source_of(n).runs == "checks":  # a glossary's terms
-            imported[n] = checks_scores(ev, n)
+            imported[n] = glossary_scores(ev, n)
         elif n not in REGISTRY and n not in imported and source_of(n).kind == JUDGE_KIND:  # a registered LLM judge
             imported[n] = judge_metric(workspace(), ev.corpus, n, say, ev.set_id)
         elif n not in REGISTRY and n not in imported and source_of(n).kind == SLIDE:  # documents (issue 49)
@@ -139,27 +139,18 @@ def chosen_metrics(
 def _runnable(ev, names: list[str], say) -> list[str]:
     """``checks`` replaced by every check the set can run; those it cannot (no source, no target language) are
     said (``say``), never left out silently; a check named on its own that cannot run is the caller's error."""
-    from ..runtime.checking import check_names, runnable_checks
+    from ..runtime.checking import runnable_checks
 
     out: list[str] = []
     for n in names:
         if n != ALL_CHECKS:
             out += [n] if n not in out else []
             continue
-        ok, left = runnable_checks(ev.corpus, ev.language.target, check_names())
-        for need, names in _by_need(left).items():  # one sentence per missing need, naming the checks it leaves out
+        ok, left = runnable_checks(ev.corpus, ev.language.target)
+        for need, left_out in left.items():  # one sentence per missing need, naming the checks it leaves out
             if say:
-                say(f"{', '.join(names)} {'needs' if len(names) == 1 else 'need'} {need}; left out of 'checks'")
+                say(f"{', '.join(left_out)} {'needs' if len(left_out) == 1 else 'need'} {need}; left out of 'checks'")
         out += [m for m in ok if m not in out]
-    return out
-
-
-def _by_need(sentences: list[str]) -> dict[str, list[str]]:
-    """``check:X needs WHAT`` sentences grouped by what they need: WHAT -> the checks."""
-    out: dict[str, list[str]] = {}
-    for sentence in sentences:
-        name, _, need = sentence.partition(" needs ")
-        out.setdefault(need, []).append(name)
     return out
 
 
@@ -171,28 +162,26 @@ def _checks_together(ev, names: list[str]) -> dict:
     return check_scores_many(ev.corpus, wanted, ev.language.target) if wanted else {}
 
 
-def checks_scores(ev, name: str):
-    """A check's or a glossary's scores of the set (:mod:`mtlens.runtime.checking`): the glossary is the set's
-    (``--terms`` or the one saved with it)."""
-    from ..runtime import checking
+def glossary_scores(ev, name: str):
+    """``term`` or ``term-consistency`` of the set (:func:`mtlens.runtime.checking.term_scores`), with the set's
+    glossary (``--terms`` or the one saved with it)."""
+    from ..runtime.checking import term_scores
 
-    if not name.startswith(CHECK_PREFIX):
-        return checking.term_scores(ev.corpus, glossary_of(ev), name)
-    return checking.check_scores(ev.corpus, name, ev.language.target)
+    return term_scores(ev.corpus, glossary_of(ev), name)
 
 
 def offered_checks(ev) -> list:
     """What a page offers of the checks (issue 60): every check the set can run, and the terms when it has a
     glossary, as :class:`~mtlens.scores.results.ImportedScores` (none without a source)."""
-    from ..runtime.checking import check_names, runnable_checks
+    from ..runtime.checking import runnable_checks
 
     if ev.corpus.source is None:
         return []
-    ok, _ = runnable_checks(ev.corpus, ev.language.target, check_names())
+    ok, _ = runnable_checks(ev.corpus, ev.language.target)
     out = list(_checks_together(ev, ok).values())
     for n in ["term", "term-consistency"] if ev.terms else []:
         try:
-            out.append(checks_scores(ev, n))
+            out.append(glossary_scores(ev, n))
         except InputError:  # a glossary no line of the set uses, consistency undecided: not offered
             continue
     return out

@@ -25,6 +25,16 @@ OUTPUT = [
 ]
 
 
+def _data(tmp_path, command: str, glossary: str, repeat: int = 1) -> list[str]:
+    """The source and OUTPUT (as reference and system A) written ``repeat`` times, and ``glossary``: the command's
+    arguments for them."""
+    (tmp_path / "src.txt").write_text("\n".join(SOURCE * repeat) + "\n", encoding="utf-8")
+    (tmp_path / "A.txt").write_text("\n".join(OUTPUT * repeat) + "\n", encoding="utf-8")
+    (tmp_path / "g.tsv").write_text(glossary, encoding="utf-8")
+    files = [str(tmp_path / n) for n in ("src.txt", "A.txt", "A.txt")]
+    return [command, "--src", files[0], "--ref", files[1], "--sys", files[2], "--terms", str(tmp_path / "g.tsv")]
+
+
 def test_a_tsv_glossary_finds_terms_at_word_boundaries_and_scores_by_hand():
     g = read_glossary(b"source\ttarget\nspace\tSpace\nstorage\tSpeicher\nc++\tC++\n", "g.tsv", 4)
     found = g.found(SOURCE)
@@ -62,19 +72,8 @@ def test_a_jsonl_glossary_reads_each_lines_terms_under_its_key():
 def test_the_score_command_gives_the_rate_and_the_per_line_spans(tmp_path, capsys):
     from mtlens.cli import main
 
-    (tmp_path / "src.txt").write_text("\n".join(SOURCE) + "\n", encoding="utf-8")
-    (tmp_path / "A.txt").write_text("\n".join(OUTPUT) + "\n", encoding="utf-8")
-    (tmp_path / "g.tsv").write_text("space\tSpace\nstorage\tSpeicher\n", encoding="utf-8")
-    argv = [
-        "score",
-        "--src",
-        str(tmp_path / "src.txt"),
-        "--ref",
-        str(tmp_path / "A.txt"),
-        "--sys",
-        str(tmp_path / "A.txt"),
-    ]
-    argv += ["--metrics", "term,term-consistency", "--terms", str(tmp_path / "g.tsv"), "--format", "json"]
+    argv = _data(tmp_path, "score", "space\tSpace\nstorage\tSpeicher\n")
+    argv += ["--metrics", "term,term-consistency", "--format", "json"]
     assert main([*argv, "--sentence-level", "--data-dir", str(tmp_path / "ws")]) == 0
     doc = json.loads(capsys.readouterr().out)
     system = doc["systems"][0]
@@ -131,19 +130,8 @@ def test_a_bad_jsonl_glossary_is_one_sentence(lines, key, says):
 def test_a_bad_glossary_is_one_sentence_on_the_command_line(tmp_path, capsys):
     from mtlens.cli import main
 
-    (tmp_path / "src.txt").write_text("\n".join(SOURCE) + "\n", encoding="utf-8")
-    (tmp_path / "A.txt").write_text("\n".join(OUTPUT) + "\n", encoding="utf-8")
-    (tmp_path / "g.tsv").write_text("space\tSpace\nspace\tRaum\n", encoding="utf-8")
-    argv = [
-        "score",
-        "--src",
-        str(tmp_path / "src.txt"),
-        "--ref",
-        str(tmp_path / "A.txt"),
-        "--sys",
-        str(tmp_path / "A.txt"),
-    ]
-    code = main([*argv, "--metrics", "term", "--terms", str(tmp_path / "g.tsv"), "--data-dir", str(tmp_path / "ws")])
+    argv = _data(tmp_path, "score", "space\tSpace\nspace\tRaum\n")
+    code = main([*argv, "--metrics", "term", "--data-dir", str(tmp_path / "ws")])
     err = capsys.readouterr().err
     assert code != 0 and "gives the term 'space' with another target" in err and "Traceback" not in err
 
@@ -191,26 +179,8 @@ def test_a_sets_glossary_travels_in_its_bundle_and_a_bad_one_is_refused(tmp_path
 def test_the_report_lists_the_terms_each_system_misses_escaped(tmp_path, capsys):
     from mtlens.cli import main
 
-    (tmp_path / "src.txt").write_text("\n".join(SOURCE * 10) + "\n", encoding="utf-8")
-    (tmp_path / "A.txt").write_text("\n".join(OUTPUT * 10) + "\n", encoding="utf-8")
-    (tmp_path / "g.tsv").write_text("space\t<b>Space</b>\nstorage\tSpeicher\n", encoding="utf-8")
-    argv = [
-        "report",
-        "--src",
-        str(tmp_path / "src.txt"),
-        "--ref",
-        str(tmp_path / "A.txt"),
-        "--sys",
-        str(tmp_path / "A.txt"),
-    ]
-    argv += [
-        "--metrics",
-        "chrf,term,check:placeholders",
-        "--terms",
-        str(tmp_path / "g.tsv"),
-        "-o",
-        str(tmp_path / "r.html"),
-    ]
+    argv = _data(tmp_path, "report", "space\t<b>Space</b>\nstorage\tSpeicher\n", repeat=10)
+    argv += ["--metrics", "chrf,term,check:placeholders", "-o", str(tmp_path / "r.html")]
     assert main([*argv, "--data-dir", str(tmp_path / "ws")]) == 0
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "<h2>Terms each system misses</h2>" in html
