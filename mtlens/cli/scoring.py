@@ -185,10 +185,14 @@ def run_analyze(args: argparse.Namespace) -> str:
     if args.pair:
         return _run_pair(args, ev, options)
     orders = words_chars.parse_orders(args.char_orders)
-    wvc = words_chars.words_vs_chars(
-        corpus, args.word_order, orders, args.ranking_char_order, tokenize=options.tokenize, lowercase=options.lowercase
-    )
-    doc = words_chars.to_dict(wvc)
+    if corpus.references:
+        wvc = words_chars.words_vs_chars(
+            corpus, args.word_order, orders, args.ranking_char_order, tokenize=options.tokenize,
+            lowercase=options.lowercase,
+        )  # fmt: skip
+        doc = words_chars.to_dict(wvc)
+    else:  # a set of annotations alone: nothing to compare words and characters with
+        doc = {"words_vs_chars_notes": ["words vs characters needs a reference: the set has none"]}
     human = None
     files = [(f, read_bytes(f)) for f in args.human]
     if not files and args.set is not None:  # the set's own human scores: its files, MQM and ESA (issue 52)
@@ -201,6 +205,10 @@ def run_analyze(args: argparse.Namespace) -> str:
     if human is not None:
         _, results = score_evaluation(args, ev, options)
         doc.update(human_mod.to_dict(human_mod.human_correlation(results, human, seed=args.seed)))
+        from ..analysis.meta_table import to_dict as meta_dict
+        from ..service.meta import meta_of
+
+        doc["meta_evaluation"] = meta_dict(meta_of(ev, results, human, seed=args.seed))
         if human.segment:
             from dataclasses import asdict
 

@@ -13,6 +13,37 @@ def _f(x) -> str:
 
 def analysis_to_table(doc: dict) -> str:
     """Plain-text summary of the ``analyze`` command's results."""
+    out = _words_chars(doc) if "best" in doc else [f"note: {n}" for n in doc.get("words_vs_chars_notes", [])]
+    if "human_correlation" in doc:
+        out.append("")
+        out.append("== correlation with human judgments ==")
+        out.append("metric   level    human    n      pearson          spearman         kendall")
+        for r in doc["human_correlation"]:
+            cells = []
+            for k in ("pearson", "spearman", "kendall"):
+                lo, hi = r[f"{k}_ci"]
+                cells.append(f"{_f(r[k])} [{_f(lo)},{_f(hi)}]")
+            out.append(f"{r['metric']:<8} {r['level']:<8} {r['human']:<8} {r['n']:<6} " + "  ".join(cells))
+        for key, names in doc.get("missing", {}).items():
+            if names:
+                out.append(f"no human score ({key}) for: {', '.join(names)}")
+        for note in doc.get("notes", []):
+            out.append(f"note: {note}")
+    if doc.get("meta_evaluation"):
+        out += meta_table(doc["meta_evaluation"])
+    if "tbleu_sweep" in doc:
+        sw = doc["tbleu_sweep"]
+        out.append("")
+        out.append("== tBLEU threshold sweep ==")
+        out.append("epsilon " + " ".join(f"{e:>6.2f}" for e in sw["epsilons"]))  # the option's grid, in its steps
+        for name, vals in sw["scores"].items():
+            out.append(f"{name[:7]:<7} " + " ".join(f"{shown(v, decimals('tbleu')):>6}" for v in vals))
+        for h, corr in sw["correlation"].items():
+            out.append(f"r({h[:5]}) " + " ".join(f"{_f(v):>6}" for v in corr["pearson"]))
+    return "\n".join(out) + "\n"
+
+
+def _words_chars(doc: dict) -> list[str]:
     out = [
         f"== words vs characters: BLEU_w{doc['word_order']} against BLEU_cM ==",
         "best M (pearson / kappa / analogical >= 90%):",
@@ -33,31 +64,23 @@ def analysis_to_table(doc: dict) -> str:
             f"  {r['rank_w']:>2}. {r['system']:<24} {shown(r['bleu_w'], decimals('bleu')):>6}   rank {r['rank_c']:>2} by "
             f"BLEU_c{m} {shown(r['bleu_c'], decimals('bleu-c')):>6}"
         )
-    if "human_correlation" in doc:
-        out.append("")
-        out.append("== correlation with human judgments ==")
-        out.append("metric   level    human    n      pearson          spearman         kendall")
-        for r in doc["human_correlation"]:
-            cells = []
-            for k in ("pearson", "spearman", "kendall"):
-                lo, hi = r[f"{k}_ci"]
-                cells.append(f"{_f(r[k])} [{_f(lo)},{_f(hi)}]")
-            out.append(f"{r['metric']:<8} {r['level']:<8} {r['human']:<8} {r['n']:<6} " + "  ".join(cells))
-        for key, names in doc.get("missing", {}).items():
-            if names:
-                out.append(f"no human score ({key}) for: {', '.join(names)}")
-        for note in doc.get("notes", []):
-            out.append(f"note: {note}")
-    if "tbleu_sweep" in doc:
-        sw = doc["tbleu_sweep"]
-        out.append("")
-        out.append("== tBLEU threshold sweep ==")
-        out.append("epsilon " + " ".join(f"{e:>6.2f}" for e in sw["epsilons"]))  # the option's grid, in its steps
-        for name, vals in sw["scores"].items():
-            out.append(f"{name[:7]:<7} " + " ".join(f"{shown(v, decimals('tbleu')):>6}" for v in vals))
-        for h, corr in sw["correlation"].items():
-            out.append(f"r({h[:5]}) " + " ".join(f"{_f(v):>6}" for v in corr["pearson"]))
-    return "\n".join(out) + "\n"
+    return out
+
+
+#: the meta-evaluation's columns in the plain-text table (key, heading)
+META_COLUMNS = (("pairwise_accuracy", "pair-acc"), ("spa", "SPA"), ("acc_eq", "acc_eq"), ("pdp", "PDP"),
+                ("span_precision", "span-P"), ("span_recall", "span-R"), ("span_f1", "span-F1"),
+                ("criticality_f1", "crit-F1"))  # fmt: skip
+
+
+def meta_table(rows: list[dict]) -> list[str]:
+    """The meta-evaluation as WMT25 measures it, one line per score source and human score type."""
+    out = ["", "== meta-evaluation as WMT25 measures it (- : does not apply) =="]
+    out.append(f"{'source':<28} {'human':<8} {'role':<14} " + " ".join(f"{h:>8}" for _, h in META_COLUMNS))
+    for r in rows:
+        cells = " ".join(f"{('-' if r[k] is None else _f(r[k])):>8}" for k, _ in META_COLUMNS)
+        out.append(f"{r['metric'][:28]:<28} {r['human'][:8]:<8} {r['role']:<14} {cells}")
+    return out
 
 
 def _p_cell(r: dict) -> str:

@@ -304,6 +304,14 @@ def human_corr(dataset: Dataset, opts: Options, results):
     return human_correlation(results, human(dataset), n_boot=CI_RESAMPLES)
 
 
+@cache(_results_key, spinner="Measuring every score source as WMT25 does…")
+def meta_rows(dataset: Dataset, opts: Options, results):
+    """The meta-evaluation as WMT25 measures it (issue 61): :func:`mtlens.service.meta.meta_of`."""
+    from ..service.meta import meta_of
+
+    return meta_of(dataset.evaluation(), results, human(dataset))
+
+
 @cache(
     lambda ds, kind: (ds.fingerprint, ds.human_fingerprint, ds.scores_fingerprint, kind),
     max_entries=8,

@@ -11,6 +11,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ...analysis.human import merge_correlations, segment_pairs
+from ...analysis.meta_table import CEILING, MEASURES, METRIC, SENTINEL_ROLE
+from ...analysis.wmt25 import CRITICAL_BELOW
 from ...analysis.policy import ALPHA, CI_RESAMPLES, MIN_TEST_LINES
 from .. import cached, export, links, render, views
 from ..widgets import open_screen
@@ -62,6 +64,8 @@ def page() -> None:
         "tied in both, with the one tie threshold (acc_eq_epsilon, in metric units) that maximises the average "
         "over segments."
     )
+
+    wmt25_section(ds, opts, results)
 
     st.subheader("Which metric agrees better? (PERM-BOTH, Deutsch et al. 2021)")
     levels_all = [f"system:{h}" for h in human.system] + [f"segment:{h}" for h in human.segment]
@@ -186,3 +190,54 @@ def metric_clusters_table(mc) -> pd.DataFrame:
             "p vs next": [mc.p[(m, nxt[m])] if m in nxt else None for m in mc.metrics],
         }
     )
+
+
+#: what each column of the WMT25 table measures, under the table
+WMT25_WORDING = (
+    "pairwise_accuracy: share of system pairs ordered as the humans order them. spa: soft pairwise accuracy (Thompson "
+    "et al. 2024), 1 - mean |p_human - p_metric| over system pairs. acc_eq: segment-level pairwise accuracy with "
+    "ties (Deutsch et al. 2023). pdp: Pearson of the human and metric differences between every two systems on the "
+    "same segment (WMT25). span_precision/recall/f1: character-level, major and minor counted apart, half credit for "
+    "the right place with the wrong severity, omissions left out (WMT25's scoring_esa.py). criticality_f1: how well "
+    f"the metric's lowest (or highest) scores find the segments the humans scored below {CRITICAL_BELOW:g} (ESA "
+    "only). The sentinel sees only the candidate (its length): a metric no better than it is not measured by these "
+    "ratings. The human ceiling is a second rater (or wave) against the first, on the items both rated. "
+    "- : does not apply (no spans, no segment scores, no ESA)."
+)
+
+
+def wmt25_section(ds, opts, results) -> None:
+    """Which judge to trust, measured as WMT25 measures it: the table and a chart of one measure (issue 61)."""
+    rows = cached.meta_rows(ds, opts, results)
+    if not rows:
+        return
+    st.subheader("Which judge to trust, as WMT25 measures it")
+    table = meta_table(rows)
+    export.table(name="mtlens-meta-evaluation", df=table, hide_index=True, key="hc_wmt25_table")
+    st.caption(WMT25_WORDING)
+    shown_measures = [m for m in MEASURES if table[m].notna().any()]
+    if not shown_measures:
+        return
+    c1, c2 = st.columns(2)
+    measure = c1.selectbox("Measure", shown_measures, key="hc_wmt25_measure")
+    kinds = list(dict.fromkeys(table["human"]))
+    kind = c2.selectbox("Human score", kinds, key="hc_wmt25_human")
+    part = table[(table["human"] == kind) & table[measure].notna()].sort_values(measure, ascending=False)
+    colours = {METRIC: "#4c78a8", SENTINEL_ROLE: "#b0b0b0", CEILING: "#54a24b"}
+    fig = go.Figure(
+        go.Bar(
+            x=part["metric"].tolist(),
+            y=part[measure].tolist(),
+            marker_color=[colours[r] for r in part["role"]],
+            text=part["role"].tolist(),
+            hovertemplate="%{x}<br>%{y:.3f}<br>%{text}<extra></extra>",
+        )
+    )
+    fig.update_layout(yaxis_title=measure, height=380, margin={"t": 20})
+    export.chart(fig, "hc_wmt25_chart")
+    st.caption("Grey: the sentinel (sees only the candidate). Green: the human ceiling (a second rating).")
+
+
+def meta_table(rows) -> pd.DataFrame:
+    """The meta-evaluation rows as the page and its export show them."""
+    return pd.DataFrame([asdict(r) for r in rows]).astype({m: "float64" for m in MEASURES})
