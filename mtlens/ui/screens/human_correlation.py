@@ -12,8 +12,8 @@ import streamlit as st
 
 from ...analysis.human import merge_correlations, segment_pairs
 from ...analysis.meta_table import CEILING, MEASURES, METRIC, SENTINEL_ROLE
-from ...analysis.wmt25 import CRITICAL_BELOW
 from ...analysis.policy import ALPHA, CI_RESAMPLES, MIN_TEST_LINES
+from ...analysis.wmt25 import CRITICAL_BELOW
 from .. import cached, export, links, render, views
 from ..widgets import open_screen
 

@@ -19,7 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from span_source import span_source  # noqa: E402
+from span_source import span_source
 
 COLS = ["user", "system", "line", "item_type", "src", "tgt", "score", "doc", "unused", "spans", "start", "end"]
 
@@ -28,7 +28,7 @@ def ratings(csv_paths, pair=("eng", "jpn")):
     rows = []
     for p in csv_paths:
         with open(p, encoding="utf-8", newline="") as f:
-            rows += [dict(zip(COLS, r)) for r in csv.reader(f)]
+            rows += [dict(zip(COLS, r, strict=True)) for r in csv.reader(f)]
     latest = {}
     for k, r in enumerate(rows):
         if (r["src"], r["tgt"]) != pair or r["item_type"] != "TGT" or "tutorial" in r["system"]:
@@ -39,7 +39,7 @@ def ratings(csv_paths, pair=("eng", "jpn")):
         if key not in latest or float(r["end"]) >= float(latest[key][1]["end"]):
             latest[key] = (k, r)
     by_item = defaultdict(list)
-    for k, r in sorted(latest.values(), key=lambda x: x[0]):  # file order
+    for _, r in sorted(latest.values(), key=lambda x: x[0]):  # file order
         by_item[(r["system"], int(r["line"]))].append(r)
     return by_item
 
@@ -47,8 +47,8 @@ def ratings(csv_paths, pair=("eng", "jpn")):
 def main(repo25, mtme, texts, out, *csv_paths):
     sys.path.insert(0, str(Path(repo25) / "scripts" / "scoring" / "task2"))
     sys.path.insert(0, str(mtme))
-    from mt_metrics_eval import stats  # noqa: PLC0415
-    from scoring_esa import get_char_f1  # noqa: PLC0415
+    from mt_metrics_eval import stats
+    from scoring_esa import get_char_f1
 
     tree = ast.parse((Path(repo25) / "scripts/analysis/21-metrics_criticality.py").read_text(encoding="utf-8"))
     ns: dict = {}
@@ -92,10 +92,11 @@ def main(repo25, mtme, texts, out, *csv_paths):
         bot = crit_f1(pos, neg, data_ymet)
         data_ymet.sort(key=lambda x: x[0], reverse=True)
         crit = max(bot, crit_f1(pos, neg, data_ymet))
-    json.dump({"source": "mt-metrics-eval@68a481a stats.Correlation.Pearson(average_by='item', pdp=True); "
+    doc = {"source": "mt-metrics-eval@68a481a stats.Correlation.Pearson(average_by='item', pdp=True); "
                "wmt25-mteval@d1f6ab9 scoring_esa.get_char_f1 and 21-metrics_criticality.f1",
                "systems": names, "items": len(lengths), "pdp": pdp, "span_precision": p, "span_recall": r,
-               "span_f1": f, "criticality_f1": crit}, open(out, "w"), indent=1)  # fmt: skip
+               "span_f1": f, "criticality_f1": crit}  # fmt: skip
+    Path(out).write_text(json.dumps(doc, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":
