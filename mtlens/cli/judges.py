@@ -7,9 +7,16 @@ import argparse
 
 from ..core.names import shown
 from ..core.secrets import redact
+from ..judges.votes import AGGREGATES
+from ..judges.votes import signature as _votes
 from . import args as flags
 from .args import Parser
 from .common import Exit, say, workspace
+
+
+def votes_of(j):
+    """What a judge's listing says of its votes (samples, temperature, aggregation)."""
+    return _votes(j.samples, j.temperature, j.aggregate)
 
 
 def add_parsers(sub) -> dict:
@@ -21,7 +28,19 @@ def add_parsers(sub) -> dict:
     a.add_argument("--model", required=True, help="the model the endpoint serves")
     a.add_argument("--protocol", required=True, choices=["gemba-mqm", "gemba-esa"])
     a.add_argument("--api-key-env", metavar="VAR", help="the environment variable holding the key (never the key)")
-    a.add_argument("--samples", type=int, default=1, help="answers per segment, their mean scored (default 1)")
+    a.add_argument(
+        "--samples", type=int, default=1,
+        help="answers per segment (default 1); raising it later asks only the new samples",
+    )  # fmt: skip
+    a.add_argument(
+        "--temperature", type=float, metavar="T",
+        help="every sample's temperature, 0 to 2 (default: the first at 0, the others at 1)",
+    )  # fmt: skip
+    a.add_argument(
+        "--aggregate", choices=list(AGGREGATES), default="mean",
+        help="a segment's samples become its score by their mean (default), median, or GEMBA-MQM V2's rule "
+        "(answers beyond 2 standard deviations dropped, reciprocal-rank weighted mean)",
+    )  # fmt: skip
     a.add_argument("--concurrency", type=int, default=8, help="requests in flight (default 8)")
     a.add_argument("--price-in", type=float, metavar="USD_PER_1M", help="price of a million prompt tokens")
     a.add_argument("--price-out", type=float, metavar="USD_PER_1M", help="price of a million completion tokens")
@@ -70,7 +89,7 @@ def run_judges(args: argparse.Namespace) -> str:
         j = room.add_judge(
             judging.Judge(
                 args.name, args.url, args.model, args.protocol, args.api_key_env, args.samples, args.concurrency,
-                args.price_in, args.price_out, args.score_references,
+                args.price_in, args.price_out, args.score_references, args.temperature, args.aggregate,
             ),
         )  # fmt: skip
         key = f", key from ${j.key_env}" if j.key_env else ""
@@ -87,6 +106,9 @@ def run_judges(args: argparse.Namespace) -> str:
         if args.action == "cancel":
             jobs.cancel_named(target, args.set, name)
             return "".join(_line(p) + "\n" for p in jobs.status_for(target, args.set) if p.metric == judge.metric)
+        from ..service.sets import open_set
+
+        say(judging.before_run(target, judge, open_set(target, args.set).corpus))  # what it will ask, and cost
         if args.background:
             return _line(jobs.start_job(target, args.set, judge.metric)) + "\n"
         p = jobs.run_job(target, args.set, judge.metric, say=say)
@@ -103,7 +125,9 @@ def run_judges(args: argparse.Namespace) -> str:
         return "".join(_line(p) + "\n" for p in found) or "no judge job on this set\n"
     rows = [
         f"judge:{j.name}\t{j.protocol}\t{shown(j.model, 200)}\t{shown(redact(j.url), 300)}\tsamples {j.samples}"
-        f"\tconcurrency {j.concurrency}" + ("\treferences too" if j.score_references else "")
+        + "".join(f"\t{k} {v}" for k, v in votes_of(j)[1:])
+        + f"\tconcurrency {j.concurrency}"
+        + ("\treferences too" if j.score_references else "")
         for j in room.judges()
     ]
     return (

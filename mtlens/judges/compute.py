@@ -7,10 +7,11 @@ sets and runs, and a second run asks nothing (docs/decisions.md, "LLM judges").
   unparsed and left without a score.
 - **GEMBA-ESA**: the error spans, then a 0-100 score given them (GEMBA's two requests); a score that is not a
   number in 0-100 is asked again likewise.
-- **Samples**: with ``samples`` N, sample 0 is asked at temperature 0 and the others at :data:`SAMPLE_TEMPERATURE`;
-  a segment's score is the mean of its parsed samples (GEMBA-MQM V2's aggregation is the mean too).
+- **Samples**: ``samples`` N answers per segment, at the judge's temperature, aggregated by its ``aggregate``
+  (mean, median or GEMBA-MQM V2's: :mod:`mtlens.judges.votes`).
 - **Cache key**: sha256 of the protocol's version, the endpoint's URL, the model, the protocol, the prompt's digest
-  and the sample's index (and, for ESA's score, the spans it was given, in its prompt).
+  and the sample's index (and, for ESA's score, the spans it was given, in its prompt), and the judge's
+  temperature where it has one.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from ..core.amounts import usd
 from ..core.errors import InputError
 from ..scores.sources import JUDGE_PREFIX
-from . import gemba
+from . import gemba, votes
 from .client import Stopped, chat, new_client
 from .registry import Judge, registered, whole_tokens
 
@@ -37,12 +38,13 @@ PREFIX = JUDGE_PREFIX
 REFERENCE = "\x00reference:"
 #: how many times an unparsed answer is asked again (each at a temperature 0.1 higher)
 REASKS = 5
-#: the temperature of every sample but the first
-SAMPLE_TEMPERATURE = 1.0
 
 
 def cache_key(judge: Judge, messages: list[dict], sample: int) -> str:
-    text = json.dumps([gemba.VERSION, judge.url, judge.model, judge.protocol, gemba.digest(messages), sample])
+    parts = [gemba.VERSION, judge.url, judge.model, judge.protocol, gemba.digest(messages), sample]
+    if judge.temperature is not None:  # a judge without one keeps the keys its answers were cached under
+        parts.append(float(judge.temperature))
+    text = json.dumps(parts)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -102,7 +104,7 @@ class _Asker:
         with self.lock:
             if self.client is None:
                 self.client = new_client()
-        base = 0.0 if sample == 0 else SAMPLE_TEMPERATURE
+        base = votes.base_temperature(self.judge.temperature, sample)
         reply = None
         spent = [0, 0]
         for k in range(REASKS + 1):
@@ -316,10 +318,10 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
         for s, line in pairs[(src, tgt)]:
             if s.startswith(REFERENCE):  # a reference's score: what the judge thinks of it as a translation
                 if values:
-                    references[s[len(REFERENCE) :]][line] = float(np.mean(values))
+                    references[s[len(REFERENCE) :]][line] = votes.aggregate(values, judge.aggregate)
                 continue
             if values:
-                scores[s][line] = float(np.mean(values))
+                scores[s][line] = votes.aggregate(values, judge.aggregate)
             spans[s][line] = [dataclasses.replace(e, start=a, end=b, text=tgt[a:b]) for a, b, e in placed]
             tally.unplaced += unplaced
             if values:  # the errors of a scored line, by category (unplaced ones too)
@@ -355,8 +357,7 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
         ("model", judge.model),
         ("protocol", judge.protocol),
         ("version", gemba.VERSION),
-        ("samples", str(judge.samples)),
-        ("mean", "samples"),
+        *votes.signature(judge.samples, judge.temperature, judge.aggregate),
     )
     metric = ImportedScores(
         PREFIX + judge.name, True, scores, judge.name, spans, tuple(notes), model,

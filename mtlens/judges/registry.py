@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from ..core.errors import InputError
 from ..core.names import clean_name
 from ..scores.sources import JUDGE_IDENTITY_PREFIX, JUDGE_PREFIX
-from . import gemba
+from . import gemba, votes
 from .client import Endpoint
 
 #: bounds of a judge's settings
@@ -33,6 +33,10 @@ class Judge:
     price_out: float | None = None
     #: ask about the set's references too, as systems (issue 50: is the reference the problem?)
     score_references: bool = False
+    #: every sample's temperature; None: the first at 0, the others at votes.SAMPLE_TEMPERATURE (issue 61)
+    temperature: float | None = None
+    #: how a segment's samples become its score (votes.AGGREGATES)
+    aggregate: str = "mean"
 
     @property
     def metric(self) -> str:
@@ -93,11 +97,19 @@ def check_judge(judge: Judge) -> Judge:
         raise InputError(f"--samples must be from 1 to {MAX_SAMPLES}")
     if not 1 <= judge.concurrency <= MAX_CONCURRENCY:
         raise InputError(f"--concurrency must be from 1 to {MAX_CONCURRENCY}")
+    if judge.temperature is not None and not (
+        isinstance(judge.temperature, int | float) and math.isfinite(judge.temperature) and 0 <= judge.temperature <= 2
+    ):
+        raise InputError("--temperature must be from 0 to 2")
+    if judge.aggregate not in votes.AGGREGATES:
+        raise InputError(f"--aggregate takes {', '.join(votes.AGGREGATES)}, not '{str(judge.aggregate)[:40]}'")
     for flag, price in (("--price-in", judge.price_in), ("--price-out", judge.price_out)):
         if price is not None and not (math.isfinite(price) and price >= 0):
             raise InputError(f"{flag} is US dollars per million tokens, at least 0")
+    temperature = None if judge.temperature is None else float(judge.temperature)
     return Judge(name, judge.url.rstrip("/"), model, judge.protocol, judge.key_env, judge.samples,
-                 judge.concurrency, judge.price_in, judge.price_out, bool(judge.score_references))  # fmt: skip
+                 judge.concurrency, judge.price_in, judge.price_out, bool(judge.score_references), temperature,
+                 judge.aggregate)  # fmt: skip
 
 
 def add_judge(store, judge: Judge) -> Judge:
@@ -113,7 +125,8 @@ def registered(store) -> list[Judge]:
 
 
 def _judge_of(row) -> Judge:
-    return Judge(**{k: (bool(row[k]) if k == "score_references" else row[k]) for k in Judge.__dataclass_fields__})
+    values = {k: (bool(row[k]) if k == "score_references" else row[k]) for k in Judge.__dataclass_fields__ if k in row}
+    return Judge(**values)
 
 
 def get_judge(store, name: str) -> Judge:
@@ -128,6 +141,8 @@ def identity(judge: Judge) -> str:
     """What a judge's answers depend on, as a digest (its jobs' key: a judge registered again with other
     settings is another job)."""
     parts = [gemba.VERSION, judge.url, judge.model, judge.protocol, judge.samples]
+    if judge.temperature is not None or judge.aggregate != "mean":  # a judge registered before keeps its jobs' key
+        parts += [judge.temperature, judge.aggregate]
     text = json.dumps(parts + (["references"] if judge.score_references else []))
     return JUDGE_IDENTITY_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()[:40]
 

@@ -7,9 +7,18 @@ from __future__ import annotations
 from ..core.errors import InputError
 from ..judges.compute import PREFIX, judge_scores
 from ..judges.registry import Judge, get_judge, identity
+from ..judges.votes import AGGREGATES
 from ..scores.sources import source_of
 
-__all__ = ["Judge", "error_categories", "judge_metric", "unscored_segments", "usage_rows"]
+__all__ = [
+    "AGGREGATES",
+    "Judge",
+    "before_run",
+    "error_categories",
+    "judge_metric",
+    "unscored_segments",
+    "usage_rows",
+]
 
 
 def error_categories(metric, systems) -> list[dict]:
@@ -72,3 +81,38 @@ def judge_metric(store, corpus, item: str, say=None, set_id: str | None = None):
             f"{tally.cached:,} answers from the cache, {tally.shared:,} segments sharing another's request"
         )
     return scores
+
+
+def before_run(store, judge: Judge, corpus) -> str:
+    """What a run of ``judge`` on ``corpus`` will ask, said before it asks anything (issue 61): the requests its cache
+    lacks (distinct segments x samples; GEMBA-ESA asks twice per sample) and, with the judge's prices, their cost:
+    prompt tokens estimated at 4 characters a token of each prompt, completion tokens at the mean of the answers
+    already cached for these prompts (none cached: not counted, and the sentence says so)."""
+    from ..analysis.costs import CHARS_PER_TOKEN
+    from ..judges.compute import plan
+
+    p = plan(judge, corpus)
+    keys = p.keys(judge)
+    known = store.judge_answers(keys)
+    per_request = 1 if judge.protocol == "gemba-mqm" else 2
+    missing = [i for i, k in enumerate(keys) if k not in known]
+    chars = sum(len(m["content"]) for i in missing for m in p.first[i // judge.samples])
+    prompt = per_request * chars / CHARS_PER_TOKEN
+    done = [v["completion_tokens"] for v in known.values()]
+    completion = per_request * len(missing) * (sum(done) / len(done)) if done else 0.0
+    said = (
+        f"{PREFIX}{judge.name}: {len(missing) * per_request:,} requests to ask "
+        f"({len(p.requests):,} distinct segments x {judge.samples} samples"
+        + (" x 2 requests (GEMBA-ESA)" if per_request == 2 else "")
+        + f", {len(keys) - len(missing):,} answers cached)"
+    )
+    cost = judge.cost(prompt, completion)
+    if missing and cost is not None:
+        tokens = f"about {prompt:,.0f} prompt tokens ({CHARS_PER_TOKEN:g} characters a token)"
+        tokens += (
+            f" and {completion:,.0f} completion tokens (the cached answers' mean)"
+            if done
+            else (", completion tokens not counted (no answer cached yet to tell their length)")
+        )
+        said += f"; {tokens}: about US${cost:,.4f} at the judge's prices"
+    return said

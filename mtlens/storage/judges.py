@@ -11,7 +11,10 @@ from collections.abc import Mapping, Sequence
 from ..core.errors import InputError
 from .database import Database, Missing, dict_rows, in_chunks
 
-_COLUMNS = "name, url, model, protocol, key_env, samples, concurrency, price_in, price_out, added, score_references"
+_COLUMNS = (
+    "name, url, model, protocol, key_env, samples, concurrency, price_in, price_out, added, score_references, "
+    "temperature, aggregate"
+)
 
 
 class Judges(Database):
@@ -19,18 +22,20 @@ class Judges(Database):
 
     def put_judge(self, row: Mapping) -> None:
         """Register (or replace) a judge: ``name, url, model, protocol, key_env, samples, concurrency, price_in,
-        price_out, score_references``."""
+        price_out, score_references, temperature, aggregate``."""
         values = [row[k] for k in ("name", "url", "model", "protocol", "key_env", "samples", "concurrency")]
         values += [row.get("price_in"), row.get("price_out")]
         values.append(dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
         values.append(1 if row.get("score_references") else 0)
+        values += [row.get("temperature"), row.get("aggregate") or "mean"]
         with self._db(write=True) as con:
             con.execute(
-                f"INSERT INTO judges ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE "
+                f"INSERT INTO judges ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE "
                 "SET url = excluded.url, model = excluded.model, protocol = excluded.protocol, "
                 "key_env = excluded.key_env, samples = excluded.samples, concurrency = excluded.concurrency, "
                 "price_in = excluded.price_in, price_out = excluded.price_out, added = excluded.added, "
-                "score_references = excluded.score_references",
+                "score_references = excluded.score_references, temperature = excluded.temperature, "
+                "aggregate = excluded.aggregate",
                 values,
             )
 

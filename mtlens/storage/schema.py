@@ -3,7 +3,7 @@ migrations that bring a database from each version to the next."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 FILE_NAME = "mtlens.sqlite3"
 
@@ -157,6 +157,12 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     7: ("ALTER TABLE judges ADD COLUMN score_references INTEGER NOT NULL DEFAULT 0",),
     # 8: a MetricX-24 checkpoint (issue 49) names its mT5 tokenizer's folder and the dtype its weights compute in
     8: ("ALTER TABLE models ADD COLUMN tokenizer TEXT", "ALTER TABLE models ADD COLUMN dtype TEXT"),
+    # 9: judges that vote (issue 61): every sample's temperature (NULL: the first at 0, the others at 1) and how a
+    # segment's samples become its score
+    9: (
+        "ALTER TABLE judges ADD COLUMN temperature REAL",
+        "ALTER TABLE judges ADD COLUMN aggregate TEXT NOT NULL DEFAULT 'mean'",
+    ),
 }
 
 #: every table, parents before the tables that refer to them (what ``mtlens store copy`` copies, in order)

@@ -131,9 +131,18 @@ def _judges() -> None:
         key_env = c5.text_input("Key's environment variable", key="judge_key_env", help="Its name, never the key.")
         concurrency = c6.number_input("In flight", 1, 256, 8, key="judge_concurrency")
         c7, c8, c9 = st.columns(3)
-        samples = c7.number_input("Samples per segment (their mean)", 1, 20, 1, key="judge_samples")
+        samples = c7.number_input("Samples per segment", 1, 20, 1, key="judge_samples")
         price_in = c8.number_input("US$ per million prompt tokens", 0.0, value=None, key="judge_price_in")
         price_out = c9.number_input("US$ per million completion tokens", 0.0, value=None, key="judge_price_out")
+        c10, c11 = st.columns(2)
+        temperature = c10.number_input(
+            "Temperature of every sample", 0.0, 2.0, value=None, key="judge_temperature",
+            help="Empty: the first sample at 0, the others at 1.",
+        )  # fmt: skip
+        aggregate = c11.selectbox(
+            "Samples become a score by", list(judging.AGGREGATES), key="judge_aggregate",
+            help="gemba-v2: answers beyond 2 standard deviations dropped, then the reciprocal-rank weighted mean.",
+        )  # fmt: skip
         refs = st.checkbox(
             "Also judge the references, as systems (is the reference the problem? one more system per reference)",
             key="judge_score_references",
@@ -142,7 +151,7 @@ def _judges() -> None:
             try:
                 j = state.workspace().add_judge(
                     judging.Judge(name, url, model, protocol, key_env.strip() or None, int(samples), int(concurrency),
-                                  price_in, price_out, refs),
+                                  price_in, price_out, refs, temperature, aggregate),
                 )  # fmt: skip
                 st.success(render.md(f"Registered judge:{j.name} ({j.protocol} with {j.model})."))
             except InputError as err:
