@@ -9,6 +9,7 @@ server and appears in no file of the store and no output."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -23,7 +24,7 @@ from mtlens.storage.store import Store
 
 from ..conftest import ROOT, SAMPLE
 from ..ports import free_port
-from .test_gemba import MQM
+from .test_gemba import MQM, PROMPT
 
 ANSWER = 'Critical:\nno-error\nMajor:\naccuracy/mistranslation - "die"\nMinor:\nfluency/grammar - "der"\n'
 KEY = "sk-serve-Kq2-never-shown"
@@ -37,13 +38,13 @@ def _mtlens(*args, ws, env):
     )  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def served(serve_python, tmp_path_factory):
-    """``(base URL, model folder, access log)`` of ``transformers serve`` on a free loopback port."""
+@contextlib.contextmanager
+def _serving(serve_python, tmp, answer: str):
+    """``(base URL, model folder, access log)`` of ``transformers serve`` on a free loopback port, serving a tiny
+    model whose greedy answer is ``answer``."""
     from ..app.test_browser import wait_until_healthy
 
-    tmp = tmp_path_factory.mktemp("serve")
-    (tmp / "answer.txt").write_text(ANSWER, encoding="utf-8")
+    (tmp / "answer.txt").write_text(answer, encoding="utf-8")
     model = tmp / "tiny-judge"
     built = subprocess.run(
         [serve_python, str(ROOT / "tests" / "judges" / "build_tiny_judge.py"), str(model), str(tmp / "answer.txt")],
@@ -68,6 +69,12 @@ def served(serve_python, tmp_path_factory):
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(scope="module")
+def served(serve_python, tmp_path_factory):
+    with _serving(serve_python, tmp_path_factory.mktemp("serve"), ANSWER) as found:
+        yield found
 
 
 def _requests(log) -> int:
@@ -116,3 +123,38 @@ def test_a_judge_against_transformers_serve(served, tmp_path):
     for path in ws.rglob("*"):
         if path.is_file():
             assert KEY.encode() not in path.read_bytes(), path
+
+
+#: GEMBA-ESA's two requests get the same answer: as error spans, one major error quoting "72"; as a score, its one
+#: number
+ESA_ANSWER = 'Major:\naccuracy/mistranslation - "72"\nMinor:\nno-error\n'
+
+
+def test_a_gemba_esa_judge_against_transformers_serve(serve_python, tmp_path):
+    """GEMBA-ESA end to end (issue 61): two requests per distinct segment (the spans, then the score given them), the
+    score GEMBA's own ``validate_number`` of what the server answered, the spans placed where they quote the line."""
+    ws = tmp_path / "ws"
+    read = lambda n: (SAMPLE / f"{n}.txt").read_text(encoding="utf-8").split("\n")[:N]  # noqa: E731
+    uedin = read("UEdin")
+    uedin[5] = uedin[5] + " (72)"  # one line holds the quoted text: its span is placed there
+    corpus = Corpus.build({"ref": read("ref")}, {"UEdin": uedin}, read("src"), language_pair="en-de")
+    set_id = Store(ws).save(corpus, "served-esa")
+    with _serving(serve_python, tmp_path, ESA_ANSWER) as (url, model, log):
+        env = dict(os.environ)
+        added = _mtlens("judges", "add", "tiny-esa", "--url", url, "--model", model, "--protocol", "gemba-esa",
+                        "--concurrency", "2", ws=ws, env=env)  # fmt: skip
+        assert added.returncode == 0, added.stderr
+        args = ("score", "--set", set_id, "--metrics", "judge:tiny-esa", "--format", "json", "--sentence-level")
+        first = _mtlens(*args, ws=ws, env=env)
+        assert first.returncode == 0, first.stderr + log.read_text()[-3000:]
+        assert _requests(log) == 2 * N  # the spans, then the score, for each distinct segment
+    expected = PROMPT.validate_number(ESA_ANSWER)  # GEMBA's own reading of the server's answer as a score
+    assert expected == 72
+    doc = json.loads(first.stdout)
+    assert doc["systems"][0]["sentences"]["judge:tiny-esa"] == [expected] * N
+    assert "protocol:gemba-esa" in doc["signatures"]["judge:tiny-esa"]
+    metric, _ = judge_scores(Store(ws), get_judge(Store(ws), "tiny-esa"), corpus, cached_only=True)
+    placed = {i: [(e.start, e.end, e.severity) for e in spans] for i, spans in enumerate(metric.spans["UEdin"])}
+    line = uedin[5]
+    assert placed[5] == [(line.find("72"), line.find("72") + 2, "major")]
+    assert all(placed[i] == [] for i in placed if "72" not in uedin[i])
