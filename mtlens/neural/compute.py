@@ -18,7 +18,7 @@ from ..core.errors import InputError
 from ..core.limits import env_number
 from ..core.secrets import redact
 from .environment import RAY_ENV, check_ray, error_of, ray_address, worker_env
-from .models import EXACT, FAST, MODES, Model, mode, models
+from .models import EXACT, FAST, MODES, Model, cache_digest, mode, models
 from .segments import batch_size, cached_scores, missing, spans_json, work_size
 
 
@@ -95,7 +95,7 @@ def compute(
                         where = [keys[i] for i in msg["idx"]]
                         done += len(msg["idx"])
                     store.put_neural(
-                        model.digest,
+                        cache_digest(model),
                         [
                             (key, float(v), spans_json(sp) if model.kind == "xcomet" else None)
                             for key, v, sp in zip(where, msg["scores"], spans, strict=True)

@@ -148,23 +148,29 @@ def transformers_version() -> str:
     return _all_versions()[2]
 
 
-def _all_versions() -> tuple[str, str, str]:
+def torch_version() -> str:
+    """torch's version in the neural environment (every neural signature: kernels change numbers); ``?`` without
+    it."""
+    return _all_versions()[3]
+
+
+def _all_versions() -> tuple[str, str, str, str]:
     try:
         interpreter = python()
     except NeuralUnavailable:
-        return "?", "?", "?"
+        return "?", "?", "?", "?"
     return _versions(interpreter)
 
 
 @functools.lru_cache(maxsize=4)
-def _versions(interpreter: str) -> tuple[str, str, str]:
+def _versions(interpreter: str) -> tuple[str, str, str, str]:
     code = (
         "import importlib.metadata as m, platform\n"
         "def v(name):\n    try:\n        return m.version(name)\n    except Exception:\n        return '?'\n"
-        "print(v('unbabel-comet'), platform.python_version(), v('transformers'))"
+        "print(v('unbabel-comet'), platform.python_version(), v('transformers'), v('torch'))"
     )
     try:
         out = subprocess.run([interpreter, "-I", "-c", code], capture_output=True, text=True, timeout=60).stdout.split()
     except (OSError, subprocess.SubprocessError):
-        return "?", "?", "?"
-    return (out[0], out[1], out[2]) if len(out) == 3 else ("?", "?", "?")
+        return "?", "?", "?", "?"
+    return (out[0], out[1], out[2], out[3]) if len(out) == 4 else ("?", "?", "?", "?")

@@ -193,7 +193,7 @@ class MetricXKind(CheckpointKind):
         return text
 
     def signature(self, model, how: str) -> tuple[tuple[str, str], ...]:
-        from .environment import transformers_version, versions
+        from .environment import torch_version, transformers_version, versions
 
         return (
             ("model", model.name),
@@ -201,6 +201,7 @@ class MetricXKind(CheckpointKind):
             ("kind", model.kind),
             ("transformers", transformers_version()),
             ("python", versions()[1]),
+            ("torch", torch_version()),
             ("precision", model.dtype or "?"),
             ("batch", how),
         )

@@ -24,9 +24,12 @@ Decisions (docs/decisions.md, "Neural metrics"):
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import itertools
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,6 +122,35 @@ def checkpoint_file(path: str | Path) -> Path:
             "checkpoints/model.ckpt) or its checkpoints/model.ckpt"
         )
     return p
+
+
+def cache_digest(model) -> str:
+    """What a model's scores are cached under (issue 61): the checkpoint's digest and the signature's fields that
+    change its numbers besides the inputs (the versions that compute it, the precision, the layer transformation);
+    scores made in another environment are never read as this one's. The batch mode is in the keys themselves."""
+    fields = [(k, v) for k, v in signature_fields(model, "") if k not in ("model", "batch")]
+    return f"{model.digest}@{hashlib.blake2b(json.dumps(fields).encode('utf-8'), digest_size=8).hexdigest()}"
+
+
+def layer_transformation(path: str | Path) -> str:
+    """The checkpoint's ``layer_transformation`` (``softmax``, ``sparsemax``...: how its layers are mixed; xCOMET's
+    and CometKiwi's scores changed with it between revisions of their configuration), read from the hparams.yaml
+    beside it as text (never evaluated); ``?`` where it cannot be read."""
+    try:
+        hp = checkpoint_file(path).parent.parent / "hparams.yaml"
+        return _layer(str(hp), hp.stat().st_mtime_ns)
+    except (InputError, OSError):
+        return "?"
+
+
+@functools.lru_cache(maxsize=64)
+def _layer(hp: str, _mtime: int) -> str:
+    with open(hp, encoding="utf-8", errors="replace") as f:
+        for line in itertools.islice(f, 10_000):
+            m = re.match(r"\s*layer_transformation:\s*['\"]?([A-Za-z0-9_-]{1,40})", line)
+            if m:
+                return m.group(1)
+    return "?"
 
 
 def file_digest(path: Path) -> str:
@@ -263,6 +295,8 @@ class CometKind(CheckpointKind):
         return text.strip()
 
     def signature(self, model, how: str) -> tuple[tuple[str, str], ...]:
+        from .environment import torch_version, transformers_version
+
         comet, py = versions()
         return (
             ("model", model.name),
@@ -270,6 +304,9 @@ class CometKind(CheckpointKind):
             ("kind", model.kind),
             ("comet", comet),
             ("python", py),
+            ("transformers", transformers_version()),
+            ("torch", torch_version()),
+            ("layer", layer_transformation(model.path)),
             ("precision", PRECISION),
             ("batch", how),
         )

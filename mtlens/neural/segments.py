@@ -14,7 +14,7 @@ import numpy as np
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.limits import env_number
-from .models import EXACT, FAST, FAST_PREFIX, Model, mode, refs_combine, signature_fields
+from .models import EXACT, FAST, FAST_PREFIX, Model, cache_digest, mode, refs_combine, signature_fields
 
 
 def _reference(corpus: Corpus) -> tuple[str, ...] | None:
@@ -140,7 +140,9 @@ def _missing_one(store, model: Model, corpus: Corpus, how: str | None = None) ->
     how = how or mode()
     if how == EXACT:
         grouped = groups(model, corpus)
-        have = store.get_neural(model.digest, [k for g, rows in grouped.values() for k in _line_keys(g, len(rows))])
+        have = store.get_neural(
+            cache_digest(model), [k for g, rows in grouped.values() for k in _line_keys(g, len(rows))]
+        )
         out: dict[str, dict] = {}
         for g, rows in grouped.values():
             todo = [i for i, k in enumerate(_line_keys(g, len(rows))) if k not in have]
@@ -148,7 +150,7 @@ def _missing_one(store, model: Model, corpus: Corpus, how: str | None = None) ->
                 out[g] = {"group": g, "rows": rows, "todo": todo}
         return list(out.values())
     keyed = keys_of(model, corpus, FAST)
-    have = store.get_neural(model.digest, [k for ks, _ in keyed.values() for k in ks])
+    have = store.get_neural(cache_digest(model), [k for ks, _ in keyed.values() for k in ks])
     seen: dict[str, dict] = {}
     for i in range(corpus.n_lines):
         for ks, rows in keyed.values():
@@ -164,7 +166,7 @@ def segments_cached(store, model: Model, corpus: Corpus, how: str | None = None)
     for v in views(model, corpus):
         keyed = keys_of(model, v, how or mode())
         keys = [k for ks, _ in keyed.values() for k in ks]
-        have = store.get_neural(model.digest, keys)
+        have = store.get_neural(cache_digest(model), keys)
         got = np.array([k in have for k in keys], dtype=bool)
         done = got if done is None else done & got
     return int(done.sum()) if done is not None else 0
@@ -202,7 +204,7 @@ def _cached_one(store, model: Model, corpus: Corpus, how: str | None = None):
 
     how = how or mode()
     keyed = keys_of(model, corpus, how)
-    have = store.get_neural(model.digest, [k for ks, _ in keyed.values() for k in ks])
+    have = store.get_neural(cache_digest(model), [k for ks, _ in keyed.values() for k in ks])
     scores, spans = {}, {}
     tally = SpanTally()
     for system, (ks, _) in keyed.items():

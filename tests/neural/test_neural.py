@@ -203,6 +203,17 @@ def test_score_with_a_registered_comet_model_equals_comet_score(neural_python, t
     assert doc["signatures"]["comet:tiny"].startswith("metric:comet:tiny|model:tiny|digest:")
     assert f"|comet:{comet_version(neural_python)}|" in doc["signatures"]["comet:tiny"]
     assert "|precision:fp16|batch:exact|" in doc["signatures"]["comet:tiny"]
+    # issue 61: what else changes a neural number: torch's and transformers' versions (the neural environment's own
+    # metadata, asked here) and the checkpoint configuration's layer transformation (its hparams.yaml, read here)
+    sig = doc["signatures"]["comet:tiny"]
+    asked = subprocess.run(
+        [neural_python, "-I", "-c", "import torch, transformers; print(torch.__version__, transformers.__version__)"],
+        capture_output=True, text=True,
+    ).stdout.split()  # fmt: skip
+    assert f"|transformers:{asked[1]}|torch:{asked[0]}|" in sig
+    hp = (tiny_models["tiny-comet"] / "hparams.yaml").read_text(encoding="utf-8")
+    (layer,) = [line.split(":", 1)[1].strip() for line in hp.splitlines() if line.startswith("layer_transformation:")]
+    assert f"|layer:{layer}|precision:fp16|" in sig
     digest = doc["signatures"]["comet:tiny"].split("digest:")[1][:12]
     assert (
         len(digest) == 12
