@@ -23,6 +23,9 @@ neural=$!
 # Microsoft's GEMBA, the oracle of the LLM judges' prompts and parsing (tests/judges): without its dependencies, whose
 # 'eval' extra pulls the look-alike mt-metrics-eval package
 .venv/bin/python -m pip install --quiet --no-deps gemba==0.1.3
+# prometheus-eval, the oracle of the M-Prometheus judge's parsing and system prompt (tests/judges/test_prometheus.py): its
+# parser and prompts modules are plain Python; without its dependencies (vllm, litellm), which the oracle never needs
+.venv/bin/python -m pip install --quiet --no-deps prometheus-eval==0.1.20
 # Pearmut (Python 3.12+), for the tests that load mtlens's annotation campaigns in it
 if ! bash scripts/install-pearmut.sh > .venv-pearmut.log 2>&1; then
   echo "installing Pearmut failed (its tests will say so):" >&2

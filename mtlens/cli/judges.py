@@ -7,6 +7,7 @@ import argparse
 
 from ..core.names import shown
 from ..core.secrets import redact
+from ..judges.gemba import PROTOCOLS
 from ..judges.votes import AGGREGATES
 from ..judges.votes import signature as _votes
 from . import args as flags
@@ -20,13 +21,15 @@ def votes_of(j):
 
 
 def add_parsers(sub) -> dict:
-    ju = sub.add_parser("judges", help="LLM judges (GEMBA-MQM, GEMBA-ESA) through an OpenAI-compatible endpoint")
+    ju = sub.add_parser(
+        "judges", help="LLM judges (GEMBA-MQM, GEMBA-ESA, M-Prometheus) through an OpenAI-compatible endpoint"
+    )
     ju_sub = ju.add_subparsers(dest="action", required=True, parser_class=Parser)
     a = ju_sub.add_parser("add", help="register a judge; then score with --metrics judge:NAME")
     a.add_argument("name", metavar="NAME", help="the name --metrics uses: judge:NAME")
     a.add_argument("--url", required=True, help="the API's base URL, e.g. http://127.0.0.1:8000/v1")
     a.add_argument("--model", required=True, help="the model the endpoint serves")
-    a.add_argument("--protocol", required=True, choices=["gemba-mqm", "gemba-esa"])
+    a.add_argument("--protocol", required=True, choices=list(PROTOCOLS))
     a.add_argument("--api-key-env", metavar="VAR", help="the environment variable holding the key (never the key)")
     a.add_argument(
         "--samples", type=int, default=1,

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from ..core.amounts import usd
 from ..core.errors import InputError
 from ..scores.sources import JUDGE_PREFIX
-from . import gemba, votes
+from . import gemba, prometheus, votes
 from .client import Stopped, chat, new_client
 from .registry import Judge, registered, whole_tokens
 
@@ -161,9 +161,12 @@ class Plan:
 def _pairs(judge: Judge, corpus) -> dict[tuple[str, str], list[tuple[str, int]]]:
     """Each distinct (source, translation) with the (system, line) it scores, in the systems' and lines' order."""
     pairs: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    source = corpus.source
+    if judge.protocol == "m-prometheus":  # its prompt holds the reference too: one request per source and reference
+        source = [prometheus.keyed(a, b) for a, b in zip(source, prometheus.reference_of(corpus), strict=True)]
     for s in corpus.system_names:
         for i, line in enumerate(corpus.systems[s]):
-            pairs.setdefault((corpus.source[i], line), []).append((s, i))
+            pairs.setdefault((source[i], line), []).append((s, i))
     for name, lines in corpus.references.items() if judge.score_references else ():  # as systems (issue 50)
         for i, line in enumerate(lines):
             if line.strip():
@@ -172,7 +175,9 @@ def _pairs(judge: Judge, corpus) -> dict[tuple[str, str], list[tuple[str, int]]]
 
 
 def _first_messages(judge: Judge):
-    return gemba.mqm_messages if judge.protocol == "gemba-mqm" else gemba.esa_span_messages
+    return {"gemba-mqm": gemba.mqm_messages, "m-prometheus": prometheus.messages}.get(
+        judge.protocol, gemba.esa_span_messages
+    )
 
 
 def plan(judge: Judge, corpus, pairs=None) -> Plan:
@@ -253,6 +258,12 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
 
     def one(index: int, sample: int):
         messages = first[index]
+        if judge.protocol == "m-prometheus":
+            row = asker.ask(
+                messages, sample, lambda a: prometheus.parse(a) is not None, keys[index * judge.samples + sample]
+            )
+            value = prometheus.parse(row["answer"])
+            return (None if value is None else float(value)), (), row
         if mqm:
             row = asker.ask(messages, sample, lambda a: gemba.parse_mqm(a).parsed, keys[index * judge.samples + sample])
             parsed = gemba.parse_mqm(row["answer"])

@@ -101,6 +101,8 @@ def check_judge(judge: Judge) -> Judge:
         isinstance(judge.temperature, int | float) and math.isfinite(judge.temperature) and 0 <= judge.temperature <= 2
     ):
         raise InputError("--temperature must be from 0 to 2")
+    if judge.protocol == "m-prometheus" and judge.score_references:
+        raise InputError("m-prometheus reads the reference as its best answer: it cannot judge the references too")
     if judge.aggregate not in votes.AGGREGATES:
         raise InputError(f"--aggregate takes {', '.join(votes.AGGREGATES)}, not '{str(judge.aggregate)[:40]}'")
     for flag, price in (("--price-in", judge.price_in), ("--price-out", judge.price_out)):

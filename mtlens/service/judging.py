@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from ..core.errors import InputError
 from ..judges.compute import PREFIX, judge_scores
+from ..judges.gemba import PROTOCOLS
 from ..judges.registry import Judge, get_judge, identity
 from ..judges.votes import AGGREGATES
 from ..scores.sources import source_of
 
 __all__ = [
     "AGGREGATES",
+    "PROTOCOLS",
     "Judge",
     "before_run",
     "error_categories",
@@ -94,7 +96,7 @@ def before_run(store, judge: Judge, corpus) -> str:
     p = plan(judge, corpus)
     keys = p.keys(judge)
     known = store.judge_answers(keys)
-    per_request = 1 if judge.protocol == "gemba-mqm" else 2
+    per_request = 2 if judge.protocol == "gemba-esa" else 1
     missing = [i for i, k in enumerate(keys) if k not in known]
     chars = sum(len(m["content"]) for i in missing for m in p.first[i // judge.samples])
     prompt = per_request * chars / CHARS_PER_TOKEN

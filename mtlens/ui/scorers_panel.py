@@ -125,7 +125,7 @@ def _judges() -> None:
         c1, c2, c3 = st.columns([1, 2, 1])
         name = c1.text_input("Name", key="judge_name", placeholder="gpt4o-mqm")
         url = c2.text_input("Endpoint (OpenAI-compatible)", key="judge_url", placeholder="http://127.0.0.1:8000/v1")
-        protocol = c3.selectbox("Protocol", ["gemba-mqm", "gemba-esa"], key="judge_protocol")
+        protocol = c3.selectbox("Protocol", list(judging.PROTOCOLS), key="judge_protocol")
         c4, c5, c6 = st.columns([2, 1, 1])
         model = c4.text_input("Model", key="judge_model")
         key_env = c5.text_input("Key's environment variable", key="judge_key_env", help="Its name, never the key.")
