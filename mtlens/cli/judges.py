@@ -7,9 +7,7 @@ import argparse
 
 from ..core.names import shown
 from ..core.secrets import redact
-from ..judges.gemba import PROTOCOLS
-from ..judges.votes import AGGREGATES
-from ..judges.votes import signature as _votes
+from ..service.judging import AGGREGATES, PROTOCOLS, vote_fields
 from . import args as flags
 from .args import Parser
 from .common import Exit, say, workspace
@@ -17,7 +15,7 @@ from .common import Exit, say, workspace
 
 def votes_of(j):
     """What a judge's listing says of its votes (samples, temperature, aggregation)."""
-    return _votes(j.samples, j.temperature, j.aggregate)
+    return vote_fields(j.samples, j.temperature, j.aggregate)
 
 
 def add_parsers(sub) -> dict:

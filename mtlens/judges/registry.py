@@ -47,7 +47,7 @@ class Judge:
     def endpoint(self) -> Endpoint:
         return Endpoint(self.url, self.model, self.key_env)
 
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float | None:
+    def cost(self, prompt_tokens: float, completion_tokens: float) -> float | None:
         """US dollars for those tokens at the judge's prices per million (None without prices)."""
         if self.price_in is None and self.price_out is None:
             return None

@@ -9,6 +9,7 @@ from ..judges.compute import PREFIX, judge_scores
 from ..judges.gemba import PROTOCOLS
 from ..judges.registry import Judge, get_judge, identity
 from ..judges.votes import AGGREGATES
+from ..judges.votes import signature as vote_fields
 from ..scores.sources import source_of
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "judge_metric",
     "unscored_segments",
     "usage_rows",
+    "vote_fields",
 ]
 
 
