@@ -4,6 +4,7 @@ cached: :mod:`mtlens.judges.compute`), its usage and the errors it named. The re
 
 from __future__ import annotations
 
+from ..core.amounts import usd
 from ..core.errors import InputError
 from ..judges.compute import PREFIX, judge_scores
 from ..judges.gemba import PROTOCOLS
@@ -112,11 +113,11 @@ def before_run(store, judge: Judge, corpus) -> str:
     )
     cost = judge.cost(prompt, completion)
     if missing and cost is not None:
-        tokens = f"about {prompt:,.0f} prompt tokens ({CHARS_PER_TOKEN:g} characters a token)"
+        tokens = f"about {round(prompt):,} prompt tokens ({CHARS_PER_TOKEN:g} characters a token)"
         tokens += (
-            f" and {completion:,.0f} completion tokens (the cached answers' mean)"
+            f" and {round(completion):,} completion tokens (the cached answers' mean)"
             if done
             else (", completion tokens not counted (no answer cached yet to tell their length)")
         )
-        said += f"; {tokens}: about US${cost:,.4f} at the judge's prices"
+        said += f"; {tokens}: about {usd(cost)} at the judge's prices"
     return said

@@ -9,7 +9,7 @@ import streamlit as st
 
 from ..core.errors import InputError
 from ..scores.progress import Progress
-from ..service import jobs, rights
+from ..service import jobs, judging, rights
 from ..service import neural_scoring as neural
 from . import identity, render, state
 from .state import Dataset
@@ -66,7 +66,7 @@ def judges_panel(ds: Dataset) -> None:
         registered = []
     if not registered:
         return
-    with st.expander("LLM judges (GEMBA-MQM, GEMBA-ESA)", expanded=bool(_jobs(ds, judge=True))):
+    with st.expander("LLM judges (GEMBA-MQM, GEMBA-ESA, M-Prometheus)", expanded=bool(_jobs(ds, judge=True))):
         labels = {j.name: f"{j.metric} ({j.protocol} with {j.model})" for j in registered}
         cols = st.columns([3, 1])
         name: str = cols[0].selectbox("Judge", list(labels), format_func=lambda k: labels[k], key="judge_job_name")
@@ -78,6 +78,12 @@ def judges_panel(ds: Dataset) -> None:
                 st.error(render.md(str(err)))
         if not allowed:
             st.caption("The operator asks a judge (it calls the operator's endpoint, at the operator's cost).")
+        elif st.toggle("What asking it will take and cost", key="judge_estimate"):  # every prompt built: on request
+            judge = next(j for j in registered if j.name == name)
+            try:
+                st.caption(render.md(judging.before_run(state.store(), judge, ds.corpus)))
+            except InputError as err:
+                st.caption(render.md(str(err)))
         if _active(ds, judge=True):
             _live_judges(ds)
         else:

@@ -102,6 +102,11 @@ def test_the_rankings_page_asks_a_judge_and_shows_its_job(tmp_path, monkeypatch)
         at.query_params["set"] = set_id
         at.run()
         assert not at.exception, [e.value for e in at.exception]
+        # before asking (issue 61): what it will ask and, with the judge's prices, about what it costs; nothing asked
+        at.toggle(key="judge_estimate").set_value(True).run()
+        said = " ".join(c.value.replace("\\", "") for c in at.caption)
+        assert "judge:j: 79 requests to ask (79 distinct segments x 1 samples, 0 answers cached)" in said, said
+        assert "at the judge's prices" in said and not stub.requests
         at.button(key="judge_start").click().run()
         digest = identity(Workspace(store).judge("j"))
         _wait(store, set_id, digest, lambda j: j["state"] == "done")

@@ -85,7 +85,7 @@ def test_five_votes_then_seven(tmp_path, capsys):
         assert main(["judges", "run", "v", "--set", set_id, "--data-dir", str(ws)]) == 0
         err = capsys.readouterr().err
         assert f"{5 * distinct:,} requests to ask ({distinct} distinct segments x 5 samples, 0 answers cached)" in err
-        assert "US$" in err  # priced before anything was asked
+        assert "at the judge's prices" in err  # priced before anything was asked
         assert sorted(voter.asked.values()) == [5] * distinct  # five requests per distinct segment
         assert {r["body"]["temperature"] for r in stub.requests} == {0.7}
         doc = _scores(ws, set_id, capsys)

@@ -230,10 +230,10 @@ def wmt25_section(ds, opts, results) -> None:
             y=part[measure].tolist(),
             marker_color=[colours[r] for r in part["role"]],
             text=part["role"].tolist(),
-            hovertemplate="%{x}<br>%{y:.3f}<br>%{text}<extra></extra>",
+            hovertemplate=f"%{{x}}<br>%{{y:{views.hover_format(measure, part[measure])}}}<br>%{{text}}<extra></extra>",
         )
     )
-    fig.update_layout(yaxis_title=measure, height=380, margin={"t": 20})
+    fig.update_layout(xaxis_title="score source", yaxis_title=measure, height=380, margin={"t": 20})
     export.chart(fig, "hc_wmt25_chart")
     st.caption("Grey: the sentinel (sees only the candidate). Green: the human ceiling (a second rating).")
 
