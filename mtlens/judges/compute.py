@@ -30,7 +30,7 @@ from ..core.errors import InputError
 from ..scores.sources import JUDGE_PREFIX
 from . import gemba, prometheus, votes
 from .client import Stopped, chat, new_client
-from .registry import Judge, registered, whole_tokens
+from .registry import Judge, protocol_version, registered, whole_tokens
 
 #: the prefix of a judge's metric name: ``judge:NAME``
 PREFIX = JUDGE_PREFIX
@@ -41,7 +41,7 @@ REASKS = 5
 
 
 def cache_key(judge: Judge, messages: list[dict], sample: int) -> str:
-    parts = [gemba.VERSION, judge.url, judge.model, judge.protocol, gemba.digest(messages), sample]
+    parts = [protocol_version(judge.protocol), judge.url, judge.model, judge.protocol, gemba.digest(messages), sample]
     if judge.temperature is not None:  # a judge without one keeps the keys its answers were cached under
         parts.append(float(judge.temperature))
     text = json.dumps(parts)
@@ -367,7 +367,7 @@ def judge_scores(store, judge: Judge, corpus, progress=None, should_stop=None, c
         ("judge", judge.name),
         ("model", judge.model),
         ("protocol", judge.protocol),
-        ("version", gemba.VERSION),
+        ("version", protocol_version(judge.protocol)),
         *votes.signature(judge.samples, judge.temperature, judge.aggregate),
     )
     metric = ImportedScores(

@@ -139,10 +139,20 @@ def get_judge(store, name: str) -> Judge:
     return _judge_of(found[name])
 
 
+def protocol_version(protocol: str) -> str:
+    """The version of a protocol's prompts and reading (in its cache keys, jobs' keys and signature): GEMBA's for
+    GEMBA-MQM and GEMBA-ESA, the template's own for M-Prometheus."""
+    if protocol == "m-prometheus":
+        from . import prometheus
+
+        return prometheus.template()["version"]
+    return gemba.VERSION
+
+
 def identity(judge: Judge) -> str:
     """What a judge's answers depend on, as a digest (its jobs' key: a judge registered again with other
     settings is another job)."""
-    parts = [gemba.VERSION, judge.url, judge.model, judge.protocol, judge.samples]
+    parts = [protocol_version(judge.protocol), judge.url, judge.model, judge.protocol, judge.samples]
     if judge.temperature is not None or judge.aggregate != "mean":  # a judge registered before keeps its jobs' key
         parts += [judge.temperature, judge.aggregate]
     text = json.dumps(parts + (["references"] if judge.score_references else []))

@@ -114,7 +114,7 @@ def test_an_m_prometheus_judge_through_the_command_line(tmp_path, capsys):
             want.append((corpus.source.index(src), float(_theirs(answer))))
     got = doc["systems"][0]["sentences"]["judge:mp"]
     assert [got[i] for i, _ in sorted(want)] == [v for _, v in sorted(want)]
-    assert "protocol:m-prometheus" in doc["signatures"]["judge:mp"]
+    assert "protocol:m-prometheus|version:m-prometheus-mt-da-1|" in doc["signatures"]["judge:mp"]
     # a set without a reference: one sentence
     bare_corpus = Corpus.build({}, {"A": read("UEdin")}, read("src"), language_pair="en-de", allow_no_reference=True)
     bare = Store(ws).save(bare_corpus, "bare")
