@@ -38,8 +38,8 @@ def _majors(ann, limit=3):
     return found
 
 
-def _open_annotated(browser, server, path, color_scheme="light"):
-    """A new browser context on the home page, the annotation file uploaded alone, then the Sentences page."""
+def upload_annotations(browser, server, path, color_scheme="light"):
+    """A new browser context on the home page with the annotation file uploaded alone: ``(context, page)``."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 2600}, color_scheme=color_scheme)
     page = ctx.new_page()
     page.goto(server)
@@ -50,6 +50,12 @@ def _open_annotated(browser, server, path, color_scheme="light"):
     # reads the file would leave the session on the sample (a cold server on two cores is slow enough)
     page.get_by_text("your upload").first.wait_for(timeout=120_000)
     _idle(page)
+    return ctx, page
+
+
+def _open_annotated(browser, server, path, color_scheme="light"):
+    """A new browser context on the home page, the annotation file uploaded alone, then the Sentences page."""
+    ctx, page = upload_annotations(browser, server, path, color_scheme)
     _goto(page, "Sentences")
     page.get_by_text("What human raters marked").wait_for(timeout=60_000)
     return ctx, page

@@ -9,7 +9,8 @@ import csv
 import pytest
 
 from ..analysis.test_meta_table import _two_raters
-from .test_browser import UPLOADER, _goto, _idle, browser, running_server
+from .test_browser import _goto, _idle, browser, running_server
+from .test_browser_annotations import upload_annotations
 
 __all__ = ["browser"]
 
@@ -22,15 +23,8 @@ def server(tmp_path_factory):
 
 def test_the_sentinel_and_the_human_ceiling_are_on_the_page(browser, server, tmp_path):
     path = _two_raters(tmp_path)
-    ctx = browser.new_context(viewport={"width": 1400, "height": 2600})
-    page = ctx.new_page()
+    ctx, page = upload_annotations(browser, server, path)
     try:
-        page.goto(server)
-        page.get_by_text("Dataset", exact=True).wait_for(timeout=60_000)
-        page.get_by_text("Optional: source text, documents and human scores").click()
-        page.locator(UPLOADER.format("up_annotations")).set_input_files([str(path)])
-        page.get_by_text("your upload").first.wait_for(timeout=120_000)
-        _idle(page)
         _goto(page, "Human correlation")
         page.get_by_text("Which judge to trust, as WMT25 measures it").wait_for(timeout=120_000)
         _idle(page)
