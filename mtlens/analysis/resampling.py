@@ -289,8 +289,16 @@ def ar_pair_p(
         )
     counts = [0] * len(pairs)
     k = prepared[0][0].shape[1] if prepared else 0
-    # every pair's differences side by side: one matrix product per chunk serves all the pairs
-    diffs = np.hstack([p[0] for p in prepared]) if prepared else np.zeros((n_seg, 0))
+    # every pair's differences side by side: one matrix product per chunk serves all the pairs; with whole-number
+    # statistics (BLEU's and chrF's counts, TER's edits), one column block per *system* instead (8 systems: 8
+    # blocks, not 28), each pair's swapped totals the difference of two blocks: the same numbers exactly, as sums of
+    # whole numbers are exact in float64 (issue 62)
+    systems, order = _system_blocks(result, pairs, compat, baseline)
+    diffs = (
+        np.hstack([result.stats[s].astype(np.float64) for s in systems])
+        if systems
+        else (np.hstack([p[0] for p in prepared]) if prepared else np.zeros((n_seg, 0)))
+    )
     for lo, hi in chunks(n, n_seg, diffs.shape[1], multiple=32):
         # the swaps drawn chunk by chunk (issue 51: 10,000 trials of 100,000 documents were 2 GB at once); numpy
         # draws 32 booleans from each 32-bit word and drops a call's unused ones, so chunks of whole multiples of 32
@@ -300,9 +308,29 @@ def ar_pair_p(
             sel = sel[:, units]  # a document's segments are swapped together
         shuffled = sel.astype(np.float64) @ diffs  # the same swaps for every pair
         for i, (_, col_second, col_both, observed) in enumerate(prepared):
-            shuf_a = shuffled[:, i * k : (i + 1) * k] + col_second  # the first system's totals
+            if systems:
+                f, g = order[i]
+                shuf_a = shuffled[:, f * k : (f + 1) * k] - shuffled[:, g * k : (g + 1) * k] + col_second
+            else:
+                shuf_a = shuffled[:, i * k : (i + 1) * k] + col_second  # the first system's totals
             d = np.abs(scorer.score_from_totals(shuf_a) - scorer.score_from_totals(col_both - shuf_a))
             counts[i] += int(np.sum(d > observed)) if compat else int(np.sum(d >= observed))
         if progress:
             progress(hi / n, f"{result.metric}: randomisation {hi}/{n} trials")
     return [(c + 1) / (n + 1) if math.isfinite(p[3]) else float("nan") for c, p in zip(counts, prepared, strict=True)]
+
+
+def _system_blocks(result: MetricResult, pairs, compat: bool, baseline) -> tuple[list[str], list[tuple[int, int]]]:
+    """The systems of ``pairs`` and each pair's (first, second) positions among them, when one product column
+    block per system serves every pair exactly (whole-number statistics, fewer systems than pairs); else
+    ``([], [])``: one block per pair, as before."""
+    firsts = [(b, a) if (compat and baseline is not None) else (a, b) for a, b in pairs]
+    systems = list(dict.fromkeys(x for pair in firsts for x in pair))
+    if len(systems) >= len(pairs):
+        return [], []
+    for name in systems:
+        st = result.stats[name]
+        if not np.array_equal(st, np.round(st)) or float(np.abs(st).sum()) >= 2**52:  # every sum exact
+            return [], []
+    pos = {name: i for i, name in enumerate(systems)}
+    return systems, [(pos[f], pos[g]) for f, g in firsts]

@@ -7,7 +7,8 @@ import argparse
 
 from ..core.names import shown
 from ..core.secrets import redact
-from ..service.judging import AGGREGATES, PROTOCOLS, vote_fields
+from ..scores.sources import JUDGE_AGGREGATES as AGGREGATES
+from ..scores.sources import JUDGE_PROTOCOLS as PROTOCOLS
 from . import args as flags
 from .args import Parser
 from .common import Exit, say, workspace
@@ -15,6 +16,8 @@ from .common import Exit, say, workspace
 
 def votes_of(j):
     """What a judge's listing says of its votes (samples, temperature, aggregation)."""
+    from ..service.judging import vote_fields
+
     return vote_fields(j.samples, j.temperature, j.aggregate)
 
 

@@ -24,10 +24,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..scores.sources import JUDGE_AGGREGATES
+
 #: the temperature of every sample but the first, for a judge registered without a temperature
 SAMPLE_TEMPERATURE = 1.0
 #: how a segment's samples become its score
-AGGREGATES = ("mean", "median", "gemba-v2")
+AGGREGATES = JUDGE_AGGREGATES
 #: how far from the samples' mean an answer is an outlier (GEMBA-MQM V2), in standard deviations
 OUTLIER_SIGMAS = 2.0
 

@@ -42,6 +42,10 @@ REGISTERED = {
 
 #: how a registered judge's identity (its jobs' key, a digest of what its answers depend on) begins
 JUDGE_IDENTITY_PREFIX = "judge-"
+#: the protocols a judge may speak (GEMBA's two in mtlens.judges.gemba, M-Prometheus in mtlens.judges.prometheus)
+JUDGE_PROTOCOLS = ("gemba-mqm", "gemba-esa", "m-prometheus")
+#: how a judge's samples of a segment become its score (mtlens.judges.votes)
+JUDGE_AGGREGATES = ("mean", "median", "gemba-v2")
 
 #: the string-overlap metrics mtlens computes (the registry's names; tests/metrics hold the two lists equal)
 SURFACE_NAMES = frozenset({"bleu", "bleu-c", "tbleu", "chrf", "chrf++", "ter", "nist"})

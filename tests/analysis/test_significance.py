@@ -352,3 +352,26 @@ def test_a_document_level_test_does_not_hold_all_its_draws():
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert peak < min(held, 6 * CHUNK_CELLS * 8), (test, peak / 2**20)
+
+
+@pytest.mark.parametrize("metric", ["bleu", "chrf"])
+@pytest.mark.parametrize("compat", [False, True])
+def test_one_product_block_per_system_gives_the_p_values_of_one_block_per_pair(sample, metric, compat, monkeypatch):
+    """Issue 62: with whole-number statistics, the randomisation's swapped totals of a pair are the difference of
+    two systems' blocks of one product instead of a block of their differences: exactly the same p-values over all
+    pairs (both readings of "at least as large") as the per-pair product gives."""
+    from mtlens.analysis import resampling
+
+    refs, systems = sample
+    r = score(_corpus(refs, systems), metric)[metric]
+    assert resampling._system_blocks(r, [(a, b) for a in r.scores for b in r.scores if a < b], False, None)[0]
+    blocks = compare(r, "ar", n=2000, sacrebleu_compatible=compat)
+    monkeypatch.setattr(resampling, "_system_blocks", lambda *a: ([], []))
+    pairs = compare(r, "ar", n=2000, sacrebleu_compatible=compat)
+    assert [p.p_value for p in blocks.pairs] == [p.p_value for p in pairs.pairs]
+    assert len(pairs.pairs) == 6 and len({p.p_value for p in pairs.pairs}) > 1
+    # TER's statistics average two references' lengths (not whole numbers): one block per pair, as before
+    ter = score(_corpus(refs, systems), "ter")["ter"]
+    assert (
+        resampling._system_blocks(ter, [(a, b) for a in ter.scores for b in ter.scores if a < b], False, None)[0] == []
+    )
