@@ -114,9 +114,6 @@ def chosen_metrics(
         return [*builtin, *imported], builtin, imported
     if not text.strip(" ,"):
         return [], [], {}
-    from ..neural.slide import slide_scores
-    from .judging import judge_metric
-
     names = parse_names(text, [*REGISTRY, *imported], also=lambda n: source_of(n).runs in ("job", "checks"))
     names = _runnable(ev, names, say)
     if visitor is not None:
@@ -126,8 +123,12 @@ def chosen_metrics(
         if n not in REGISTRY and n not in imported and source_of(n).runs == "checks":  # a glossary's terms
             imported[n] = glossary_scores(ev, n)
         elif n not in REGISTRY and n not in imported and source_of(n).kind == JUDGE_KIND:  # a registered LLM judge
+            from .judging import judge_metric  # the judges' HTTP client only when a judge is asked (start-up)
+
             imported[n] = judge_metric(workspace(), ev.corpus, n, say, ev.set_id)
         elif n not in REGISTRY and n not in imported and source_of(n).kind == SLIDE:  # documents (issue 49)
+            from ..neural.slide import slide_scores
+
             if say:
                 say(f"{n}: scoring the documents' windows")
             imported[n] = slide_scores(workspace(), ev.corpus, n)
