@@ -104,13 +104,12 @@ class _Asker:
         with self.lock:
             if self.client is None:
                 self.client = new_client()
-        base = votes.base_temperature(self.judge.temperature, sample)
         reply = None
         spent = [0, 0]
         for k in range(REASKS + 1):
             if self.should_stop and self.should_stop():
                 raise Stopped
-            temperature = round(min(1.0, base + 0.1 * k), 2)
+            temperature = votes.ask_temperature(self.judge.temperature, sample, k)
             with self.lock:
                 self.in_flight += 1
                 self.tally.in_flight_peak = max(self.tally.in_flight_peak, self.in_flight)

@@ -3,7 +3,7 @@ scores aggregated into the segment's score (docs/decisions.md, "Judges that vote
 
 - **Temperature**: a judge registered without one asks its first sample at 0 and the others at
   :data:`SAMPLE_TEMPERATURE` (what mtlens always did: its cached answers stay valid); with ``--temperature T`` every
-  sample is asked at T. A re-ask of an unparsed answer is 0.1 warmer, at most 1.
+  sample is asked at T. A re-ask of an unparsed answer is 0.1 warmer, at most 1 (or T, where T is above 1).
 - **Aggregation** (:data:`AGGREGATES`):
   - ``mean``: the mean of the parsed samples (the default, as before).
   - ``median``: their median.
@@ -34,11 +34,21 @@ AGGREGATES = JUDGE_AGGREGATES
 OUTLIER_SIGMAS = 2.0
 
 
-def base_temperature(temperature: float | None, sample: int) -> float:
-    """The temperature a sample is asked at (before any re-ask)."""
+def ask_temperature(temperature: float | None, sample: int, reask: int = 0) -> float:
+    """The temperature a sample is asked at: the judge's (or 0 for the first sample and :data:`SAMPLE_TEMPERATURE`
+    for the others), then 0.1 warmer at each re-ask of an unparsed answer, up to 1 (or the judge's own temperature,
+    where it is above 1: a registered 1.5 is asked at 1.5, never cooled to 1).
+
+    >>> [ask_temperature(None, 0, k) for k in (0, 1, 12)], ask_temperature(None, 3), ask_temperature(0.7, 0, 2)
+    ([0.0, 0.1, 1.0], 1.0, 0.9)
+    >>> [ask_temperature(1.5, 0, k) for k in (0, 1)]
+    [1.5, 1.5]
+    """
     if temperature is not None:
-        return float(temperature)
-    return 0.0 if sample == 0 else SAMPLE_TEMPERATURE
+        base = float(temperature)
+    else:
+        base = 0.0 if sample == 0 else SAMPLE_TEMPERATURE
+    return round(min(max(1.0, base), base + 0.1 * reask), 2)
 
 
 def kept(values: Sequence[float]) -> np.ndarray:

@@ -105,3 +105,26 @@ def test_five_votes_then_seven(tmp_path, capsys):
         for system in doc["systems"]:
             assert system["sentences"]["judge:v"] == pytest.approx([SEVEN] * N, abs=1e-12)
         assert "samples:7|temperature:0.7|aggregate:gemba-v2" in doc["signatures"]["judge:v"]
+
+
+def test_a_temperature_above_1_is_the_temperature_of_every_ask_and_re_ask(tmp_path):
+    """A judge registered at 1.5 asks at 1.5, and asks an unparsed answer again at 1.5 too (a re-ask is warmer, up
+    to 1 or the judge's own temperature: before, every ask was cooled to 1 whatever the signature said)."""
+    asked: Counter = Counter()
+
+    def answer(messages):
+        prompt = messages[-1]["content"]
+        asked[prompt] += 1
+        return 'accuracy/mistranslation - "the"' if asked[prompt] == 1 else ANSWERS[0]  # no header: unparsed
+
+    read = lambda n: (SAMPLE / f"{n}.txt").read_text(encoding="utf-8").split("\n")[:3]  # noqa: E731
+    corpus = Corpus.build({"ref": read("ref")}, {"A": read("UEdin")}, read("src"), language_pair="en-de")
+    ws = tmp_path / "ws"
+    set_id = Store(ws).save(corpus, "warm")
+    with Stub(answer=answer) as stub:
+        args = ["judges", "add", "hot", "--url", stub.url, "--model", "m", "--protocol", "gemba-mqm",
+                "--temperature", "1.5", "--concurrency", "1", "--data-dir", str(ws)]  # fmt: skip
+        assert main(args) == 0
+        assert main(["score", "--set", set_id, "--metrics", "judge:hot", "--data-dir", str(ws)]) == 0
+        assert len(stub.requests) == 6  # each of 3 segments: an unparsed answer, then a parsed one
+        assert {r["body"]["temperature"] for r in stub.requests} == {1.5}
