@@ -7,7 +7,7 @@ the Pearson of pairwise differences (PDP), span precision, recall and F1, and cr
   (longer scores higher). It knows nothing of the source or the reference; where it scores like the real metrics,
   the meta-evaluation measures something else than quality (Perrella et al. 2024's sentinel metrics, without a
   trained model: none may be downloaded).
-- the **human ceiling** (``human:TYPE (second rating)``): where two raters (or two waves) rated the same items, the
+- the **human ceiling** (``human:TYPE (second of 2 raters)``): where two raters (or two waves) rated the same items, the
   second rating measured against the first, on those items only: how well one human agrees with another, the
   most a metric can be expected to reach.
 
@@ -53,8 +53,6 @@ class Ratings:
     kind: str
     first: dict[str, dict[int, Rating]]
     second: dict[str, dict[int, Rating]] = field(default_factory=dict)
-    #: who the two ratings are (``2 raters`` / ``2 waves``), for the ceiling's label
-    what: str = "raters"
 
 
 @dataclass(frozen=True)
@@ -183,9 +181,8 @@ def meta_evaluation(
         rows.append(meta_row(SENTINEL, SENTINEL_ROLE, sentinel(systems), kind, human, systems, None, n_boot, seed))
         if kind in ratings and (pair := ceiling_of(ratings[kind], n_lines)) is not None:
             second, first = pair
-            label = f"human:{kind} (second of 2 {ratings[kind].what})"
-            with_spans = Ratings(kind, ratings[kind].first)
-            rows.append(meta_row(label, CEILING, second, kind, first, systems, with_spans, n_boot, seed))
+            label = f"human:{kind} (second of 2 raters)"
+            rows.append(meta_row(label, CEILING, second, kind, first, systems, ratings[kind], n_boot, seed))
     return rows
 
 

@@ -7,8 +7,7 @@ import argparse
 
 from ..core.names import shown
 from ..core.secrets import redact
-from ..scores.sources import JUDGE_AGGREGATES as AGGREGATES
-from ..scores.sources import JUDGE_PROTOCOLS as PROTOCOLS
+from ..scores.sources import JUDGE_AGGREGATES, JUDGE_PROTOCOLS
 from . import args as flags
 from .args import Parser
 from .common import Exit, say, workspace
@@ -30,7 +29,7 @@ def add_parsers(sub) -> dict:
     a.add_argument("name", metavar="NAME", help="the name --metrics uses: judge:NAME")
     a.add_argument("--url", required=True, help="the API's base URL, e.g. http://127.0.0.1:8000/v1")
     a.add_argument("--model", required=True, help="the model the endpoint serves")
-    a.add_argument("--protocol", required=True, choices=list(PROTOCOLS))
+    a.add_argument("--protocol", required=True, choices=list(JUDGE_PROTOCOLS))
     a.add_argument("--api-key-env", metavar="VAR", help="the environment variable holding the key (never the key)")
     a.add_argument(
         "--samples", type=int, default=1,
@@ -41,7 +40,7 @@ def add_parsers(sub) -> dict:
         help="every sample's temperature, 0 to 2 (default: the first at 0, the others at 1)",
     )  # fmt: skip
     a.add_argument(
-        "--aggregate", choices=list(AGGREGATES), default="mean",
+        "--aggregate", choices=list(JUDGE_AGGREGATES), default="mean",
         help="a segment's samples become its score by their mean (default), median, or GEMBA-MQM V2's rule "
         "(answers beyond 2 standard deviations dropped, reciprocal-rank weighted mean)",
     )  # fmt: skip

@@ -26,10 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import InputError
-from ..scores.sources import JUDGE_PROTOCOLS
 from ..scores.spans import Span, place_quote
 
-PROTOCOLS = JUDGE_PROTOCOLS  # the last: mtlens.judges.prometheus
 #: the version of the prompts and parsing: part of every cached answer's key (a change asks again)
 VERSION = "gemba-0.1.3"
 #: GEMBA's own language names for the codes it knows, and ISO names for the others (English names)

@@ -12,8 +12,8 @@ from urllib.parse import urlsplit
 
 from ..core.errors import InputError
 from ..core.names import clean_name
-from ..scores.sources import JUDGE_IDENTITY_PREFIX, JUDGE_PREFIX
-from . import gemba, votes
+from ..scores.sources import JUDGE_AGGREGATES, JUDGE_IDENTITY_PREFIX, JUDGE_PREFIX, JUDGE_PROTOCOLS
+from . import gemba
 from .client import Endpoint
 
 #: bounds of a judge's settings
@@ -35,7 +35,7 @@ class Judge:
     score_references: bool = False
     #: every sample's temperature; None: the first at 0, the others at votes.SAMPLE_TEMPERATURE (issue 61)
     temperature: float | None = None
-    #: how a segment's samples become its score (votes.AGGREGATES)
+    #: how a segment's samples become its score (JUDGE_AGGREGATES; mtlens.judges.votes)
     aggregate: str = "mean"
 
     @property
@@ -86,8 +86,8 @@ def check_judge(judge: Judge) -> Judge:
             "--url is the API's base URL alone, without a user, password or query: give the key's environment "
             "variable with --api-key-env"
         )
-    if judge.protocol not in gemba.PROTOCOLS:
-        raise InputError(f"--protocol takes {' or '.join(gemba.PROTOCOLS)}, not '{judge.protocol}'")
+    if judge.protocol not in JUDGE_PROTOCOLS:
+        raise InputError(f"--protocol takes {' or '.join(JUDGE_PROTOCOLS)}, not '{judge.protocol}'")
     if not judge.model.strip():
         raise InputError("--model names the endpoint's model")
     model = clean_name(judge.model, "model")  # printed and stored: plain text (issue 58, G10)
@@ -103,8 +103,8 @@ def check_judge(judge: Judge) -> Judge:
         raise InputError("--temperature must be from 0 to 2")
     if judge.protocol == "m-prometheus" and judge.score_references:
         raise InputError("m-prometheus reads the reference as its best answer: it cannot judge the references too")
-    if judge.aggregate not in votes.AGGREGATES:
-        raise InputError(f"--aggregate takes {', '.join(votes.AGGREGATES)}, not '{str(judge.aggregate)[:40]}'")
+    if judge.aggregate not in JUDGE_AGGREGATES:
+        raise InputError(f"--aggregate takes {', '.join(JUDGE_AGGREGATES)}, not '{str(judge.aggregate)[:40]}'")
     for flag, price in (("--price-in", judge.price_in), ("--price-out", judge.price_out)):
         if price is not None and not (math.isfinite(price) and price >= 0):
             raise InputError(f"{flag} is US dollars per million tokens, at least 0")
@@ -127,8 +127,7 @@ def registered(store) -> list[Judge]:
 
 
 def _judge_of(row) -> Judge:
-    values = {k: (bool(row[k]) if k == "score_references" else row[k]) for k in Judge.__dataclass_fields__ if k in row}
-    return Judge(**values)
+    return Judge(**{k: (bool(row[k]) if k == "score_references" else row[k]) for k in Judge.__dataclass_fields__})
 
 
 def get_judge(store, name: str) -> Judge:

@@ -4,7 +4,7 @@ scores aggregated into the segment's score (docs/decisions.md, "Judges that vote
 - **Temperature**: a judge registered without one asks its first sample at 0 and the others at
   :data:`SAMPLE_TEMPERATURE` (what mtlens always did: its cached answers stay valid); with ``--temperature T`` every
   sample is asked at T. A re-ask of an unparsed answer is 0.1 warmer, at most 1 (or T, where T is above 1).
-- **Aggregation** (:data:`AGGREGATES`):
+- **Aggregation** (:data:`mtlens.scores.sources.JUDGE_AGGREGATES`):
   - ``mean``: the mean of the parsed samples (the default, as before).
   - ``median``: their median.
   - ``gemba-v2``: GEMBA-MQM V2's (Junczys-Dowmunt 2025, WMT25): answers further than two standard deviations
@@ -24,12 +24,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..scores.sources import JUDGE_AGGREGATES
-
 #: the temperature of every sample but the first, for a judge registered without a temperature
 SAMPLE_TEMPERATURE = 1.0
-#: how a segment's samples become its score
-AGGREGATES = JUDGE_AGGREGATES
 #: how far from the samples' mean an answer is an outlier (GEMBA-MQM V2), in standard deviations
 OUTLIER_SIGMAS = 2.0
 
@@ -86,7 +82,8 @@ def aggregate(values: Sequence[float], how: str = "mean") -> float:
 
 def signature(samples: int, temperature: float | None, how: str) -> tuple[tuple[str, str], ...]:
     """What a judge's signature says of its votes."""
-    t = "0, then 1" if temperature is None else f"{temperature:g}"
-    if samples == 1:
-        t = "0" if temperature is None else f"{temperature:g}"
+    if temperature is not None:
+        t = f"{temperature:g}"
+    else:  # the defaults of ask_temperature
+        t = "0" if samples == 1 else f"0, then {SAMPLE_TEMPERATURE:g}"
     return (("samples", str(samples)), ("temperature", t), ("aggregate", how))

@@ -7,15 +7,11 @@ from __future__ import annotations
 from ..core.amounts import usd
 from ..core.errors import InputError
 from ..judges.compute import PREFIX, judge_scores
-from ..judges.gemba import PROTOCOLS
 from ..judges.registry import Judge, get_judge, identity
-from ..judges.votes import AGGREGATES
 from ..judges.votes import signature as vote_fields
 from ..scores.sources import source_of
 
 __all__ = [
-    "AGGREGATES",
-    "PROTOCOLS",
     "Judge",
     "before_run",
     "error_categories",

@@ -11,6 +11,7 @@ import streamlit as st
 
 from ..core.errors import InputError
 from ..core.secrets import redact
+from ..scores.sources import JUDGE_AGGREGATES, JUDGE_PROTOCOLS
 from ..service import judging
 from . import identity, render, state
 
@@ -125,7 +126,7 @@ def _judges() -> None:
         c1, c2, c3 = st.columns([1, 2, 1])
         name = c1.text_input("Name", key="judge_name", placeholder="gpt4o-mqm")
         url = c2.text_input("Endpoint (OpenAI-compatible)", key="judge_url", placeholder="http://127.0.0.1:8000/v1")
-        protocol = c3.selectbox("Protocol", list(judging.PROTOCOLS), key="judge_protocol")
+        protocol = c3.selectbox("Protocol", list(JUDGE_PROTOCOLS), key="judge_protocol")
         c4, c5, c6 = st.columns([2, 1, 1])
         model = c4.text_input("Model", key="judge_model")
         key_env = c5.text_input("Key's environment variable", key="judge_key_env", help="Its name, never the key.")
@@ -140,7 +141,7 @@ def _judges() -> None:
             help="Empty: the first sample at 0, the others at 1.",
         )  # fmt: skip
         aggregate = c11.selectbox(
-            "Samples become a score by", list(judging.AGGREGATES), key="judge_aggregate",
+            "Samples become a score by", list(JUDGE_AGGREGATES), key="judge_aggregate",
             help="gemba-v2: answers beyond 2 standard deviations dropped, then the reciprocal-rank weighted mean.",
         )  # fmt: skip
         refs = st.checkbox(
