@@ -279,26 +279,24 @@ def ar_pair_p(
     ``p = (#{k: |d_k| >= |d_obs|} + 1) / (n + 1)`` (sacrebleu-compatible: strict ``>``)."""
     scorer = result.scorer
     rng = np.random.default_rng(seed)
-    prepared = []
-    for a, b in pairs:
-        # sacrebleu swaps with the baseline as its first system
-        first, second = (b, a) if (compat and baseline is not None) else (a, b)
-        sa, sb = result.stats[first].astype(np.float64), result.stats[second].astype(np.float64)
-        prepared.append(
-            (sa - sb, sb.sum(axis=0), sa.sum(axis=0) + sb.sum(axis=0), abs(result.scores[a] - result.scores[b]))
-        )
+    # sacrebleu swaps with the baseline as its first system
+    firsts = [(b, a) if (compat and baseline is not None) else (a, b) for a, b in pairs]
+    stats = {name: result.stats[name].astype(np.float64) for pair in firsts for name in pair}
+    totals = {name: st.sum(axis=0) for name, st in stats.items()}
+    both = [totals[f] + totals[g] for f, g in firsts]  # a pair's totals, however they are swapped
+    observed = [abs(result.scores[a] - result.scores[b]) for a, b in pairs]
     counts = [0] * len(pairs)
-    k = prepared[0][0].shape[1] if prepared else 0
-    # every pair's differences side by side: one matrix product per chunk serves all the pairs; with whole-number
-    # statistics (BLEU's and chrF's counts, TER's edits), one column block per *system* instead (8 systems: 8
-    # blocks, not 28), each pair's swapped totals the difference of two blocks: the same numbers exactly, as sums of
-    # whole numbers are exact in float64 (issue 62)
-    systems, order = _system_blocks(result, pairs, compat, baseline)
-    diffs = (
-        np.hstack([result.stats[s].astype(np.float64) for s in systems])
-        if systems
-        else (np.hstack([p[0] for p in prepared]) if prepared else np.zeros((n_seg, 0)))
-    )
+    # one matrix product per chunk serves all the pairs. Its column blocks are each pair's differences; or, with
+    # whole-number statistics (BLEU's and chrF's counts), one block per *system* (8 systems: 8 blocks, not 28), a
+    # pair's swapped totals the difference of two blocks: the same numbers exactly, as sums of whole numbers are
+    # exact in float64 (issue 62)
+    if _by_system(stats, len(pairs)):
+        pos = {name: i for i, name in enumerate(stats)}
+        blocks, terms = list(stats.values()), [(pos[f], pos[g]) for f, g in firsts]
+    else:
+        blocks, terms = [stats[f] - stats[g] for f, g in firsts], [(i, None) for i in range(len(pairs))]
+    k = blocks[0].shape[1] if blocks else 0
+    diffs = np.hstack(blocks) if blocks else np.zeros((n_seg, 0))
     for lo, hi in chunks(n, n_seg, diffs.shape[1], multiple=32):
         # the swaps drawn chunk by chunk (issue 51: 10,000 trials of 100,000 documents were 2 GB at once); numpy
         # draws 32 booleans from each 32-bit word and drops a call's unused ones, so chunks of whole multiples of 32
@@ -307,30 +305,21 @@ def ar_pair_p(
         if units is not None:
             sel = sel[:, units]  # a document's segments are swapped together
         shuffled = sel.astype(np.float64) @ diffs  # the same swaps for every pair
-        for i, (_, col_second, col_both, observed) in enumerate(prepared):
-            if systems:
-                f, g = order[i]
-                shuf_a = shuffled[:, f * k : (f + 1) * k] - shuffled[:, g * k : (g + 1) * k] + col_second
-            else:
-                shuf_a = shuffled[:, i * k : (i + 1) * k] + col_second  # the first system's totals
-            d = np.abs(scorer.score_from_totals(shuf_a) - scorer.score_from_totals(col_both - shuf_a))
-            counts[i] += int(np.sum(d > observed)) if compat else int(np.sum(d >= observed))
+        for i, ((f, g), (_, second)) in enumerate(zip(terms, firsts, strict=True)):
+            swapped = shuffled[:, f * k : (f + 1) * k]
+            if g is not None:
+                swapped = swapped - shuffled[:, g * k : (g + 1) * k]
+            shuf_a = swapped + totals[second]  # the first system's totals
+            d = np.abs(scorer.score_from_totals(shuf_a) - scorer.score_from_totals(both[i] - shuf_a))
+            counts[i] += int(np.sum(d > observed[i])) if compat else int(np.sum(d >= observed[i]))
         if progress:
             progress(hi / n, f"{result.metric}: randomisation {hi}/{n} trials")
-    return [(c + 1) / (n + 1) if math.isfinite(p[3]) else float("nan") for c, p in zip(counts, prepared, strict=True)]
+    return [(c + 1) / (n + 1) if math.isfinite(o) else float("nan") for c, o in zip(counts, observed, strict=True)]
 
 
-def _system_blocks(result: MetricResult, pairs, compat: bool, baseline) -> tuple[list[str], list[tuple[int, int]]]:
-    """The systems of ``pairs`` and each pair's (first, second) positions among them, when one product column
-    block per system serves every pair exactly (whole-number statistics, fewer systems than pairs); else
-    ``([], [])``: one block per pair, as before."""
-    firsts = [(b, a) if (compat and baseline is not None) else (a, b) for a, b in pairs]
-    systems = list(dict.fromkeys(x for pair in firsts for x in pair))
-    if len(systems) >= len(pairs):
-        return [], []
-    for name in systems:
-        st = result.stats[name]
-        if not np.array_equal(st, np.round(st)) or float(np.abs(st).sum()) >= 2**52:  # every sum exact
-            return [], []
-    pos = {name: i for i, name in enumerate(systems)}
-    return systems, [(pos[f], pos[g]) for f, g in firsts]
+def _by_system(stats: dict[str, np.ndarray], n_pairs: int) -> bool:
+    """Whether one product column block per system serves every pair exactly: fewer systems than pairs, and
+    whole-number statistics whose every sum is exact in float64."""
+    return len(stats) < n_pairs and all(
+        np.array_equal(st, np.round(st)) and float(np.abs(st).sum()) < 2**52 for st in stats.values()
+    )

@@ -364,14 +364,12 @@ def test_one_product_block_per_system_gives_the_p_values_of_one_block_per_pair(s
 
     refs, systems = sample
     r = score(_corpus(refs, systems), metric)[metric]
-    assert resampling._system_blocks(r, [(a, b) for a in r.scores for b in r.scores if a < b], False, None)[0]
+    assert resampling._by_system({s: r.stats[s] for s in r.scores}, 6)
     blocks = compare(r, "ar", n=2000, sacrebleu_compatible=compat)
-    monkeypatch.setattr(resampling, "_system_blocks", lambda *a: ([], []))
+    monkeypatch.setattr(resampling, "_by_system", lambda *a: False)
     pairs = compare(r, "ar", n=2000, sacrebleu_compatible=compat)
     assert [p.p_value for p in blocks.pairs] == [p.p_value for p in pairs.pairs]
     assert len(pairs.pairs) == 6 and len({p.p_value for p in pairs.pairs}) > 1
     # TER's statistics average two references' lengths (not whole numbers): one block per pair, as before
     ter = score(_corpus(refs, systems), "ter")["ter"]
-    assert (
-        resampling._system_blocks(ter, [(a, b) for a in ter.scores for b in ter.scores if a < b], False, None)[0] == []
-    )
+    assert not resampling._by_system({s: ter.stats[s] for s in ter.scores}, 6)
