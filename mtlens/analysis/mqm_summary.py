@@ -24,7 +24,7 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.stats import rankdata
 
-from ..readers.mqm import Annotations, error_weight, mqm_scores
+from ..readers.mqm import Annotations, mqm_scores, rater_score
 from .human import HumanScores
 
 
@@ -80,14 +80,12 @@ def document_scores(ann: Annotations, weights=None) -> list[dict]:
 def rater_agreement(ann: Annotations, weights=None) -> list[dict]:
     """Pairwise agreement of raters on the (system, segment) pairs both rated (:func:`mtlens.analysis.raters.pairwise`,
     on each rater's MQM score of each segment)."""
-    from ..readers.mqm import GOOGLE_WEIGHTS
     from .raters import pairwise
 
-    weights = GOOGLE_WEIGHTS if weights is None else weights
     per_rater: dict[str, dict] = defaultdict(dict)
     for key, seg in ann.segments.items():
         for r in seg.raters:
-            per_rater[r][key] = -sum(error_weight(e, weights) for e in seg.errors if e.by == r)
+            per_rater[r][key] = rater_score(seg, r, weights)
     return pairwise(per_rater)
 
 

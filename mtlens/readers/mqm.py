@@ -269,6 +269,12 @@ def segment_score(seg: MQMSegment, weights: Mapping | None = None) -> float:
     return -penalty / len(seg.raters) if seg.raters else math.nan
 
 
+def rater_score(seg: MQMSegment, rater: str, weights: Mapping | None = None) -> float:
+    """Minus the penalty of one rater's errors in a segment (that rater's own MQM score of it)."""
+    weights = GOOGLE_WEIGHTS if weights is None else weights
+    return -sum(error_weight(e, weights) for e in seg.errors if e.by == rater)
+
+
 def mqm_scores(ann: Annotations, weights: Mapping | None = None) -> dict[str, list[float | None]]:
     """System -> one MQM score per segment id (file order), None where the system was not rated."""
     return {

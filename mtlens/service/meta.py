@@ -23,7 +23,7 @@ def _add(first: dict, second: dict, system: str, line: int, rating: Rating) -> N
 def set_ratings(ev) -> dict[str, Ratings]:
     """The set's ratings item by item, by human score type (``ESA``; ``MQM``, ``MQM-2``... one per annotation
     file): the first rating of each item (file order) and, where an item was rated again, the second."""
-    from ..readers.mqm import GOOGLE_WEIGHTS, error_weight
+    from ..readers.mqm import rater_score
 
     out: dict[str, Ratings] = {}
     systems = set(ev.corpus.system_names)
@@ -44,8 +44,7 @@ def set_ratings(ev) -> dict[str, Ratings]:
                 continue
             for rater in seg.raters[:2]:  # the first two raters of the item, in file order
                 errors = tuple(e for e in seg.errors if e.by == rater)
-                score = -sum(error_weight(e, GOOGLE_WEIGHTS) for e in errors)
-                _add(first, second, system, line_of[seg_id], Rating(float(score), errors))
+                _add(first, second, system, line_of[seg_id], Rating(float(rater_score(seg, rater)), errors))
         out[kind] = Ratings(kind, first, second)
     return out
 
