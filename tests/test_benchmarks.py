@@ -32,7 +32,7 @@ NEEDS_DATA = [
 ]
 
 
-@pytest.mark.parametrize("name", [*NEEDS_DATA, "bench_neural", "bench_metricx"])
+@pytest.mark.parametrize("name", [*NEEDS_DATA, "bench_neural", "bench_metricx", "bench_gpu"])
 def test_a_benchmark_without_its_data_says_what_it_needs(name, tmp_path):
     env = dict(
         os.environ, MTLENS_BENCH_SHARED=str(tmp_path / "no-shared"), MTLENS_NEURAL_PYTHON=str(tmp_path / "no-python")
@@ -52,7 +52,7 @@ def test_a_benchmark_without_its_data_says_what_it_needs(name, tmp_path):
 
 def test_every_benchmark_is_covered():
     found = {p.stem for p in (ROOT / "benchmarks").glob("bench_*.py")}
-    assert found - {*NEEDS_DATA, "bench_neural", "bench_metricx"} == {
+    assert found - {*NEEDS_DATA, "bench_neural", "bench_metricx", "bench_gpu"} == {
         "bench_first_use",
         "bench_human_page",
         "bench_ratings_memory",

@@ -143,7 +143,7 @@ def _load(folder: str):
         base.fail(f"transformers could not load the MetricX checkpoint '{folder}': {text[:200]}")
     model.eval()
     model.metricx_rescale = rescale
-    if torch.cuda.is_available():  # the GPU when torch sees one, as Google's runner (untested here: no GPU)
+    if torch.cuda.is_available():  # the GPU when torch sees one, as Google's runner (benchmarks/gpu.sh)
         model.to("cuda")
     else:
         torch.set_num_threads(max(1, os.cpu_count() or 1))
@@ -275,6 +275,22 @@ def exact(folder: str, tokenizer_path: str, chunk: int) -> None:
 AUTO_BATCH = 16
 
 
+def auto_batch(model, ids: list[list[int]]) -> int:
+    """The batch size when BATCH is 0: :data:`AUTO_BATCH` on a CPU; on a GPU, what half of its free memory holds for
+    rows as long as the longest (one layer's activations at a time under inference: the hidden states, the gated
+    feed-forward's two halves and the attention scores, twice over for safety), between 16 and 512 rows."""
+    import torch
+
+    if model.device.type != "cuda" or not ids:
+        return AUTO_BATCH
+    free, _ = torch.cuda.mem_get_info()
+    cfg, width = model.config, max(len(x) for x in ids)
+    per_row = (
+        2 * width * (8 * cfg.d_model + 2 * cfg.d_ff + cfg.num_heads * width) * next(model.parameters()).element_size()
+    )
+    return max(AUTO_BATCH, min(512, int(free * 0.5) // max(1, per_row)))
+
+
 def fast(folder: str, tokenizer_path: str, batch_size: int, chunk: int) -> None:
     """The shared-work path: the distinct rows tokenised, sorted by length, scored in padded batches; one block of
     whole batches per call (about 1/32 of the work unless CHUNK says). With ``MTLENS_RAY_ADDRESS`` set, the blocks
@@ -291,7 +307,7 @@ def fast(folder: str, tokenizer_path: str, batch_size: int, chunk: int) -> None:
         return
     model = _load(folder)
     fused = fuse_attention(model)
-    size = batch_size if batch_size > 0 else AUTO_BATCH
+    size = batch_size if batch_size > 0 else auto_batch(model, ids)
     base.say({"ready": len(rows), "device": _device(model), "batch": size, "shared": False, "fused": fused})
     for block in blocks(order, size, chunk):
         base.say({"idx": block, "scores": score_block(model, [ids[i] for i in block], size, fused), "spans": None,

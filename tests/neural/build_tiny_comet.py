@@ -9,6 +9,10 @@ around it with COMET's own classes and saved in COMET's checkpoint layout
 - ``tiny-comet``: a reference-based regression model (``regression_metric``, like wmt22-comet-da);
 - ``tiny-kiwi``: a source-only model (``unified_metric`` with inputs mt and src, like wmt22-cometkiwi-da);
 - ``tiny-xcomet``: an xCOMET-shaped model (``xcomet_metric``, segment scores and error spans).
+
+``--shape large`` (first argument, for the GPU benchmark, benchmarks/gpu.sh) builds ``tiny-comet`` alone with
+wmt22-comet-da's shape: an XLM-R-large encoder (24 layers of 1,024 units) and its estimator's hidden sizes (3,072,
+1,024); the weights are random all the same, so only its speed means anything.
 """
 
 from __future__ import annotations
@@ -30,16 +34,25 @@ ENCODER = dict(
     max_position_embeddings=514,
     type_vocab_size=1,
 )
+#: the shapes ``--shape`` names: the encoder's and the estimator's hidden sizes
+SHAPES = {
+    "tiny": (ENCODER, [64]),
+    "large": (
+        {**ENCODER, "hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16, "intermediate_size": 4096},
+        [3072, 1024],
+    ),
+}
 
 
-def build_encoder(out: Path, texts: list[str]) -> Path:
+def build_encoder(out: Path, texts: list[str], shape: dict = ENCODER) -> Path:
     enc = out / "encoder"
     enc.mkdir(parents=True, exist_ok=True)
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(texts),
         model_writer=model,
-        vocab_size=400,
+        # the larger shapes: 8,000 pieces, or every distinct character and a few more (newer sentencepiece requires it)
+        vocab_size=400 if shape is ENCODER else max(8000, len(set("".join(texts))) + 16),
         model_type="unigram",
         character_coverage=1.0,
         num_threads=1,
@@ -59,7 +72,7 @@ def build_encoder(out: Path, texts: list[str]) -> Path:
         pad_token_id=tok.pad_token_id,
         bos_token_id=tok.bos_token_id,
         eos_token_id=tok.eos_token_id,
-        **ENCODER,
+        **shape,
     )
     XLMRobertaModel(config, add_pooling_layer=False).save_pretrained(str(enc))
     return enc
@@ -94,11 +107,15 @@ CLASS_IDS = {
 def main(argv: list[str]) -> None:
     from comet.models import RegressionMetric, UnifiedMetric, XCOMETMetric
 
+    name = "tiny"
+    if argv[:1] == ["--shape"]:
+        name, argv = argv[1], argv[2:]
+    encoder, hidden = SHAPES[name]
     out = Path(argv[0])
     texts = []
     for f in argv[1:]:
         texts += [t for t in Path(f).read_text(encoding="utf-8").splitlines() if t.strip()]
-    enc = str(build_encoder(out, texts))
+    enc = str(build_encoder(out, texts, encoder))
     common = dict(
         pretrained_model=enc,
         load_pretrained_weights=False,
@@ -107,7 +124,10 @@ def main(argv: list[str]) -> None:
         dropout=0.0,
     )
     torch.manual_seed(1)
-    save_comet(RegressionMetric(hidden_sizes=[64], layer="mix", **common), out, "tiny-comet")
+    save_comet(RegressionMetric(hidden_sizes=hidden, layer="mix", **common), out, "tiny-comet")
+    if name != "tiny":
+        print(out)
+        return
     torch.manual_seed(2)
     save_comet(
         UnifiedMetric(
