@@ -34,6 +34,8 @@ def score(comet, checkpoint: str, batch_size: int, chunk: int) -> None:
     model = comet._load(checkpoint)
     model.set_embedding_cache()
     shared = comet._estimator(model)
+    if shared and device == "cuda":  # the estimator's sentences are encoded here, not through predict's Trainer
+        model.to("cuda")
     base.say({"ready": len(groups), "device": device, "batch": batch_size, "shared": shared})
     if shared:
         _exact_shared(comet, model, groups, inputs, batch_size, chunk, device)

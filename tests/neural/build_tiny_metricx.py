@@ -100,14 +100,14 @@ def build(out: Path, texts: list[str], shape: str = "tiny") -> None:
         hidden = model.encoder(input_ids=enc.input_ids, attention_mask=enc.attention_mask).last_hidden_state
         start = torch.zeros((hidden.shape[0], 1), dtype=torch.long, device=device)
         h = model.decoder(input_ids=start, encoder_hidden_states=hidden, encoder_attention_mask=enc.attention_mask)[0]
-        h = h[:, 0, :].double()
+        h = h[:, 0, :].double().cpu()  # the fit on the CPU (CUDA's least squares wants more rows than columns)
         # a row whose score is about 12.5 for every input, plus a random direction with its constant part taken out,
         # scaled to a spread of 10: the scores cover about -5..30, so both clamps are met
         ones = torch.linalg.lstsq(h, torch.ones(h.shape[0], 1, dtype=torch.float64)).solution.squeeze(1)
-        r = torch.randn(h.shape[1], dtype=torch.float64, device="cpu").to(device)
+        r = torch.randn(h.shape[1], dtype=torch.float64)
         r = r - (h @ r).mean() * ones
         w = 12.5 * ones + r * (10.0 / (h @ r).std())
-        model.lm_head.weight[SCORE_ID] = w.float()
+        model.lm_head.weight[SCORE_ID] = w.float().to(device)
         got = (h.float() @ w.float()).tolist()
     print(f"fitted scores: min {min(got):.2f}, max {max(got):.2f}, clamped low {sum(x < 0 for x in got)}, "
           f"high {sum(x > 25 for x in got)} of {len(got)}")  # fmt: skip
