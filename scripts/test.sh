@@ -68,4 +68,8 @@ else
   echo "installing transformers serve failed (its test will say so):" >&2
   tail -5 .venv-serve.log >&2
 fi
-exec .venv/bin/python -m pytest "$@"
+# the suite runs on every core up to 4 (pytest-xdist; each worker builds its own session fixtures: the tiny checkpoints,
+# a PostgreSQL server, a Ray cluster); a worker that runs out of tests takes queued ones from a busy worker (work
+# stealing); MTLENS_TEST_WORKERS=0 runs it in one process (docs/testing.md)
+workers=${MTLENS_TEST_WORKERS:-$(.venv/bin/python -c 'import os; print(min(4, len(os.sched_getaffinity(0))))')}
+exec .venv/bin/python -m pytest -n "$workers" --dist worksteal "$@"
