@@ -56,3 +56,37 @@ def test_blocks_are_whole_batches_of_about_a_32nd_of_the_work():
     assert {len(b) for b in cut(order, 48, 100, whole_batches=False)[:-1]} == {100}
     big = list(range(200_000))  # ceil(200000 / 32) = 6250, capped at 4,096 rows (a multiple of 16 already)
     assert {len(b) for b in cut(big, 16, 0)[:-1]} == {4096}
+
+
+def test_metricx_sizes_its_gpu_batches_from_free_memory(monkeypatch):
+    """MetricX's default batch on a GPU (issue 62): half the free memory over one row's activations at the longest
+    row's width, 2 x width x (8 d_model + 2 d_ff + heads x width) x bytes per value, kept within 16..512; 16 on a
+    CPU. The expected sizes are worked out by hand for mT5-large's shape (d_model 1,024, d_ff 2,816, 16 heads) in
+    float32 and rows of 100 tokens: one row needs 2 x 100 x (8,192 + 5,632 + 1,600) x 4 = 12,339,200 bytes."""
+    import sys
+    import types
+
+    path = ROOT / "mtlens" / "neural" / "metricx_worker.py"
+    spec = importlib.util.spec_from_file_location("mtlens_metricx_worker_under_test", path)
+    worker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(worker)
+    free = {"bytes": 0}
+    fake = types.SimpleNamespace(cuda=types.SimpleNamespace(mem_get_info=lambda: (free["bytes"], 2 * free["bytes"])))
+    monkeypatch.setitem(sys.modules, "torch", fake)
+
+    def model(device: str):
+        return types.SimpleNamespace(
+            device=types.SimpleNamespace(type=device),
+            config=types.SimpleNamespace(d_model=1024, d_ff=2816, num_heads=16),
+            parameters=lambda: iter([types.SimpleNamespace(element_size=lambda: 4)]),
+        )
+
+    rows = [[5] * 40, [5] * 100, [5] * 7]  # the longest decides
+    assert worker.auto_batch(model("cpu"), rows) == 16
+    free["bytes"] = 8 * 2**30  # 4 GiB usable: 4,294,967,296 // 12,339,200 = 348
+    assert worker.auto_batch(model("cuda"), rows) == 348
+    free["bytes"] = 141 * 10**9  # an H200's: 5,713 rows fit, capped at 512
+    assert worker.auto_batch(model("cuda"), rows) == 512
+    free["bytes"] = 100 * 10**6  # 4 rows fit: never fewer than 16
+    assert worker.auto_batch(model("cuda"), rows) == 16
+    assert worker.auto_batch(model("cuda"), []) == 16
