@@ -14,8 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a as SacreTokenizer13a
+from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh as SacreTokenizerZh
 
-from mtlens.core.tokenizers import Tokenizer13a, get_tokenizer
+from mtlens.core.tokenizers import Tokenizer13a, TokenizerZh, get_tokenizer
 
 from ..conftest import SAMPLE, SHARED, TESTDATA
 
@@ -30,6 +31,23 @@ def mtlens_13a(tok: Tokenizer13a, line: str) -> str:
     return type(tok).__call__.__wrapped__(tok, line)
 
 
+def sacrebleu_zh(line: str) -> str:
+    """sacrebleu's zh, computed: a new instance each time, so its caches (keyed by the instance) never answer."""
+    sb = SacreTokenizerZh()
+    return type(sb).__call__.__wrapped__(sb, line)
+
+
+@pytest.fixture(scope="module")
+def zh():
+    t = TokenizerZh()
+    assert t.proven
+    return t
+
+
+def mtlens_zh(tok: TokenizerZh, line: str) -> str:
+    return type(tok).__call__.__wrapped__(tok, line)
+
+
 @pytest.fixture(scope="module")
 def tok():
     t = Tokenizer13a()
@@ -37,9 +55,11 @@ def tok():
     return t
 
 
-def test_registry_uses_the_fast_13a():
+def test_registry_uses_the_fast_13a_and_zh():
     assert isinstance(get_tokenizer("13a"), Tokenizer13a)
     assert get_tokenizer("13a").signature() == "13a"
+    assert isinstance(get_tokenizer("zh"), TokenizerZh)
+    assert get_tokenizer("zh").signature() == "zh"
 
 
 def test_the_padded_characters_are_exactly_those_sacrebleus_pattern_matches(tok):
@@ -70,6 +90,34 @@ def test_identical_on_the_bundled_excerpts(tok):
 def test_identical_on_all_shared_data(tok):
     # every text file of ../shared/data (all WMT pairs and systems, TED, the sample): > 100,000 lines
     assert _assert_same(tok, _lines(SHARED)) > 100_000
+
+
+def _assert_same_zh(zh, lines):
+    n = 0
+    for line in lines:
+        assert mtlens_zh(zh, line) == sacrebleu_zh(line), line
+        n += 1
+    return n
+
+
+def test_zh_identical_on_the_bundled_excerpts(zh):
+    # every line of the bundled data, Chinese and not (zh tokenises any line)
+    assert _assert_same_zh(zh, [*_lines(SAMPLE), *_lines(TESTDATA)]) > 1000
+
+
+@pytest.mark.parametrize(
+    "line",
+    [" .5", ".5 ", "\t,3", "中 .5", " 中.5", "1-2 中-3", "&amp; 中", "<skipped>中", "  ", "", "中\u3000.5", "a.中,b"],
+)
+def test_zh_identical_on_the_lines_where_stripping_and_context_matter(zh, line):
+    # sacrebleu strips the line before anything: " .5" is one token there, two without the strip
+    assert mtlens_zh(zh, line) == sacrebleu_zh(line)
+
+
+@pytest.mark.shared
+def test_zh_identical_on_all_chinese_shared_data(zh):
+    lines = [line for folder in ("en-zh", "zh-en") for line in _lines(SHARED / "wmt" / folder)]
+    assert _assert_same_zh(zh, lines) > 20_000
 
 
 RULES = st.sampled_from(
@@ -110,6 +158,21 @@ def test_identical_on_any_unicode(tok, line):
     assert mtlens_13a(tok, line) == sacrebleu_13a(line)
 
 
+CJK = st.sampled_from(["中", "文", "。", "，", "「", "」", "、", "〇", "ㄅ", "☀", "✂", "㈠", "㌀", "︐", "﹐", "ｱ"])
+
+
+@SETTINGS
+@given(st.lists(st.one_of(RULES, CJK), max_size=40).map("".join))
+def test_zh_identical_on_text_built_from_the_rules(zh, line):
+    assert mtlens_zh(zh, line) == sacrebleu_zh(line)
+
+
+@SETTINGS
+@given(st.text(st.characters(exclude_categories=("Cs",)), max_size=60))
+def test_zh_identical_on_any_unicode(zh, line):
+    assert mtlens_zh(zh, line) == sacrebleu_zh(line)
+
+
 def test_a_changed_sacrebleu_pattern_falls_back_to_sacrebleus_tokenizer(monkeypatch):
     from sacrebleu.tokenizers import tokenizer_re
 
@@ -123,3 +186,6 @@ def test_a_changed_sacrebleu_pattern_falls_back_to_sacrebleus_tokenizer(monkeypa
     t = Tokenizer13a()
     assert not t.proven
     assert mtlens_13a(t, "a;b 1.5") == "a ; b 1.5" == t._sacrebleu("a;b 1.5")
+    z = TokenizerZh()  # its own sacrebleu patterns now differ from the (proven) 13a's
+    assert not z.proven
+    assert mtlens_zh(z, "中a;b 1.5") == "中 a ; b 1.5" == z._sacrebleu("中a;b 1.5")
