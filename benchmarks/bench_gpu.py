@@ -76,6 +76,23 @@ def mtlens_scores(metric: str, model: Path, data: Path, names: list[str], env: d
     return cpu, wall, [v for s in names for v in by[s]]
 
 
+def both_modes(metric: str, model: Path, data: Path, names: list[str], env: dict, n: int):
+    """``(mode, CPU s, wall s, scores)`` of mtlens's default mode, then ``--exact``; a run that fails is said and
+    its figures are NaN, so the rest still runs (a GPU's time is scarce)."""
+    for how, extra in (("default (fast)", ()), ("--exact", ("--exact",))):
+        try:
+            yield (how, *mtlens_scores(metric, model, data, names, env, *extra))
+        except SystemExit as err:
+            print(f"mtlens {how} failed: {err}", flush=True)
+            yield how, float("nan"), float("nan"), [float("nan")] * n
+
+
+def gap(got: list[float], gold: list[float]) -> dict:
+    """The largest segment difference, absolute and in float16 steps at the gold value."""
+    diffs = [(abs(a - b), b) for a, b in zip(got, gold, strict=True)] or [(0.0, 1.0)]
+    return {"worst": max(d for d, _ in diffs), "steps": max(half_steps(d, g) for d, g in diffs)}
+
+
 def build(py: str, script: str, shape: str, out: Path, env: dict) -> None:
     """A checkpoint built as the tests build it (the same texts: MetricX's with Chinese and Japanese lines)."""
     texts = [str(SAMPLE / f) for f in ("src.txt", "ref.txt", "UEdin.txt")]
@@ -103,19 +120,10 @@ def comet(py: str, args, tmp: Path, env: dict, device: dict) -> dict:
         peers.append({"run": f"comet-score, batch size {batch}", "cpu": cpu, "wall": wall,
                       "scores": [v for s in names for v in by[s]]})  # fmt: skip
     gold = peers[0]["scores"]
-    rows = []
-    for how, extra in (("default (fast)", ()), ("--exact", ("--exact",))):
-        try:
-            cpu, wall, got = mtlens_scores("comet", ckpt, data, names, env, *extra)
-        except SystemExit as err:  # said, and the rest still runs (a GPU's time is scarce)
-            print(f"mtlens {how} failed: {err}", flush=True)
-            cpu, wall, got = float("nan"), float("nan"), [float("nan")] * len(gold)
-        diffs = [(abs(a - b), b) for a, b in zip(got, gold, strict=True)]
-        rows.append({"run": f"mtlens score --metrics comet:m, {how}", "cpu": cpu, "wall": wall,
-                     "worst": max(d for d, _ in diffs), "steps": max(half_steps(d, g) for d, g in diffs)})  # fmt: skip
+    rows = [{"run": f"mtlens score --metrics comet:m, {how}", "cpu": cpu, "wall": wall, **gap(got, gold)}
+            for how, cpu, wall, got in both_modes("comet", ckpt, data, names, env, len(gold))]  # fmt: skip
     # how far comet-score's own numbers move when only its batch size changes (half precision rounds by batch shape)
-    gaps = [(abs(a - b), b) for p in peers[1:] for a, b in zip(p["scores"], gold, strict=True)] or [(0.0, 1.0)]
-    peer_gap = {"worst": max(d for d, _ in gaps), "steps": max(half_steps(d, g) for d, g in gaps)}
+    peer_gap = gap([a for p in peers[1:] for a in p["scores"]], gold * (len(peers) - 1))
     return {"segments": len(names) * n, "peers": peers, "mtlens": rows, "peer_gap": peer_gap}
 
 
@@ -138,15 +146,8 @@ def metricx(py: str, args, tmp: Path, env: dict) -> dict:
     cpu, wall, _ = cpu_timed(cmd, google_env)
     gold = [json.loads(line)["prediction"] for line in out.read_text(encoding="utf-8").splitlines()]
     peers = [{"run": "Google's metricx24.predict, batch size 1", "cpu": cpu, "wall": wall}]
-    rows = []
-    for how, extra in (("default (fast)", ()), ("--exact", ("--exact",))):
-        try:
-            cpu, wall, got = mtlens_scores("metricx", model, data, names, env, *extra)
-        except SystemExit as err:
-            print(f"mtlens {how} failed: {err}", flush=True)
-            cpu, wall, got = float("nan"), float("nan"), [float("nan")] * len(gold)
-        worst = max(abs(a - b) for a, b in zip(got, gold, strict=True))
-        rows.append({"run": f"mtlens score --metrics metricx:m, {how}", "cpu": cpu, "wall": wall, "worst": worst})
+    rows = [{"run": f"mtlens score --metrics metricx:m, {how}", "cpu": cpu, "wall": wall, "worst": gap(got, gold)["worst"]}
+            for how, cpu, wall, got in both_modes("metricx", model, data, names, env, len(gold))]  # fmt: skip
     return {"segments": len(names) * n, "peers": peers, "mtlens": rows}
 
 

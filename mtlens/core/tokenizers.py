@@ -110,8 +110,8 @@ class TokenizerZh:
     runs ``TokenizerRegexp``, the same four substitutions as 13a's. Its first substitution matches every space, and
     a line of Chinese has a space on each side of each character, so Python expanded the template ``' \\1 '`` about
     80 times per line of WMT22 en-zh: most of BLEU's time on a Chinese test set. :meth:`Tokenizer13a.regexp` gives
-    the same string; where sacrebleu's patterns are not 2.6.0's, sacrebleu's own tokenizer runs. Proven identical on every
-    Chinese line of ../shared/data and on random text (tests/core/test_tokenizers.py)."""
+    the same string; where sacrebleu's patterns are not 2.6.0's, sacrebleu's own tokenizer runs. Proven identical on
+    every Chinese line of ../shared/data and on random text (tests/core/test_tokenizers.py)."""
 
     def __init__(self):
         from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh as SacreTokenizerZh
