@@ -17,67 +17,12 @@ import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
-from numba import prange
 
-from ..metrics._numba import njit
+from ..metrics import _compiled
 from .langid_model import identifier
 
-
-@njit(cache=True, parallel=True)
-def _classify(data, offsets, nextmove, rowbase, output, ptc, pc, alias):  # pragma: no cover - compiled
-    n = offsets.shape[0] - 1
-    n_classes = pc.shape[0]
-    best = np.empty(n, dtype=np.int64)
-    prob = np.empty(n, dtype=np.float32)
-    for k in prange(n):
-        start, end = offsets[k], offsets[k + 1]
-        feats = np.empty(end - start, dtype=np.int64)
-        m = 0
-        state = 0
-        for p in range(start, end):
-            state = nextmove[rowbase[state] + data[p]]
-            f = output[state]
-            if f >= 0:
-                feats[m] = f
-                m += 1
-        scores = np.zeros(n_classes, dtype=np.float32)
-        if m > 0:
-            found = np.sort(feats[:m])
-            for j in range(n_classes):
-                scores[j] = pc[j]
-            i = 0
-            while i < m:
-                f = found[i]
-                c = 1
-                while i + c < m and found[i + c] == f:
-                    c += 1
-                w = np.float32(np.log1p(np.float32(c)))
-                for j in range(n_classes):
-                    scores[j] += w * ptc[f, j]
-                i += c
-        size = end - start
-        scale = np.float32(1.0 / np.sqrt(size if size > 0 else 1))
-        top = scores[0] * scale
-        for j in range(n_classes):
-            scores[j] = scores[j] * scale
-            if scores[j] > top:
-                top = scores[j]
-        total = np.float32(0.0)
-        for j in range(n_classes):
-            scores[j] = np.exp(scores[j] - top)
-            total += scores[j]
-        for j in range(n_classes):
-            scores[j] = scores[j] / total
-        for a in range(alias.shape[0]):
-            scores[alias[a, 0]] += scores[alias[a, 1]]
-            scores[alias[a, 1]] = 0.0
-        b = 0
-        for j in range(1, n_classes):
-            if scores[j] > scores[b]:
-                b = j
-        best[k] = b
-        prob[k] = scores[b]
-    return best, prob
+#: the compiled loop's module (built ahead of time like the metrics' kernels: :mod:`mtlens.runtime.kernels`)
+KERNEL = "mtlens.metrics._langid_kernel"
 
 
 def prepared() -> None:
@@ -116,6 +61,6 @@ def classify_many(texts: Sequence[str]) -> list[tuple[str, float]]:
     encoded = [_encode(t) for t in texts]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-    best, prob = _classify(data, offsets, nextmove, rowbase, output, ptc, pc, alias)
+    data = np.frombuffer(bytearray(b"".join(encoded)), dtype=np.uint8)  # writable: the kernel's signature
+    best, prob = _compiled.load(KERNEL).classify(data, offsets, nextmove, rowbase, output, ptc, pc, alias)
     return [(classes[b], float(p)) for b, p in zip(best.tolist(), prob.tolist(), strict=True)]

@@ -9,8 +9,9 @@ needs ``sacrebleu[ja]`` (mecab-python3 and ipadic), ``ko-mecab`` needs ``sacrebl
 
 Two exceptions, for speed: ``13a`` is :class:`Tokenizer13a` below, sacrebleu's own 13a with its
 first (and busiest) step done by ``str.replace`` instead of a regular-expression substitution, and
-``zh`` is :class:`TokenizerZh`, sacrebleu's zh with the same second half. They give the same output
-as sacrebleu's on every line (docs/decisions.md, "Faster 13a").
+``zh`` is :class:`TokenizerZh`, sacrebleu's zh with the same second half; TER's tokenizer is
+:class:`TokenizerTercom` (:func:`tercom_tokenizer`), sacrebleu's tercom without its per-match templates. They give
+the same output as sacrebleu's on every line (docs/decisions.md, "Faster 13a").
 """
 
 from __future__ import annotations
@@ -131,6 +132,151 @@ class TokenizerZh:
             return self._sacrebleu(line)
         chinese = self._sacrebleu._is_chinese_char
         return self._fast.regexp("".join(f" {c} " if chinese(c) else c for c in line.strip()))
+
+
+#: the string constants and names of sacrebleu 2.6.0's tercom functions that :class:`TokenizerTercom` does again
+#: (its patterns and templates, in order): any other sacrebleu keeps its own tokenizer
+_TERCOM_2_6_0 = {
+    "_normalize_general_and_western": (
+        ("\\n-", "", "\\n", " ", "&quot;", '"', "&amp;", "&", "&lt;", "<", "&gt;", ">", "([{-~[-` -&(-+:-@/])",
+         " \\1 ", "'s ", " 's ", "'s$", " 's", "([^0-9])([\\.,])", "\\1 \\2 ", "([\\.,])([^0-9])", " \\1 \\2",
+         "([0-9])(-)"),
+        ("re", "sub"),
+    ),
+    "_normalize_asian": (
+        ("([\\u4e00-\\u9fff\\u3400-\\u4dbf])", " \\1 ", "([\\u31c0-\\u31ef\\u2e80-\\u2eff])",
+         "([\\u3300-\\u33ff\\uf900-\\ufaff\\ufe30-\\ufe4f])", "([\\u3200-\\u3f22])",
+         "(^|^[\\u3040-\\u309f])([\\u3040-\\u309f]+)(?=$|^[\\u3040-\\u309f])", "\\1 \\2 ",
+         "(^|^[\\u30a0-\\u30ff])([\\u30a0-\\u30ff]+)(?=$|^[\\u30a0-\\u30ff])",
+         "(^|^[\\u31f0-\\u31ff])([\\u31f0-\\u31ff]+)(?=$|^[\\u31f0-\\u31ff])"),
+        ("re", "sub", "TercomTokenizer", "ASIAN_PUNCT", "FULL_WIDTH_PUNCT"),
+    ),
+    "_remove_punct": (('[\\.,\\?:;!\\"\\(\\)]', ""), ("re", "sub")),
+    "_remove_asian_punct": (("",), ("re", "sub", "TercomTokenizer", "ASIAN_PUNCT", "FULL_WIDTH_PUNCT")),
+    "__call__": (
+        ("", " "),
+        ("_case_sensitive", "lower", "_normalized", "_normalize_general_and_western", "_asian_support",
+         "_normalize_asian", "_no_punct", "_remove_punct", "_remove_asian_punct", "join", "split"),
+    ),
+    "ASIAN_PUNCT": "([\\u3001\\u3002\\u3008-\\u3011\\u3014-\\u301f\\uff61-\\uff65\\u30fb])",
+    "FULL_WIDTH_PUNCT": "([\\uff0e\\uff0c\\uff1f\\uff1a\\uff1b\\uff01\\uff02\\uff08\\uff09])",
+}  # fmt: skip
+
+
+def _tercom_is_2_6_0(module) -> bool:
+    """Whether sacrebleu's tercom tokenizer is made of the patterns, templates and calls that were proven."""
+    cls = module.TercomTokenizer
+    for name, expected in _TERCOM_2_6_0.items():
+        if name in ("ASIAN_PUNCT", "FULL_WIDTH_PUNCT"):
+            if getattr(cls, name, None) != expected:
+                return False
+            continue
+        func = getattr(cls.__call__, "__wrapped__", None) if name == "__call__" else getattr(module, name, None)
+        code = getattr(func, "__code__", None)
+        if code is None or (tuple(c for c in code.co_consts if isinstance(c, str)), code.co_names) != expected:
+            return False
+    return True
+
+
+class TokenizerTercom:
+    """sacrebleu 2.6.0's ``TercomTokenizer`` (TER's), with the same output and without its per-match templates.
+
+    With ``normalized`` (which mtlens sets for a Chinese or Japanese target), sacrebleu's tercom runs about 20
+    substitutions whose replacements are templates; Python 3.11 expands a template in Python once per match, and
+    with ``asian_support`` every Chinese character is a match of one of them (about 60 per line of WMT22 en-zh):
+    most of TER's tokenising time there. Here, in sacrebleu's order:
+
+    - the literal substitutions (``\\n-``, ``\\n``, the four entities, ``'s ``) are ``str.replace`` (a literal
+      pattern's matches are its occurrences, left to right, as ``replace`` finds them);
+    - the punctuation class ``([{-~[-` -&(-+:-@/])`` is 13a's first substitution: each character present
+      replaced, the space first (:class:`Tokenizer13a`, the characters read from its pattern);
+    - ``'s$`` and the three digit rules are sacrebleu's patterns, the rules with 13a's functions that build the
+      template's text;
+    - the Asian substitutions put spaces around single characters of fixed classes: the four classes before the
+      Hiragana/Katakana patterns as one class, the two after them as another, each in one ``re.split`` whose
+      pieces are joined with spaces; the three Hiragana/Katakana patterns (anchored at the line's start) run as
+      sacrebleu's patterns between the two, in sacrebleu's order; the removals are sacrebleu's patterns (their
+      replacement is empty, not a template).
+
+    Used only when sacrebleu's functions hold exactly 2.6.0's patterns, templates and calls
+    (:data:`_TERCOM_2_6_0`); else sacrebleu's tokenizer runs. Proven identical on every line of ../shared/data
+    and on random text, for every option set (tests/core/test_tokenizers.py)."""
+
+    def __init__(self, normalized=False, no_punct=False, asian_support=False, case_sensitive=False):
+        import re
+
+        from sacrebleu.tokenizers import tokenizer_ter
+
+        self._sacrebleu = tokenizer_ter.TercomTokenizer(normalized, no_punct, asian_support, case_sensitive)
+        self.options = (bool(normalized), bool(no_punct), bool(asian_support), bool(case_sensitive))
+        self.proven = _tercom_is_2_6_0(tokenizer_ter)
+        fast = get_tokenizer("13a")
+        self.proven = self.proven and bool(getattr(fast, "proven", False))
+        if self.proven:
+            self._padded = fast.padded
+            self._rules = fast._steps  # the three digit rules, in sacrebleu's order
+            self._final_s = re.compile("'s$").sub
+            asian = _TERCOM_2_6_0["_normalize_asian"][0]
+            # the four classes of single characters given spaces, as one class (each pattern is "([...])")
+            self._cjk = re.compile("([" + "".join(asian[k][2:-2] for k in (0, 2, 3, 4)) + "])").split
+            self._kana = [re.compile(asian[k]) for k in (5, 7, 8)]  # Hiragana, Katakana, its extensions
+            punct = _TERCOM_2_6_0["ASIAN_PUNCT"], _TERCOM_2_6_0["FULL_WIDTH_PUNCT"]
+            self._punct = re.compile("([" + "".join(p[2:-2] for p in punct) + "])")
+            self._no_punct = re.compile(_TERCOM_2_6_0["_remove_punct"][0][0]).sub
+
+    def signature(self) -> str:
+        return self._sacrebleu.signature()
+
+    @lru_cache(maxsize=2**16)  # noqa: B019 (one instance per option set, like sacrebleu's own cache)
+    def __call__(self, sent: str) -> str:
+        if not self.proven:
+            return self._sacrebleu(sent)
+        if not sent:
+            return ""
+        normalized, no_punct, asian, case_sensitive = self.options
+        if not case_sensitive:
+            sent = sent.lower()
+        if normalized:
+            sent = self._western(sent)
+            if asian:
+                sent = self._asian(sent)
+        if no_punct:
+            sent = self._no_punct("", sent)
+            if asian:
+                sent = self._punct.sub("", sent)
+        return " ".join(sent.split())
+
+    def _western(self, sent: str) -> str:
+        sent = sent.replace("\n-", "").replace("\n", " ")
+        if "&" in sent:
+            sent = sent.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+        sent = f" {sent} "
+        for c in self._padded:
+            if c in sent:
+                sent = sent.replace(c, f" {c} ")
+        sent = self._final_s(" 's", sent.replace("'s ", " 's "))
+        for sub, needs, build in self._rules:
+            if any(c in sent for c in needs):
+                sent = sub(build, sent)
+        return sent
+
+    def _asian(self, sent: str) -> str:
+        # split on a class in a group gives the text between its characters and the characters, in turn: joined
+        # with spaces, each such character has a space on each side (more spaces than sacrebleu's, never fewer:
+        # only the final split sees them, and the line still starts with a space for the anchored patterns)
+        sent = " ".join(self._cjk(sent))
+        for kana in self._kana:  # each alternative starts with ``^``: a match starts at the line's start or nowhere
+            if kana.match(sent):
+                sent = kana.sub(lambda m: m[1] + " " + m[2] + " ", sent)
+        return " ".join(self._punct.split(sent))
+
+
+@lru_cache(maxsize=16)
+def tercom_tokenizer(
+    normalized: bool = False, no_punct: bool = False, asian_support: bool = False, case_sensitive: bool = False
+) -> TokenizerTercom:
+    """TER's tokenizer for one option set, shared by every TER of the process (so is its cache)."""
+    return TokenizerTercom(bool(normalized), bool(no_punct), bool(asian_support), bool(case_sensitive))
 
 
 _instances: dict[str, Callable[[str], str]] = {}

@@ -14,8 +14,9 @@ Speed comes from compiled loops and from how a candidate shift's distance is fou
 (docs/decisions.md, "TER"):
 
 - **bit-parallel, without the beam** first (references of at most :data:`MAX_BITS` words): one
-  64-bit word per row (Hyyrö's bit-vector algorithm for the Levenshtein distance, 2003), from the
-  first row where the candidate differs from the current hypothesis on. Without the beam a distance
+  64-bit word per row up to 62 reference words, two beyond (Hyyrö's bit-vector algorithm for the
+  Levenshtein distance, 2003; the two-limb sum and shift carry by hand), from the first row where
+  the candidate differs from the current hypothesis on. Without the beam a distance
   can only be smaller; below :func:`_exact_below` (the cheapest any path through a cell the beam
   leaves out can be) it is the beam's too. A candidate whose gain is not positive or below the best
   one's even so cannot be the shift taken, and needs nothing more.
@@ -302,9 +303,12 @@ def _perform_shift(words, start, length, target, out):
             k += 1
 
 
-#: references of at most this many words are also aligned bit-parallel (one 64-bit word per row, kept
-#: below the sign bit)
-MAX_BITS = 62
+#: bits of one limb of the bit-parallel rows: a 64-bit word, kept below the sign bit (a sum of two limbs
+#: and a carry stays below 2**63)
+LIMB = 62
+#: references of at most this many words are also aligned bit-parallel: one limb per row up to ``LIMB``
+#: words, two limbs (bits ``LIMB`` on in the second, the carries between them done by hand) up to twice that
+MAX_BITS = 2 * LIMB
 
 
 @njit("(int64, int64)", cache=True)
@@ -331,16 +335,22 @@ def _exact_below(n_h, n_r):
     return best
 
 
-@njit("(int64[::1], int64[::1], int64[::1])", cache=True)
-def _match_bits(hyp, ref, eq):
-    """``eq[i]``: bit ``j`` set where reference word ``j`` equals hypothesis word ``i`` (``len(ref)``
-    at most :data:`MAX_BITS`)."""
+@njit("(int64[::1], int64[::1], int64[::1], int64[::1])", cache=True)
+def _match_bits(hyp, ref, eq, eq1):
+    """``eq[i]``: bit ``j`` set where reference word ``j`` equals hypothesis word ``i``, for ``j`` below
+    :data:`LIMB`; ``eq1[i]``: bit ``j - LIMB`` for the words from ``LIMB`` on (``len(ref)`` at most
+    :data:`MAX_BITS`)."""
     for i in range(hyp.shape[0]):
         m = 0
+        m1 = 0
         for j in range(ref.shape[0]):
             if hyp[i] == ref[j]:
-                m |= 1 << j
+                if j < LIMB:
+                    m |= 1 << j
+                else:
+                    m1 |= 1 << (j - LIMB)
         eq[i] = m
+        eq1[i] = m1
 
 
 @njit("(int64, int64, int64, int64, int64)", cache=True, inline="always")
@@ -361,15 +371,59 @@ def _bit_row(e, pv, mv, score, n_r):
     return (hn | ~(d0 | hp)) & full, hp & d0, score
 
 
-@njit("(int64[::1], int64, int64[::1], int64[::1], int64[::1])", cache=True)
-def _bit_rows(eq, n_r, pv, mv, score):
-    """The unrestricted edit distance's rows of the hypothesis of ``eq``, bit-parallel (Hyyrö 2003, as
-    rapidfuzz computes Levenshtein): row ``i`` as the bits of its differences between neighbouring
-    cells (``pv[i]``: +1, ``mv[i]``: -1) and its last cell ``score[i]``."""
-    full = (1 << n_r) - 1
-    pv[0], mv[0], score[0] = full, 0, n_r
+@njit(
+    "(int64, int64, int64, int64, int64, int64, int64, int64)",
+    cache=True,
+    inline="always",
+)
+def _bit_row2(e, e1, pv, pv1, mv, mv1, score, n_r):
+    """:func:`_bit_row` for a reference of ``LIMB`` + 1 .. :data:`MAX_BITS` words, its bits in two limbs (``e``,
+    ``pv``, ``mv``: bits 0 .. LIMB - 1; ``e1``, ``pv1``, ``mv1``: the rest): the same operations on the
+    two-limb number, the sum's carry and the shifted-out bits passed from the low limb to the high one."""
+    full = (1 << LIMB) - 1
+    full1 = (1 << (n_r - LIMB)) - 1
+    high1 = 1 << (n_r - LIMB - 1)
+    x = e | mv
+    x1 = e1 | mv1
+    low = (x & pv) + pv  # below 2**63: bit LIMB is the carry
+    high = (x1 & pv1) + pv1 + (low >> LIMB)
+    d0 = ((low ^ pv) | x) & full
+    d01 = ((high ^ pv1) | x1) & full1
+    hp = (mv | ~(d0 | pv)) & full
+    hp1 = (mv1 | ~(d01 | pv1)) & full1
+    hn = d0 & pv
+    hn1 = d01 & pv1
+    if hp1 & high1:
+        score += 1
+    elif hn1 & high1:
+        score -= 1
+    hp1 = ((hp1 << 1) | (hp >> (LIMB - 1))) & full1
+    hp = ((hp << 1) | 1) & full
+    hn1 = ((hn1 << 1) | (hn >> (LIMB - 1))) & full1
+    hn = (hn << 1) & full
+    return (hn | ~(d0 | hp)) & full, (hn1 | ~(d01 | hp1)) & full1, hp & d0, hp1 & d01, score
+
+
+@njit(
+    "(int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1], int64[::1])",
+    cache=True,
+)
+def _bit_rows(eq, eq1, n_r, pv, pv1, mv, mv1, score):
+    """The unrestricted edit distance's rows of the hypothesis of ``eq`` (and ``eq1``, :func:`_match_bits`),
+    bit-parallel (Hyyrö 2003, as rapidfuzz computes Levenshtein): row ``i`` as the bits of its
+    differences between neighbouring cells (``pv[i]``: +1, ``mv[i]``: -1; ``pv1``, ``mv1``: the second
+    limb's, zero up to ``LIMB`` reference words) and its last cell ``score[i]``."""
+    if n_r <= LIMB:
+        pv[0], pv1[0], mv[0], mv1[0], score[0] = (1 << n_r) - 1, 0, 0, 0, n_r
+        for i in range(eq.shape[0]):
+            pv[i + 1], mv[i + 1], score[i + 1] = _bit_row(eq[i], pv[i], mv[i], score[i], n_r)
+            pv1[i + 1], mv1[i + 1] = 0, 0
+        return
+    pv[0], pv1[0], mv[0], mv1[0], score[0] = (1 << LIMB) - 1, (1 << (n_r - LIMB)) - 1, 0, 0, n_r
     for i in range(eq.shape[0]):
-        pv[i + 1], mv[i + 1], score[i + 1] = _bit_row(eq[i], pv[i], mv[i], score[i], n_r)
+        pv[i + 1], pv1[i + 1], mv[i + 1], mv1[i + 1], score[i + 1] = _bit_row2(
+            eq[i], eq1[i], pv[i], pv1[i], mv[i], mv1[i], score[i], n_r
+        )
 
 
 @njit("(int64[::1], int64[::1], int64, int64, int64)", cache=True)
@@ -388,21 +442,23 @@ def _changed(words, shifted, start, length, target):
 
 
 @njit(
-    "(int64[::1], int64[::1], int64[::1], int64, int64[:, ::1], int64[:, ::1], int64, int64, int64,"
-    " int64[:, ::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1])",
+    "(int64[::1], int64[::1], int64[::1], int64[::1], int64, int64[:, ::1], int64[:, ::1], int64, int64, int64,"
+    " int64[:, ::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1],"
+    " int64[::1])",
     cache=True,
 )
 def _shift_round(
-    words, eq, ref, checked, costs, rest, first, rest_from, exact_below, buf, cand, cand_eq, pv, mv, score
-):
+    words, eq, eq1, ref, checked, costs, rest, first, rest_from, exact_below, buf, cand, cand_eq, cand_eq1, pv, pv1,
+    mv, mv1, score
+):  # fmt: skip
     """One round of ``lib_ter._shift``: the best shift of ``words`` (or gain 0).
 
     ``costs`` (:func:`edit_distance_rows`) is brought up to date for ``words``: it holds the table of the
     hypothesis before the last shift, whose rows up to ``first`` are still right (:func:`_changed`).
     ``rest`` (:func:`rest_costs`) is right for ``words`` from row ``rest_from`` on, and is brought up
     to date only when a candidate needs it. A candidate's distance is first computed bit-parallel
-    without the beam (``eq``: :func:`_match_bits` of ``words``; ``pv``, ``mv``, ``score``: room for
-    :func:`_bit_rows`), which is the beam's when below ``exact_below`` (:func:`_exact_below`);
+    without the beam (``eq``, ``eq1``: :func:`_match_bits` of ``words``; ``pv``, ``pv1``, ``mv``, ``mv1``,
+    ``score``: room for :func:`_bit_rows`), which is the beam's when below ``exact_below`` (:func:`_exact_below`);
     otherwise, if the candidate can still be the one taken, over its changed rows with the beam
     (:func:`edit_distance_between`, ``buf`` its two rows).
 
@@ -413,7 +469,7 @@ def _shift_round(
     pre_score = costs[n_h, n_r]
     bits = n_r <= MAX_BITS
     if bits:
-        _bit_rows(eq, n_r, pv, mv, score)
+        _bit_rows(eq, eq1, n_r, pv, pv1, mv, mv1, score)
     trace = trace_ops(costs, words, ref)
     # alignment of the flipped trace: insertions and deletions swap roles
     align = np.full(n_r, -2, dtype=np.int64)
@@ -449,14 +505,15 @@ def _shift_round(
     for start_h in range(n_h):
         if stop:
             break
-        matches = eq[start_h]  # with ``bits``: the reference words equal to this one
+        matches, matches1 = eq[start_h], eq1[start_h]  # with ``bits``: the reference words equal to this one
         for start_r in range(n_r):
             if stop:
                 break
             if bits:
-                if matches >> start_r == 0:
+                left = matches >> start_r if start_r < LIMB else matches1 >> (start_r - LIMB)
+                if left == 0 and (start_r >= LIMB or matches1 == 0):
                     break  # no equal reference word from here on
-                if not (matches >> start_r) & 1:
+                if not left & 1:
                     continue
             if abs(start_r - start_h) > MAX_SHIFT_DIST:
                 continue
@@ -490,32 +547,39 @@ def _shift_round(
                         if idx < start_h:
                             first, k = idx, idx
                             for x in range(start_h, start_h + length):
-                                cand[k], cand_eq[k], k = words[x], eq[x], k + 1
+                                cand[k], cand_eq[k], cand_eq1[k], k = words[x], eq[x], eq1[x], k + 1
                             for x in range(idx, start_h):
-                                cand[k], cand_eq[k], k = words[x], eq[x], k + 1
+                                cand[k], cand_eq[k], cand_eq1[k], k = words[x], eq[x], eq1[x], k + 1
                         elif idx > start_h + length:
                             first, k = start_h, start_h
                             for x in range(start_h + length, idx):
-                                cand[k], cand_eq[k], k = words[x], eq[x], k + 1
+                                cand[k], cand_eq[k], cand_eq1[k], k = words[x], eq[x], eq1[x], k + 1
                             for x in range(start_h, start_h + length):
-                                cand[k], cand_eq[k], k = words[x], eq[x], k + 1
+                                cand[k], cand_eq[k], cand_eq1[k], k = words[x], eq[x], eq1[x], k + 1
                         else:
                             first, k = start_h, start_h
                             for x in range(start_h + length, min(length + idx, n_h)):
-                                cand[k], cand_eq[k], k = words[x], eq[x], k + 1
+                                cand[k], cand_eq[k], cand_eq1[k], k = words[x], eq[x], eq1[x], k + 1
                             for x in range(start_h, start_h + length):
-                                cand[k], cand_eq[k], k = words[x], eq[x], k + 1
+                                cand[k], cand_eq[k], cand_eq1[k], k = words[x], eq[x], eq1[x], k + 1
                         last = k
                         while last > first and cand[last - 1] == words[last - 1]:
                             last -= 1
                         checked += 1
                         found = False
-                        if bits:
+                        if bits and n_r <= LIMB:
                             p_, m_, dist = pv[first], mv[first], score[first]
                             for x in range(first, last):
                                 p_, m_, dist = _bit_row(cand_eq[x], p_, m_, dist, n_r)
                             for x in range(last, n_h):
                                 p_, m_, dist = _bit_row(eq[x], p_, m_, dist, n_r)
+                        elif bits:
+                            p_, p1, m_, m1, dist = pv[first], pv1[first], mv[first], mv1[first], score[first]
+                            for x in range(first, last):
+                                p_, p1, m_, m1, dist = _bit_row2(cand_eq[x], cand_eq1[x], p_, p1, m_, m1, dist, n_r)
+                            for x in range(last, n_h):
+                                p_, p1, m_, m1, dist = _bit_row2(eq[x], eq1[x], p_, p1, m_, m1, dist, n_r)
+                        if bits:
                             found = dist < exact_below
                             # without the beam the distance can only be smaller: a candidate whose gain
                             # even so is not positive, or below the best's, cannot be the shift taken
@@ -570,11 +634,15 @@ def ter_pair(hyp, ref, shifts_out):
     words = hyp.copy()
     cand = np.empty(n_h, dtype=np.int64)
     eq = np.zeros(n_h, dtype=np.int64)
-    cand_eq = np.empty(n_h, dtype=np.int64)
+    eq1 = np.zeros(n_h, dtype=np.int64)
+    cand_eq = np.zeros(n_h, dtype=np.int64)
+    cand_eq1 = np.zeros(n_h, dtype=np.int64)
     if n_r <= MAX_BITS:
-        _match_bits(words, ref, eq)
+        _match_bits(words, ref, eq, eq1)
     pv = np.empty(n_h + 1, dtype=np.int64)
+    pv1 = np.empty(n_h + 1, dtype=np.int64)
     mv = np.empty(n_h + 1, dtype=np.int64)
+    mv1 = np.empty(n_h + 1, dtype=np.int64)
     score = np.empty(n_h + 1, dtype=np.int64)
     buf = np.empty((2, n_r + 1), dtype=np.int64)
     costs = edit_distance_rows(words, ref)
@@ -586,8 +654,9 @@ def ter_pair(hyp, ref, shifts_out):
     while True:
         # pre_score: the edit distance of ``words`` as they are now
         gain, start, length, idx, checked, pre_score, rest_from = _shift_round(
-            words, eq, ref, checked, costs, rest, first, rest_from, exact_below, buf, cand, cand_eq, pv, mv, score
-        )
+            words, eq, eq1, ref, checked, costs, rest, first, rest_from, exact_below, buf, cand, cand_eq, cand_eq1, pv,
+            pv1, mv, mv1, score,
+        )  # fmt: skip
         if checked >= MAX_SHIFT_CANDIDATES:
             break
         if gain <= 0:
@@ -601,6 +670,8 @@ def ter_pair(hyp, ref, shifts_out):
         words[:] = cand
         _perform_shift(eq, start, length, idx, cand_eq)
         eq[:] = cand_eq
+        _perform_shift(eq1, start, length, idx, cand_eq1)
+        eq1[:] = cand_eq1
         rest_from = max(rest_from, last)  # rows from ``last`` on depend on words that did not move
         shifts += 1
     # the loop ends without shifting ``words`` after the round that measured them (no gain, or the

@@ -23,6 +23,7 @@ def reference_notes(store, ev, imported=None, based=None) -> list[str]:
     from ..analysis.reference import free_checks, text_checks
     from ..core.language import known_pair
     from ..metrics import make_metric
+    from ..runtime import kernels
     from ..runtime.scoring import result_for, score_metrics
     from .evaluation import file_metrics, finished_neural
 
@@ -30,6 +31,8 @@ def reference_notes(store, ev, imported=None, based=None) -> list[str]:
     if not corpus.references or not corpus.systems:
         return []
     pair = known_pair(corpus.language_pair)
+    if pair[1]:  # the references' language is identified: its compiled loop built ahead of time (once), like TER's
+        kernels.prepare([kernels.LANGUAGE_CHECK])
     notes = text_checks(corpus.references, corpus.systems, corpus.source, pair)
     if imported is None:
         try:
