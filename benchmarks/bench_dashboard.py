@@ -14,7 +14,12 @@ Peers in the same run: sacrebleu 2.6.0 computing BLEU and chrF alone (two of the
 references prepared once; and sacrebleu's command line computing BLEU, chrF and TER of every system, one whole
 process (issue 62's mark: the first whole Rankings page on a fresh server in at most half that time).
 
-    python benchmarks/bench_dashboard.py [--pair en-de]     # any folder of ../shared/data/wmt, e.g. en-zh
+    python benchmarks/bench_dashboard.py [--pair en-de] [--metrics bleu,chrf,ter] [--same-ter]
+
+``--pair``: any folder of ../shared/data/wmt, e.g. en-zh. ``--metrics``: the Rankings page opened with these metrics
+only (a link that names them, as a colleague's link would), e.g. the three sacrebleu's command line computes.
+``--same-ter``: also sacrebleu's command line with the TER the page computes (for a Chinese or Japanese target,
+tercom's normalisation and Asian handling: sacrebleu's pure-Python TER then takes minutes per system).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 GOAL_PAGE, GOAL_FIRST = 3.0, 1.0
 
 
-def one_server(wait: bool, name: str = "en-de") -> dict:
+def one_server(wait: bool, name: str = "en-de", metrics: str = "") -> dict:
     """In this (new) process: a server, an upload, Rankings; the times as a dict."""
     from streamlit.testing.v1 import AppTest
 
@@ -60,6 +65,10 @@ def one_server(wait: bool, name: str = "en-de") -> dict:
     if wait:
         engine.WARMED.wait(120)
     first.clear()
+    if metrics:
+        from mtlens.service.rankings import METRICS_PARAM
+
+        at.query_params[METRICS_PARAM] = metrics
     t = time.perf_counter()
     at.switch_page("pages/1_Rankings.py").run()
     t_rank = time.perf_counter() - t
@@ -86,12 +95,24 @@ def sacrebleu_bleu_chrf(name: str) -> float:
     return sacrebleu_seconds([read(p) for p in ref_paths], [read(p) for p in sys_paths])
 
 
-def sacrebleu_cli(name: str) -> float:
+def page_ter_flags(name: str) -> list[str]:
+    """sacrebleu's flags for the TER the page computes for this pair (mtlens's language defaults: tercom's
+    normalisation and Asian handling for a Chinese or Japanese target, docs/decisions.md, "Language"); none for
+    the others, whose TER is sacrebleu's default."""
+    from mtlens.core.language import language_defaults, parse_pair
+
+    d = language_defaults(parse_pair(name)[1])
+    return [flag for key, flag in (("ter_normalized", "--ter-normalized"), ("ter_asian_support", "--ter-asian-support"))
+            if d[key]]  # fmt: skip
+
+
+def sacrebleu_cli(name: str, flags: list[str] = ()) -> float:
     """sacrebleu's command line, BLEU + chrF + TER of every system in one whole process (its language pair given,
-    so BLEU tokenises as for the target language, as the dashboard does)."""
+    so BLEU tokenises as for the target language, as the dashboard does); ``flags``: TER's options."""
     ref_paths, sys_paths = pair(name)
     exe = str(Path(sys.executable).with_name("sacrebleu"))
     cmd = [exe, *map(str, ref_paths), "-i", *map(str, sys_paths), "-m", "bleu", "chrf", "ter", "-l", name, "-f", "json"]
+    cmd += list(flags)
     t = time.perf_counter()
     subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT)
     return time.perf_counter() - t
@@ -103,18 +124,25 @@ def met(value: float, goal: float) -> str:
 
 def main():
     if sys.argv[1:2] == ["--one"]:
-        print(json.dumps(one_server(sys.argv[2] == "wait", sys.argv[3])))
+        print(json.dumps(one_server(sys.argv[2] == "wait", sys.argv[3], sys.argv[4])))
         return
     name = sys.argv[sys.argv.index("--pair") + 1] if "--pair" in sys.argv[1:-1] else "en-de"
+    chosen = sys.argv[sys.argv.index("--metrics") + 1] if "--metrics" in sys.argv[1:-1] else ""
     refs, systems = pair(name)  # one sentence, not a child's traceback, when ../shared/data is missing
     runs = {}
     for mode in ("wait", "now"):
         out = subprocess.run(
-            [sys.executable, __file__, "--one", mode, name], capture_output=True, text=True, check=True, cwd=ROOT
+            [sys.executable, __file__, "--one", mode, name, chosen],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
         )
         runs[mode] = json.loads(out.stdout.strip().splitlines()[-1])
     peer = sacrebleu_bleu_chrf(name)
     cli = sacrebleu_cli(name)
+    flags = page_ter_flags(name) if "--same-ter" in sys.argv else []
+    same = sacrebleu_cli(name, flags) if flags else cli  # the same TER as the page's (pure Python: slow on CJK)
     w, n = runs["wait"], runs["now"]
     print(f"{name}: {len(systems)} systems x {len(read(refs[0]))} lines x {len(refs)} references; metrics: "
           f"{', '.join(w['metrics'])} + bootstrap intervals")  # fmt: skip
@@ -130,11 +158,20 @@ def main():
     print(
         f"| peer: sacrebleu 2.6.0's command line, BLEU + chrF + TER of the {len(systems)} systems, one process | {cli:.2f} |"
     )
-    print(f"whole Rankings page (7 metrics + bootstrap) / sacrebleu's BLEU + chrF: {w['page'] / peer:.2f}x the time")
+    if flags:
+        print(f"| peer: the same with the page's TER ({' '.join(flags)}) | {same:.2f} |")
+    print(
+        f"whole Rankings page ({len(w['metrics'])} columns + bootstrap) / sacrebleu's BLEU + chrF: {w['page'] / peer:.2f}x the time"
+    )
     print(
         f"the first whole Rankings on a fresh server (at once after the upload) / sacrebleu's command line on BLEU + "
         f"chrF + TER: {n['page'] / cli:.2f}x the time (goal at most 0.5x: {'met' if n['page'] <= cli / 2 else 'not met'})"
     )
+    if flags:
+        print(
+            f"the same, against sacrebleu's command line computing the page's TER ({' '.join(flags)}): "
+            f"{n['page'] / same:.2f}x the time (goal at most 0.5x: {'met' if n['page'] <= same / 2 else 'not met'})"
+        )
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from ..conftest import run_python
+from ..conftest import SAMPLE, run_python
 from ..golden.cases import SAMPLE_TER
 from ..golden.make_sacrebleu_golden import excerpt_golden
 
@@ -423,3 +423,31 @@ print(json.dumps({{"dir": str(_compiled.cache_dir())}}))
 """
     got = run_python(code, HOME=str(tmp_path / "home"))
     assert got["dir"] == str(tmp_path / "home" / ".cache" / "mtlens" / "kernels")
+
+
+def test_the_language_identification_is_built_ahead_of_time_and_a_score_process_needs_no_numba(tmp_path):
+    """The references' language check (``score -l``) identifies every line with the compiled loop of
+    :mod:`mtlens.checks.langid_batch`: prepare builds it ahead of time like the metrics' kernels, and a later process
+    identifies lines without importing numba, with the same languages and probabilities as numba's loop (which
+    tests/checks/test_langid_batch.py holds to py3langid's own)."""
+    from mtlens.checks.langid_batch import KERNEL, classify_many
+
+    lines = [x for p in sorted(SAMPLE.glob("*.txt")) for x in p.read_text(encoding="utf-8").splitlines()[:60]]
+    want = classify_many(lines)  # this process: numba's loop, or a build of this installation
+    done = run_fresh(
+        f"kernels.prepare([kernels.LANGUAGE_CHECK]); print(json.dumps(_compiled.built({KERNEL!r})))", tmp_path
+    )
+    assert done is True
+    later = run_fresh(
+        """
+        from mtlens.checks.langid_batch import classify_many
+        got = classify_many(DATA)
+        print(json.dumps({"got": got, "numba": "numba" in sys.modules, "aot": any(m.endswith("_langid_kernel_aot")
+                          for m in sys.modules)}))
+        """,
+        tmp_path,
+        data=lines,
+    )
+    assert later["aot"] and not later["numba"]
+    assert [lang for lang, _ in later["got"]] == [lang for lang, _ in want] and len(want) > 100
+    np.testing.assert_allclose([p for _, p in later["got"]], [p for _, p in want], rtol=0, atol=1e-6)
