@@ -16,6 +16,7 @@ the same output as sacrebleu's on every line (docs/decisions.md, "Faster 13a").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from importlib import import_module
@@ -107,21 +108,36 @@ class Tokenizer13a:
 class TokenizerZh:
     """sacrebleu 2.6.0's zh tokenizer: the same output, with its second half done as :class:`Tokenizer13a` does it.
 
-    sacrebleu's zh puts spaces around every character its ``_is_chinese_char`` names (used here as it is), then
-    runs ``TokenizerRegexp``, the same four substitutions as 13a's. Its first substitution matches every space, and
-    a line of Chinese has a space on each side of each character, so Python expanded the template ``' \\1 '`` about
-    80 times per line of WMT22 en-zh: most of BLEU's time on a Chinese test set. :meth:`Tokenizer13a.regexp` gives
-    the same string; where sacrebleu's patterns are not 2.6.0's, sacrebleu's own tokenizer runs. Proven identical on
-    every Chinese line of ../shared/data and on random text (tests/core/test_tokenizers.py)."""
+    sacrebleu's zh strips the line, puts spaces around every character its ``_is_chinese_char`` names, then runs
+    ``TokenizerRegexp``, the same four substitutions as 13a's. Its first substitution matches every space, and a line
+    of Chinese has a space on each side of each character, so Python expanded the template ``' \\1 '`` about 80 times
+    per line of WMT22 en-zh: most of BLEU's time on a Chinese test set. :meth:`Tokenizer13a.regexp` gives the same
+    string; where sacrebleu's patterns are not 2.6.0's, sacrebleu's own tokenizer runs.
+
+    The first half asks ``_is_chinese_char`` once per character (a Python call each). :attr:`chinese` is the same set
+    as one regular-expression class (:func:`chinese_class`), and ``" ".join`` of ``re.split`` on it in a group is
+    exactly sacrebleu's string: between the pieces, each such character with one space on each side. Used when
+    sacrebleu's two functions are 2.6.0's (they read ``_UCODE_RANGES`` and nothing else); otherwise its function is
+    asked per character. Proven identical on every Chinese line of ../shared/data and on random text, the class on
+    every code point (tests/core/test_tokenizers.py)."""
 
     def __init__(self):
-        from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh as SacreTokenizerZh
+        from sacrebleu.tokenizers import tokenizer_zh
 
-        self._sacrebleu = SacreTokenizerZh()
+        self._sacrebleu = tokenizer_zh.TokenizerZh()
         self._fast = get_tokenizer("13a")
         rest = [(p.pattern, t) for p, t in self._sacrebleu._post_tokenizer._re]
         thirteen = [(p.pattern, t) for p, t in self._fast._sacrebleu._post_tokenizer._re]
         self.proven = bool(getattr(self._fast, "proven", False)) and rest == thirteen
+        names = (
+            getattr(getattr(tokenizer_zh.TokenizerZh._is_chinese_char, "__wrapped__", None), "__code__", None),
+            getattr(getattr(tokenizer_zh.TokenizerZh.__call__, "__wrapped__", None), "__code__", None),
+        )
+        as_260 = [getattr(c, "co_names", None) for c in names] == [
+            ("_UCODE_RANGES",),
+            ("strip", "_is_chinese_char", "_post_tokenizer"),
+        ]
+        self.chinese = chinese_class(tokenizer_zh._UCODE_RANGES) if as_260 else None
 
     def signature(self) -> str:
         return self._sacrebleu.signature()
@@ -130,8 +146,23 @@ class TokenizerZh:
     def __call__(self, line: str) -> str:
         if not self.proven:
             return self._sacrebleu(line)
+        if self.chinese is not None:
+            return self._fast.regexp(" ".join(self.chinese.split(line.strip())))
         chinese = self._sacrebleu._is_chinese_char
         return self._fast.regexp("".join(f" {c} " if chinese(c) else c for c in line.strip()))
+
+
+def chinese_class(ranges) -> re.Pattern:
+    """The characters ``c`` with ``start <= c <= end`` for some ``(start, end)`` of ``ranges`` (sacrebleu's
+    ``_is_chinese_char``), as ``([...])``. The bounds are strings compared as strings: two of sacrebleu's are two
+    characters long (``'\\u20000'`` is U+2000 then ``0``), and one character ``c`` is at least ``s0 + rest`` only when
+    it is above ``s0``, and at most ``e0 + rest`` whenever it is at most ``e0``."""
+    parts = []
+    for start, end in ranges:
+        lo, hi = ord(start[0]) + (len(start) > 1), ord(end[0])
+        if lo <= hi:
+            parts.append(f"\\U{lo:08x}-\\U{hi:08x}")
+    return re.compile("([" + "".join(parts) + "])")
 
 
 #: the string constants and names of sacrebleu 2.6.0's tercom functions that :class:`TokenizerTercom` does again
@@ -200,11 +231,9 @@ class TokenizerTercom:
 
     Used only when sacrebleu's functions hold exactly 2.6.0's patterns, templates and calls
     (:data:`_TERCOM_2_6_0`); else sacrebleu's tokenizer runs. Proven identical on every line of ../shared/data
-    and on random text, for every option set (tests/core/test_tokenizers.py)."""
+    and on random text, for every option set (tests/core/test_tokenizer_tercom.py)."""
 
     def __init__(self, normalized=False, no_punct=False, asian_support=False, case_sensitive=False):
-        import re
-
         from sacrebleu.tokenizers import tokenizer_ter
 
         self._sacrebleu = tokenizer_ter.TercomTokenizer(normalized, no_punct, asian_support, case_sensitive)

@@ -165,6 +165,28 @@ def test_zh_identical_on_any_unicode(zh, line):
     assert mtlens_zh(zh, line) == sacrebleu_zh(line)
 
 
+def test_zh_chinese_class_is_exactly_the_characters_sacrebleus_function_names(zh):
+    # every code point, surrogates included: sacrebleu's ``_is_chinese_char`` compares strings, and two of its bounds
+    # are two characters long ('\u20000' is U+2000 then '0'), which makes U+2001 .. U+2A6D Chinese for it
+    named = SacreTokenizerZh._is_chinese_char
+    assert zh.chinese is not None
+    differ = [c for c in range(0x110000) if bool(zh.chinese.fullmatch(chr(c))) != named(chr(c))]
+    assert differ == []
+    assert named("\u2001") and not named("\u2000") and named("\u2a6d") and not named("\u2a6e")
+
+
+def test_zh_asks_sacrebleus_function_when_it_is_not_260s(monkeypatch):
+    from sacrebleu.tokenizers import tokenizer_zh
+
+    def other(uchar):  # another definition: digits are "Chinese" too
+        return uchar.isdigit()
+
+    monkeypatch.setattr(tokenizer_zh.TokenizerZh, "_is_chinese_char", staticmethod(other))
+    z = TokenizerZh()
+    assert z.proven and z.chinese is None
+    assert mtlens_zh(z, "ab12 中") == "ab 1 2 中" == type(z._sacrebleu).__call__.__wrapped__(z._sacrebleu, "ab12 中")
+
+
 def test_a_changed_sacrebleu_pattern_falls_back_to_sacrebleus_tokenizer(monkeypatch):
     from sacrebleu.tokenizers import tokenizer_re
 
