@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..metrics import _compiled
-from .langid_model import identifier
+from .langid_model import identifier, loop_arrays
 
 #: the compiled loop's module (built ahead of time like the metrics' kernels: :mod:`mtlens.runtime.kernels`)
 KERNEL = "mtlens.metrics._langid_kernel"
@@ -32,7 +32,14 @@ def prepared() -> None:
 
 @functools.lru_cache(maxsize=1)
 def _model():
-    """The identifier's arrays as the compiled loop reads them (float32 rows: about 57 MB, kept once per process)."""
+    """The identifier's arrays as the compiled loop reads them (float32 rows: about 57 MB): mapped from the kernels'
+    cache folder, where they are kept in that form (:func:`.langid_model.loop_arrays`), so a process reads them in
+    milliseconds and the processes of one machine share their pages."""
+    return loop_arrays(_arrays_for_the_loop)
+
+
+def _arrays_for_the_loop():
+    """The arrays of py3langid's identifier in the form and types the compiled loop reads."""
     ident = identifier()
     alias = np.array(ident._alias_pairs or np.empty((0, 2)), dtype=np.int64).reshape(-1, 2)
     return (

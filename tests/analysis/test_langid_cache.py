@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mtlens.checks import langid_model
@@ -85,3 +86,58 @@ def test_score_checks_the_references_without_importing_scipy_stats(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "reference_notes" in json.loads(done.stdout)  # the checks ran
     assert json.loads(done.stderr.strip().splitlines()[-1]) == {"stats": False}
+
+
+@pytest.fixture
+def loop_cache(cache):
+    from mtlens.checks import langid_batch
+
+    langid_batch._model.cache_clear()
+    yield cache
+    langid_batch._model.cache_clear()
+
+
+def test_the_loops_arrays_are_kept_mapped_and_equal_to_those_made_from_the_model(loop_cache):
+    from mtlens.checks import langid_batch
+
+    first = langid_batch._model()  # made from py3langid's identifier, then written
+    (folder,) = loop_cache.glob("py3langid-*-loop")
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [f"{name}.npy" for name, _, _ in langid_model.LOOP_ARRAYS] + ["classes.npy"]
+    )
+    langid_batch._model.cache_clear()
+    mapped = langid_batch._model()  # read back: mapped, writable (the loop's signature), the same numbers
+    made = langid_batch._arrays_for_the_loop()
+    for a, b, c in zip(mapped[:6], first[:6], made[:6], strict=True):
+        assert a.dtype == c.dtype and a.flags.c_contiguous and a.flags.writeable
+        np.testing.assert_array_equal(a, c)
+        np.testing.assert_array_equal(b, c)
+    assert mapped[6] == made[6] and len(made[6]) > 90
+    theirs = _theirs()
+    got = langid_batch.classify_many(LINES)
+    assert [lang for lang, _ in got] == [theirs.classify(line)[0] for line in LINES]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "link", "other dtype", "object classes"])
+def test_a_damaged_loop_folder_is_rebuilt_and_a_link_is_not_followed(loop_cache, damage):
+    from mtlens.checks import langid_batch
+
+    langid_batch._model()
+    (folder,) = loop_cache.glob("py3langid-*-loop")
+    ptc = folder / "ptc.npy"
+    if damage == "truncated":
+        ptc.write_bytes(ptc.read_bytes()[:1000])
+    elif damage == "link":
+        elsewhere = loop_cache.parent / "elsewhere.npy"
+        np.save(elsewhere, np.zeros((3, 3), dtype=np.float32))
+        ptc.unlink()
+        ptc.symlink_to(elsewhere)
+    elif damage == "other dtype":
+        np.save(ptc, np.zeros((3, 3), dtype=np.float64))
+    else:
+        # a pickled object array: never unpickled (allow_pickle=False), so the folder is not read
+        np.save(folder / "classes.npy", np.array(["de", None], dtype=object), allow_pickle=True)
+    assert langid_model._read_loop(folder) is None
+    langid_batch._model.cache_clear()
+    assert langid_batch.classify_many(LINES[:1])[0][0] == "de"  # made again from the model, and written again
+    assert not ptc.is_symlink() and langid_model._read_loop(folder) is not None

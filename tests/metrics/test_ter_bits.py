@@ -45,11 +45,11 @@ def test_bit_rows_equal_the_plain_table_on_each_side_of_the_limbs(n_r):
         assert max(pv.max(), pv1.max(), mv.max(), mv1.max()) < 2**K.LIMB
 
 
-@pytest.mark.parametrize("n_r", [60, 62, 63, 70, 90, 124, 125, 130])
+@pytest.mark.parametrize("n_r", [62, 63, 90, 124, 125])
 def test_ter_pair_equals_sacrebleus_ter_around_and_beyond_two_limbs(n_r):
     rng = np.random.default_rng(1000 + n_r)
     none = np.empty((0, 3), dtype=np.int64)
-    for case in range(6):
+    for case in range(4):
         vocab = [f"w{k}" for k in range(int(rng.integers(3, 25)))]
         ref = [vocab[k] for k in rng.integers(0, len(vocab), n_r)]
         n_h = int(rng.integers(n_r // 2, n_r + 20))
