@@ -129,7 +129,6 @@ def fingerprint(corpus: Corpus) -> str:
     return h.hexdigest()[:24]
 
 
-@st.cache_resource(show_spinner=False)
 def saved_id(ds: Dataset) -> str:
     """The id of a saved set, where a screen acts on one (the sample is a saved set too; an upload that could not be
     saved has none, and the screens that need one say so before)."""
@@ -137,6 +136,7 @@ def saved_id(ds: Dataset) -> str:
     return ds.set_id
 
 
+@st.cache_resource(show_spinner=False)
 def sample_dataset() -> Dataset:
     """The bundled sample (read once per process)."""
     refs, systems, _ = sample_files()
