@@ -9,6 +9,7 @@ punctuation) and any Unicode text.
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 from hypothesis import given
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from sacrebleu.tokenizers import tokenizer_ter
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
-from mtlens.core.tokenizers import TokenizerTercom, tercom_tokenizer
+from mtlens.core.tokenizers import _TERCOM_2_6_0, TokenizerTercom, tercom_tokenizer
 from mtlens.metrics.ter import TER
 
 from ..conftest import SAMPLE, SHARED, TESTDATA
@@ -133,3 +134,10 @@ def test_a_changed_sacrebleu_rule_falls_back_to_sacrebleus_tokenizer(monkeypatch
 
     monkeypatch.setattr(tokenizer_ter, "_normalize_general_and_western", changed)
     assert not TokenizerTercom(True, False, False, False).proven
+
+
+def test_the_punctuation_class_is_13as_first_substitutions():
+    # tercom's Western punctuation class is done with 13a's list of padded characters: the same set, every code point
+    pattern = re.compile(_TERCOM_2_6_0["_normalize_general_and_western"][0][12])
+    matched = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF and pattern.fullmatch(chr(c))]
+    assert sorted(matched) == sorted(tercom_tokenizer(True)._padded) and len(matched) == 29
