@@ -128,8 +128,9 @@ def test_parity_with_sacrebleu_where_the_beam_decides_and_beyond_62_reference_wo
     """Real lines joined into shapes where the kernel leaves its bit-parallel shortcut: references about
     three times the hypothesis's length (the beam then leaves out cells every cheap path would use, so
     each candidate's distance is checked against the beam or the candidate is shown unable to win), and
-    references of more than 62 words (no bit-parallel row). sacrebleu's own TER is the oracle (its per-line
-    statistics: tests/golden/excerpts.json, case ter-beam-shapes)."""
+    references of more than 62 words (bit-parallel rows of two limbs; tests/metrics/test_ter_bits.py tests them on
+    their own). sacrebleu's own TER is the oracle (its per-line statistics: tests/golden/excerpts.json, case
+    ter-beam-shapes)."""
     import mtlens.metrics.ter as ter_module
 
     monkeypatch.setattr(ter_module, "PLAIN_PAIRS", -1)  # the kernel, whatever the job's size
