@@ -501,6 +501,7 @@ def _shift_round(
 
     have_best = False
     b_gain, b_len, b_neg_start, b_neg_idx = 0, 0, 0, 0
+    slack = pre_score - score[n_h] if bits else INF  # the beam's distance of ``words`` less the unrestricted one
     stop = False
     for start_h in range(n_h):
         if stop:
@@ -566,6 +567,11 @@ def _shift_round(
                         while last > first and cand[last - 1] == words[last - 1]:
                             last -= 1
                         checked += 1
+                        # moving ``length`` words costs at most ``2 * length`` edits between ``words`` and the
+                        # candidate, so the candidate's distance is at least ``words``' without the beam less that
+                        # (``slack``: how far the beam's distance of ``words`` is above it)
+                        if have_best and slack + 2 * length < b_gain:
+                            continue
                         found = False
                         if bits and n_r <= LIMB:
                             p_, m_, dist = pv[first], mv[first], score[first]
