@@ -17,11 +17,8 @@ def identifier():
     modification time, and rebuilt from the packed file whenever it is missing, unreadable or not a regular file."""
     from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
 
-    from ..metrics._compiled import cache_dir
-
     packed = MODEL_DIR / MODEL_FILE
-    stat = packed.stat()
-    plain = cache_dir() / f"py3langid-{stat.st_size}-{stat.st_mtime_ns}.npz"
+    plain = _cached(".npz")
     arrays = _read_plain(plain)
     if arrays is None and _write_plain(packed, plain):
         arrays = _read_plain(plain)
@@ -34,10 +31,36 @@ def identifier():
 _MODEL_KEYS = ("ptc", "pc", "classes", "nextmove", "nextmove_row", "out_feat")
 
 
-def _read_plain(path):
-    """The model's arrays from the decompressed copy (as py3langid's ``load_model`` returns them), or None."""
+def _cached(suffix: str):
+    """Where a copy of the model (named with this ``suffix``) is kept in the kernels' cache folder: its name holds the
+    packed file's size and modification time, so another py3langid gets copies of its own."""
+    from py3langid.langid import MODEL_DIR, MODEL_FILE
+
+    from ..metrics._compiled import cache_dir
+
+    stat = (MODEL_DIR / MODEL_FILE).stat()
+    return cache_dir() / f"py3langid-{stat.st_size}-{stat.st_mtime_ns}{suffix}"
+
+
+def _open_regular(path):
+    """``path`` opened for reading if it is a regular file and not a link (the cache is never read through a link
+    planted in it), else None."""
     import os
     import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    f = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        f.close()
+        return None
+    return f
+
+
+def _read_plain(path):
+    """The model's arrays from the decompressed copy (as py3langid's ``load_model`` returns them), or None."""
     import zipfile
     from array import array
 
@@ -48,16 +71,12 @@ def _read_plain(path):
         out.frombytes(np.ascontiguousarray(a).tobytes())
         return out
 
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
+    f = _open_regular(path)
+    if f is None:
         return None
     try:
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return None
-            with np.load(f, allow_pickle=False) as data:
-                a = {k: data[k] for k in _MODEL_KEYS}
+        with f, np.load(f, allow_pickle=False) as data:
+            a = {k: data[k] for k in _MODEL_KEYS}
         return (
             a["ptc"],
             a["pc"],
@@ -100,12 +119,7 @@ def loop_arrays(build):
     """The compiled loop's arrays (``build()`` makes them: six arrays and the list of classes), mapped copy-on-write
     from a folder of the kernels' cache keyed like the decompressed model; the folder is written (whole, then
     renamed) when it is missing or anything in it is unreadable, of another type or a link."""
-    from py3langid.langid import MODEL_DIR, MODEL_FILE
-
-    from ..metrics._compiled import cache_dir
-
-    stat = (MODEL_DIR / MODEL_FILE).stat()
-    folder = cache_dir() / f"py3langid-{stat.st_size}-{stat.st_mtime_ns}-loop"
+    folder = _cached("-loop")
     got = _read_loop(folder)
     if got is None:
         got = build()
@@ -115,18 +129,15 @@ def loop_arrays(build):
 
 def _read_loop(folder):
     """The arrays of :func:`loop_arrays`' folder, or None (missing, a link, another type, not whole)."""
-    import os
-    import stat
-
     import numpy as np
 
     out = []
     try:
         for name, dtype, ndim in (*LOOP_ARRAYS, ("classes", None, 1)):
-            fd = os.open(folder / f"{name}.npy", os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            with os.fdopen(fd, "rb") as f:
-                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                    return None
+            f = _open_regular(folder / f"{name}.npy")
+            if f is None:
+                return None
+            with f:
                 if dtype is None:  # the class names: a small array of strings (never an object array)
                     names = np.load(f, allow_pickle=False)
                     if names.dtype.kind != "U":
