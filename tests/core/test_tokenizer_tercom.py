@@ -8,6 +8,7 @@ punctuation) and any Unicode text.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -21,30 +22,21 @@ from mtlens.core.tokenizers import _TERCOM_2_6_0, TokenizerTercom, tercom_tokeni
 from mtlens.metrics.ter import TER
 
 from ..conftest import SAMPLE, SHARED, TESTDATA
-from .test_tokenizers import CJK, RULES, SETTINGS, _lines
+from .test_tokenizers import CJK, RULES, SETTINGS, _lines, assert_same, uncached
 
 #: (normalized, no_punct, asian_support, case_sensitive): all 16
 OPTION_SETS = list(itertools.product([False, True], repeat=4))
 
 
 def sacrebleu_tercom(options, line: str) -> str:
-    """sacrebleu's tercom, computed: a new instance each time, so its cache (keyed by the instance) never answers."""
-    sb = TercomTokenizer(*options)
-    return type(sb).__call__.__wrapped__(sb, line)
-
-
-def mtlens_tercom(tok: TokenizerTercom, line: str) -> str:
-    return type(tok).__call__.__wrapped__(tok, line)
+    """sacrebleu's tercom, computed (its cache never answers)."""
+    return uncached(TercomTokenizer(*options), line)
 
 
 def _assert_same(options, lines) -> int:
     tok = TokenizerTercom(*options)
     assert tok.proven
-    n = 0
-    for line in lines:
-        assert mtlens_tercom(tok, line) == sacrebleu_tercom(options, line), (options, line)
-        n += 1
-    return n
+    return assert_same(tok, lines, theirs=functools.partial(sacrebleu_tercom, options))
 
 
 def test_ter_tokenizes_with_it_and_shares_one_per_option_set():
@@ -105,14 +97,14 @@ TEXT = st.lists(st.one_of(RULES, CJK, KANA, st.sampled_from(["'s", "'s ", "'S", 
 @given(st.sampled_from(OPTION_SETS), TEXT.map("".join))
 def test_identical_on_text_built_from_the_rules(options, line):
     tok = tercom_tokenizer(*options)
-    assert mtlens_tercom(tok, line) == sacrebleu_tercom(options, line)
+    assert uncached(tok, line) == sacrebleu_tercom(options, line)
 
 
 @SETTINGS
 @given(st.sampled_from(OPTION_SETS), st.text(st.characters(exclude_categories=("Cs",)), max_size=60))
 def test_identical_on_any_unicode(options, line):
     tok = tercom_tokenizer(*options)
-    assert mtlens_tercom(tok, line) == sacrebleu_tercom(options, line)
+    assert uncached(tok, line) == sacrebleu_tercom(options, line)
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=str)
@@ -126,7 +118,7 @@ def test_a_changed_sacrebleu_rule_falls_back_to_sacrebleus_tokenizer(monkeypatch
     monkeypatch.setattr(tokenizer_ter.TercomTokenizer, "ASIAN_PUNCT", r"([\u3001\u3002])")
     t = TokenizerTercom(True, False, True, False)
     assert not t.proven
-    assert mtlens_tercom(t, "中「文」") == t._sacrebleu("中「文」") == "中 「 文 」"
+    assert uncached(t, "中「文」") == t._sacrebleu("中「文」") == "中 「 文 」"
     monkeypatch.undo()
 
     def changed(sent):  # a pattern of the Western rules changed: its constants differ
