@@ -89,20 +89,35 @@ class Tokenizer13a:
         if not self.proven:
             return self._sacrebleu(line)
         line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
-        if "&" in line:
-            line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
-        return self.regexp(f" {line} ")
+        return self.regexp(f" {_unescape(line)} ")
 
     def regexp(self, line: str) -> str:
         """sacrebleu's ``TokenizerRegexp`` (the second half that 13a and zh share) on ``line``, as above; only when
         :attr:`proven`."""
+        return " ".join(self.digit_rules(self.pad(line)).split())
+
+    def pad(self, line: str) -> str:
+        """The first substitution, ``([{-~[-` -&(-+:-@/])`` -> ``' \\1 '``: each padded character present replaced, the
+        space first (tercom's Western punctuation is the same substitution)."""
         for c in self.padded:
             if c in line:
                 line = line.replace(c, f" {c} ")
+        return line
+
+    def digit_rules(self, line: str) -> str:
+        """The three substitutions after it (periods, commas and dashes next to digits), in sacrebleu's order, each
+        skipped when the line lacks the character every match needs (tercom's Western rules end with the same)."""
         for sub, needs, build in self._steps:
             if any(c in line for c in needs):
                 line = sub(build, line)
-        return " ".join(line.split())
+        return line
+
+
+def _unescape(line: str) -> str:
+    """The four entities sacrebleu's 13a and tercom unescape, in their order."""
+    if "&" in line:
+        line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    return line
 
 
 class TokenizerZh:
@@ -238,12 +253,9 @@ class TokenizerTercom:
 
         self._sacrebleu = tokenizer_ter.TercomTokenizer(normalized, no_punct, asian_support, case_sensitive)
         self.options = (bool(normalized), bool(no_punct), bool(asian_support), bool(case_sensitive))
-        self.proven = _tercom_is_2_6_0(tokenizer_ter)
-        fast = get_tokenizer("13a")
-        self.proven = self.proven and bool(getattr(fast, "proven", False))
+        self._13a = get_tokenizer("13a")  # its punctuation and digit rules are tercom's Western ones
+        self.proven = _tercom_is_2_6_0(tokenizer_ter) and bool(getattr(self._13a, "proven", False))
         if self.proven:
-            self._padded = fast.padded
-            self._rules = fast._steps  # the three digit rules, in sacrebleu's order
             self._final_s = re.compile("'s$").sub
             asian = _TERCOM_2_6_0["_normalize_asian"][0]
             # the four classes of single characters given spaces, as one class (each pattern is "([...])")
@@ -276,23 +288,15 @@ class TokenizerTercom:
         return " ".join(sent.split())
 
     def _western(self, sent: str) -> str:
-        sent = sent.replace("\n-", "").replace("\n", " ")
-        if "&" in sent:
-            sent = sent.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
-        sent = f" {sent} "
-        for c in self._padded:
-            if c in sent:
-                sent = sent.replace(c, f" {c} ")
-        sent = self._final_s(" 's", sent.replace("'s ", " 's "))
-        for sub, needs, build in self._rules:
-            if any(c in sent for c in needs):
-                sent = sub(build, sent)
-        return sent
+        sent = _unescape(sent.replace("\n-", "").replace("\n", " "))
+        sent = self._13a.pad(f" {sent} ")
+        return self._13a.digit_rules(self._final_s(" 's", sent.replace("'s ", " 's ")))
 
     def _asian(self, sent: str) -> str:
         # split on a class in a group gives the text between its characters and the characters, in turn: joined
-        # with spaces, each such character has a space on each side (more spaces than sacrebleu's, never fewer:
-        # only the final split sees them, and the line still starts with a space for the anchored patterns)
+        # with spaces, each such character has one space on each side, as sacrebleu gives it (two there for one in
+        # two of its classes: only the final split sees spaces, and the line still starts with one for the
+        # anchored patterns)
         sent = " ".join(self._cjk(sent))
         for kana in self._kana:  # each alternative starts with ``^``: a match starts at the line's start or nowhere
             if kana.match(sent):

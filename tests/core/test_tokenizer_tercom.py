@@ -132,4 +132,4 @@ def test_the_punctuation_class_is_13as_first_substitutions():
     # tercom's Western punctuation class is done with 13a's list of padded characters: the same set, every code point
     pattern = re.compile(_TERCOM_2_6_0["_normalize_general_and_western"][0][12])
     matched = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF and pattern.fullmatch(chr(c))]
-    assert sorted(matched) == sorted(tercom_tokenizer(True)._padded) and len(matched) == 29
+    assert sorted(matched) == sorted(tercom_tokenizer(True)._13a.padded) and len(matched) == 29
