@@ -38,8 +38,9 @@ sys.path.insert(0, str(ROOT))
 GOAL_PAGE, GOAL_FIRST = 3.0, 1.0
 
 
-def one_server(wait: bool, name: str = "en-de", metrics: str = "") -> dict:
-    """In this (new) process: a server, an upload, Rankings; the times as a dict."""
+def one_server(wait: bool, name: str = "en-de", chosen: str = "") -> dict:
+    """In this (new) process: a server, an upload, Rankings (with the metrics ``chosen`` names, comma-separated, if
+    any); the times as a dict."""
     from streamlit.testing.v1 import AppTest
 
     from mtlens.runtime import engine
@@ -65,10 +66,10 @@ def one_server(wait: bool, name: str = "en-de", metrics: str = "") -> dict:
     if wait:
         engine.WARMED.wait(120)
     first.clear()
-    if metrics:
+    if chosen:
         from mtlens.service.rankings import METRICS_PARAM
 
-        at.query_params[METRICS_PARAM] = metrics
+        at.query_params[METRICS_PARAM] = chosen
     t = time.perf_counter()
     at.switch_page("pages/1_Rankings.py").run()
     t_rank = time.perf_counter() - t
