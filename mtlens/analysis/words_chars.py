@@ -20,7 +20,7 @@ import numpy as np
 from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..metrics import BLEU, CharBLEU, bleu_from_totals
-from ..runtime.engine import statistics_many
+from ..runtime.tasks import statistics_many
 from .correlation import cohen_kappa, grades, pearson
 
 ANALOGY_THRESHOLD = 0.9

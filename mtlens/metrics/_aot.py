@@ -21,6 +21,28 @@ from pathlib import Path
 from . import _compiled
 
 
+@contextlib.contextmanager
+def _releasing_the_gil(pycc_compiler):
+    """While ``cc.compile()`` runs, every exported function's Python wrapper releases the interpreter lock around
+    the compiled call, as numba's ``nogil=True`` makes its just-in-time wrapper do: the kernels touch no Python
+    object, so another thread of the process (the dashboard's, sharing a job) runs beside them. ``numba.pycc``
+    builds its compile flags itself (``Flags()`` in ``_cull_exports``) and has no option for it, so its module's
+    ``Flags`` is this subclass for the build. A numba whose flags lack the option raises here, and the build's
+    marker says so (numba's kernels, with ``nogil``, are used)."""
+    base = pycc_compiler.Flags
+
+    class Flags(base):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.release_gil = True
+
+    pycc_compiler.Flags = Flags
+    try:
+        yield
+    finally:
+        pycc_compiler.Flags = base
+
+
 def build(module: str) -> Path:
     """Compile ``module``'s ``AOT_EXPORTS`` into :func:`._compiled.aot_path` (written whole, then
     renamed, so a reader never sees half a file) and remove this module's files of other keys
@@ -30,6 +52,7 @@ def build(module: str) -> Path:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba.pycc announces its own pending deprecation
         from numba.pycc import CC
+        from numba.pycc import compiler as pycc_compiler
 
         cc = CC(_compiled.short_name(module))
     cc.verbose = False
@@ -39,7 +62,8 @@ def build(module: str) -> Path:
             dispatcher = getattr(jit, name)
             (signature,) = dispatcher.nopython_signatures
             cc.export(name, signature)(dispatcher.py_func)
-        cc.compile()
+        with _releasing_the_gil(pycc_compiler):
+            cc.compile()
         os.replace(Path(tmp) / cc.output_file, path)
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]  # another interpreter's files are its own
     for old in path.parent.glob(f"{_compiled.short_name(module)}-*{suffix}*"):

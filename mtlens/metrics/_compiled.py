@@ -36,6 +36,7 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+import threading
 from pathlib import Path
 from types import ModuleType
 
@@ -44,6 +45,7 @@ AOT_ENV = "MTLENS_AOT"
 
 _HERE = Path(__file__).resolve().parent
 _key: str | None = None
+_load_lock = threading.Lock()
 
 
 def enabled() -> bool:
@@ -135,6 +137,11 @@ def load(module: str) -> ModuleType:
     kernel = loaded(module)
     if kernel is not None:
         return kernel
+    with _load_lock:  # two threads of a job: one loads, the other finds it loaded
+        return loaded(module) or _load(module)
+
+
+def _load(module: str) -> ModuleType:
     if built(module):
         path = aot_path(module)
         name = f"{module}_aot"

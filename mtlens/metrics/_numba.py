@@ -17,10 +17,15 @@ docs/decisions.md, "Compiled kernels".
 
 from __future__ import annotations
 
+import functools
 import sys
 
+import numba
 import numpy.ma  # noqa: F401  numba's first call with an array imports it (typeof); here, a forked worker inherits it
-from numba import njit
+
+#: numba's ``njit`` with ``nogil=True``: a compiled call releases the interpreter lock (the kernels touch no
+#: Python object), so another thread can work beside it; :mod:`._aot` builds the same into its modules
+njit = functools.partial(numba.njit, nogil=True)
 
 __all__ = ["LEFT_OUT", "njit"]
 

@@ -90,6 +90,10 @@ class Metric(ABC):
     slow: bool = False
     #: the module of its compiled kernel (compiled by the dashboard's warm-up, :mod:`mtlens.runtime.kernels`)
     kernel: str | None = None
+    #: most of its work is one compiled call that releases the interpreter lock (its kernel's): a process that
+    #: cannot share a job with worker processes (the dashboard's server while its pool warms up) shares it with
+    #: threads (:func:`mtlens.runtime.engine.map_tasks`)
+    releases_gil: bool = False
     #: modules its scoring imports on first use, loaded ahead by the dashboard's worker (:func:`mtlens.runtime.engine.start_pool`)
     modules: tuple[str, ...] = ()
     #: decimals shown in pages and human-read exports (sacrebleu prints BLEU, chrF and TER with one);
@@ -149,7 +153,7 @@ class Metric(ABC):
         :data:`BLOCK_CHARS` characters over all streams each), so that memory
         stays bounded however long the corpus is; segments are independent, so
         the result does not depend on the blocking (nor on which process scores
-        which block: :func:`mtlens.runtime.engine.statistics_many` shares them out).
+        which block: :func:`mtlens.runtime.tasks.statistics_many` shares them out).
 
         Args:
             references: reference *streams*: ``references[k][i]`` is line ``i`` of

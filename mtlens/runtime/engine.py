@@ -10,7 +10,9 @@ text), or above :data:`MAX_FORK_WEIGHT` uses the persistent pool; a threaded pro
 ``forkserver`` pool, its tasks pickled between it and its own workers (nothing from a user or the disk is unpickled).
 **Shared as it goes**: tasks queued largest first for the workers, this process taking them smallest first from the
 other end (claimed in shared flags with forked workers, cancelled in the pool's queue). Small jobs stay here
-(:data:`MIN_PARALLEL_WEIGHT`; a threaded process starts its pool at :data:`MIN_SPAWN_WEIGHT`). **Failures**: a
+(:data:`MIN_PARALLEL_WEIGHT`; a threaded process starts its pool at :data:`MIN_SPAWN_WEIGHT`). **Threads**: where no worker process takes a
+job (a threaded process whose pool is not ready yet), a job with a metric whose compiled kernel releases the
+interpreter lock (TER's) is shared by threads of this process. **Failures**: a
 worker's failed task is computed again here, which raises the error itself; an error in this process's own task stops
 the job's forked workers.
 """
@@ -20,21 +22,19 @@ from __future__ import annotations
 import atexit
 import contextlib
 import importlib
-import itertools
 import json
 import multiprocessing
 import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
 from ..core.options import DEFAULTS, Options
-from ..metrics import REGISTRY, Metric, base, make_metric
-from ..metrics.base import line_chars, segment_blocks
+from ..metrics import REGISTRY, Metric, make_metric
 from . import kernels
 from .processes import can_fork, workers
 
@@ -49,7 +49,7 @@ MIN_SPAWN_WEIGHT = 4_000_000
 #: lines, BLEU + chrF: 2,038 MB forked, 1,899 MB pooled, the same time)
 MAX_FORK_WEIGHT = 100_000_000
 
-#: what the last shared job did: ``{"mode": "here" | "fork" | "pool", "pids": [...]}`` (tests read it)
+#: what the last shared job did: ``{"mode": "here" | "fork" | "pool" | "threads", "pids": [...]}`` (tests read it)
 LAST_RUN: dict = {"mode": "here", "pids": []}
 
 #: set when :func:`start_pool`'s warming is over (benchmarks and tests wait for it)
@@ -224,6 +224,7 @@ def map_tasks(
     weights: Sequence[float],
     describe: Callable[[int], dict | None] | None = None,
     keep: Callable[[int, list[np.ndarray]], object] | None = None,
+    threads: bool = False,
 ) -> list:
     """``[keep(i, compute(i)) for i in range(len(weights))]``, shared with worker processes when
     worthwhile.
@@ -238,6 +239,9 @@ def map_tasks(
             process computed them); what it returns stands for them in the list returned. By default
             the arrays themselves. A caller that copies them into its own arrays and returns None
             holds no task's arrays longer than it needs (a million lines' statistics are 450 MB).
+        threads: most of the tasks' time is compiled code that releases the interpreter lock: where no worker
+            process takes the job (a threaded process whose pool is not ready, or without ``describe``), threads
+            of this process share it.
     """
     if keep is None:
         keep = _arrays
@@ -253,6 +257,8 @@ def map_tasks(
         described = {i: describe(i) for i in order}
         if all(d is not None for d in described.values()):
             return _pooled(compute, order, described, n_proc - 1, keep)
+    if threads:
+        return _threaded(compute, order, n_proc, keep)
     return [keep(i, compute(i)) for i in range(len(weights))]
 
 
@@ -300,6 +306,24 @@ def _pooled(compute, order, described, size, keep):
     return out
 
 
+def _threaded(compute, order, size, keep):
+    """The tasks computed by ``size`` threads of this process, largest first; each task's arrays kept in this thread
+    as it finishes (``keep`` is never called from two threads at once). An error stops the tasks not begun and is
+    raised here."""
+    results = {}
+    with ThreadPoolExecutor(size, thread_name_prefix="mtlens-task") as ex:
+        futures = {ex.submit(compute, i): i for i in order}
+        try:
+            for fut in as_completed(futures):
+                results[futures[fut]] = keep(futures[fut], fut.result())
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
+    LAST_RUN.update(mode="threads", pids=[os.getpid()])
+    return [results[i] for i in range(len(order))]
+
+
 def _take_from_the_end(compute, order, futures, size, on_error, keep, take) -> dict:
     """This process's tasks: from the smallest up, each one ``take(i)`` gets for it (a queued task
     cancelled, or a task claimed before any worker), until one it cannot get; the first ``size`` tasks
@@ -331,69 +355,3 @@ def _gather(compute, futures, results, n_tasks, mode, keep):
             results.update((j, keep(j, a)) for j, a in arrays.items())
     LAST_RUN.update(mode=mode, pids=sorted(pids))
     return [results[i] for i in range(n_tasks)]
-
-
-def statistics_many(
-    metrics: Sequence[Metric], references: Sequence[Sequence[str]], hypotheses: Sequence[Sequence[str]]
-) -> list[list[np.ndarray]]:
-    """Per-segment statistics of several metrics: every (metric, block) an independent task, shared
-    between processes where that is safe and worthwhile. Identical to each metric's own
-    :meth:`~mtlens.metrics.base.Metric.statistics`."""
-    streams = [*references, *hypotheses]
-    n = len(streams[0]) if streams else 0
-    pairs = n * len(references) * len(hypotheses)
-    kernels.prepare(m.name for m in metrics if m.kernel_needed(pairs))  # compiled kernels first: workers load them
-    if any(len(s) != n for s in streams):
-        raise ValueError("all reference and hypothesis streams must have the same number of lines")
-    per_line = line_chars(streams)
-    blocks = list(itertools.pairwise(segment_blocks(streams, base.BLOCK_CHARS, per_line)))
-    chars = np.concatenate(([0], np.cumsum(per_line)))
-    tasks = []  # (metric index, first line, end line)
-    for k, metric in enumerate(metrics):
-        tasks += [(k, a, b) for a, b in blocks] if metric.blockwise else [(k, 0, n)]
-    weights = [float(chars[b] - chars[a]) * metrics[k].cost_per_char for k, a, b in tasks]
-
-    def inputs(t: int):
-        k, a, b = tasks[t]
-        if not metrics[k].blockwise:
-            return metrics[k], references, hypotheses
-        return metrics[k], [r[a:b] for r in references], [h[a:b] for h in hypotheses]
-
-    def compute(t: int) -> list[np.ndarray]:
-        metric, refs, hyps = inputs(t)
-        return metric.block_statistics(refs, hyps)
-
-    def describe(t: int) -> dict | None:
-        metric, refs, hyps = inputs(t)
-        if metric.spec is None:
-            return None
-        name, options = metric.spec
-        return {"metric": name, "options": options, "references": refs, "hypotheses": hyps}
-
-    out: list[list] = [[None] * len(hypotheses) for _ in metrics]
-
-    def keep(t: int, arrays: list[np.ndarray]) -> None:
-        """A task's arrays copied into their metric's arrays at once (none held until the end)."""
-        k, a, b = tasks[t]
-        for i, part in enumerate(arrays):
-            if a == 0 and b == n:  # the whole corpus: the array itself
-                out[k][i] = part
-                continue
-            if part.shape[0] != b - a:
-                raise ValueError(f"{metrics[k].name} gave {part.shape[0]} rows for {b - a} lines")
-            whole = out[k][i]
-            if whole is None:
-                whole = out[k][i] = np.empty((n, *part.shape[1:]), dtype=part.dtype)
-            elif whole.shape[1:] != part.shape[1:]:  # blocks of different widths are a metric's bug
-                raise ValueError(f"{metrics[k].name} gave blocks of different widths")
-            elif whole.dtype != np.result_type(whole.dtype, part.dtype):
-                whole = out[k][i] = whole.astype(np.result_type(whole.dtype, part.dtype))
-            whole[a:b] = part
-
-    map_tasks(compute, weights, describe, keep)
-    return out
-
-
-def statistics(metric: Metric, references, hypotheses) -> list[np.ndarray]:
-    """One metric's statistics through the engine (shared with workers when worthwhile)."""
-    return statistics_many([metric], references, hypotheses)[0]

@@ -13,7 +13,7 @@ from ..core.options import DEFAULTS, Options
 from ..metrics import Metric, Signature, make_metric, parse_names, stats_key
 from ..readers.scores import ImportedMetric
 from ..scores.results import ImportedScores, MetricResult
-from .engine import statistics_many
+from .tasks import statistics_many
 
 
 def parse_metric_list(text: str | Sequence[str]) -> list[str]:
@@ -29,7 +29,7 @@ def score_metric(corpus: Corpus, metric: Metric) -> MetricResult:
 
 def score_metrics(corpus: Corpus, metrics: Sequence[Metric]) -> list[MetricResult]:
     """Compute several metrics for every system of the corpus, their blocks shared out together
-    (:func:`mtlens.runtime.engine.statistics_many`)."""
+    (:func:`mtlens.runtime.tasks.statistics_many`)."""
     _check(corpus, metrics, corpus.system_names)
     stats = statistics_many(metrics, corpus.reference_streams(), corpus.system_streams())
     return [
@@ -103,7 +103,7 @@ def score_saved_many(
 ) -> list[MetricResult]:
     """Several metrics' results for a saved set: stored statistics are reused, only systems without
     them (a system added later, a new option set) are scored, all metrics in one engine run
-    (:func:`mtlens.runtime.engine.statistics_many`), and their statistics are stored. A store that cannot
+    (:func:`mtlens.runtime.tasks.statistics_many`), and their statistics are stored. A store that cannot
     take them (full, read-only) only costs the reuse next time.
 
     ``keep_only``: for a visitor who may not change the set, the set's own options: only statistics

@@ -106,10 +106,10 @@ import mtlens
 from mtlens.metrics import counts
 refs = [["the cat sat on the mat", "a b c d"]]
 hyps = [["the cat sat on a mat", "a b d c"], ["a cat sat", "a b c d"]]
-small = mtlens.runtime.engine.statistics(mtlens.metrics.BLEU(), refs, hyps)
+small = mtlens.runtime.tasks.statistics(mtlens.metrics.BLEU(), refs, hyps)
 small_loaded = counts.KERNEL in sys.modules
 counts.KERNEL_PAIRS = 3  # 2 lines x 2 systems x 1 reference = 4 pairs: large
-large = mtlens.runtime.engine.statistics(mtlens.metrics.BLEU(), refs, hyps)
+large = mtlens.runtime.tasks.statistics(mtlens.metrics.BLEU(), refs, hyps)
 print(json.dumps({"small_loaded": small_loaded, "large_loaded": counts.KERNEL in sys.modules,
                   "small": [s.tolist() for s in small], "large": [s.tolist() for s in large]}))
 """

@@ -165,7 +165,8 @@ SCORE_ALL = f"""
     import glob, mtlens, mtlens.metrics.base as B
     from mtlens.metrics import metric_names
     B.BLOCK_CHARS = 2_000
-    E.MIN_SPAWN_WEIGHT = 0
+    if not os.environ.get("NO_POOL"):  # with it, a threaded process's pool is never started (as while it warms up)
+        E.MIN_SPAWN_WEIGHT = 0
     if os.environ.get("LARGE"):  # every job counts as large: a single-threaded process uses the pool too
         E.MAX_FORK_WEIGHT = 0
     if os.environ.get("THREADED"):
@@ -208,6 +209,57 @@ def test_a_threaded_process_shares_with_its_persistent_pool_and_gets_the_same_st
     assert all(r["mode"] == "pool" for r in pooled["runs"])  # a threaded process never forks
     workers = {pid for r in pooled["runs"] for pid in r["pids"]} - {pooled["parent"]}
     assert len(workers) == 1  # one worker, started once and reused by every job (persistent)
+
+
+def test_a_threaded_process_without_its_pool_shares_a_job_with_ter_between_threads_with_the_same_statistics():
+    """The dashboard's server while its pool warms up: every registered metric (TER among them, whose kernel
+    releases the interpreter lock) on the excerpts, shared between two threads; bit-identical to one process."""
+    one = run_script(SCORE_ALL, MTLENS_WORKERS="1")
+    threaded = run_script(SCORE_ALL, MTLENS_WORKERS="2", THREADED="1", NO_POOL="1")
+    assert one["stats"] == threaded["stats"] == threaded["alone"]
+    assert all(r["mode"] == "threads" and r["pids"] == [threaded["parent"]] for r in threaded["runs"])
+
+
+def test_threads_share_the_tasks_largest_first_keep_runs_here_and_an_error_stops_the_rest():
+    got = run_script(
+        """
+        import threading, time
+        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()  # a threaded process
+        main, started, kept = threading.get_ident(), [], []
+        def compute(i):
+            started.append(i)
+            time.sleep(0.2)  # gives the interpreter lock up, as the kernels do
+            return [np.array([i, threading.get_ident()])]
+        def keep(i, arrays):
+            kept.append(threading.get_ident())
+            return int(arrays[0][0]), int(arrays[0][1])
+        res = E.map_tasks(compute, [float(w) for w in (1, 5, 3, 2)], keep=keep, threads=True)
+        mode = E.LAST_RUN["mode"]
+        serial = E.map_tasks(compute, [1.0] * 4, keep=keep)  # without threads: this thread only
+        started.clear()
+        def failing(i):
+            started.append(i)
+            time.sleep(0.2)
+            if i == 0:
+                raise ValueError("bad block")
+            return [np.array([i])]
+        try:
+            E.map_tasks(failing, [9.0] + [1.0] * 20, threads=True)
+            msg = None
+        except ValueError as err:
+            msg = str(err)
+        print(json.dumps({"tasks": [t for t, _ in res], "by": len({b for _, b in res}),
+                          "main_in": any(b == main for _, b in res), "kept_here": set(kept) == {main},
+                          "mode": mode, "serial_by": sorted({b for _, b in serial}) == [main],
+                          "msg": msg, "begun": len(started)}))
+        """,
+        MTLENS_WORKERS="2",
+    )
+    assert got["tasks"] == [0, 1, 2, 3] and got["mode"] == "threads"
+    assert got["by"] == 2 and not got["main_in"]  # two threads of the process computed, not the caller's
+    assert got["kept_here"]  # keep only ever in the calling thread
+    assert got["serial_by"]
+    assert got["msg"] == "bad block" and got["begun"] < 21  # raised here; the tasks not begun never ran
 
 
 def test_a_large_job_in_a_single_threaded_process_uses_the_pool_and_gets_the_same_statistics():

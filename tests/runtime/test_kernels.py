@@ -122,7 +122,7 @@ def test_prepare_builds_both_kernels_ahead_of_time_and_a_new_process_scores_with
         from mtlens.metrics.ter import TER as Metric
         from mtlens.metrics.tbleu_affix import affix_distances
         refs, hyps = DATA
-        stats = mtlens.runtime.engine.statistics(Metric(), refs, hyps)  # 400 pairs: a job for the kernel
+        stats = mtlens.runtime.tasks.statistics(Metric(), refs, hyps)  # 400 pairs: a job for the kernel
         from mtlens.metrics import _affix, tbleu_affix
         words = ["Zusammenarbeit", "Zusammenarbeiten", "Verträge", "Vertrag", "Vertragsbruch"]
         pairs = [[0, 1], [2, 3], [3, 4], [2, 4]]
@@ -202,6 +202,47 @@ def test_ahead_of_time_and_numba_kernels_agree_on_real_data(tmp_path, excerpts, 
     assert sum(bool(p[1]) for p in got["aot"]["pairs"]) > 20  # shifts taken, not only plain edits
 
 
+def test_both_builds_of_ters_kernel_release_the_interpreter_lock_while_they_compute(tmp_path, built):
+    """Another thread runs while ``ter_many`` computes, in the ahead-of-time build and in numba's (what lets the
+    dashboard's server share TER's blocks between threads). Deterministic: the switch interval is 100 s, so this
+    thread never has the lock taken from it; the other thread (which gives the lock up at every step) counts only
+    if the kernel call itself lets it go. A kernel that kept the lock counts 0."""
+    got = run_fresh(
+        """
+        import importlib, threading, time, numpy as np
+        kernels.prepare(["ter"])
+        rng = np.random.default_rng(0)
+        hyps = [rng.integers(0, 30, 60) for _ in range(300)]
+        refs = [np.roll(h, 7) for h in hyps]  # shifts to search: tens of milliseconds of work
+        flat = lambda s: (np.concatenate(s).astype(np.int64), np.cumsum([0] + [len(x) for x in s]).astype(np.int64))
+        (hf, ho), (rf, ro) = flat(hyps), flat(refs)
+        pairs = np.column_stack([np.arange(300), np.arange(300)]).astype(np.int64)
+        out = {}
+        for name, k in (("aot", _compiled.load(TER)), ("numba", importlib.import_module(TER))):
+            k.ter_many(hf, ho, rf, ro, pairs[:1])  # loaded and called once before counting
+            count, stop = [0], []
+            def other():
+                while not stop:
+                    count[0] += 1
+                    time.sleep(0)  # gives the lock up, and asks for it again
+            sys.setswitchinterval(100.0)
+            t = threading.Thread(target=other)
+            t.start()
+            before = count[0]
+            k.ter_many(hf, ho, rf, ro, pairs)
+            during = count[0] - before
+            stop.append(1)
+            sys.setswitchinterval(0.005)
+            t.join()
+            out[name] = {"module": k.__name__, "during": during}
+        print(json.dumps(out))
+        """,
+        from_build(built, tmp_path),
+    )
+    assert got["aot"]["module"] == TER_KERNEL + "_aot" and got["numba"]["module"] == TER_KERNEL
+    assert got["aot"]["during"] > 0 and got["numba"]["during"] > 0, got
+
+
 def test_without_a_c_compiler_a_marker_is_left_and_numbas_kernel_is_used(tmp_path, sample, built):
     """A build that fails (here: the C compiler named in CC does not exist) leaves a marker with the
     reason; TER is numba's and correct, and a later process does not try again."""
@@ -212,7 +253,7 @@ def test_without_a_c_compiler_a_marker_is_left_and_numbas_kernel_is_used(tmp_pat
         from mtlens.metrics.ter import TER as Metric
         marker = _compiled.failed(TER)
         before = os.path.getmtime(marker) if marker.exists() else None
-        stats = mtlens.runtime.engine.statistics(Metric(), *DATA)
+        stats = mtlens.runtime.tasks.statistics(Metric(), *DATA)
         print(json.dumps({"stats": [s.tolist() for s in stats], "marker": marker.read_text(),
                           "same_marker": before == os.path.getmtime(marker),
                           "built": _compiled.built(TER), "numba": TER in sys.modules}))
