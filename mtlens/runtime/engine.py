@@ -10,11 +10,10 @@ text), or above :data:`MAX_FORK_WEIGHT` uses the persistent pool; a threaded pro
 ``forkserver`` pool, its tasks pickled between it and its own workers (nothing from a user or the disk is unpickled).
 **Shared as it goes**: tasks queued largest first for the workers, this process taking them smallest first from the
 other end (claimed in shared flags with forked workers, cancelled in the pool's queue). Small jobs stay here
-(:data:`MIN_PARALLEL_WEIGHT`; a threaded process starts its pool at :data:`MIN_SPAWN_WEIGHT`). **Threads**: where no worker process takes a
-job (a threaded process whose pool is not ready yet), a job with a metric whose compiled kernel releases the
-interpreter lock (TER's) is shared by threads of this process. **Failures**: a
-worker's failed task is computed again here, which raises the error itself; an error in this process's own task stops
-the job's forked workers.
+(:data:`MIN_PARALLEL_WEIGHT`; a threaded process starts its pool at :data:`MIN_SPAWN_WEIGHT`). **Threads**: in a
+threaded process, a job below :data:`MIN_SPAWN_WEIGHT` with a metric whose compiled kernel releases the interpreter
+lock (TER's) is shared by threads of this process, not the pool. **Failures**: a worker's failed task is computed
+again here, which raises the error itself; an error in this process's own task stops the job's forked workers.
 """
 
 from __future__ import annotations
@@ -239,9 +238,9 @@ def map_tasks(
             process computed them); what it returns stands for them in the list returned. By default
             the arrays themselves. A caller that copies them into its own arrays and returns None
             holds no task's arrays longer than it needs (a million lines' statistics are 450 MB).
-        threads: most of the tasks' time is compiled code that releases the interpreter lock: where no worker
-            process takes the job (a threaded process whose pool is not ready, or without ``describe``), threads
-            of this process share it.
+        threads: most of the tasks' time is compiled code that releases the interpreter lock: in a threaded
+            process, a job below :data:`MIN_SPAWN_WEIGHT` (or one without ``describe``) is shared by threads of
+            this process, whether or not the pool is ready.
     """
     if keep is None:
         keep = _arrays
@@ -253,7 +252,9 @@ def map_tasks(
     order = sorted(range(len(weights)), key=lambda i: -weights[i])  # largest first
     if can_fork() and (describe is None or total < MAX_FORK_WEIGHT):
         return _forked(compute, order, n_proc - 1, keep)
-    if describe is not None and (pool_ready() or total >= MIN_SPAWN_WEIGHT):
+    # below MIN_SPAWN_WEIGHT a job whose kernel releases the lock is faster in this process's threads, whose
+    # tokenizers' caches hold the lines of the page's earlier jobs, than shared with the ready pool
+    if describe is not None and (total >= MIN_SPAWN_WEIGHT or (pool_ready() and not threads)):
         described = {i: describe(i) for i in order}
         if all(d is not None for d in described.values()):
             return _pooled(compute, order, described, n_proc - 1, keep)

@@ -220,6 +220,37 @@ def test_a_threaded_process_without_its_pool_shares_a_job_with_ter_between_threa
     assert all(r["mode"] == "threads" and r["pids"] == [threaded["parent"]] for r in threaded["runs"])
 
 
+def test_with_its_pool_ready_a_threaded_process_keeps_a_small_ter_job_in_threads_and_sends_the_rest_to_the_pool():
+    """Below MIN_SPAWN_WEIGHT a job with TER stays in the process's threads even when the pool is warm (its
+    tokenizers' caches are here); the same job without TER, and one above MIN_SPAWN_WEIGHT, go to the pool. The
+    statistics are the same every way."""
+    got = run_script(
+        """
+        import glob, threading, time, mtlens
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+        import mtlens.metrics.base as B
+        B.BLOCK_CHARS = 2_000
+        E.start_pool()
+        assert E.WARMED.wait(300)
+        folder = sys.argv[1]
+        corpus = mtlens.load_corpus(sorted(glob.glob(folder + "/ref*.txt")),
+                                    [p for p in sorted(glob.glob(folder + "/*.txt")) if "/ref" not in p and "/src" not in p])
+        out = {}
+        for label, names, spawn in (("ter", "ter,chrf", None), ("no ter", "bleu,chrf", None), ("large", "ter,chrf", 0)):
+            if spawn is not None:
+                E.MIN_SPAWN_WEIGHT = spawn
+            res = mtlens.score(corpus, names)
+            out[label] = {"mode": E.LAST_RUN["mode"],
+                          "stats": {m: {s: r.stats[s].tolist() for s in r.stats} for m, r in res.items()}}
+        print(json.dumps(out))
+        """.replace("sys.argv[1]", repr(str(TESTDATA / "en-zh"))),
+        MTLENS_WORKERS="2",
+    )
+    assert got["ter"]["mode"] == "threads"
+    assert got["no ter"]["mode"] == "pool" and got["large"]["mode"] == "pool"
+    assert got["ter"]["stats"] == got["large"]["stats"]
+
+
 def test_threads_share_the_tasks_largest_first_keep_runs_here_and_an_error_stops_the_rest():
     got = run_script(
         """
