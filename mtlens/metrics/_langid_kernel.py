@@ -5,6 +5,9 @@ ahead of time into an extension module that loads without numba. A ``score -l`` 
 references' language (issue 50) and imported numba for it alone (0.35 s of a 1.2 s BLEU + chrF process on WMT22
 en-de). So the loop is serial with one explicit signature, which numba's ahead-of-time compiler can build (it
 builds no parallel loop); the checks over many systems run it in the engine's worker processes, side by side.
+
+Every function is compiled with ``nogil`` (:mod:`._numba`; the ahead-of-time build's wrappers likewise): a call
+releases the interpreter lock, so threads of a process can share a job (docs/decisions.md, "The engine").
 """
 
 from __future__ import annotations

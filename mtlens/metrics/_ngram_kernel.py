@@ -10,6 +10,9 @@ kept as it is found; the counts then give every clipped count: against each refe
 against the largest count over the references (BLEU). An n-gram found in no reference or in no system
 cannot start a longer match, so its position is dropped from the next orders, as the numpy engine
 does. docs/decisions.md, "The n-gram engine".
+
+Every function is compiled with ``nogil`` (:mod:`._numba`; the ahead-of-time build's wrappers likewise): a call
+releases the interpreter lock, so threads of a process can share a job (docs/decisions.md, "The engine").
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
 Used when many word pairs need their distance (a sweep over large epsilons, sentences full of
 near-identical long words); a few pairs are computed by the same function as plain Python.
+
+Every function is compiled with ``nogil`` (:mod:`._numba`; the ahead-of-time build's wrappers likewise): a call
+releases the interpreter lock, so threads of a process can share a job (docs/decisions.md, "The engine").
 """
 
 from __future__ import annotations

@@ -31,6 +31,9 @@ operation of each cell on its path from the costs around it (:func:`_op_at`).
 Words are integer ids. Operation codes: 0 match, 1 substitution, 2 insertion
 (a reference word the hypothesis lacks), 3 deletion (a hypothesis word not in
 the reference), 4 undefined.
+
+Every function is compiled with ``nogil`` (:mod:`._numba`; the ahead-of-time build's wrappers likewise): a call
+releases the interpreter lock, so threads of a process can share a job (docs/decisions.md, "The engine").
 """
 
 from __future__ import annotations
