@@ -90,9 +90,9 @@ class Metric(ABC):
     slow: bool = False
     #: the module of its compiled kernel (compiled by the dashboard's warm-up, :mod:`mtlens.runtime.kernels`)
     kernel: str | None = None
-    #: most of its work is one compiled call that releases the interpreter lock (its kernel's): a process that
-    #: cannot share a job with worker processes (the dashboard's server while its pool warms up) shares it with
-    #: threads (:func:`mtlens.runtime.engine.map_tasks`)
+    #: most of its work is one compiled call that releases the interpreter lock (its kernel's): a threaded process
+    #: (the dashboard's server) shares a job with it between its own threads, below the pool's threshold
+    #: (:func:`mtlens.runtime.engine.map_tasks`)
     releases_gil: bool = False
     #: modules its scoring imports on first use, loaded ahead by the dashboard's worker (:func:`mtlens.runtime.engine.start_pool`)
     modules: tuple[str, ...] = ()
