@@ -171,15 +171,21 @@ def glossary_scores(ev, name: str):
     return term_scores(ev.corpus, glossary_of(ev), name)
 
 
+def offered_check_names(ev) -> list[str]:
+    """The names of the checks :func:`offered_checks` computes, in its order, none computed (a page's list of metrics
+    needs only the names); the glossary's terms are not among them (whether they are offered depends on their
+    scores)."""
+    from ..runtime.checking import runnable_checks
+
+    return runnable_checks(ev.corpus, ev.language.target)[0] if ev.corpus.source is not None else []
+
+
 def offered_checks(ev) -> list:
     """What a page offers of the checks (issue 60): every check the set can run, and the terms when it has a
     glossary, as :class:`~mtlens.scores.results.ImportedScores` (none without a source)."""
-    from ..runtime.checking import runnable_checks
-
     if ev.corpus.source is None:
         return []
-    ok, _ = runnable_checks(ev.corpus, ev.language.target)
-    out = list(_checks_together(ev, ok).values())
+    out = list(_checks_together(ev, offered_check_names(ev)).values())
     for n in ["term", "term-consistency"] if ev.terms else []:
         try:
             out.append(glossary_scores(ev, n))

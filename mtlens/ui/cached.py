@@ -21,7 +21,7 @@ from ..service.evaluation import kept_options
 from ..service.results import REGISTRY, MetricResult, options_key, score_set
 from . import identity, state
 from .cache import BoundedCache, cache
-from .cached_checks import checks
+from .cached_checks import check_names, checks
 from .state import Dataset
 
 
@@ -105,7 +105,7 @@ def metric_names(dataset: Dataset, sentence: bool = False, with_checks: bool = F
     from ..service.results import sentence_metrics
 
     builtin = (sentence_metrics() if sentence else names()) if dataset.corpus.references else ()
-    return [*builtin, *imported(dataset), *(checks(dataset) if with_checks else ())]
+    return [*builtin, *imported(dataset), *(check_names(dataset) if with_checks else ())]
 
 
 def metric_result(dataset: Dataset, name: str, opts: Options) -> MetricResult:

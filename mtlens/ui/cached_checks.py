@@ -6,7 +6,7 @@ from __future__ import annotations
 from .cache import cache
 from .state import Dataset
 
-__all__ = ["checks", "term_rows"]
+__all__ = ["check_names", "checks", "term_rows"]
 
 
 def checks(dataset: Dataset) -> dict:
@@ -15,6 +15,20 @@ def checks(dataset: Dataset) -> dict:
     if dataset.corpus.source is None:
         return {}
     return _checks(dataset)
+
+
+def check_names(dataset: Dataset) -> list[str]:
+    """The names :func:`checks` gives, in its order, without computing the checks when the set has no glossary: the
+    Rankings' list of metrics needs only the names, and the checks are computed where a page shows them, after the
+    ranking's first table (20 visitors opening sets that a new server has not checked yet all waited for the checks
+    before their first table). With a glossary the terms' names depend on their scores: :func:`checks`."""
+    if dataset.corpus.source is None:
+        return []
+    if dataset.terms:
+        return list(checks(dataset))
+    from ..service.results import offered_check_names
+
+    return offered_check_names(dataset.evaluation())
 
 
 def _terms_key(dataset: Dataset) -> str:

@@ -56,3 +56,26 @@ def test_a_sets_id_is_read_without_hashing_the_set_and_the_sample_is_read_once(m
 
     monkeypatch.setattr(cache_utils, "_make_value_key", refuse)
     assert state.saved_id(ds) == ds.set_id
+
+
+def test_the_list_of_metrics_names_the_checks_without_computing_them(monkeypatch, fresh_caches):
+    """The Rankings' list of metrics needs only the checks' names: they come without a check being computed (20
+    visitors of sets a new server had not checked waited for the checks before their first table), the same names in
+    the same order as the checks computed later (the sample has a source and no glossary)."""
+    from mtlens.runtime import checking
+
+    ds = state.sample_dataset()
+    calls = []
+    real = checking.check_scores_many
+
+    def spy(*args, **kwargs):
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(checking, "check_scores_many", spy)
+    names = cached.metric_names(ds, with_checks=True)
+    assert calls == []
+    offered = [n for n in names if n.startswith("check:")]
+    assert len(offered) >= 5 and names[-len(offered) :] == offered
+    assert list(cached.checks(ds)) == offered
+    assert calls == [offered]  # computed once, when asked for
