@@ -41,6 +41,7 @@ __all__ = [
     "metric_names",
     "metrics_using",
     "named_results",
+    "offered_check_names",
     "offered_checks",
     "options_key",
     "pitfalls_for",
