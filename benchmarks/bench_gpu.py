@@ -63,7 +63,7 @@ def cut(folder: Path, systems: int, lines: int, into: Path) -> tuple[list[str], 
 
 def mtlens_scores(metric: str, model: Path, data: Path, names: list[str], env: dict, *extra: str):
     """(CPU s, wall s, every segment's score) of ``mtlens score`` on a fresh store (nothing cached)."""
-    store = Path(tempfile.mkdtemp(prefix="bench-gpu-store-"))
+    store = Path(tempfile.mkdtemp(prefix="store-", dir=data.parent))  # inside the run's folder, removed with it
     add = [sys.executable, "-m", "mtlens", "models", "add", "m", str(model), "--data-dir", str(store)]
     subprocess.run(add, check=True, capture_output=True, env=env, cwd=ROOT)
     cmd = [sys.executable, "-m", "mtlens", "score", "--src", str(data / "src.txt"), "--ref", str(data / "ref.txt"),
@@ -205,7 +205,11 @@ def main() -> None:
     device = json.loads(subprocess.run([py, "-c", DEVICE], capture_output=True, text=True, check=True).stdout)
     print(f"device: {device['name']}; torch {device['torch']}, transformers {device['transformers']}; "
           f"shape {args.shape}; data {args.data}", flush=True)  # fmt: skip
-    tmp = Path(tempfile.mkdtemp(prefix="bench-gpu-"))
+    with tempfile.TemporaryDirectory(prefix="bench-gpu-") as folder:  # checkpoints, data and stores: removed after
+        run(py, args, Path(folder), env, device)
+
+
+def run(py: str, args, tmp: Path, env: dict, device: dict) -> None:
     result = {"device": device, "shape": args.shape}
     if args.only in (None, "comet"):
         result["comet"] = comet(py, args, tmp, env, device)

@@ -64,6 +64,16 @@ def pytest_configure(config):
     os.environ["MTLENS_RAISE_ERRORS"] = "1"
 
 
+def pytest_unconfigure(config):
+    """The test process's data directory is removed when it ends (each xdist worker has its own)."""
+    import os
+    import shutil
+
+    folder = os.environ.get("MTLENS_DATA_DIR", "")
+    if os.path.basename(folder).startswith("mtlens-test-store-"):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 #: test files that drive real headless Chromium (marked ``browser``)
 BROWSER_FILES = ("test_browser", "test_load")
 #: fixtures that need the neural extra (marked ``neural``)

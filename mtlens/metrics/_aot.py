@@ -49,21 +49,28 @@ def build(module: str) -> Path:
     (older sources or versions); raises if it cannot (no C compiler, ...)."""
     path = _compiled.aot_path(module)
     jit = importlib.import_module(module)  # numba's kernel: each function's one compiled signature
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # numba.pycc announces its own pending deprecation
-        from numba.pycc import CC
-        from numba.pycc import compiler as pycc_compiler
-
-        cc = CC(_compiled.short_name(module))
-    cc.verbose = False
+    system_tmp = tempfile.tempdir
     with tempfile.TemporaryDirectory(dir=path.parent, prefix=".build-") as tmp:
-        cc.output_dir = tmp
-        for name in jit.AOT_EXPORTS:
-            dispatcher = getattr(jit, name)
-            (signature,) = dispatcher.nopython_signatures
-            cc.export(name, signature)(dispatcher.py_func)
-        with _releasing_the_gil(pycc_compiler):
-            cc.compile()
+        # numba.pycc's temporary files go in here too, and so are removed with it: its probe of the C compiler never
+        # removes its folder (numba 0.68's _gentmpfile), and its build folder is removed only when the build succeeds
+        tempfile.tempdir = tmp
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # numba.pycc announces its own pending deprecation
+                from numba.pycc import CC
+                from numba.pycc import compiler as pycc_compiler
+
+                cc = CC(_compiled.short_name(module))
+            cc.verbose = False
+            cc.output_dir = tmp
+            for name in jit.AOT_EXPORTS:
+                dispatcher = getattr(jit, name)
+                (signature,) = dispatcher.nopython_signatures
+                cc.export(name, signature)(dispatcher.py_func)
+            with _releasing_the_gil(pycc_compiler):
+                cc.compile()
+        finally:
+            tempfile.tempdir = system_tmp
         os.replace(Path(tmp) / cc.output_file, path)
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]  # another interpreter's files are its own
     for old in path.parent.glob(f"{_compiled.short_name(module)}-*{suffix}*"):

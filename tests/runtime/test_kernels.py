@@ -13,6 +13,7 @@ user's later processes do, instead of compiling TER again (20 CPU-seconds each t
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 
 import numpy as np
@@ -66,11 +67,14 @@ def built(tmp_path_factory):
     for name in (f"_ter_kernel_aot-0123456789abcdef{suffix}", f"_ter_kernel_aot-0123456789abcdef{suffix}.failed"):
         (stale / name).write_text("old")
     (stale / OTHER_PYTHON).write_text("another interpreter's")
+    scratch = folder / "tmp"  # the temporary folder of the process and its builders
+    scratch.mkdir()
     record = run_fresh(
         """
-        import importlib, numpy as np
+        import importlib, os, numpy as np
         kernels.prepare(["ter", "tbleu"])
         record = {"built": [_compiled.built(m) for m in (TER, TBLEU)],
+                  "left_in_tmp": sorted(os.listdir(os.environ["TMPDIR"])),
                   "files": sorted(p.name for p in _compiled.cache_dir().iterdir()),
                   "want": [_compiled.aot_path(m).name for m in (TER, TBLEU)],
                   "numba": "numba" in sys.modules}
@@ -87,8 +91,10 @@ def built(tmp_path_factory):
         """,
         folder,
         MTLENS_WORKERS="2",
+        TMPDIR=str(scratch),
     )
     (folder / "data.json").unlink()
+    shutil.rmtree(scratch)  # what was left is in the record (checked below); copies of the folder start without it
     return folder, record
 
 
@@ -245,7 +251,8 @@ def test_both_builds_of_ters_kernel_release_the_interpreter_lock_while_they_comp
 
 def test_without_a_c_compiler_a_marker_is_left_and_numbas_kernel_is_used(tmp_path, sample, built):
     """A build that fails (here: the C compiler named in CC does not exist) leaves a marker with the
-    reason; TER is numba's and correct, and a later process does not try again."""
+    reason; TER is numba's and correct, and a later process does not try again. Nothing is left in the
+    temporary folder (numba.pycc removes its own build folder only when the build succeeds)."""
     refs, systems = sample
     refs, hyps = [r[:60] for r in refs], [h[:60] for h in list(systems.values())[:3]]
     body = """
@@ -258,9 +265,12 @@ def test_without_a_c_compiler_a_marker_is_left_and_numbas_kernel_is_used(tmp_pat
                           "same_marker": before == os.path.getmtime(marker),
                           "built": _compiled.built(TER), "numba": TER in sys.modules}))
         """
-    env = {"CC": "/nonexistent/cc", "MTLENS_WORKERS": "1"}
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {"CC": "/nonexistent/cc", "MTLENS_WORKERS": "1", "TMPDIR": str(scratch)}
     cache = from_build(built, tmp_path, aot=False)  # numba's kernels cached; no ahead-of-time build tried
     first = run_fresh(body, cache, data=[refs, hyps], **env)
+    assert list(scratch.iterdir()) == []
     second = run_fresh(body, cache, data=[refs, hyps], **env)
     for got in (first, second):
         assert not got["built"] and got["numba"]
@@ -289,9 +299,11 @@ def test_a_broken_ahead_of_time_file_is_set_aside_and_numbas_kernel_is_used(tmp_
 
 
 def test_a_new_build_removes_the_files_of_older_sources_and_versions(built):
-    """:func:`built` planted a build and a failure marker of an older key and another interpreter's file."""
+    """:func:`built` planted a build and a failure marker of an older key and another interpreter's file. Nothing is
+    left in the temporary folder (numba.pycc's probe of the C compiler never removes its own)."""
     got = built[1]
     assert got["files"] == sorted([*got["want"], OTHER_PYTHON])
+    assert got["left_in_tmp"] == []
 
 
 def test_the_key_follows_every_kernel_source_and_numpy(tmp_path, monkeypatch):
