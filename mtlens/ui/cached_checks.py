@@ -22,11 +22,9 @@ def check_names(dataset: Dataset) -> list[str]:
     Rankings' list of metrics needs only the names, and the checks are computed where a page shows them, after the
     ranking's first table (20 visitors opening sets that a new server has not checked yet all waited for the checks
     before their first table). With a glossary the terms' names depend on their scores: :func:`checks`."""
-    if dataset.corpus.source is None:
-        return []
     if dataset.terms:
         return list(checks(dataset))
-    from ..service.results import offered_check_names
+    from ..service.results import offered_check_names  # none without a source, as checks gives
 
     return offered_check_names(dataset.evaluation())
 
