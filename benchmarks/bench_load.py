@@ -28,8 +28,10 @@ sampled every 0.5 s) and CPU seconds. Bounded: every step has a time limit and e
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -269,6 +271,7 @@ def setup(kind: str, model: Path, work: Path) -> dict:
         busy = machine_busy_s() - busy0
         stop.set()
         job = job_state(env, ids[0])
+        stop_job(env, ids[0])
     figures: dict = {
         "setup": kind,
         "visitors": VISITORS,
@@ -289,6 +292,27 @@ def setup(kind: str, model: Path, work: Path) -> dict:
     figures["errors"] = [e for r in results for e in r["errors"]]
     figures["peak_rss_mb"] = [round(v) for v in peak.values()]
     return figures
+
+
+def stop_job(env: dict, set_id: str) -> None:
+    """Cancel the set's COMET job and end its process. A job outlives the server that started it (by design), so
+    without this it would go on scoring after the benchmark, against a store about to be removed, and take the
+    CPU of the next run's servers."""
+    code = (
+        "import sys; from mtlens.runtime import jobs; from mtlens.storage.store import Store; s = Store(); "
+        "[jobs.cancel(s, sys.argv[1], p.digest) for p in jobs.status(s, sys.argv[1])]; "
+        "print(' '.join(str(s.job(sys.argv[1], p.digest)['pid'] or '') for p in jobs.status(s, sys.argv[1])))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, set_id], cwd=ROOT, env=env, capture_output=True, text=True)
+    for pid in (int(x) for x in proc.stdout.split() if x.isdigit()):
+        for _ in range(100):  # the job stops at its next batch; its process group (a session of its own) goes then
+            try:
+                os.kill(pid, 0)
+            except OSError:
+                break
+            time.sleep(0.1)
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGTERM)
 
 
 def job_state(env: dict, set_id: str) -> str:
