@@ -65,15 +65,18 @@ def check_scores_many(corpus: Corpus, names, target: str | None) -> dict[str, Im
 
 
 def _load_before_fork(names: set[str]) -> None:
-    """What the checks' workers read, read here once (forked workers inherit it): the code points' tables, and
-    py3langid's model with the compiled loop that reads it (built ahead of time first, as a metric's kernel is)."""
+    """What the checks' workers read, read here once (forked workers inherit it): the code points' tables with the
+    compiled loops that read them, and py3langid's model with the compiled loop that reads it (each built ahead of
+    time first, as a metric's kernel is)."""
+    from . import kernels
+
     if names & {"repetition", "untranslated"}:
         from ..checks.candidates import tables
 
         tables()
+        kernels.prepare([kernels.LINE_CHECKS])
     if "language" in names:
         from ..checks.langid_batch import prepared
-        from . import kernels
 
         prepared()
         kernels.prepare([kernels.LANGUAGE_CHECK])

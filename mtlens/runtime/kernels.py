@@ -1,8 +1,8 @@
 """The compiled kernels: built once, ahead of their first use, and loaded in a millisecond after.
 
-TER, tolerant BLEU, the clipped n-gram counts and the language identification run compiled loops
-(``metrics/_ter_kernel.py``, ``metrics/_tbleu_kernel.py``, ``metrics/_ngram_kernel.py``,
-``metrics/_langid_kernel.py``), numba functions with explicit signatures.
+TER, tolerant BLEU, the clipped n-gram counts, the language identification and the line checks' candidates run
+compiled loops (``metrics/_ter_kernel.py``, ``metrics/_tbleu_kernel.py``, ``metrics/_ngram_kernel.py``,
+``metrics/_langid_kernel.py``, ``metrics/_candidates_kernel.py``), numba functions with explicit signatures.
 Each is used in one of two forms (:mod:`mtlens.metrics._compiled`):
 
 - **ahead of time**: the same source compiled by ``numba.pycc`` into an extension module that loads
@@ -39,14 +39,19 @@ from .processes import can_fork, start_module, workers
 
 #: the translation check whose compiled loop is built like the metrics' kernels (:mod:`mtlens.checks.langid_batch`)
 LANGUAGE_CHECK = "check:language"
+#: the translation checks whose candidate lines come from compiled loops (:mod:`mtlens.checks.candidates`): the
+#: repetition and untranslated checks
+LINE_CHECKS = "check:lines"
 
 
 def kernel_modules() -> dict[str, str]:
     """Metric name -> the module holding its compiled kernel (from the metrics' own declarations), and the language
-    identification's (:data:`LANGUAGE_CHECK`: the language check, the references' and the COMET pitfalls')."""
-    from ..checks.langid_batch import KERNEL
+    identification's (:data:`LANGUAGE_CHECK`: the language check, the references' and the COMET pitfalls') and the line
+    checks' (:data:`LINE_CHECKS`)."""
+    from ..checks import candidates, langid_batch
 
-    return {**{name: cls.kernel for name, cls in REGISTRY.items() if cls.kernel}, LANGUAGE_CHECK: KERNEL}
+    kernels = {name: cls.kernel for name, cls in REGISTRY.items() if cls.kernel}
+    return {**kernels, LANGUAGE_CHECK: langid_batch.KERNEL, LINE_CHECKS: candidates.KERNEL}
 
 
 _warmup: subprocess.Popen | bool | None = None  # False: could not be started
