@@ -111,7 +111,11 @@ def table(
 ):
     """``st.dataframe`` (numbers as :func:`numbers` shows them) plus CSV (full precision), LaTeX and Excel
     downloads of the same table; ``csv``/``latex`` replace the generic files by the core's own (e.g. with
-    signatures)."""
+    signatures).
+
+    The generic files are made when their button is clicked (Streamlit's deferred download): made with every run,
+    they cost each run the time to write them, and Streamlit kept their bytes for every session, disconnected ones
+    too, until the session ended (with 20 visitors, about 10 MB a visit to Rankings and Sentences; docs/speed.md)."""
     key = key or f"tbl_{name}"
     shown, limit = df, max_table_rows()
     if len(df) > limit:  # a page draws a bounded table (issue 38); the files hold all rows
@@ -121,14 +125,14 @@ def table(
     c1, c2, c3, _ = st.columns([1, 1, 1, 5])
     c1.download_button(
         "CSV",
-        csv if csv is not None else frame_to_csv(df).encode("utf-8"),
+        csv if csv is not None else (lambda: frame_to_csv(df).encode("utf-8")),
         file_name=uploads.file_name(name, "csv"),
         mime="text/csv",
         key=f"{key}_csv",
     )
     c2.download_button(
         "LaTeX",
-        latex if latex is not None else table_to_latex(list(df.columns), df.values.tolist()),
+        latex if latex is not None else (lambda: table_to_latex(list(df.columns), df.values.tolist())),
         file_name=uploads.file_name(name, "tex"),
         key=f"{key}_tex",
     )

@@ -359,11 +359,9 @@ def _upload_with_human(page, refs, systems, human):
 def _human_csv(page, tmp_path, tag):
     _goto(page, "Human correlation")
     page.get_by_text("Metric against human score").wait_for(timeout=120_000)
-    _idle(page)
-    with page.expect_download(timeout=60_000) as dl:
-        page.get_by_role("button", name="CSV", exact=True).first.click()
+    dl = _deferred_download(page, page.get_by_role("button", name="CSV", exact=True).first)  # made on the click
     path = tmp_path / f"human-{tag}.csv"
-    dl.value.save_as(path)
+    dl.save_as(path)
     return {(r["metric"], r["level"], r["human"]): r for r in csv.DictReader(path.open(encoding="utf-8"))}
 
 

@@ -9,17 +9,16 @@ from mtlens.readers.testset import load_corpus
 from mtlens.storage.store import Store
 
 from ..conftest import SAMPLE
-from .test_browser import _idle, browser, running_server  # noqa: F401 (the fixture)
+from .test_browser import _deferred_download, _idle, browser, running_server  # noqa: F401 (the fixture)
 
 SYSTEMS = ("UEdin", "Online-W", "HuaweiTSC")
 
 
 def _table_csv(page, key: str, tmp_path) -> str:
     """A keyed table as its CSV download gives it (the grid itself is drawn on a canvas)."""
-    with page.expect_download(timeout=120_000) as dl:
-        page.locator(f".st-key-{key}_csv button").click()
+    dl = _deferred_download(page, page.locator(f".st-key-{key}_csv button"))  # the file is made on the click
     path = tmp_path / f"{key}.csv"
-    dl.value.save_as(path)
+    dl.save_as(path)
     return path.read_text(encoding="utf-8")
 
 

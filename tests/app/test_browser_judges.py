@@ -22,7 +22,7 @@ from mtlens.ui.views import safe_key
 
 from ..conftest import TESTDATA
 from ..judges.stub import Stub, answer_for
-from .test_browser import _idle, browser, running_server
+from .test_browser import _deferred_download, _idle, browser, running_server
 from .test_browser_annotations import _choose
 
 __all__ = ["browser"]
@@ -112,9 +112,8 @@ def test_a_judges_row_in_the_human_correlation(browser, judged):
         table = page.locator(".st-key-hc_all_rows")
         table.wait_for(timeout=180_000)
         _idle(page)
-        with page.expect_download() as dl:
-            table.get_by_role("button", name="CSV", exact=True).click()
-        text = Path(dl.value.path()).read_text(encoding="utf-8")
+        dl = _deferred_download(page, table.get_by_role("button", name="CSV", exact=True))  # made on the click
+        text = Path(dl.path()).read_text(encoding="utf-8")
         rows = {(r["metric"], r["level"]): r for r in csv.DictReader(io.StringIO(text))}
         got = rows[("judge:stub", "system")]
         assert int(got["n"]) == len(systems) and float(got["pearson"]) == pytest.approx(expected, abs=1e-9)

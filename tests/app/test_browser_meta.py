@@ -9,7 +9,7 @@ import csv
 import pytest
 
 from ..analysis.test_meta_table import _two_raters
-from .test_browser import _goto, _idle, browser, running_server
+from .test_browser import _deferred_download, _goto, _idle, browser, running_server
 from .test_browser_annotations import upload_annotations
 
 __all__ = ["browser"]
@@ -28,10 +28,9 @@ def test_the_sentinel_and_the_human_ceiling_are_on_the_page(browser, server, tmp
         _goto(page, "Human correlation")
         page.get_by_text("Which judge to trust, as WMT25 measures it").wait_for(timeout=120_000)
         _idle(page)
-        with page.expect_download(timeout=60_000) as dl:
-            page.locator(".st-key-hc_wmt25_table_csv button").click()
+        dl = _deferred_download(page, page.locator(".st-key-hc_wmt25_table_csv button"))  # made on the click
         saved = tmp_path / "meta.csv"
-        dl.value.save_as(saved)
+        dl.save_as(saved)
         rows = {r["metric"]: r for r in csv.DictReader(saved.open(encoding="utf-8"))}
         assert rows["sentinel:length"]["role"] == "sentinel"
         assert rows["human:MQM (second of 2 raters)"]["role"] == "human ceiling"

@@ -920,3 +920,21 @@ def test_an_upload_says_it_is_saved_and_under_which_distinct_name(tmp_path, monk
         assert len(said) == 1, [s.value for s in at.success]
         names.append(said[0].split("'")[1])
     assert names == ["1 system, no language, 200 lines", "1 system, no language, 200 lines (2)"]
+
+
+def test_a_tables_files_are_made_when_clicked_not_with_every_run(app):
+    """The CSV, LaTeX and Excel buttons under a table (export.table) hold no file: each is made on its click
+    (Streamlit's deferred download), so no run writes files nobody asked for and no session keeps their bytes. The
+    Rankings' own CSV and LaTeX, small and with signatures, are still sent with the page."""
+    for page in ("pages/1_Rankings.py", "pages/2_Sentences.py"):
+        app.switch_page(page).run()
+        no_errors(app)
+        table_buttons = [
+            b
+            for b in app.get("download_button")
+            if b.key.endswith(("_csv", "_tex", "_xlsx")) and not b.key.startswith("dl_")
+        ]
+        assert len(table_buttons) >= 3
+        assert all(b.proto.HasField("deferred_file_id") and not b.proto.url for b in table_buttons), page
+    sent = {b.key: b.proto for b in app.switch_page("pages/1_Rankings.py").run().get("download_button")}
+    assert sent["dl_csv"].url and not sent["dl_csv"].HasField("deferred_file_id")
