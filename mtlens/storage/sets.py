@@ -13,6 +13,7 @@ from ..core import names
 from ..core.access import Visitor, is_operator
 from ..core.corpus import Corpus
 from ..core.errors import InputError
+from . import lines_cache
 from .database import Missing
 from .names import SAMPLE_ID, clean_name, new_id
 from .owners import Owners
@@ -91,6 +92,7 @@ def _delete_rows(con, set_id: str) -> None:
     if con.execute("DELETE FROM sets WHERE id = ?", (set_id,)).rowcount == 0:
         raise InputError(f"no saved set has the id '{set_id}'")
     con.execute("DELETE FROM jobs WHERE set_id = ?", (set_id,))
+    lines_cache.forget(set_id)
 
 
 #: the kind of a set's glossary file, followed by its JSONL key (issue 60)
@@ -268,9 +270,8 @@ class Sets(Owners):
                     "segments FROM sets WHERE id = ?",
                     (set_id,),
                 ).fetchone()
-                streams = con.execute(
-                    "SELECT kind, name, lines FROM streams WHERE set_id = ? ORDER BY kind, position", (set_id,)
-                ).fetchall()
+                where = self.url or str(self.path.resolve())
+                streams = lines_cache.streams(con, where, set_id, row[4]) if row is not None else []
                 files = con.execute(
                     "SELECT kind, name, data FROM files WHERE set_id = ? ORDER BY rowid", (set_id,)
                 ).fetchall()
@@ -278,18 +279,14 @@ class Sets(Owners):
             row = None
         if row is None:
             raise InputError(f"no saved set has the id '{set_id}' (see 'python -m mtlens list')")
-        try:
-            parsed = [(k, n, json.loads(lines)) for k, n, lines in streams]
-        except ValueError:
-            raise InputError(f"set '{set_id}' in the workspace is damaged (its text is not readable)") from None
         if not row[5] or not any(k == "sys" for k, _, _ in streams):
             raise InputError(
                 f"set '{row[1]}' ({set_id}) has no lines (an older mtlens saved it from a bundle); delete it "
                 f"with 'python -m mtlens delete {set_id}'"
             )
-        refs = {n: v for k, n, v in parsed if k == "ref"}
-        syss = {n: v for k, n, v in parsed if k == "sys"}
-        src = next((v for k, _, v in parsed if k == "src"), None)
+        refs = {n: v for k, n, v in streams if k == "ref"}
+        syss = {n: v for k, n, v in streams if k == "sys"}
+        src = next((v for k, _, v in streams if k == "src"), None)
         try:
             notes = json.loads(row[8]) if row[8] else []
             notes = [str(n) for n in notes] if isinstance(notes, list) else []
