@@ -15,6 +15,7 @@ with a login sends the visitor to the dashboard's page, which asks them to sign 
 from __future__ import annotations
 
 import logging
+import threading
 from html import escape
 from urllib.parse import urlencode
 
@@ -33,6 +34,13 @@ MAX_ID = 64
 #: a link longer than this (its query, in characters) is refused: every parameter of a view fits many times
 MAX_QUERY = 4096
 _LOG = logging.getLogger(__name__)
+#: quick views drawn at once; the others wait for a turn. Drawing one is Python work that holds the interpreter lock,
+#: so twenty drawn side by side finish no sooner than one after another (the last about when all twenty would), while
+#: each holds its set's texts, statistics and resamples meanwhile: twenty visitors arriving together made the
+#: server's largest peak of memory (docs/speed.md, "Load"). A view that must first score its set (its first visit)
+#: keeps its turn while the engine's processes score, so there are a few turns, not one.
+AT_ONCE = 4
+_turns = threading.BoundedSemaphore(AT_ONCE)
 _HEADERS = {
     # nothing but the page's own inline style: no script, no frame, no outside request
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
@@ -77,7 +85,8 @@ def rankings_view(request: Request) -> Response:
     try:
         # anyone with a link: no paths, and statistics stored only for the set's own options
         reader = OPERATOR if identity.mode() == "local" else LINK_READER
-        rk = rankings.saved(Store(reveal_path=False), set_id, params, reader)
+        with _turns:
+            rk = rankings.saved(Store(reveal_path=False), set_id, params, reader)
     except InputError as err:
         return _page(404, "Cannot show this set", str(err))
     except Exception:  # the visitor gets one sentence; the server's log gets the details

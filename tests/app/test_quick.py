@@ -247,3 +247,41 @@ def test_an_empty_set_in_a_link_says_the_sample_is_shown(store_dir):
     at.run()
     no_errors(at)
     assert any("names no set, so the bundled sample is shown" in w.value for w in at.warning)
+
+
+def test_at_most_at_once_quick_views_are_drawn_together_and_every_one_is_answered(store_dir, client, monkeypatch):
+    """Twelve visitors at once: the views are drawn at most :data:`quick.AT_ONCE` at a time (each waits for a turn),
+    and every visitor gets the set's table."""
+    import threading
+    import time
+
+    sid = _saved()
+    real = rankings.saved
+    lock, now, most = threading.Lock(), [0], [0]
+
+    def counted(*args, **kwargs):
+        with lock:
+            now[0] += 1
+            most[0] = max(most[0], now[0])
+        try:
+            time.sleep(0.05)  # long enough for the others to arrive while this one is drawn
+            return real(*args, **kwargs)
+        finally:
+            with lock:
+                now[0] -= 1
+
+    monkeypatch.setattr(rankings, "saved", counted)
+    client.get(f"/quick/rankings?set={sid}")  # the first visit stores the set's statistics
+    answers: list[int] = []
+
+    def visit():
+        r = client.get(f"/quick/rankings?set={sid}")
+        answers.append(r.status_code if "<table" in r.text else -1)
+
+    threads = [threading.Thread(target=visit) for _ in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert answers == [200] * 12
+    assert most[0] == quick.AT_ONCE
