@@ -30,6 +30,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -172,21 +173,29 @@ def known_pair(text: str | None) -> tuple[str | None, str | None]:
 
 def script_counts(lines: Sequence[str], max_chars: int = SAMPLE_CHARS) -> dict[str, int]:
     """Letters of each script in the first ``max_chars`` characters of ``lines``."""
-    import regex
-
     text, size = [], 0
     for line in lines:
         text.append(line)
         size += len(line)
         if size >= max_chars:
             break
+    return dict(_counts("\n".join(text)[:max_chars]))
+
+
+@functools.lru_cache(maxsize=16)
+def _counts(sample: str) -> tuple[tuple[str, int], ...]:
+    """:func:`script_counts` of one sample, kept for the next reader of the same text: the dashboard's server opens a
+    saved set again for every session and quick view that shows it, and each opening decides its language anew
+    (at most 16 samples of at most :data:`SAMPLE_CHARS` characters are kept)."""
+    import regex
+
     # each distinct character is classified once (the same counts as one findall per script)
-    chars = Counter("\n".join(text)[:max_chars])
+    chars = Counter(sample)
     out = dict.fromkeys(_SCRIPTS, 0)
     for name, pattern in _SCRIPTS.items():
         match = regex.compile(pattern).match
         out[name] = sum(n for ch, n in chars.items() if match(ch))
-    return out
+    return tuple(out.items())
 
 
 def detect_target(lines: Sequence[str]) -> Language:

@@ -49,6 +49,25 @@ def test_detection_on_the_bundled_excerpts():
     assert detect_target(pair_files(SAMPLE)[0][0]).script == "Latin"
 
 
+def test_a_text_read_again_is_classified_once_with_the_same_counts():
+    """The script counts of a sample are kept (the server opens a set for every visitor): the same text again is a
+    hit with the same counts, which are those of one regular-expression count per script; another text is counted."""
+    import regex
+
+    from mtlens.core import language
+
+    lines = pair_files(TESTDATA / "en-zh")[0][0]
+    language._counts.cache_clear()
+    first = language.script_counts(lines)
+    again = language.script_counts(list(lines))  # another list of the same lines: the same text
+    assert language._counts.cache_info().hits == 1 and again == first
+    sample = "\n".join(lines)[: language.SAMPLE_CHARS]
+    assert first == {name: len(regex.findall(p, sample)) for name, p in language._SCRIPTS.items()}
+    assert first["Han"] > 1000
+    other = language.script_counts(lines[1:])
+    assert language._counts.cache_info().misses == 2 and other["Han"] < first["Han"]
+
+
 @pytest.mark.shared
 @pytest.mark.parametrize("pair", PAIRS)
 def test_detection_on_every_pair_of_the_shared_data(shared_pairs, pair):
