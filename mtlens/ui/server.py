@@ -18,10 +18,11 @@ from .quick import routes
 
 def freeze_imports() -> None:
     """Import every page's code now, then move every object the server holds to Python's permanent
-    generation (``gc.freeze``). Streamlit runs a full garbage collection after each script run
-    (``runner.postScriptGC``, which keeps a server's memory down); without this, each of those traverses
-    every object of the imported libraries (pandas, plotly, numpy, mtlens), about a quarter of the server's
-    CPU time under load. Measured with 20 light visitors (docs/decisions.md, "Serving many visitors")."""
+    generation (``gc.freeze``). Python's own full collections then skip every object of the imported libraries
+    (pandas, plotly, numpy, mtlens). Streamlit's full collection after each script run (``runner.postScriptGC``)
+    walked them all, about a quarter of the server's CPU time under load; with them frozen still a sixth, so the
+    dashboard's configuration turns it off. Measured with 20 light visitors (docs/decisions.md, "Serving many
+    visitors")."""
     from . import screens
 
     for module in pkgutil.iter_modules(screens.__path__):

@@ -80,3 +80,14 @@ def test_the_server_imports_and_freezes_the_pages_code_before_it_answers(monkeyp
         gc.unfreeze()
     assert {"mtlens.ui.screens.rankings", "mtlens.ui.screens.sentences", "plotly.graph_objects"} <= modules
     assert frozen > 100_000, frozen  # every object then alive: about 157,000 with pandas and plotly
+
+
+def test_streamlit_runs_no_full_collection_after_each_run():
+    """``runner.postScriptGC`` is off in the dashboard's configuration (docs/decisions.md, "Serving many visitors"),
+    and it is an option this Streamlit knows, so the setting is read and not ignored."""
+    import tomllib
+    from streamlit import config
+
+    cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert cfg["runner"]["postScriptGC"] is False
+    assert "runner.postScriptGC" in config.get_config_options()
