@@ -95,6 +95,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=520)
     ap.add_argument("--keep", help="a folder to make the set in (reused when it holds one)")
     args = ap.parse_args()
+    shared("wmt", "cs-en")  # before any folder is made: a run without its data leaves nothing behind
     folder = Path(args.keep or tempfile.mkdtemp(prefix="mtlens-history-"))
     data = folder / "data"
     if not data.exists():

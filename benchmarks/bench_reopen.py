@@ -124,11 +124,12 @@ def main():
 
     from tests.app.test_browser import ARGS, CHROMIUM, _idle, running_server
 
+    data = shared("wmt", "en-de")  # before any folder is made: a run without its data leaves nothing behind
     env = dict(os.environ, MTLENS_DATA_DIR=tempfile.mkdtemp(prefix="mtlens-bench-"))
     run = lambda *a: subprocess.run(  # noqa: E731
         [sys.executable, "-m", "mtlens", *a], capture_output=True, text=True, cwd=ROOT, env=env, check=True
     )
-    sid = run("import", str(shared("wmt", "en-de"))).stdout.strip()
+    sid = run("import", str(data)).stdout.strip()
     run("score", "--set", sid, "--metrics", METRICS)
     figures = {}
     os.environ["MTLENS_DATA_DIR"] = env["MTLENS_DATA_DIR"]

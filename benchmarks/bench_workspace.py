@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def main():
+    data = shared("wmt", "en-de")  # before any folder is made: a run without its data leaves nothing behind
     os.environ["MTLENS_DATA_DIR"] = tempfile.mkdtemp(prefix="mtlens-bench-")
     from streamlit.testing.v1 import AppTest
 
@@ -26,7 +27,7 @@ def main():
 
     t = time.perf_counter()
     sid = subprocess.run(
-        [sys.executable, "-m", "mtlens", "import", str(shared("wmt", "en-de"))],
+        [sys.executable, "-m", "mtlens", "import", str(data)],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -34,8 +34,14 @@ NEEDS_DATA = [
 
 @pytest.mark.parametrize("name", [*NEEDS_DATA, "bench_neural", "bench_metricx", "bench_gpu"])
 def test_a_benchmark_without_its_data_says_what_it_needs(name, tmp_path):
+    """... and leaves nothing in the temporary folder (it looks for its data before it makes a folder)."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
     env = dict(
-        os.environ, MTLENS_BENCH_SHARED=str(tmp_path / "no-shared"), MTLENS_NEURAL_PYTHON=str(tmp_path / "no-python")
+        os.environ,
+        MTLENS_BENCH_SHARED=str(tmp_path / "no-shared"),
+        MTLENS_NEURAL_PYTHON=str(tmp_path / "no-python"),
+        TMPDIR=str(tmp),
     )
     r = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / f"{name}.py")],
@@ -48,6 +54,7 @@ def test_a_benchmark_without_its_data_says_what_it_needs(name, tmp_path):
     assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
     said = r.stderr.strip().splitlines()[-1]
     assert "is missing (it needs ../shared/data)" in said or "needs the neural extra" in said, said
+    assert sorted(p.name for p in tmp.iterdir()) == []
 
 
 def test_every_benchmark_is_covered():
