@@ -32,7 +32,7 @@ _lock = threading.Lock()
 
 
 def get(key: tuple) -> tuple[str, ...] | None:
-    """The lines of the stream ``key`` names (:func:`key`), if kept."""
+    """The lines of the stream ``key`` names (the tuple :func:`streams` makes), if kept."""
     with _lock:
         lines = _kept.get(key)
         if lines is not None:
