@@ -509,30 +509,30 @@ def test_the_language_identification_is_built_ahead_of_time_and_a_score_process_
 def test_the_line_checks_loops_are_built_ahead_of_time_and_a_checking_process_needs_no_numba(tmp_path):
     """The repetition and untranslated checks find their candidate lines with the compiled loops of
     :mod:`mtlens.checks.candidates`: prepare builds them ahead of time like the metrics' kernels, and a later process
-    finds the same lines without importing numba (the dashboard's server checks every set it shows; numba and LLVM
-    were about 70 MB of its memory). Real lines of the bundled sample, with loops and copies of the source added."""
-    from mtlens.checks.candidates import KERNEL, may_be_copies, may_loop
+    finds the same lines as numba's loops (``MTLENS_AOT=0``) without importing numba (the dashboard's server checks
+    every set it shows; numba and LLVM were about 70 MB of its memory). tests/checks/test_candidates.py holds the
+    loops to the checks' own rules. Real lines of the bundled sample, with loops and copies of the source added."""
+    from mtlens.checks.candidates import KERNEL
 
     lines = [x for p in sorted(SAMPLE.glob("*.txt")) for x in p.read_text(encoding="utf-8").splitlines()[:60]]
     lines += ["the the the the the the", "ja ja ja ja ja ja ja", "a b c a b c a b c a b c", "𝔘 astral"]
     sources = lines[::-1]
     outputs = [s if k % 3 == 0 else o for k, (s, o) in enumerate(zip(sources, lines, strict=True))]
-    want = {"loops": may_loop(lines).tolist(), "copies": may_be_copies(sources, outputs).tolist()}
-    assert sum(want["loops"]) >= 4 and sum(want["copies"]) >= len(lines) // 3  # both kinds of line are there
-    done = run_fresh(
-        f"kernels.prepare([kernels.LINE_CHECKS]); print(json.dumps(_compiled.built({KERNEL!r})))", tmp_path
-    )
-    assert done is True
-    later = run_fresh(
-        """
+    find = """
         from mtlens.checks.candidates import may_be_copies, may_loop
         lines, sources, outputs = DATA
         got = {"loops": may_loop(lines).tolist(), "copies": may_be_copies(sources, outputs).tolist()}
         print(json.dumps({"got": got, "numba": "numba" in sys.modules,
                           "aot": any(m.endswith("_candidates_kernel_aot") for m in sys.modules)}))
-        """,
-        tmp_path,
-        data=[lines, sources, outputs],
+        """
+    jit = run_fresh(find, tmp_path, data=[lines, sources, outputs], MTLENS_AOT="0")
+    assert jit["numba"] and not jit["aot"]
+    want = jit["got"]
+    assert sum(want["loops"]) >= 4 and sum(want["copies"]) >= len(lines) // 3  # both kinds of line are there
+    done = run_fresh(
+        f"kernels.prepare([kernels.LINE_CHECKS]); print(json.dumps(_compiled.built({KERNEL!r})))", tmp_path
     )
+    assert done is True
+    later = run_fresh(find, tmp_path, data=[lines, sources, outputs])
     assert later["aot"] and not later["numba"]
     assert later["got"] == want
