@@ -534,7 +534,8 @@ def _deferred_download(page, button, timeout=120_000):
         button.wait_for(state="visible", timeout=60_000)
         try:
             with page.expect_download(timeout=timeout) as dl:
-                button.click()
+                # a button is disabled while the session reconnects (a busy machine): wait as long as for the file
+                button.click(timeout=timeout)
             return dl.value
         except PlaywrightTimeoutError:
             if attempt == 2:
