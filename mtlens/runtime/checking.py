@@ -70,16 +70,18 @@ def _load_before_fork(names: set[str]) -> None:
     time first, as a metric's kernel is)."""
     from . import kernels
 
+    needed = []
     if names & {"repetition", "untranslated"}:
         from ..checks.candidates import tables
 
         tables()
-        kernels.prepare([kernels.LINE_CHECKS])
+        needed.append(kernels.LINE_CHECKS)
     if "language" in names:
         from ..checks.langid_batch import prepared
 
         prepared()
-        kernels.prepare([kernels.LANGUAGE_CHECK])
+        needed.append(kernels.LANGUAGE_CHECK)
+    kernels.prepare(needed)  # both at once: where neither is built yet, they are built side by side
 
 
 def _scores(corpus: Corpus, check, fails: dict[str, np.ndarray], target, usual) -> ImportedScores:
