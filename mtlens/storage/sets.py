@@ -270,7 +270,7 @@ class Sets(Owners):
                     "segments FROM sets WHERE id = ?",
                     (set_id,),
                 ).fetchone()
-                where = self.url or str(self.path.resolve())
+                where = self.location if self.url else str(self.path.resolve())  # the address without secrets
                 streams = lines_cache.streams(con, where, set_id, row[4]) if row is not None else []
                 files = con.execute(
                     "SELECT kind, name, data FROM files WHERE set_id = ? ORDER BY rowid", (set_id,)
