@@ -300,8 +300,8 @@ def stop_job(env: dict, set_id: str) -> None:
     CPU of the next run's servers."""
     code = (
         "import sys; from mtlens.runtime import jobs; from mtlens.storage.store import Store; s = Store(); "
-        "[jobs.cancel(s, sys.argv[1], p.digest) for p in jobs.status(s, sys.argv[1])]; "
-        "print(' '.join(str(s.job(sys.argv[1], p.digest)['pid'] or '') for p in jobs.status(s, sys.argv[1])))"
+        "ps = jobs.status(s, sys.argv[1]); [jobs.cancel(s, sys.argv[1], p.digest) for p in ps]; "
+        "print(' '.join(str(s.job(sys.argv[1], p.digest)['pid'] or '') for p in ps))"
     )
     proc = subprocess.run([sys.executable, "-c", code, set_id], cwd=ROOT, env=env, capture_output=True, text=True)
     for pid in (int(x) for x in proc.stdout.split() if x.isdigit()):
