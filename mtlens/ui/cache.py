@@ -64,6 +64,10 @@ class BoundedCache:
                 self._data.popitem(last=False)
         return value
 
+    def __contains__(self, key) -> bool:
+        with self._lock:
+            return key in self._data
+
     def clear(self):
         with self._lock:
             self._data.clear()

@@ -150,6 +150,16 @@ def metric_results(dataset: Dataset, names, opts: Options) -> dict[str, MetricRe
     return {n: metric_result(dataset, n, opts) for n in names}
 
 
+def scored(dataset: Dataset, names, opts: Options) -> bool:
+    """Whether :func:`metric_results` would give every metric of ``names`` without scoring: each built-in one scored
+    in this process already, and the others read from the set's files. A translation check or term is not (the checks
+    run the first time a page shows them)."""
+    if not all(_result_key(dataset, dataset.set_id, n, opts) in _KNOWN for n in names if n in REGISTRY):
+        return False
+    others = [n for n in names if n not in REGISTRY]
+    return not others or set(others) <= set(imported(dataset))
+
+
 def all_results(dataset: Dataset, opts: Options, metrics=None) -> dict[str, MetricResult]:
     """Every metric (the imported ones too), with a progress bar while anything is computed."""
     metrics = metric_names(dataset) if metrics is None else metrics
@@ -195,18 +205,7 @@ def comparison(
     from ..analysis.significance import compare
 
     documents = comparisons.resampled_documents(dataset.corpus, resample)
-    key = (
-        dataset.fingerprint,
-        dataset.scores_fingerprint,
-        name,
-        options_key(name, opts),
-        test,
-        None if n is None else int(n),
-        int(seed),
-        baseline,
-        float(alpha),
-        None if documents is None else hash(documents),
-    )
+    key = _comparison_key(dataset, name, opts, test, n, seed, baseline, alpha, documents)
     result = metric_result(dataset, name, opts)
     return COMPARISONS.get_or_compute(
         key,
@@ -221,6 +220,30 @@ def comparison(
             documents=documents,
         ),
     )
+
+
+def _comparison_key(dataset: Dataset, name: str, opts: Options, test, n, seed, baseline, alpha, documents) -> tuple:
+    """The one key of :func:`comparison`'s results: the texts and scores, the metric and its options, the test."""
+    return (
+        dataset.fingerprint,
+        dataset.scores_fingerprint,
+        name,
+        options_key(name, opts),
+        test,
+        None if n is None else int(n),
+        int(seed),
+        baseline,
+        float(alpha),
+        None if documents is None else hash(documents),
+    )
+
+
+def compared(dataset: Dataset, name: str, opts: Options, resample: str = "segments") -> bool:
+    """Whether the Rankings' test of ``name`` (:func:`comparison` with its defaults) is kept: no resampling to wait
+    for."""
+    documents = comparisons.resampled_documents(dataset.corpus, resample)
+    key = _comparison_key(dataset, name, opts, rankings.TEST, rankings.RESAMPLES, SEED, None, ALPHA, documents)
+    return key in COMPARISONS
 
 
 def can_test(dataset: Dataset) -> bool:

@@ -116,8 +116,21 @@ def test_sentences_page_interactions_and_escaping(app):
     app.run()
     no_errors(app)
     html = "\n".join(m.value for m in app.markdown)
+    # the tBLEU corrections run nothing while their expander is closed (a sixth of every run of the page); opened,
+    # the table is the core's matching of the line (tests/metrics/test_tbleu.py holds the matching to the paper)
+    assert [e.label for e in app.expander if e.label.startswith("tBLEU")] == ["tBLEU corrections (epsilon = 0.05)"]
+    assert not [d for d in app.dataframe if "affix distance" in d.value.columns]
+    app.session_state["sent_tbleu_open"] = True
+    app.run()
+    no_errors(app)
+    from mtlens.metrics.tbleu import TBLEU
+
     corrections = [d.value for d in app.dataframe if "affix distance" in d.value.columns]
     assert corrections and corrections[0]["affix distance"].between(0, 1).all()
+    core = TBLEU().corrections(evil[0], [lines[0]])[0]
+    assert len(corrections[0]) == len([c for c in core if c.distance < 1]) and corrections[0][
+        "affix distance"
+    ].tolist() == pytest.approx([c.distance for c in core if c.distance < 1])
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<script>" not in html and "<b onmouseover" not in html
     assert "TER =" in html
@@ -237,6 +250,43 @@ def test_chart_export_png_and_svg(app):
     app.sidebar.checkbox(key="w_lowercase").check().run()
     no_errors(app)
     assert "dl_report" not in _download_keys(app)
+
+
+def test_the_ranking_table_grows_while_anything_is_computed_and_is_drawn_once_when_all_is_at_hand(monkeypatch):
+    """A first visit sees the table grow (the cheapest metrics, then all, then the test's clusters). A later session
+    finds every metric and the test kept, and the table is drawn once: each table drawn costs the server (a pandas
+    Styler marshalled), a sixth of a Rankings run under twenty visitors (docs/speed.md). The table is the same."""
+    from mtlens.ui import cached
+    from mtlens.ui.screens import rankings as screen
+
+    drawn: list[tuple[str, ...]] = []  # the metrics of each ranking table the page made
+    real = screen.ranking_table
+
+    def counted(results, *args, **kwargs):
+        drawn.append(tuple(results))
+        return real(results, *args, **kwargs)
+
+    monkeypatch.setattr(screen, "ranking_table", counted)
+    cached.clear()
+
+    def visit() -> AppTest:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at.run()
+        at.switch_page("pages/1_Rankings.py").run()
+        no_errors(at)
+        return at
+
+    first = visit()
+    shown = first.multiselect[0].value  # the metrics shown (the defaults)
+    assert len(shown) > cached.FIRST_COLUMNS
+    assert drawn == [tuple(m for m in shown if m in drawn[0]), tuple(shown), tuple(shown)]
+    assert len(drawn[0]) == cached.FIRST_COLUMNS
+    table = first.dataframe[0].value
+    assert "cluster (bleu)" in table.columns  # the final table, with the test's clusters
+    drawn.clear()
+    second = visit()
+    assert drawn == [tuple(shown)]
+    assert second.dataframe[0].value.equals(table)
 
 
 def test_rankings_draws_its_chart_and_autorank_only_when_opened(app):

@@ -69,14 +69,18 @@ def page() -> None:
     placeholder = st.empty()
     bar = st.progress(0.0, text="Scoring…")
     results: dict[str, MetricResult] = {}
-    for group in cached.metric_groups(shown_metrics):  # the table grows: the fast metrics, then the slow ones
+    testable = cached.can_test(ds)
+    groups = cached.metric_groups(shown_metrics)
+    for k, group in enumerate(groups):  # the table grows: the fast metrics, then the slow ones, then the test
         bar.progress(len(results) / len(shown_metrics), text=f"Scoring {', '.join(group)}…")
         results.update(cached.metric_results(ds, group, opts))
         results = {m: results[m] for m in shown_metrics if m in results}
+        later = [m for g in groups[k + 1 :] for m in g]
+        if cached.scored(ds, later, opts) and (not testable or cached.compared(ds, sort_by, opts, resample)):
+            continue  # nothing left to wait for: the final table comes next (each table drawn costs the server)
         placeholder.dataframe(export.numbers(ranking_table(results, sort_by)), hide_index=True)
     metrics = list(results)
     cmp = None
-    testable = cached.can_test(ds)
     if testable:
         cmp = cached.comparison(
             ds, sort_by, opts, progress=lambda f, msg: bar.progress(min(f, 1.0), text=msg), resample=resample

@@ -306,7 +306,15 @@ def page() -> None:
         )
         st.markdown(render.ter_alignment(a), unsafe_allow_html=True)
 
-    with st.expander(f"tBLEU corrections (epsilon = {opts.tbleu_epsilon:.2f})"):
+    # drawn only while open (a collapsed expander runs nothing): the matching and its table were a sixth of every run
+    # of this page, row clicks included, for a section most visits never open (docs/decisions.md, "Serving many
+    # visitors")
+    corrections_box = st.expander(
+        f"tBLEU corrections (epsilon = {opts.tbleu_epsilon:.2f})", key="sent_tbleu_open", on_change="rerun"
+    )
+    if not corrections_box.open:
+        return
+    with corrections_box:
         st.caption(
             "Each hypothesis word matched to a reference word (minimum-cost matching on the affix distance); "
             "words within epsilon are replaced by the reference word and weighted 1 - distance."
