@@ -1,5 +1,6 @@
 """What ``app.py`` gives Streamlit's ASGI application besides the pages: the quick view's routes
-(:mod:`.quick`), the WebSocket origin check (:mod:`.origin`) and a lifespan that stops, when the server
+(:mod:`.quick`), the WebSocket origin check (:mod:`.origin`), Streamlit's own front-end files answered from memory
+(:mod:`.assets`) and a lifespan that stops, when the server
 stops, every process it started to score (docs/security.md, "Processes")."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pkgutil
 from starlette.middleware import Middleware
 
 from ..service.results import stop_workers
+from .assets import KeptAssets
 from .origin import SameOriginWebSockets
 from .quick import routes
 
@@ -46,4 +48,8 @@ async def lifespan(_app):
 
 def app_parts() -> dict:
     """The keyword arguments of ``st.App`` for mtlens."""
-    return {"routes": routes(), "middleware": [Middleware(SameOriginWebSockets)], "lifespan": lifespan}
+    return {
+        "routes": routes(),
+        "middleware": [Middleware(SameOriginWebSockets), Middleware(KeptAssets)],
+        "lifespan": lifespan,
+    }
