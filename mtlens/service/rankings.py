@@ -14,11 +14,15 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 from urllib.parse import urlencode
 
+import numpy as np
 import pandas as pd
 
 from ..analysis.policy import ALPHA, DEFAULT_SAMPLES, MIN_TEST_LINES, SEED, test_wording
@@ -146,10 +150,48 @@ def too_few_lines(n_lines: int) -> str:
 
 
 def comparison(result: MetricResult, progress=None) -> Comparison:
-    """The Rankings' test of one metric (:data:`TEST`, :data:`RESAMPLES`, :data:`SEED`, :data:`ALPHA`)."""
+    """The Rankings' test of one metric (:data:`TEST`, :data:`RESAMPLES`, :data:`SEED`, :data:`ALPHA`).
+
+    A built-in metric's test is kept in this process by what it is computed from (:func:`_test_key`), at most
+    :data:`KEPT_TESTS`: the same set's quick view opened again, or by twenty visitors at once, resamples nothing twice
+    (the resampling was a third of a quick view's time; docs/decisions.md, "Serving many visitors")."""
     from ..analysis.significance import compare
 
-    return compare(result, test=TEST, n=RESAMPLES, seed=SEED, alpha=ALPHA, progress=progress)
+    key = _test_key(result)
+    if key is not None:
+        with _KEPT_LOCK:
+            kept = _KEPT.get(key)
+            if kept is not None:
+                _KEPT.move_to_end(key)
+                return kept
+    cmp = compare(result, test=TEST, n=RESAMPLES, seed=SEED, alpha=ALPHA, progress=progress)
+    if key is not None:
+        with _KEPT_LOCK:
+            _KEPT[key] = cmp
+            while len(_KEPT) > KEPT_TESTS:
+                _KEPT.popitem(last=False)
+    return cmp
+
+
+#: how many tests :func:`comparison` keeps (one per set and sort metric a quick view shows; each a few kB)
+KEPT_TESTS = 64
+_KEPT: OrderedDict[tuple, Comparison] = OrderedDict()
+_KEPT_LOCK = threading.Lock()
+
+
+def _test_key(result: MetricResult) -> tuple | None:
+    """What a built-in metric's test depends on: the metric with its options (its signature), the systems in order and
+    a digest of each one's per-segment statistics (the only data the test resamples). None for a metric read from a
+    file or a check, whose scorer holds more than its statistics."""
+    if result.metric not in REGISTRY:
+        return None
+    digests = []
+    for system, stats in result.stats.items():
+        h = hashlib.blake2b(digest_size=16)
+        h.update(f"{stats.dtype.str}{stats.shape}".encode())
+        h.update(np.ascontiguousarray(stats).data)
+        digests.append((system, h.hexdigest()))
+    return (result.metric, result.signature, type(result.scorer).__qualname__, tuple(digests))
 
 
 def table(

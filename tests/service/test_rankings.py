@@ -74,6 +74,46 @@ def test_a_set_whose_statistics_are_stored_is_ranked_without_scoring(saved_sampl
     assert again.equals(first)
 
 
+def test_a_quick_views_test_is_kept_by_what_it_resamples(saved_sample, monkeypatch):
+    """The same set opened again resamples nothing (the kept test is the one computed before); a set differing in one
+    segment's statistics, or a metric with other options, gets its own test, equal to a fresh one; a metric read from
+    a file is never kept (its scorer holds more than its statistics)."""
+    import dataclasses
+
+    import numpy as np
+
+    from mtlens.analysis import significance
+
+    store, sid, *_ = saved_sample
+    monkeypatch.setattr(rankings, "_KEPT", type(rankings._KEPT)())
+    first = rankings.saved(store, sid)
+    calls = []
+    real = significance.compare
+    monkeypatch.setattr(significance, "compare", lambda *a, **k: calls.append(a[0].metric) or real(*a, **k))
+    again = rankings.saved(Store(store.data_dir), sid)
+    assert calls == [] and again.comparison is first.comparison
+
+    result = first.results["bleu"]
+    changed = {n: a.copy() for n, a in result.stats.items()}
+    name = next(iter(changed))
+    changed[name][0, 0] += 1  # one count of one segment
+    other = dataclasses.replace(result, stats=changed)
+    cmp = rankings.comparison(other)
+    assert calls == ["bleu"] and cmp is not first.comparison
+    fresh = real(other, test=rankings.TEST, n=rankings.RESAMPLES, seed=rankings.SEED, alpha=rankings.ALPHA)
+    assert [p.p_value for p in cmp.pairs] == [p.p_value for p in fresh.pairs] and cmp.clusters == fresh.clusters
+    assert rankings.comparison(other) is cmp and calls == ["bleu"]
+    lowercased = dataclasses.replace(result, signature=result.signature.replace("case:mixed", "case:lc"))
+    assert lowercased.signature != result.signature
+    rankings.comparison(lowercased)
+    assert calls == ["bleu", "bleu"]
+    comet = first.results["comet-22"]
+    rankings.comparison(comet)
+    rankings.comparison(comet)
+    assert calls == ["bleu", "bleu", "comet-22", "comet-22"]
+    assert np.array_equal(result.stats[name], first.results["bleu"].stats[name])  # nothing kept was changed
+
+
 def test_few_lines_get_no_test_and_say_why(tmp_path):
     corpus = Corpus.build({"r": ["a b c", "d e"]}, {"A": ["a b c", "d"], "B": ["a c", "d e"]})
     store = Store(tmp_path)
