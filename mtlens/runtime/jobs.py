@@ -269,12 +269,26 @@ def run(store, set_id: str, model_name: str, claim: bool = True, say=None) -> st
     return final
 
 
+#: how much lower a background job's CPU priority is than the process that started it (Unix ``nice``): the visitors'
+#: pages come first, and a machine with nothing else to do still gives the job every core (docs/decisions.md, "Serving
+#: many visitors")
+NICENESS = 10
+
+
+def lower_priority() -> None:
+    """This process and the workers it starts yield the CPU to the dashboard's server (:data:`NICENESS`); nothing where
+    the system has no ``nice``."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.nice(NICENESS)
+
+
 def main(argv: list[str]) -> int:
     from ..storage.store import Store
 
     if len(argv) != 2:
         print("usage: python -m mtlens.runtime.jobs SET_ID MODEL", file=sys.stderr)
         return 2
+    lower_priority()  # a job in the background: the command line's own scoring (run inline) keeps its priority
     store = Store()  # MTLENS_STORE, set by start(): the store that started the job
     try:
         return 0 if run(store, argv[0], argv[1], claim=False) == "done" else 1

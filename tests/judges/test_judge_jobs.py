@@ -4,7 +4,9 @@ saved as they come), closing with what the run asked and cost; who may start it;
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +15,7 @@ from mtlens.core.corpus import Corpus
 from mtlens.core.errors import InputError
 from mtlens.judges.compute import finished_judges, judge_scores
 from mtlens.judges.registry import identity
+from mtlens.runtime.jobs import NICENESS
 from mtlens.service import jobs, judging, rights
 from mtlens.service.workspace import Workspace
 from mtlens.storage.store import Store
@@ -40,6 +43,11 @@ def _wait(store, set_id, digest, until, timeout=120.0):
     raise AssertionError(f"the job did not get there: {store.job(set_id, digest)}")
 
 
+def _niceness(pid: int) -> int:
+    """A process's CPU priority (its ``nice``), from /proc."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
 def test_a_judge_job_runs_apart_is_cancelled_and_resumes_asking_nothing_twice(tmp_path, monkeypatch):
     monkeypatch.setenv("MTLENS_DATA_DIR", str(tmp_path))
     store = Store(tmp_path)
@@ -52,7 +60,8 @@ def test_a_judge_job_runs_apart_is_cancelled_and_resumes_asking_nothing_twice(tm
         digest = identity(judge)
         started = jobs.start_job(store, set_id, jobs.judge_job("j"))  # the operator (local mode: every visitor is one)
         assert started.digest == digest and started.judge and started.metric == "judge:j"
-        _wait(store, set_id, digest, lambda j: j["state"] == "running" and j["done"] > 0)
+        running = _wait(store, set_id, digest, lambda j: j["state"] == "running" and j["done"] > 0)
+        assert _niceness(running["pid"]) == min(19, _niceness(os.getpid()) + NICENESS)  # the pages come first
         jobs.cancel_job(store, set_id, digest)
         job = _wait(store, set_id, digest, lambda j: j["state"] == "cancelled")
         first = len(stub.requests)
