@@ -52,16 +52,39 @@ def check_scores_many(corpus: Corpus, names, target: str | None) -> dict[str, Im
 
     def compute(i: int) -> list[np.ndarray]:
         check, half = tasks[i]
-        got = failing(check, corpus.source, {s: corpus.systems[s] for s in half}, target, usual)
-        return [np.asarray(got[s], dtype=np.uint8) for s in half]
+        return _failing_arrays(check, corpus.source, {s: corpus.systems[s] for s in half}, target, usual)
+
+    def describe(i: int) -> dict:  # what a pool worker needs: the server's own threads are not slowed by the checks
+        check, half = tasks[i]
+        return {
+            "check": CHECK_PREFIX + check.name,
+            "source": list(corpus.source),
+            "systems": {s: list(corpus.systems[s]) for s in half},
+            "target": target,
+            "usual": usual,
+        }
 
     weights = [n * _COST.get(c.name, 1.0) for (c, _), n in zip(tasks, chars, strict=True)]
     _load_before_fork({c.name for c in checks})
-    arrays = engine.map_tasks(compute, weights)
+    arrays = engine.map_tasks(compute, weights, describe=describe)
     fails: dict[str, dict[str, np.ndarray]] = {c.name: {} for c in checks}
     for (check, half), got in zip(tasks, arrays, strict=True):
         fails[check.name].update(zip(half, got, strict=True))
     return {CHECK_PREFIX + c.name: _scores(corpus, c, fails[c.name], target, usual) for c in checks}
+
+
+def _failing_arrays(check, source, systems, target, usual) -> list[np.ndarray]:
+    """Which lines of each of ``systems`` fail ``check`` (1) or pass (0), in their order."""
+    got = failing(check, source, systems, target, usual)
+    return [np.asarray(got[s], dtype=np.uint8) for s in systems]
+
+
+def compute_described(task: dict) -> list[np.ndarray]:
+    """A check's task as :func:`check_scores_many` describes it, computed here (a pool worker's work)."""
+    check = check_of(task["check"])
+    if check is None:
+        raise InputError(f"'{task['check']}' is not a check")
+    return _failing_arrays(check, task["source"], task["systems"], task["target"], task["usual"])
 
 
 def _load_before_fork(names: set[str]) -> None:

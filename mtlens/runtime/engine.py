@@ -83,7 +83,12 @@ _built: dict[str, Metric] = {}
 
 
 def compute_described(task: dict) -> list[np.ndarray]:
-    """A task described as metric name, options and lines, computed here (a pool worker's work)."""
+    """A task described as metric name, options and lines, or as a translation check with its lines
+    (:func:`mtlens.runtime.checking.check_scores_many`), computed here (a pool worker's work)."""
+    if "check" in task:
+        from .checking import compute_described as check_task
+
+        return check_task(task)
     key = json.dumps([task["metric"], task["options"]], sort_keys=True)
     metric = _built.get(key)
     if metric is None:

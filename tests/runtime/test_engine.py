@@ -220,6 +220,42 @@ def test_a_threaded_process_without_its_pool_shares_a_job_with_ter_between_threa
     assert all(r["mode"] == "threads" and r["pids"] == [threaded["parent"]] for r in threaded["runs"])
 
 
+def test_a_threaded_process_sends_the_translation_checks_to_its_pool_with_the_same_failures():
+    """The checks are plain Python that holds the interpreter lock: in the dashboard's server they ran in the page's
+    thread and slowed every other visitor (docs/decisions.md, "Serving many visitors"). A threaded process now sends
+    them to its pool of processes, described as a check and its lines; each line fails or passes as in one process
+    (every check the bundled excerpt's set can run, the language check included)."""
+    got = run_script(
+        """
+        import threading, time
+        from mtlens.core.corpus import Corpus
+        from mtlens.runtime import checking
+        from mtlens.checks import CHECKS
+        folder = os.environ["FOLDER"]
+        read = lambda n: open(os.path.join(folder, n), encoding="utf-8").read().split("\\n")[:200]
+        corpus = Corpus.build({"ref": read("ref.txt")}, {n: read(n + ".txt") for n in ("UEdin", "Online-W", "HuaweiTSC")},
+                              read("src.txt"))
+        names = ["check:" + n for n, c in CHECKS.items() if not checking.missing_need(c, True, "de")]
+        def run(threaded):
+            if threaded:
+                threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+            got = checking.check_scores_many(corpus, names, "de")
+            return {n: {s: v.tolist() for s, v in r.scores.items()} for n, r in got.items()}, dict(E.LAST_RUN)
+        E.MIN_PARALLEL_WEIGHT = 10**18  # in this process alone
+        alone, first = run(False)
+        E.MIN_PARALLEL_WEIGHT = E.MIN_SPAWN_WEIGHT = 0
+        pooled, second = run(True)
+        print(json.dumps({"same": alone == pooled, "n": len(alone), "fails": sum(sum(map(sum, r.values())) for r in alone.values()),
+                          "first": first, "second": second, "parent": PARENT}))
+        """,
+        MTLENS_WORKERS="2",
+        FOLDER=str(SAMPLE),
+    )
+    assert got["same"] and got["n"] >= 8 and got["fails"] > 0
+    assert got["first"]["mode"] == "here"
+    assert got["second"]["mode"] == "pool" and any(p != got["parent"] for p in got["second"]["pids"])
+
+
 def test_with_its_pool_ready_a_threaded_process_keeps_a_small_ter_job_in_threads_and_sends_the_rest_to_the_pool():
     """Below MIN_SPAWN_WEIGHT a job with TER stays in the process's threads even when the pool is warm (its
     tokenizers' caches are here); the same job without TER, and one above MIN_SPAWN_WEIGHT, go to the pool. The
