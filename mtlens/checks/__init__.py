@@ -128,6 +128,24 @@ def spans_at(
     }
 
 
+def failing_arrays(check: Check, source, systems: Mapping[str, Sequence[str]], target=None, usual=None) -> list:
+    """:func:`failing` as arrays, one per system in the order of ``systems``: 1 for a line that fails, 0 for one that
+    passes (what a check's task sends back)."""
+    import numpy as np
+
+    got = failing(check, source, systems, target, usual)
+    return [np.asarray(got[s], dtype=np.uint8) for s in systems]
+
+
+def failing_described(task: dict) -> list:
+    """A check's task as :func:`mtlens.runtime.checking.check_scores_many` describes it for a pool worker (the check's
+    name, the source, some systems' lines, the target language and the usual length ratio), computed here."""
+    check = check_of(task["check"])
+    if check is None:
+        raise ValueError(f"{task['check']!r} is not a check")
+    return failing_arrays(check, task["source"], task["systems"], task["target"], task["usual"])
+
+
 def usual_ratio(source: Sequence[str] | None, systems: Mapping[str, Sequence[str]]) -> float | None:
     """The set's usual length ratio (:func:`.lines.median_ratio`), over every system."""
     return lines.median_ratio(source, systems.values()) if source is not None else None

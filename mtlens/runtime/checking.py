@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import CHECK_PREFIX, CHECKS, check_of, failing, missing_need, need_of, spans_at, usual_ratio
+from ..checks import CHECK_PREFIX, CHECKS, check_of, failing_arrays, missing_need, need_of, spans_at, usual_ratio
 from ..checks.terms import MATCHES, TERM, TERM_CONSISTENCY, Glossary, consistency, per_term, success
 from ..core.corpus import Corpus
 from ..core.errors import InputError
@@ -52,7 +52,7 @@ def check_scores_many(corpus: Corpus, names, target: str | None) -> dict[str, Im
 
     def compute(i: int) -> list[np.ndarray]:
         check, half = tasks[i]
-        return _failing_arrays(check, corpus.source, {s: corpus.systems[s] for s in half}, target, usual)
+        return failing_arrays(check, corpus.source, {s: corpus.systems[s] for s in half}, target, usual)
 
     def describe(i: int) -> dict:  # what a pool worker needs: the server's own threads are not slowed by the checks
         check, half = tasks[i]
@@ -71,20 +71,6 @@ def check_scores_many(corpus: Corpus, names, target: str | None) -> dict[str, Im
     for (check, half), got in zip(tasks, arrays, strict=True):
         fails[check.name].update(zip(half, got, strict=True))
     return {CHECK_PREFIX + c.name: _scores(corpus, c, fails[c.name], target, usual) for c in checks}
-
-
-def _failing_arrays(check, source, systems, target, usual) -> list[np.ndarray]:
-    """Which lines of each of ``systems`` fail ``check`` (1) or pass (0), in their order."""
-    got = failing(check, source, systems, target, usual)
-    return [np.asarray(got[s], dtype=np.uint8) for s in systems]
-
-
-def compute_described(task: dict) -> list[np.ndarray]:
-    """A check's task as :func:`check_scores_many` describes it, computed here (a pool worker's work)."""
-    check = check_of(task["check"])
-    if check is None:
-        raise InputError(f"'{task['check']}' is not a check")
-    return _failing_arrays(check, task["source"], task["systems"], task["target"], task["usual"])
 
 
 def _load_before_fork(names: set[str]) -> None:

@@ -86,9 +86,9 @@ def compute_described(task: dict) -> list[np.ndarray]:
     """A task described as metric name, options and lines, or as a translation check with its lines
     (:func:`mtlens.runtime.checking.check_scores_many`), computed here (a pool worker's work)."""
     if "check" in task:
-        from .checking import compute_described as check_task
+        from ..checks import failing_described
 
-        return check_task(task)
+        return failing_described(task)
     key = json.dumps([task["metric"], task["options"]], sort_keys=True)
     metric = _built.get(key)
     if metric is None:

@@ -3,11 +3,10 @@
 Every computation here that can take a second or more shows a spinner with what it does while it runs
 (``show_spinner``: only on a cache miss); the scoring of several metrics shows a progress bar.
 
-Every cache key holds the fingerprint of everything the result depends on: the
-texts (``Dataset.fingerprint``), the human files (``Dataset.human_fingerprint``)
-where they are used, and the options that change the result (``Options.key``),
-so a corrected file or a changed option never shows an old result, and two
-sessions share a result only when all of its inputs are identical.
+Every cache key holds the fingerprint of everything the result depends on: the texts (``Dataset.fingerprint``), the
+human files (``Dataset.human_fingerprint``) where they are used, and the options that change the result
+(``Options.key``), so a corrected file or a changed option never shows an old result, and two sessions share a result
+only when all of its inputs are identical.
 """
 
 from __future__ import annotations
@@ -151,9 +150,8 @@ def metric_results(dataset: Dataset, names, opts: Options) -> dict[str, MetricRe
 
 
 def scored(dataset: Dataset, names, opts: Options) -> bool:
-    """Whether :func:`metric_results` would give every metric of ``names`` without scoring: each built-in one scored
-    in this process already, and the others read from the set's files. A translation check or term is not (the checks
-    run the first time a page shows them)."""
+    """Whether :func:`metric_results` gives every metric of ``names`` without scoring (built-in ones scored in this
+    process, the others read from files; a translation check is not: the checks run the first time they are shown)."""
     if not all(_result_key(dataset, dataset.set_id, n, opts) in _KNOWN for n in names if n in REGISTRY):
         return False
     others = [n for n in names if n not in REGISTRY]
@@ -205,7 +203,7 @@ def comparison(
     from ..analysis.significance import compare
 
     documents = comparisons.resampled_documents(dataset.corpus, resample)
-    key = _comparison_key(dataset, name, opts, test, n, seed, baseline, alpha, documents)
+    key = comparison_key(dataset, name, opts, resample, (test, n, seed, baseline, alpha))
     result = metric_result(dataset, name, opts)
     return COMPARISONS.get_or_compute(
         key,
@@ -222,28 +220,13 @@ def comparison(
     )
 
 
-def _comparison_key(dataset: Dataset, name: str, opts: Options, test, n, seed, baseline, alpha, documents) -> tuple:
-    """The one key of :func:`comparison`'s results: the texts and scores, the metric and its options, the test."""
-    return (
-        dataset.fingerprint,
-        dataset.scores_fingerprint,
-        name,
-        options_key(name, opts),
-        test,
-        None if n is None else int(n),
-        int(seed),
-        baseline,
-        float(alpha),
-        None if documents is None else hash(documents),
-    )
-
-
-def compared(dataset: Dataset, name: str, opts: Options, resample: str = "segments") -> bool:
-    """Whether the Rankings' test of ``name`` (:func:`comparison` with its defaults) is kept: no resampling to wait
-    for."""
+def comparison_key(dataset: Dataset, name: str, opts: Options, resample: str = "segments", test=None) -> tuple:
+    """The one key of :func:`comparison`'s results (``in COMPARISONS``: kept): the texts, the metric and its options,
+    what is resampled and the test (test, resamples, seed, baseline, alpha; None: the Rankings')."""
+    kind, n, seed, baseline, alpha = test or (rankings.TEST, rankings.RESAMPLES, SEED, None, ALPHA)
     documents = comparisons.resampled_documents(dataset.corpus, resample)
-    key = _comparison_key(dataset, name, opts, rankings.TEST, rankings.RESAMPLES, SEED, None, ALPHA, documents)
-    return key in COMPARISONS
+    test_key = (kind, None if n is None else int(n), int(seed), baseline, float(alpha), resample, hash(documents))
+    return (dataset.fingerprint, dataset.scores_fingerprint, name, options_key(name, opts), *test_key)
 
 
 def can_test(dataset: Dataset) -> bool:

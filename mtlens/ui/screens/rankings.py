@@ -76,7 +76,8 @@ def page() -> None:
         results.update(cached.metric_results(ds, group, opts))
         results = {m: results[m] for m in shown_metrics if m in results}
         later = [m for g in groups[k + 1 :] for m in g]
-        if cached.scored(ds, later, opts) and (not testable or cached.compared(ds, sort_by, opts, resample)):
+        kept = not testable or cached.comparison_key(ds, sort_by, opts, resample=resample) in cached.COMPARISONS
+        if cached.scored(ds, later, opts) and kept:
             continue  # nothing left to wait for: the final table comes next (each table drawn costs the server)
         placeholder.dataframe(export.numbers(ranking_table(results, sort_by)), hide_index=True)
     metrics = list(results)
