@@ -27,6 +27,7 @@ NEEDS_DATA = [
     "bench_slow_metrics",
     "bench_tbleu",
     "bench_ter",
+    "bench_visit_cpu",
     "bench_visitor_memory",
     "bench_workspace",
 ]
