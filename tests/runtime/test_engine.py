@@ -220,6 +220,30 @@ def test_a_threaded_process_without_its_pool_shares_a_job_with_ter_between_threa
     assert all(r["mode"] == "threads" and r["pids"] == [threaded["parent"]] for r in threaded["runs"])
 
 
+def test_a_metrics_tokenizer_is_loaded_before_the_workers_are_forked():
+    """BLEU's 13a tokenizer is sacrebleu's package (about 30 ms to import): loaded before the fork, every forked worker
+    inherits it instead of loading it again on the job's critical path (whole processes, docs/speed.md)."""
+    got = run_script(
+        """
+        import glob, mtlens
+        seen = []
+        real = E._forked
+        def spy(*args, **kwargs):
+            seen.append("sacrebleu.tokenizers.tokenizer_13a" in sys.modules)
+            return real(*args, **kwargs)
+        E._forked = spy
+        folder = os.environ["FOLDER"]
+        corpus = mtlens.load_corpus(sorted(glob.glob(folder + "/ref*.txt")), [folder + "/UEdin.txt", folder + "/Online-W.txt"])
+        assert "sacrebleu.tokenizers.tokenizer_13a" not in sys.modules
+        res = mtlens.score(corpus, ["bleu", "chrf"])
+        print(json.dumps({"seen": seen, "mode": E.LAST_RUN["mode"]}))
+        """,
+        MTLENS_WORKERS="2",
+        FOLDER=str(SAMPLE),
+    )
+    assert got == {"seen": [True], "mode": "fork"}
+
+
 def test_a_threaded_process_sends_the_translation_checks_to_its_pool_with_the_same_failures():
     """The checks are plain Python that holds the interpreter lock: in the dashboard's server they ran in the page's
     thread and slowed every other visitor (docs/decisions.md, "Serving many visitors"). A threaded process now sends
