@@ -63,11 +63,14 @@ class KeptAssets:
         if kept is not None:
             return kept
         path = self.files[name]
-        stat = path.stat()
-        with self._lock:
-            if self._size + stat.st_size > MAX_BYTES:
-                return None
-        body = path.read_bytes()
+        try:
+            stat = path.stat()
+            with self._lock:
+                if self._size + stat.st_size > MAX_BYTES:
+                    return None
+            body = path.read_bytes()
+        except OSError:  # gone or unreadable since the server started (Streamlit upgraded under it): Streamlit answers
+            return None
         if len(body) != stat.st_size:  # changed while read: let Streamlit answer
             return None
         headers = _headers(name, stat, len(body))

@@ -134,3 +134,14 @@ def test_a_websocket_goes_on():
 
     asyncio.run(go())
     assert inner.reached == [scope["path"]]
+
+
+def test_a_file_gone_since_the_server_started_goes_on_to_streamlit(tmp_path):
+    """Streamlit upgraded under a running server: a listed file that is no longer there is Streamlit's to answer."""
+    (tmp_path / "static" / "js").mkdir(parents=True)
+    gone = tmp_path / "static" / "js" / "gone.js"
+    gone.write_text("x")
+    inner = _Inner()
+    app = KeptAssets(inner, folder=tmp_path, base_url="")
+    gone.unlink()
+    assert _ask(app, "/static/js/gone.js") == (404, b"inner")
