@@ -269,6 +269,11 @@ def test_a_threaded_process_sends_the_translation_checks_to_its_pool_with_the_sa
         alone, first = run(False)
         E.MIN_PARALLEL_WEIGHT = E.MIN_SPAWN_WEIGHT = 0
         pooled, second = run(True)
+        bare = Corpus.build(dict(corpus.references), dict(corpus.systems))  # no source: the checks that need none
+        got = checking.check_scores_many(bare, ["check:empty", "check:language"], "de")
+        assert E.LAST_RUN["mode"] == "pool"
+        assert {n: {s: v.tolist() for s, v in r.scores.items()} for n, r in got.items()} == {
+            n: pooled[n] for n in ("check:empty", "check:language")}
         print(json.dumps({"same": alone == pooled, "n": len(alone), "fails": sum(sum(map(sum, r.values())) for r in alone.values()),
                           "first": first, "second": second, "parent": PARENT}))
         """,
