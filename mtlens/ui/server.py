@@ -1,7 +1,6 @@
-"""What ``app.py`` gives Streamlit's ASGI application besides the pages: the quick view's routes
-(:mod:`.quick`), the WebSocket origin check (:mod:`.origin`), Streamlit's own front-end files answered from memory
-(:mod:`.assets`) and a lifespan that stops, when the server
-stops, every process it started to score (docs/security.md, "Processes")."""
+"""What ``app.py`` gives Streamlit's ASGI application besides the pages: the quick view's routes (:mod:`.quick`), the
+WebSocket origin check (:mod:`.origin`), Streamlit's own front-end files answered from memory (:mod:`.assets`) and a
+lifespan that stops, when the server stops, every process it started to score (docs/security.md, "Processes")."""
 
 from __future__ import annotations
 

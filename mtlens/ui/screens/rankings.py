@@ -70,16 +70,15 @@ def page() -> None:
     bar = st.progress(0.0, text="Scoring…")
     results: dict[str, MetricResult] = {}
     testable = cached.can_test(ds)
+    tested = not testable or cached.comparison_key(ds, sort_by, opts, resample=resample) in cached.COMPARISONS
     groups = cached.metric_groups(shown_metrics)
     for k, group in enumerate(groups):  # the table grows: the fast metrics, then the slow ones, then the test
         bar.progress(len(results) / len(shown_metrics), text=f"Scoring {', '.join(group)}…")
         results.update(cached.metric_results(ds, group, opts))
         results = {m: results[m] for m in shown_metrics if m in results}
-        later = [m for g in groups[k + 1 :] for m in g]
-        kept = not testable or cached.comparison_key(ds, sort_by, opts, resample=resample) in cached.COMPARISONS
-        if cached.scored(ds, later, opts) and kept:
-            continue  # nothing left to wait for: the final table comes next (each table drawn costs the server)
-        placeholder.dataframe(export.numbers(ranking_table(results, sort_by)), hide_index=True)
+        if not (tested and cached.scored(ds, [m for g in groups[k + 1 :] for m in g], opts)):
+            # more to wait for: the table so far (with nothing left, only the final table is drawn: each costs the server)
+            placeholder.dataframe(export.numbers(ranking_table(results, sort_by)), hide_index=True)
     metrics = list(results)
     cmp = None
     if testable:

@@ -312,22 +312,26 @@ def page() -> None:
     corrections_box = st.expander(
         f"tBLEU corrections (epsilon = {opts.tbleu_epsilon:.2f})", key="sent_tbleu_open", on_change="rerun"
     )
-    if not corrections_box.open:
-        return
-    with corrections_box:
-        st.caption(
-            "Each hypothesis word matched to a reference word (minimum-cost matching on the affix distance); "
-            "words within epsilon are replaced by the reference word and weighted 1 - distance."
-        )
-        for name in [sys_a, sys_b] if sys_b else [sys_a]:
-            rows = tbleu_rows(ds.corpus, opts, name, i)
-            st.markdown(f"*{render.md(name)}*")
-            if rows:
-                export.table(
-                    pd.DataFrame(rows), name=f"mtlens-tbleu-corrections-{name}", hide_index=True, key=f"tb_corr_{name}"
-                )
-            else:
-                st.caption("No word pair shares a substring.")
+    if corrections_box.open:
+        with corrections_box:
+            tbleu_corrections(ds, opts, [sys_a, sys_b] if sys_b else [sys_a], i)
+
+
+def tbleu_corrections(ds, opts, systems: list[str], i: int) -> None:
+    """tBLEU's corrections of line ``i`` of each of ``systems``: each hypothesis word matched to a reference word."""
+    st.caption(
+        "Each hypothesis word matched to a reference word (minimum-cost matching on the affix distance); "
+        "words within epsilon are replaced by the reference word and weighted 1 - distance."
+    )
+    for name in systems:
+        rows = tbleu_rows(ds.corpus, opts, name, i)
+        st.markdown(f"*{render.md(name)}*")
+        if rows:
+            export.table(
+                pd.DataFrame(rows), name=f"mtlens-tbleu-corrections-{name}", hide_index=True, key=f"tb_corr_{name}"
+            )
+        else:
+            st.caption("No word pair shares a substring.")
 
 
 def _checks_on_line(ds, systems, i: int) -> None:
