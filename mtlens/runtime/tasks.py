@@ -81,12 +81,16 @@ def statistics_many(
 
 
 def _load_before_fork(metrics: Sequence[Metric]) -> None:
-    """What each metric loads on its first line (its tokenizer: sacrebleu's package for BLEU's 13a, about 30 ms),
-    loaded here once: forked workers inherit it instead of each loading it again on the job's critical path. A metric
-    that cannot score a line says so when its tasks run."""
+    """The word tokenizers the metrics use (sacrebleu's package for BLEU's 13a, about 30 ms to import), made here once:
+    forked workers inherit them instead of each loading them again on the job's critical path. A tokenizer that cannot
+    be made (its library missing) says so when the tasks run."""
+    from ..core.tokenizers import get_tokenizer
+
     for metric in metrics:
-        with contextlib.suppress(Exception):
-            metric.block_statistics([["A test."]], [["A test."]])
+        name = getattr(metric, "tokenize", None)
+        if isinstance(name, str):
+            with contextlib.suppress(Exception):
+                get_tokenizer(name)
 
 
 def statistics(metric: Metric, references, hypotheses) -> list[np.ndarray]:
