@@ -58,8 +58,8 @@ def check_scores_many(corpus: Corpus, names, target: str | None) -> dict[str, Im
         check, half = tasks[i]
         return {
             "check": CHECK_PREFIX + check.name,
-            "source": None if corpus.source is None else list(corpus.source),  # the language and empty checks need none
-            "systems": {s: list(corpus.systems[s]) for s in half},
+            "source": corpus.source,  # None: the language and empty checks need none
+            "systems": {s: corpus.systems[s] for s in half},
             "target": target,
             "usual": usual,
         }

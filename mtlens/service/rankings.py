@@ -15,8 +15,6 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -27,6 +25,7 @@ import pandas as pd
 
 from ..analysis.policy import ALPHA, DEFAULT_SAMPLES, MIN_TEST_LINES, SEED, test_wording
 from ..analysis.significance import Comparison
+from ..core.kept import BoundedCache
 from ..core.options import DEFAULTS, OPTION_PARAM, SPECS, read_link
 from ..exports import tables as report
 from ..exports.numbers import column_decimals, direction_note
@@ -152,31 +151,18 @@ def too_few_lines(n_lines: int) -> str:
 def comparison(result: MetricResult, progress=None) -> Comparison:
     """The Rankings' test of one metric (:data:`TEST`, :data:`RESAMPLES`, :data:`SEED`, :data:`ALPHA`).
 
-    A built-in metric's test is kept in this process by what it is computed from (:func:`_test_key`), at most
+    A built-in metric's test is kept in this process by what it is computed from (:func:`_test_key`), in
     :data:`KEPT_TESTS`: the same set's quick view opened again, or by twenty visitors at once, resamples nothing twice
     (the resampling was a third of a quick view's time; docs/decisions.md, "Serving many visitors")."""
     from ..analysis.significance import compare
 
     key = _test_key(result)
-    if key is not None:
-        with _KEPT_LOCK:
-            kept = _KEPT.get(key)
-            if kept is not None:
-                _KEPT.move_to_end(key)
-                return kept
-    cmp = compare(result, test=TEST, n=RESAMPLES, seed=SEED, alpha=ALPHA, progress=progress)
-    if key is not None:
-        with _KEPT_LOCK:
-            _KEPT[key] = cmp
-            while len(_KEPT) > KEPT_TESTS:
-                _KEPT.popitem(last=False)
-    return cmp
+    test = lambda: compare(result, test=TEST, n=RESAMPLES, seed=SEED, alpha=ALPHA, progress=progress)  # noqa: E731
+    return test() if key is None else KEPT_TESTS.get_or_compute(key, test)
 
 
-#: how many tests :func:`comparison` keeps (one per set and sort metric a quick view shows; each a few kB)
-KEPT_TESTS = 64
-_KEPT: OrderedDict[tuple, Comparison] = OrderedDict()
-_KEPT_LOCK = threading.Lock()
+#: the tests :func:`comparison` keeps (one per set and sort metric a quick view shows; each a few kB)
+KEPT_TESTS = BoundedCache(64)
 
 
 def _test_key(result: MetricResult) -> tuple | None:

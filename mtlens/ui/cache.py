@@ -1,12 +1,11 @@
-"""How the pages cache: one decorator over Streamlit's ``cache_resource`` keyed by content fingerprints, and a
-small LRU for computations that draw progress while they run (which Streamlit's caches cannot replay)."""
+"""How the pages cache: one decorator over Streamlit's ``cache_resource`` keyed by content fingerprints (and, for
+computations that draw progress while they run, which Streamlit's caches cannot replay, the process-wide
+:class:`mtlens.core.kept.BoundedCache`)."""
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import threading
-from collections import OrderedDict
 
 import streamlit as st
 
@@ -38,39 +37,6 @@ def cache(key, max_entries: int = 16, spinner: str | None = None):
         return cached
 
     return decorate
-
-
-class BoundedCache:
-    """A small process-wide LRU keyed by content fingerprints (thread-safe).
-
-    Used where the computation reports progress through Streamlit elements,
-    which ``st.cache_*`` cannot replay.
-    """
-
-    def __init__(self, max_entries: int):
-        self.max_entries = max_entries
-        self._data: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get_or_compute(self, key, fn):
-        with self._lock:
-            if key in self._data:
-                self._data.move_to_end(key)
-                return self._data[key]
-        value = fn()
-        with self._lock:
-            self._data[key] = value
-            while len(self._data) > self.max_entries:
-                self._data.popitem(last=False)
-        return value
-
-    def __contains__(self, key) -> bool:
-        with self._lock:
-            return key in self._data
-
-    def clear(self):
-        with self._lock:
-            self._data.clear()
 
 
 def text_fingerprint(lines) -> str:

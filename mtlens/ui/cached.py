@@ -14,12 +14,13 @@ from __future__ import annotations
 import streamlit as st
 
 from ..analysis.policy import ALPHA, CI_RESAMPLES, SEED
+from ..core.kept import BoundedCache
 from ..core.options import Options
 from ..service import comparisons, rankings
 from ..service.evaluation import kept_options
 from ..service.results import REGISTRY, MetricResult, options_key, score_set
 from . import identity, state
-from .cache import BoundedCache, cache
+from .cache import cache
 from .cached_checks import check_names, checks
 from .state import Dataset
 

@@ -85,7 +85,7 @@ def test_a_quick_views_test_is_kept_by_what_it_resamples(saved_sample, monkeypat
     from mtlens.analysis import significance
 
     store, sid, *_ = saved_sample
-    monkeypatch.setattr(rankings, "_KEPT", type(rankings._KEPT)())
+    monkeypatch.setattr(rankings, "KEPT_TESTS", type(rankings.KEPT_TESTS)(64))
     first = rankings.saved(store, sid)
     calls = []
     real = significance.compare
