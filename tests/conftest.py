@@ -396,3 +396,41 @@ def fill(folder: Path) -> None:
     with open(folder / "filler", "wb", buffering=0) as f, contextlib.suppress(OSError):
         while True:
             f.write(b"\0" * 4096)
+
+
+#: the reports of tests whose servers were stalled (tests/app/stalls.py): printed at the end of the run
+_STALLED: list[tuple[str, str]] = []
+STALLED_SECTION = "stalled servers"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A browser test that ran past tests/app/stalls.STALL_S carries what its servers logged during it."""
+    outcome = yield
+    if call.when == "call" and "browser" in item.keywords:
+        from .app import stalls
+
+        text = stalls.test_ends(call.duration)
+        if text:
+            outcome.get_result().sections.append((STALLED_SECTION, text))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    if "browser" in item.keywords:
+        from .app import stalls
+
+        stalls.test_begins()
+    yield
+
+
+def pytest_runtest_logreport(report):
+    for name, text in report.sections:
+        if name == STALLED_SECTION:
+            _STALLED.append((report.nodeid, text))
+
+
+def pytest_terminal_summary(terminalreporter):
+    for nodeid, text in _STALLED:
+        terminalreporter.section(f"slow browser test: {nodeid}", sep="-")
+        terminalreporter.write_line(text)

@@ -26,6 +26,7 @@ except ImportError:  # the browser fixture then fails (CI) or skips (a machine w
 
 from ..conftest import ROOT, SAMPLE
 from ..ports import free_port as _free_port
+from . import stalls
 
 CHROMIUM = "/usr/bin/chromium"
 #: the file input of an uploader, by its widget key (never by position: the page has several uploaders)
@@ -92,19 +93,21 @@ def running_server(log_dir, env=None, flags=("--server.address", "127.0.0.1"), p
     as the README's command does)."""
     port = port or _free_port()
     log = log_dir / f"streamlit-{port}.log"
-    with open(log, "w") as out:
+    with open(log, "a") as out:  # appended to: a stalled test's stacks are written to it too (tests/app/stalls.py)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port), *flags],
+            [sys.executable, "-c", stalls.LAUNCH, "run", str(script), "--server.port", str(port), *flags],
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
             env=env,
         )
+    stalls.started(proc, log)
     try:
         url = f"http://127.0.0.1:{port}"
         wait_until_healthy(url, proc, log)
         yield url
     finally:
+        stalls.stopped(proc)
         proc.terminate()
         try:
             proc.wait(timeout=10)
