@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from ..core.errors import InputError
 from ..core.names import terminal_safe
+from ..neural.kept import kept_workers
 from ..service.neural_scoring import choose_exact
 from ..version import __version__
 from . import admin, gate, judges, ratings, scoring, sets
@@ -78,7 +79,8 @@ def _main(args, commands) -> int:
     if getattr(args, "exact", False):  # the mode is the environment's: a job this command starts inherits it
         choose_exact()
     try:
-        out = commands[args.command](args)
+        with kept_workers():  # one neural worker per checkpoint for the whole command (mtlens.neural.kept)
+            out = commands[args.command](args)
     except InputError as err:
         print(terminal_safe(f"mtlens: error: {err}"), file=sys.stderr)
         return 2

@@ -17,6 +17,7 @@ from ..core.corpus import Corpus
 from ..core.errors import InputError
 from ..core.limits import env_number
 from ..core.secrets import redact
+from . import kept
 from .environment import RAY_ENV, check_ray, error_of, ray_address, worker_env
 from .models import EXACT, FAST, MODES, Model, cache_digest, mode, models
 from .segments import batch_size, cached_scores, missing, spans_json, work_size
@@ -56,9 +57,17 @@ def compute(
     else:
         keys, rows = todo[0]["keys"], todo[0]["rows"]
         feed = [json.dumps({"rows": rows}, ensure_ascii=False)]
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as err:
+    command = _command(model, "score" if how == EXACT else "fast", size, chunk)
+    # fast mode on this machine: a worker that answered the same command's last work in full may take this one too
+    # (the model loaded once: mtlens.neural.kept); exact mode's and a Ray cluster's workers end with their work
+    reuse = how == FAST and not ray_address() and kept.keeping()
+    found = kept.take(command) if reuse else None
+    if found is not None:
+        proc, err = found
+    else:
+        err = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - kept with the worker, or closed below
         proc = subprocess.Popen(
-            _command(model, "score" if how == EXACT else "fast", size, chunk),
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=err,
@@ -67,9 +76,11 @@ def compute(
             env=worker_env(),
             start_new_session=True,
         )
+    err_from = err.seek(0, os.SEEK_END)  # this work's errors: what the worker writes from here on
+    with contextlib.ExitStack() as owned:
         if on_start:
             on_start(proc)
-        feeder = threading.Thread(target=_feed, args=(proc, feed), daemon=True)
+        feeder = threading.Thread(target=_feed, args=(proc, feed, not reuse), daemon=True)
         feeder.start()
         done, output, finished = 0, [], False
         # issue 51: a Ray address that accepts TCP and never answers held the job (and the set) for ever: a worker
@@ -113,13 +124,17 @@ def compute(
                         counts["retried"] = counts.get("retried", 0) + int(msg["retry"])
                 elif msg.get("end"):
                     finished = True
+                    if reuse:  # the worker waits for its next work: this one is complete
+                        break
         finally:
             if watchdog is not None:
                 watchdog.cancel()
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
             feeder.join(timeout=5)
+            if not (reuse and finished and not feeder.is_alive() and kept.keep(command, proc, err)):
+                if proc.poll() is None:
+                    proc.kill()
+                proc.wait()
+                owned.callback(_close, proc, err)
         if watchdog is not None and not joined.is_set() and not finished:
             raise InputError(
                 f"the Ray cluster at '{redact(ray_address())}' ({RAY_ENV}) accepted the connection but did not let the "
@@ -127,12 +142,18 @@ def compute(
                 f"the address is a Ray head's, or unset {RAY_ENV} to score on this machine"
             )
         if not finished:
-            err.seek(0)
+            err.seek(err_from)
             raise InputError(
                 f"{error_of(''.join(output), err.read(), proc.returncode)}; the {done} segment(s) scored so far "
                 "are saved, run it again to go on"
             )
     return True
+
+
+def _close(proc: subprocess.Popen, err) -> None:
+    for f in (proc.stdin, proc.stdout, err):
+        with contextlib.suppress(OSError, ValueError):
+            f.close()
 
 
 def _command(model: Model, verb: str, size: int, chunk: int) -> list[str]:
@@ -163,11 +184,15 @@ def _message(line: str) -> dict:
     return msg if isinstance(msg, dict) else {}
 
 
-def _feed(proc: subprocess.Popen, lines: Sequence[str]) -> None:
+def _feed(proc: subprocess.Popen, lines: Sequence[str], last: bool = True) -> None:
+    """Write the work to the worker; ``last``: then close its input (a kept worker's stays open for its next work)."""
     try:
         for line in lines:
             proc.stdin.write(line + "\n")
-        proc.stdin.close()
+        if last:
+            proc.stdin.close()
+        else:
+            proc.stdin.flush()
     except (BrokenPipeError, OSError, ValueError):
         pass
 

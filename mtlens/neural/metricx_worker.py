@@ -10,9 +10,12 @@ transformers, never mtlens, and speaks the workers' protocol (:mod:`mtlens.neura
         scores it at batch size 1 (its only working batch size, metricx#2); prints ``{"ready"}``, then per call
         ``{"group", "idx", "scores", "spans": null}``, then ``{"end": true}``.
     python metricx_worker.py fast FOLDER TOKENIZER BATCH CHUNK       (the default)
-        one JSON object ``{"rows": [...]}`` (the distinct inputs of every system); the segments tokenised, sorted
-        by length and scored in padded batches with an attention mask (float32: the encoder's attention through
-        torch's fused kernel, :func:`fuse_attention`); prints ``{"idx", "scores"}`` per block.
+        one JSON object ``{"rows": [...]}`` per line (the distinct inputs of every system); the segments tokenised,
+        sorted by length and scored in padded batches with an attention mask (float32: the encoder's attention
+        through torch's fused kernel, :func:`fuse_attention`); prints ``{"ready"}``, ``{"idx", "scores"}`` per block
+        and ``{"end": true}`` for each object. The model is loaded for the first and kept for the next, until the
+        input ends (both metrics of one checkpoint, and a QE job's references, share one worker:
+        :mod:`mtlens.neural.kept`).
 
 A row with ``ref`` is scored reference-based, one without as quality estimation (MetricX-24 is hybrid). The input is
 built exactly as ``metricx24/predict.py`` builds it: ``"source: S candidate: H reference: R"`` (QE: without the
@@ -295,18 +298,27 @@ def fast(folder: str, tokenizer_path: str, batch_size: int, chunk: int) -> None:
     """The shared-work path: the distinct rows tokenised, sorted by length, scored in padded batches; one block of
     whole batches per call (about 1/32 of the work unless CHUNK says). With ``MTLENS_RAY_ADDRESS`` set, the blocks
     go to a Ray cluster (the workers' loop, :func:`mtlens.neural.worker_base.ray_fast`), each computed as here."""
-    doc = json.loads(sys.stdin.read() or "{}")
+    kept: dict = {}
+    for doc in base.requests():
+        _fast_one(doc, folder, tokenizer_path, batch_size, chunk, kept)
+
+
+def _fast_one(doc: dict, folder: str, tokenizer_path: str, batch_size: int, chunk: int, kept: dict) -> None:
+    """One request of :func:`fast`; ``kept``: the tokenizer and the model, loaded by the first request."""
     rows = doc.get("rows", [])
-    tokenizer = _tokenizer(tokenizer_path)
-    ids = encode(tokenizer, [make_input(r) for r in rows]) if rows else []
+    if "tokenizer" not in kept:
+        kept["tokenizer"] = _tokenizer(tokenizer_path)
+    ids = encode(kept["tokenizer"], [make_input(r) for r in rows]) if rows else []
     order = sorted(range(len(rows)), key=lambda i: (len(ids[i]), i))
     address = os.environ.get("MTLENS_RAY_ADDRESS", "").strip()
     if address:
         scorer = (_Scorer, (folder,), lambda n, shared: blocks(order, n, chunk))
         base.ray_fast(address, ids, [], batch_size, scorer)
         return
-    model = _load(folder)
-    fused = fuse_attention(model)
+    if "model" not in kept:
+        kept["model"] = _load(folder)
+        kept["fused"] = fuse_attention(kept["model"])
+    model, fused = kept["model"], kept["fused"]
     size = batch_size if batch_size > 0 else auto_batch(model, ids)
     base.say({"ready": len(rows), "device": _device(model), "batch": size, "shared": False, "fused": fused})
     for block in blocks(order, size, chunk):

@@ -23,7 +23,6 @@ The model is prepared exactly as ``comet-score`` prepares it (``load_from_checkp
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -183,8 +182,16 @@ def run_block(model, rows: list[dict], inputs: list[str], size: int, device: str
 
 
 def fast(checkpoint: str, batch_size: int, chunk: int) -> None:
-    doc = json.loads(sys.stdin.read() or "{}")
+    """The fast path: one JSON object ``{"rows": [...]}`` per line of stdin, each answered in full (``ready``, the
+    blocks, ``end``); the model is loaded for the first and kept for the next until the input ends (a reference-free
+    job's references after its systems share the worker: :mod:`mtlens.neural.kept`)."""
     inputs = describe(checkpoint)["inputs"]
+    kept: dict = {}
+    for doc in base.requests():
+        _fast_one(doc, checkpoint, inputs, batch_size, chunk, kept)
+
+
+def _fast_one(doc: dict, checkpoint: str, inputs: list[str], batch_size: int, chunk: int, kept: dict) -> None:
     rows = [{k: str(r.get(k, "")).strip() for k in inputs} for r in doc.get("rows", [])]
     address = os.environ.get(base.RAY_ENV, "").strip()
     if address:
@@ -194,11 +201,13 @@ def fast(checkpoint: str, batch_size: int, chunk: int) -> None:
     import torch
 
     gpus, device = _device()
-    model = _load(checkpoint)
-    if device == "cuda":
-        model.to("cuda")
-    if device == "cpu":
-        torch.set_num_threads(max(1, os.cpu_count() or 1))
+    if "model" not in kept:
+        kept["model"] = model = _load(checkpoint)
+        if device == "cuda":
+            model.to("cuda")
+        if device == "cpu":
+            torch.set_num_threads(max(1, os.cpu_count() or 1))
+    model = kept["model"]
     size = batch_size if batch_size > 0 else _auto_batch(model, device)
     shared = _estimator(model)
     base.say({"ready": len(rows), "device": device, "batch": size, "shared": shared})

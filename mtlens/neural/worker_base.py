@@ -216,6 +216,19 @@ def ray_fast(address: str, rows: list, inputs: list[str], batch_size: int, score
     say({"end": True})
 
 
+def requests():
+    """The fast path's requests: one JSON object per line of stdin, each yielded as it comes (the parent may keep the
+    worker for its next work: :mod:`mtlens.neural.kept`), until the input ends; an input with no line at all is one
+    empty request, as before."""
+    seen = False
+    for line in sys.stdin:
+        if line.strip():
+            seen = True
+            yield json.loads(line)
+    if not seen:
+        yield {}
+
+
 # --------------------------------------------------------------------------- the parent
 def watch_parent() -> None:
     """Stop when the process that started the worker dies (``kill -9`` of a job or a command): the worker

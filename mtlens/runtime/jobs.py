@@ -30,6 +30,7 @@ from ..neural import compute as neural_compute
 from ..neural import environment as neural_env
 from ..neural import models as neural
 from ..neural import segments as neural_segments
+from ..neural.kept import kept_workers
 from ..scores.progress import ACTIVE, Progress, duration_text, metric_of
 from ..scores.sources import source_of
 
@@ -101,10 +102,11 @@ class _NeuralWork:
         return neural_segments.segments_cached(self.store, self.model, corpus)
 
     def compute(self, corpus, on_progress, should_stop) -> tuple[bool, str | None]:
-        finished = neural_compute.compute(self.store, self.model, corpus, on_progress, should_stop=should_stop)
-        refs = self._references(corpus)
-        if finished and refs is not None:  # then the references, as systems (a small last step)
-            finished = neural_compute.compute(self.store, self.model, refs, None, should_stop=should_stop)
+        with kept_workers():  # the references' step takes the systems' worker, the model loaded once
+            finished = neural_compute.compute(self.store, self.model, corpus, on_progress, should_stop=should_stop)
+            refs = self._references(corpus)
+            if finished and refs is not None:  # then the references, as systems (a small last step)
+                finished = neural_compute.compute(self.store, self.model, refs, None, should_stop=should_stop)
         return finished, None
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mtlens.neural import environment as neural_env
 from mtlens.neural import models as neural
 from mtlens.neural import segments as neural_segments
 from mtlens.storage.store import Store
@@ -331,9 +332,17 @@ def test_a_saved_sets_jobs_cache_both_metrics_apart_and_qe_scores_the_references
     assert (model.metric, qe.metric, qe.digest) == ("metricx:tiny", "metricx-qe:tiny", model.digest + ":qe")
     corpus = Corpus.build({"ref": read(files, "ref")}, {s: read(files, s) for s in SYSTEMS[:2]}, read(files, "src"))
     set_id = store.save(corpus, "metricx test")
+    # the neural interpreter behind a script that writes down each start: one worker scores both metrics and the QE
+    # metric's references (mtlens.neural.kept), where three started before
+    starts = tmp_path / "starts.log"
+    counting = tmp_path / "python"
+    counting.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{starts}"\nexec "{neural_env.python()}" "$@"\n')
+    counting.chmod(0o755)
     first = mtlens("score", "--set", set_id, "--metrics", "metricx:tiny,metricx-qe:tiny", "--format", "json",
-                   data_dir=tmp_path)  # fmt: skip
+                   data_dir=tmp_path, env={neural_env.PYTHON_ENV: str(counting)})  # fmt: skip
     assert "scoring the set's missing segments" in first.stderr
+    workers = [line for line in starts.read_text().splitlines() if "metricx_worker.py fast" in line]
+    assert len(workers) == 1, workers
     jobs = {(j["model"], j["state"]) for j in store.jobs(set_id)}
     assert jobs == {("metricx:tiny", "done"), ("metricx-qe:tiny", "done")}
     again = mtlens("score", "--set", set_id, "--metrics", "metricx:tiny,metricx-qe:tiny", "--format", "json",
