@@ -12,8 +12,7 @@ from collections.abc import Sequence
 
 from ..core.errors import InputError
 from ..core.names import terminal_safe
-from ..neural.kept import kept_workers
-from ..service.neural_scoring import choose_exact
+from ..service.neural_scoring import choose_exact, kept_workers
 from ..version import __version__
 from . import admin, gate, judges, ratings, scoring, sets
 from .args import Parser

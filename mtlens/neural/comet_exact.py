@@ -6,8 +6,6 @@ library at module level, never mtlens.
 
 from __future__ import annotations
 
-import json
-import sys
 import time
 
 
@@ -25,17 +23,24 @@ def plan(rows: list[dict], batch_size: int) -> list[list[int]]:
 def score(comet, checkpoint: str, batch_size: int, chunk: int) -> None:
     """comet-score's path (``score``): each system's segments in comet-score's batches (:func:`plan`), one call of
     whole batches at a time; an estimator's sources and references encoded once (:func:`_exact_shared`)."""
+    model = None
+    # each request's groups, the model kept for the next (mtlens.neural.kept)
+    for groups in comet.base.group_requests():
+        if model is None:
+            inputs = comet.describe(checkpoint)["inputs"]
+            model = comet._load(checkpoint)
+            model.set_embedding_cache()
+            if comet._estimator(model) and comet._device()[1] == "cuda":  # encoded here, not by predict's Trainer
+                model.to("cuda")
+        _score_one(comet, model, inputs, groups, batch_size, chunk)
+
+
+def _score_one(comet, model, inputs: list[str], groups: list[dict], batch_size: int, chunk: int) -> None:
     base = comet.base
-    groups = [json.loads(line) for line in sys.stdin if line.strip()]
     import torch
 
     gpus, device = comet._device()
-    inputs = comet.describe(checkpoint)["inputs"]
-    model = comet._load(checkpoint)
-    model.set_embedding_cache()
     shared = comet._estimator(model)
-    if shared and device == "cuda":  # the estimator's sentences are encoded here, not through predict's Trainer
-        model.to("cuda")
     base.say({"ready": len(groups), "device": device, "batch": batch_size, "shared": shared})
     if shared:
         _exact_shared(comet, model, groups, inputs, batch_size, chunk, device)

@@ -21,6 +21,7 @@ from . import kept
 from .environment import RAY_ENV, check_ray, error_of, ray_address, worker_env
 from .models import EXACT, FAST, MODES, Model, cache_digest, mode, models
 from .segments import batch_size, cached_scores, missing, spans_json, work_size
+from .worker_base import END_OF_WORK
 
 
 def compute(
@@ -58,9 +59,11 @@ def compute(
         keys, rows = todo[0]["keys"], todo[0]["rows"]
         feed = [json.dumps({"rows": rows}, ensure_ascii=False)]
     command = _command(model, "score" if how == EXACT else "fast", size, chunk)
-    # fast mode on this machine: a worker that answered the same command's last work in full may take this one too
-    # (the model loaded once: mtlens.neural.kept); exact mode's and a Ray cluster's workers end with their work
-    reuse = how == FAST and not ray_address() and kept.keeping()
+    # on this machine, a worker that answered the same command's last work in full may take this one too (the model
+    # loaded once: mtlens.neural.kept); a Ray cluster's workers end with their work
+    reuse = not (how == FAST and ray_address()) and kept.keeping()
+    if reuse and how == EXACT:
+        feed.append(json.dumps(END_OF_WORK))  # the exact path's groups end here, not at the end of the input
     found = kept.take(command) if reuse else None
     if found is not None:
         proc, err = found

@@ -4,12 +4,12 @@ A neural worker pays for its start before it scores anything: importing torch an
 Lightning for COMET's worker) and loading the checkpoint, about 7 CPU-seconds for MetricX-24's tiny test checkpoint on
 this machine. One command often gives the same checkpoint several pieces of work: ``metricx:NAME`` and
 ``metricx-qe:NAME`` are one checkpoint, and a reference-free model's job also scores the references as systems after
-the systems. Within :func:`kept_workers`, a fast-mode worker (:mod:`mtlens.neural.compute`) that answered its work in
-full is kept, and the next work for the same command (the same worker file, checkpoint, tokenizer, verb and batch
+the systems. Within :func:`kept_workers`, a worker (:mod:`mtlens.neural.compute`, either mode) that answered its work
+in full is kept, and the next work for the same command (the same worker file, checkpoint, tokenizer, mode and batch
 settings, so the same loaded model) goes to it; when the block ends, each kept worker's input is closed and it ends.
 
-Only what finished cleanly is kept: a worker stopped half-way (a cancel, an error, a Ray cluster's work) is never
-given more. Outside the block (the dashboard's server, whose memory must not hold models between visits) every piece
+Only what finished cleanly is kept: a worker stopped half-way (a cancel, an error) is never given more, nor is one that
+sent work to a Ray cluster. Outside the block (the dashboard's server, whose memory must not hold models between visits) every piece
 of work has its own worker, as before. Standard library only: the command line enters the block for every command.
 """
 
@@ -26,7 +26,7 @@ _state: dict = {"depth": 0, "workers": {}}
 
 @contextlib.contextmanager
 def kept_workers() -> Iterator[None]:
-    """Keep fast-mode workers for the next work of the same command until the block ends (nested blocks are one)."""
+    """Keep workers for the next work of the same command until the block ends (nested blocks are one)."""
     with _lock:
         _state["depth"] += 1
     try:

@@ -6,9 +6,10 @@ transformers, never mtlens, and speaks the workers' protocol (:mod:`mtlens.neura
         one JSON object: the checkpoint's kind, inputs, weight files and dtype, after checking that its weights load
         without running code and that the tokenizer loads.
     python metricx_worker.py score FOLDER TOKENIZER BATCH CHUNK      (``--exact``: Google's runner, one at a time)
-        JSON lines ``{"group", "rows", "todo"}`` on stdin; each segment scored alone, as Google's ``predict.py``
-        scores it at batch size 1 (its only working batch size, metricx#2); prints ``{"ready"}``, then per call
-        ``{"group", "idx", "scores", "spans": null}``, then ``{"end": true}``.
+        JSON lines ``{"group", "rows", "todo"}`` on stdin, up to a line ``{"end": true}`` or the end of the input;
+        each segment scored alone, as Google's ``predict.py`` scores it at batch size 1 (its only working batch
+        size, metricx#2); prints ``{"ready"}``, then per call ``{"group", "idx", "scores", "spans": null}``, then
+        ``{"end": true}``; then the next groups, with the model kept.
     python metricx_worker.py fast FOLDER TOKENIZER BATCH CHUNK       (the default)
         one JSON object ``{"rows": [...]}`` per line (the distinct inputs of every system); the segments tokenised,
         sorted by length and scored in padded batches with an attention mask (float32: the encoder's attention
@@ -251,9 +252,14 @@ def _fused_forward(att):
 def exact(folder: str, tokenizer_path: str, chunk: int) -> None:
     """Google's runner: every segment alone (identical inputs in several systems computed once: a segment's score
     at batch size 1 depends on its inputs only)."""
-    groups = [json.loads(line) for line in sys.stdin if line.strip()]
-    tokenizer = _tokenizer(tokenizer_path)
-    model = _load(folder)
+    tokenizer = model = None
+    for groups in base.group_requests():  # each request's groups; the model kept for the next (mtlens.neural.kept)
+        if model is None:
+            tokenizer, model = _tokenizer(tokenizer_path), _load(folder)
+        _exact_one(groups, tokenizer, model, chunk)
+
+
+def _exact_one(groups: list[dict], tokenizer, model, chunk: int) -> None:
     base.say({"ready": len(groups), "device": _device(model), "batch": 1, "shared": False})
     memo: dict[str, float] = {}
     target = base.save_seconds()

@@ -229,6 +229,29 @@ def requests():
         yield {}
 
 
+#: the line that ends one request of the exact path's groups (the parent writes it when it may keep the worker)
+END_OF_WORK = {"end": True}
+
+
+def group_requests():
+    """The exact path's requests: each a list of groups, one JSON object per line, ended by :data:`END_OF_WORK` or by
+    the end of the input (a parent that ends its input after its groups gets one request, as before)."""
+    groups: list = []
+    seen = False
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        doc = json.loads(line)
+        if doc == END_OF_WORK:
+            seen = True
+            yield groups
+            groups = []
+        else:
+            groups.append(doc)
+    if groups or not seen:
+        yield groups
+
+
 # --------------------------------------------------------------------------- the parent
 def watch_parent() -> None:
     """Stop when the process that started the worker dies (``kill -9`` of a job or a command): the worker

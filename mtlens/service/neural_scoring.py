@@ -7,9 +7,10 @@ from __future__ import annotations
 from ..core.errors import InputError
 from ..neural import environment
 from ..neural.environment import HOW_TO_ENABLE_SENTENCE, check_ray, where_it_runs
+from ..neural.kept import kept_workers
 from ..neural.models import EXACT, MODE_ENV, get_model
 
-__all__ = ["check_ray", "choose_exact", "model_scores", "unavailable"]
+__all__ = ["check_ray", "choose_exact", "kept_workers", "model_scores", "unavailable"]
 
 
 def unavailable() -> str | None:

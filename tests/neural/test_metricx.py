@@ -333,7 +333,7 @@ def test_a_saved_sets_jobs_cache_both_metrics_apart_and_qe_scores_the_references
     corpus = Corpus.build({"ref": read(files, "ref")}, {s: read(files, s) for s in SYSTEMS[:2]}, read(files, "src"))
     set_id = store.save(corpus, "metricx test")
     # the neural interpreter behind a script that writes down each start: one worker scores both metrics and the QE
-    # metric's references (mtlens.neural.kept), where three started before
+    # metric's references (mtlens.neural.kept), where three started before, in either mode
     starts = tmp_path / "starts.log"
     counting = tmp_path / "python"
     counting.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{starts}"\nexec "{neural_env.python()}" "$@"\n')
@@ -343,6 +343,17 @@ def test_a_saved_sets_jobs_cache_both_metrics_apart_and_qe_scores_the_references
     assert "scoring the set's missing segments" in first.stderr
     workers = [line for line in starts.read_text().splitlines() if "metricx_worker.py fast" in line]
     assert len(workers) == 1, workers
+    # --exact too (Google's one at a time), in a store of its own: one worker for the three pieces of work
+    other = Store(tmp_path / "exact")
+    neural.add_model(other, "tiny", tiny_metricx["tiny-metricx"])
+    exact_id = other.save(corpus, "metricx test")
+    exact = mtlens("score", "--set", exact_id, "--metrics", "metricx:tiny,metricx-qe:tiny", "--format", "json",
+                   "--exact", data_dir=other.data_dir, env={neural_env.PYTHON_ENV: str(counting)})  # fmt: skip
+    assert neural_segments.cached_scores(other, qe, refs_of(other, exact_id), "exact") is not None
+    workers = [line for line in starts.read_text().splitlines() if "metricx_worker.py score" in line]
+    assert len(workers) == 1, workers
+    for a, b in zip(json.loads(exact.stdout)["systems"], json.loads(first.stdout)["systems"], strict=True):
+        assert a["scores"]["metricx:tiny"] == pytest.approx(b["scores"]["metricx:tiny"], abs=TOLERANCE)
     jobs = {(j["model"], j["state"]) for j in store.jobs(set_id)}
     assert jobs == {("metricx:tiny", "done"), ("metricx-qe:tiny", "done")}
     again = mtlens("score", "--set", set_id, "--metrics", "metricx:tiny,metricx-qe:tiny", "--format", "json",
@@ -350,9 +361,13 @@ def test_a_saved_sets_jobs_cache_both_metrics_apart_and_qe_scores_the_references
     assert "missing segments" not in again.stderr  # every segment came from the cache
     assert json.loads(again.stdout)["systems"] == json.loads(first.stdout)["systems"]
     # the QE metric scored the reference as a system (is the reference the problem? issue 50); the other did not
-    refs = neural_segments.reference_corpus(store.load(set_id).corpus)
+    refs = refs_of(store, set_id)
     assert neural_segments.cached_scores(store, qe, refs) is not None
     assert neural_segments.cached_scores(store, model, refs) is None
+
+
+def refs_of(store, set_id):
+    return neural_segments.reference_corpus(store.load(set_id).corpus)
 
 
 def test_the_gate_reads_metricx_lower_is_better(tiny_metricx, google_metricx, files, tmp_path):
