@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.secrets import check_one_at, redact, scrub
+from .worker_base import PARENT_ENV
 
 #: environment variable naming the Python that has unbabel-comet
 PYTHON_ENV = "MTLENS_NEURAL_PYTHON"
@@ -73,6 +74,7 @@ def worker_env() -> dict:
         "TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1",
         "TOKENIZERS_PARALLELISM": "false",
         "PYTHONWARNINGS": "ignore",
+        PARENT_ENV: str(os.getpid()),  # the worker's parent watch (worker_base.watch_parent)
     }
 
 

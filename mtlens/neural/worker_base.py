@@ -218,15 +218,12 @@ def ray_fast(address: str, rows: list, inputs: list[str], batch_size: int, score
 
 def requests():
     """The fast path's requests: one JSON object per line of stdin, each yielded as it comes (the parent may keep the
-    worker for its next work: :mod:`mtlens.neural.kept`), until the input ends; an input with no line at all is one
-    empty request, as before."""
-    seen = False
+    worker for its next work: :mod:`mtlens.neural.kept`), until the input ends. An input that ends with no line at all
+    is no request: the parent always sends its work, so its input ended because it went away, and nothing is loaded
+    for nobody."""
     for line in sys.stdin:
         if line.strip():
-            seen = True
             yield json.loads(line)
-    if not seen:
-        yield {}
 
 
 #: the line that ends one request of the exact path's groups (the parent writes it when it may keep the worker)
@@ -235,36 +232,54 @@ END_OF_WORK = {"end": True}
 
 def group_requests():
     """The exact path's requests: each a list of groups, one JSON object per line, ended by :data:`END_OF_WORK` or by
-    the end of the input (a parent that ends its input after its groups gets one request, as before)."""
+    the end of the input (a parent that ends its input after its groups gets one request, as before). No group, no
+    request (as in :func:`requests`, an input that ends empty means the parent went away)."""
     groups: list = []
-    seen = False
     for line in sys.stdin:
         if not line.strip():
             continue
         doc = json.loads(line)
         if doc == END_OF_WORK:
-            seen = True
-            yield groups
+            if groups:
+                yield groups
             groups = []
         else:
             groups.append(doc)
-    if groups or not seen:
+    if groups:
         yield groups
 
 
 # --------------------------------------------------------------------------- the parent
+#: the process id of the worker's parent, as the parent sets it (mtlens.neural.environment.worker_env)
+PARENT_ENV = "MTLENS_WORKER_PARENT"
+
+
 def watch_parent() -> None:
     """Stop when the process that started the worker dies (``kill -9`` of a job or a command): the worker
-    runs in its own session, so nothing else would stop it before its next write fails."""
+    runs in its own session, so nothing else would stop it before its next write fails. Two signs, checked every
+    half second: the worker's parent changes (it was handed to another process), or the process that names itself
+    in :data:`PARENT_ENV` (:func:`mtlens.neural.environment.worker_env`) is gone, which also catches a parent killed
+    while the worker was still starting, before this watch began, and an interpreter wrapper that did not ``exec``."""
     import threading
 
-    parent = os.getppid()
+    first = os.getppid()
+    named = os.environ.get(PARENT_ENV, "")
+    parent = int(named) if named.isdigit() else first
+
+    def gone(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except OSError:  # another user's process: it exists
+            return False
+        return False
 
     def watch() -> None:
         while True:
-            time.sleep(0.5)
-            if os.getppid() != parent:
+            if os.getppid() != first or gone(parent):
                 os._exit(4)
+            time.sleep(0.5)
 
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 

@@ -384,6 +384,33 @@ def test_the_worker_stops_when_the_command_that_started_it_is_killed(neural_pyth
         raise AssertionError("the worker went on after its parent was killed")
 
 
+def test_a_worker_whose_parent_died_while_it_started_stops_and_an_empty_input_loads_nothing(
+    neural_python, tiny_models, tmp_path
+):
+    """The race the test above can meet on a loaded machine (CI, stop 73): the command killed before its worker's
+    parent watch began. The worker reads its parent from MTLENS_WORKER_PARENT, so a parent already gone when it
+    starts stops it (exit 4) although its input is still open; and an input that ends with no line (the parent went
+    away before writing) is no work: the worker ends without loading the model."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a process id that was a parent and is no more
+    ckpt = str(tiny_models["tiny-comet"] / "checkpoints" / "model.ckpt")
+    env = {**neural_env.worker_env(), "MTLENS_WORKER_PARENT": str(gone.pid)}
+    orphan = subprocess.Popen([neural_python, "-I", str(neural_env.WORKER), "fast", ckpt, "0", "0"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)  # fmt: skip
+    try:
+        assert orphan.wait(timeout=30) == 4  # its input never ended: the watch stopped it
+    finally:
+        orphan.kill()
+        orphan.stdin.close()
+        orphan.stdout.close()
+    for verb in ("fast", "score"):  # -X importtime: every module the worker imported, on stderr
+        done = subprocess.run([neural_python, "-X", "importtime", "-I", str(neural_env.WORKER), verb, ckpt, "0", "0"],
+                              input="", capture_output=True, text=True, env=neural_env.worker_env(), timeout=120)  # fmt: skip
+        imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+        assert done.returncode == 0 and done.stdout == "", (verb, done.stdout, done.stderr[-500:])
+        assert "json" in imported and "torch" not in imported and "comet" not in imported, verb
+
+
 def test_a_unified_model_trained_with_word_tags_is_kind_xcomet(neural_python, tiny_models, tmp_path):
     """The kind follows what the model outputs: a unified_metric with word_level_training gives error spans
     (xCOMET's recipe), so its spans are kept like an xcomet_metric's."""
