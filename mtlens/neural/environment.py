@@ -66,8 +66,14 @@ def available() -> bool:
         return False
 
 
+#: what a worker's idle OpenMP threads do unless the user's environment says otherwise: sleep, not spin
+#: (docs/decisions.md, "Idle threads sleep"): the same numbers, fewer CPU seconds, and two workers sharing the cores
+#: (two jobs, or a job beside another program) no longer spin on each other's cores
+OMP_WAIT = "PASSIVE"
+
+
 def worker_env() -> dict:
-    return {
+    env = {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
@@ -76,6 +82,8 @@ def worker_env() -> dict:
         "PYTHONWARNINGS": "ignore",
         PARENT_ENV: str(os.getpid()),  # the worker's parent watch (worker_base.watch_parent)
     }
+    env.setdefault("OMP_WAIT_POLICY", OMP_WAIT)
+    return env
 
 
 #: a Ray cluster to score on (``host:port`` of its head, or ``ray://host:port``); unset: this machine

@@ -411,6 +411,15 @@ def test_a_worker_whose_parent_died_while_it_started_stops_and_an_empty_input_lo
         assert "json" in imported and "torch" not in imported and "comet" not in imported, verb
 
 
+def test_a_workers_idle_threads_sleep_unless_the_user_says_otherwise(monkeypatch):
+    """OpenMP's idle threads spin by default; two workers sharing two cores then took 46 s where they take 16 s with
+    sleeping threads (docs/decisions.md, "Idle threads sleep"). A user's own OMP_WAIT_POLICY is kept."""
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    assert neural_env.worker_env()["OMP_WAIT_POLICY"] == "PASSIVE"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    assert neural_env.worker_env()["OMP_WAIT_POLICY"] == "ACTIVE"
+
+
 def test_a_unified_model_trained_with_word_tags_is_kind_xcomet(neural_python, tiny_models, tmp_path):
     """The kind follows what the model outputs: a unified_metric with word_level_training gives error spans
     (xCOMET's recipe), so its spans are kept like an xcomet_metric's."""
