@@ -62,12 +62,12 @@ def pytest_configure(config):
     os.environ["MTLENS_DATA_DIR"] = tempfile.mkdtemp(prefix="mtlens-test-store-")
     # a bug in a page reaches AppTest as the exception it is (visitors see only an error id: ui/guard.py)
     os.environ["MTLENS_RAISE_ERRORS"] = "1"
-    # the reference tools the tests run (comet-score, Google's MetricX runner) sleep when idle as mtlens's workers do
-    # (mtlens.neural.environment.OMP_WAIT): the suite's two processes share two cores, and spinning OpenMP threads
-    # took them from each other (docs/testing.md); the numbers do not depend on it
-    from mtlens.neural.environment import OMP_WAIT
+    # the suite's two processes share two cores: the torch processes the tests start (mtlens's workers, comet-score,
+    # Google's MetricX runner) let their idle OpenMP threads sleep, as a dashboard's jobs do, instead of spinning on
+    # each other's cores (docs/testing.md); the numbers do not depend on it
+    from mtlens.neural.environment import sleep_idle_threads
 
-    os.environ.setdefault("OMP_WAIT_POLICY", OMP_WAIT)
+    sleep_idle_threads()
 
 
 def pytest_unconfigure(config):

@@ -66,14 +66,20 @@ def available() -> bool:
         return False
 
 
-#: what a worker's idle OpenMP threads do unless the user's environment says otherwise: sleep, not spin
-#: (docs/decisions.md, "Idle threads sleep"): the same numbers, fewer CPU seconds, and two workers sharing the cores
-#: (two jobs, or a job beside another program) no longer spin on each other's cores
+#: what the idle OpenMP threads of the workers a background job starts do unless the user's environment says
+#: otherwise: sleep, not spin (docs/decisions.md, "Idle threads sleep in a job"); :func:`sleep_idle_threads`
 OMP_WAIT = "PASSIVE"
 
 
+def sleep_idle_threads() -> None:
+    """For a process whose cores are shared (a dashboard's background job, the test suite): the neural workers it
+    starts let their idle OpenMP threads sleep instead of spinning on cores another process needs. The same numbers;
+    a user's own ``OMP_WAIT_POLICY`` is kept."""
+    os.environ.setdefault("OMP_WAIT_POLICY", OMP_WAIT)
+
+
 def worker_env() -> dict:
-    env = {
+    return {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
@@ -82,8 +88,6 @@ def worker_env() -> dict:
         "PYTHONWARNINGS": "ignore",
         PARENT_ENV: str(os.getpid()),  # the worker's parent watch (worker_base.watch_parent)
     }
-    env.setdefault("OMP_WAIT_POLICY", OMP_WAIT)
-    return env
 
 
 #: a Ray cluster to score on (``host:port`` of its head, or ``ray://host:port``); unset: this machine

@@ -291,6 +291,7 @@ def main(argv: list[str]) -> int:
         print("usage: python -m mtlens.runtime.jobs SET_ID MODEL", file=sys.stderr)
         return 2
     lower_priority()  # a job in the background: the command line's own scoring (run inline) keeps its priority
+    neural_env.sleep_idle_threads()  # and shares the cores: its workers' idle threads sleep (the CLI's spin as usual)
     store = Store()  # MTLENS_STORE, set by start(): the store that started the job
     try:
         return 0 if run(store, argv[0], argv[1], claim=False) == "done" else 1

@@ -411,13 +411,21 @@ def test_a_worker_whose_parent_died_while_it_started_stops_and_an_empty_input_lo
         assert "json" in imported and "torch" not in imported and "comet" not in imported, verb
 
 
-def test_a_workers_idle_threads_sleep_unless_the_user_says_otherwise(monkeypatch):
+def test_a_background_jobs_workers_idle_threads_sleep_unless_the_user_says_otherwise(monkeypatch):
     """OpenMP's idle threads spin by default; two workers sharing two cores then took 46 s where they take 16 s with
-    sleeping threads (docs/decisions.md, "Idle threads sleep"). A user's own OMP_WAIT_POLICY is kept."""
+    sleeping threads (docs/decisions.md, "Idle threads sleep in a job"). A background job sets it for its workers, the
+    command line does not (alone, spinning is faster), and a user's own OMP_WAIT_POLICY is kept."""
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    assert "OMP_WAIT_POLICY" not in neural_env.worker_env()
+    neural_env.sleep_idle_threads()
     assert neural_env.worker_env()["OMP_WAIT_POLICY"] == "PASSIVE"
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    neural_env.sleep_idle_threads()
     assert neural_env.worker_env()["OMP_WAIT_POLICY"] == "ACTIVE"
+    monkeypatch.delenv("OMP_WAIT_POLICY")
+    monkeypatch.setattr(jobs, "lower_priority", lambda: None)  # not this test process's priority
+    assert jobs.main(["no-such-set", "comet:none"]) != 0  # a background job's process, which fails at once
+    assert neural_env.worker_env()["OMP_WAIT_POLICY"] == "PASSIVE"
 
 
 def test_a_unified_model_trained_with_word_tags_is_kind_xcomet(neural_python, tiny_models, tmp_path):
