@@ -271,8 +271,8 @@ def watch_parent() -> None:
             os.kill(pid, 0)
         except ProcessLookupError:
             return True
-        except OSError:  # another user's process: it exists
-            return False
+        except PermissionError:  # another user's process: it exists
+            pass
         return False
 
     def watch() -> None:

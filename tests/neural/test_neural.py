@@ -394,7 +394,7 @@ def test_a_worker_whose_parent_died_while_it_started_stops_and_an_empty_input_lo
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()  # a process id that was a parent and is no more
     ckpt = str(tiny_models["tiny-comet"] / "checkpoints" / "model.ckpt")
-    env = {**neural_env.worker_env(), "MTLENS_WORKER_PARENT": str(gone.pid)}
+    env = {**neural_env.worker_env(), neural_env.PARENT_ENV: str(gone.pid)}
     orphan = subprocess.Popen([neural_python, "-I", str(neural_env.WORKER), "fast", ckpt, "0", "0"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)  # fmt: skip
     try:
