@@ -3,9 +3,12 @@ and a sentence naming the file and the line for anything else (UTF-16, binary, n
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import os
 import stat
+import threading
 from pathlib import Path
 
 from ..core.errors import InputError
@@ -132,3 +135,32 @@ def read_bytes(path: str | Path) -> bytes:
 def read_lines(path: str | Path) -> list[str]:
     """The lines of a plain-text file (see :func:`decode_lines`)."""
     return decode_lines(read_bytes(path), str(path))
+
+
+_PAUSES = 0
+_PAUSED_FROM_ON = False
+_PAUSE_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off while a reader builds a large file's objects, back as it was after.
+
+    Building hundreds of thousands of small objects (one per row) set off full collections that walk every object
+    alive: a 400,000-row MQM file took twice as long to read in a process holding other data. The objects a reader
+    builds hold no cycles, so nothing is left uncollected. Readers in several threads at once: the collector comes
+    back when the last one ends.
+    """
+    global _PAUSES, _PAUSED_FROM_ON
+    with _PAUSE_LOCK:
+        if _PAUSES == 0:
+            _PAUSED_FROM_ON = gc.isenabled()
+            gc.disable()
+        _PAUSES += 1
+    try:
+        yield
+    finally:
+        with _PAUSE_LOCK:
+            _PAUSES -= 1
+            if _PAUSES == 0 and _PAUSED_FROM_ON:
+                gc.enable()

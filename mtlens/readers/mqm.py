@@ -22,14 +22,17 @@ zh-en has 21 such rows; dropping them changes 18 published scores).
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..core.errors import InputError
 from ..scores.spans import Span
-from .lines import decode_lines
+from .lines import collector_paused, decode_lines
 
 SEVERITIES = ("critical", "major", "minor", "neutral", "no-error")
 #: severity -> weight, and (severity, category) -> weight overrides (a category of ``*`` is any severity)
@@ -67,7 +70,7 @@ class Problems(list):
         return (*self, *tail)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MQMSegment:
     system: str
     seg_id: str
@@ -121,6 +124,8 @@ def strip_spans(target: str) -> tuple[str, list[tuple[int, int]], str | None]:
     >>> strip_spans("a <v>b <v>c</v></v>")[2]
     'nested <v> tags'
     """
+    if "v>" not in target:  # no tag (every tag ends so): most rows
+        return target, [], None
     out, spans, start, pos, problem = [], [], None, 0, None
     length = 0
     for m in _TAG.finditer(target):
@@ -145,12 +150,35 @@ def strip_spans(target: str) -> tuple[str, list[tuple[int, int]], str | None]:
     return "".join(out), spans, problem
 
 
+#: the files last read, by name and content digest: the upload's check, the set, the page's metric and the
+#: Annotations page each read the same file; a 400,000-row file took seconds each time
+_READ: OrderedDict[tuple[str, bytes], Annotations] = OrderedDict()
+_READ_KEPT = 2
+_READ_LOCK = threading.Lock()
+
+
 def read_mqm_tsv(data: bytes, name: str) -> Annotations:
-    """Google's MQM TSV (header optional; 9 or 10 columns).
+    """Google's MQM TSV (header optional; 9 or 10 columns). The same bytes under the same name are read once
+    (the last :data:`_READ_KEPT` files are kept): the result is shared, read it and never change it.
 
     Raises:
         InputError: not such a file (wrong columns), or more rows than :data:`MAX_ROWS`.
     """
+    key = (name, hashlib.blake2b(data, digest_size=20).digest())
+    with _READ_LOCK:
+        if key in _READ:
+            _READ.move_to_end(key)
+            return _READ[key]
+    with collector_paused():
+        out = _read_mqm_tsv(data, name)
+    with _READ_LOCK:
+        _READ[key] = out
+        while len(_READ) > _READ_KEPT:
+            _READ.popitem(last=False)
+    return out
+
+
+def _read_mqm_tsv(data: bytes, name: str) -> Annotations:
     lines = decode_lines(data, name)
     if len(lines) > MAX_ROWS:
         raise InputError(f"'{name}' has {len(lines):,} rows; mtlens reads annotation files of up to {MAX_ROWS:,}")
@@ -169,7 +197,7 @@ def read_mqm_tsv(data: bytes, name: str) -> Annotations:
                 f"line {k} of '{name}' has {len(f)} fields; an MQM TSV has 9 or 10: system, doc, doc_id, seg_id, "
                 "rater, source, target, category, severity[, comment]"
             )
-        system, doc, _doc_id, seg_id, rater, source, target, category, severity = (x.strip() for x in f[:9])
+        system, doc, _doc_id, seg_id, rater, source, target, category, severity = map(str.strip, f[:9])
         comment = f[9].strip() if len(f) == 10 else ""
         key = (system, seg_id)
         if (key, rater, target, category, severity, comment) in seen:  # counted, as the publisher counts it

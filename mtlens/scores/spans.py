@@ -14,7 +14,7 @@ from dataclasses import dataclass
 NEAR = 20
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Span:
     """A marked error: ``[start, end)`` character offsets into the rated line (the translation, or the source where
     the reader says so); ``start`` and ``end`` None for an error without a place (an omission, a row whose tags could

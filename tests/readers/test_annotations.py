@@ -272,3 +272,64 @@ def test_mt_metrics_eval_seg_rating_files_annotate_a_set(tmp_path):
     assert any("outside the hypothesis" in p for p in add_annotations(st, sid2, "x.seg.rating", bad.encode()).problems)
     with pytest.raises(InputError, match="rates 2 segments of system 'B'; the set has 3"):
         add_annotations(st, sid2, "short.seg.rating", text.rsplit("B\t", 1)[0].encode())
+
+
+def test_a_file_read_again_is_not_parsed_again_and_the_collector_comes_back():
+    """Issue 62: the upload's check, the set, the page's MQM metric and the Annotations page each read the same file
+    (a 400,000-row file took seconds each time); the same bytes under the same name are parsed once, another file or
+    another name is parsed anew. The garbage collector is off while a file is parsed and back as it was after,
+    also when the file is refused and when two threads read at once."""
+    import gc
+    import threading
+
+    from mtlens.readers import mqm
+    from mtlens.readers.lines import collector_paused
+
+    data = (TESTDATA / "mqm" / "mqm_ted_ende.excerpt.tsv").read_bytes()
+    parses = []
+    real = mqm._read_mqm_tsv
+
+    def counted(*a):
+        parses.append(gc.isenabled())
+        return real(*a)
+
+    mqm._READ.clear()
+    try:
+        mqm._read_mqm_tsv = counted
+        first = read_mqm_tsv(data, "a.tsv")
+        assert read_mqm_tsv(bytes(data), "a.tsv") is first  # equal bytes, another object: not parsed again
+        assert parses == [False] and gc.isenabled()
+        other = read_mqm_tsv(data, "b.tsv")  # the name is part of every sentence about the file
+        assert other is not first and other.segments == first.segments
+        changed = read_mqm_tsv(data.replace(b"\tMajor\t", b"\tMinor\t", 1), "a.tsv")
+        assert changed is not first and len(parses) == 3
+        with pytest.raises(InputError):
+            read_mqm_tsv(b"a\tb\n", "bad.tsv")
+        assert gc.isenabled()
+    finally:
+        mqm._read_mqm_tsv = real
+        mqm._READ.clear()
+
+    gc.disable()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # it was off before: left off
+    finally:
+        gc.enable()
+    inside, leave = threading.Event(), threading.Event()
+
+    def hold():
+        with collector_paused():
+            inside.set()
+            leave.wait(10)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    inside.wait(10)
+    with collector_paused():
+        pass
+    assert not gc.isenabled()  # the other reader is still at work
+    leave.set()
+    t.join()
+    assert gc.isenabled()
