@@ -105,8 +105,9 @@ def build(py: str, script: str, shape: str, out: Path, env: dict) -> None:
 
 
 def comet(py: str, args, tmp: Path, env: dict, device: dict) -> dict:
-    build(py, "build_tiny_comet.py", args.shape, tmp / "comet", env)
-    ckpt = tmp / "comet" / "tiny-comet" / "checkpoints" / "model.ckpt"
+    if args.comet_model is None:
+        build(py, "build_tiny_comet.py", args.shape, tmp / "comet", env)
+    ckpt = (args.comet_model or tmp / "comet" / "tiny-comet") / "checkpoints" / "model.ckpt"
     data = tmp / "comet-data"
     names, n = cut(args.data, args.systems, args.lines, data)
     peers = []
@@ -128,8 +129,9 @@ def comet(py: str, args, tmp: Path, env: dict, device: dict) -> dict:
 
 
 def metricx(py: str, args, tmp: Path, env: dict) -> dict:
-    build(py, "build_tiny_metricx.py", args.shape, tmp / "metricx", env)
-    model = tmp / "metricx" / "tiny-metricx"
+    if args.metricx_model is None:
+        build(py, "build_tiny_metricx.py", args.shape, tmp / "metricx", env)
+    model = args.metricx_model or tmp / "metricx" / "tiny-metricx"
     data = tmp / "metricx-data"
     names, n = cut(args.data, args.mx_systems, args.mx_lines, data)
     text = {p.stem: p.read_text(encoding="utf-8").split("\n")[:-1] for p in data.glob("*.txt")}
@@ -191,6 +193,9 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--only", choices=("comet", "metricx"), default=None)
     ap.add_argument("--json", type=Path, default=None)
+    # checkpoints built before by the same scripts (the tests pass their own session's): the builds are skipped
+    ap.add_argument("--comet-model", type=Path, default=None, help="a built tiny-comet folder (not built again)")
+    ap.add_argument("--metricx-model", type=Path, default=None, help="a built tiny-metricx folder (not built again)")
     args = ap.parse_args()
     if args.data is None:
         args.data = SHARED / "wmt" / "en-de" if (SHARED / "wmt" / "en-de").is_dir() else SAMPLE

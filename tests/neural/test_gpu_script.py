@@ -13,10 +13,16 @@ import sys
 from ..conftest import ROOT
 
 
-def test_the_gpu_script_runs_on_the_cpu_and_finds_the_reference_tools_numbers(neural_python, tmp_path):
+def test_the_gpu_script_runs_on_the_cpu_and_finds_the_reference_tools_numbers(
+    neural_python, tiny_models, tiny_metricx, tmp_path
+):
+    """The session's tiny checkpoints (tests/conftest.py builds them with the scripts and texts the benchmark's own
+    ``build`` uses) are passed to it, so it does not build them a second time (about 40 s on a loaded CI machine);
+    its own build, taken without --comet-model and --metricx-model, is not run here."""
     out = tmp_path / "gpu.json"
     env = {**os.environ, "CORE_PYTHON": sys.executable, "MTLENS_NEURAL_PYTHON": neural_python}
     args = ["--shape", "tiny", "--data", str(ROOT / "sample_data"), "--systems", "2", "--lines", "40"]
+    args += ["--comet-model", str(tiny_models["tiny-comet"]), "--metricx-model", str(tiny_metricx["tiny-metricx"])]
     args += ["--mx-systems", "2", "--mx-lines", "15", "--peer-batches", "16,64", "--json", str(out)]
     done = subprocess.run(["bash", str(ROOT / "benchmarks" / "gpu.sh"), *args], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=600)  # fmt: skip
