@@ -25,12 +25,11 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..core.errors import InputError
+from ..core.kept import BoundedCache
 from ..scores.spans import Span
 from .lines import collector_paused, decode_lines
 
@@ -150,32 +149,24 @@ def strip_spans(target: str) -> tuple[str, list[tuple[int, int]], str | None]:
     return "".join(out), spans, problem
 
 
-#: the files last read, by name and content digest: the upload's check, the set, the page's metric and the
+#: the last two files read, by name and content digest: the upload's check, the set, the page's metric and the
 #: Annotations page each read the same file; a 400,000-row file took seconds each time
-_READ: OrderedDict[tuple[str, bytes], Annotations] = OrderedDict()
-_READ_KEPT = 2
-_READ_LOCK = threading.Lock()
+_READ = BoundedCache(2)
 
 
 def read_mqm_tsv(data: bytes, name: str) -> Annotations:
     """Google's MQM TSV (header optional; 9 or 10 columns). The same bytes under the same name are read once
-    (the last :data:`_READ_KEPT` files are kept): the result is shared, read it and never change it.
+    (the last two files are kept, :data:`_READ`): the result is shared, read it and never change it.
 
     Raises:
         InputError: not such a file (wrong columns), or more rows than :data:`MAX_ROWS`.
     """
-    key = (name, hashlib.blake2b(data, digest_size=20).digest())
-    with _READ_LOCK:
-        if key in _READ:
-            _READ.move_to_end(key)
-            return _READ[key]
-    with collector_paused():
-        out = _read_mqm_tsv(data, name)
-    with _READ_LOCK:
-        _READ[key] = out
-        while len(_READ) > _READ_KEPT:
-            _READ.popitem(last=False)
-    return out
+
+    def parse() -> Annotations:
+        with collector_paused():
+            return _read_mqm_tsv(data, name)
+
+    return _READ.get_or_compute((name, hashlib.blake2b(data, digest_size=20).digest()), parse)
 
 
 def _read_mqm_tsv(data: bytes, name: str) -> Annotations:
