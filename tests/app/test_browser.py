@@ -526,22 +526,25 @@ def _rankings_csv(page, tmp_path, tag) -> dict:
     return {r["system"]: r for r in csv.DictReader(path.open(encoding="utf-8"))}
 
 
-def _deferred_download(page, button, timeout=120_000):
+def _deferred_download(page, button, timeout=120_000, first=30_000):
     """Click a download button (a locator) whose file is made on the click (st.download_button given a callable) and
     return the download. Streamlit registers a new file id for such a button on every run and drops the old
     one, so a click that lands while a run is still reaching the browser asks for a revoked id and nothing
     downloads (Streamlit's media_file_manager.remove_deferred says so). A user clicks again; so does this,
-    once, after the page is idle. The download itself is asserted on by the caller."""
-    for attempt in (1, 2):
+    once, after the page is idle. The first click waits ``first`` ms for its file once the button can be
+    clicked (the files are small: a set's bundle, a table, one chart), not the whole ``timeout``: a lost click
+    cost a CI run two idle minutes (2026-12-07). The download itself is asserted on by the caller."""
+    for attempt, wait in enumerate((first, timeout)):
         _idle(page)
         button.wait_for(state="visible", timeout=60_000)
+        # a button is disabled while the session reconnects (a busy machine): wait as long as for the file
+        page.wait_for_function("(b) => b && !b.disabled", arg=button.element_handle(timeout=timeout), timeout=timeout)
         try:
-            with page.expect_download(timeout=timeout) as dl:
-                # a button is disabled while the session reconnects (a busy machine): wait as long as for the file
+            with page.expect_download(timeout=wait) as dl:
                 button.click(timeout=timeout)
             return dl.value
         except PlaywrightTimeoutError:
-            if attempt == 2:
+            if attempt:
                 raise
 
 

@@ -56,7 +56,28 @@ def installed(tmp_path_factory) -> Path:
     subprocess.run(
         [str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True, capture_output=True
     )
+    _copy_built_kernels(Path(purelib) / "mtlens" / "metrics" / "__pycache__")
     return venv
+
+
+def _copy_built_kernels(target: Path) -> None:
+    """The README's installation ends with ``mtlens build``. Its output for these sources is this checkout's (built
+    once for the suite, here if no test has yet): the files' names hold a hash of the kernels' sources, numba's and
+    numpy's versions and the interpreter, all the same in the wheel, so the installed package loads them as its own.
+    Copied rather than compiled a second time (about 30 CPU seconds, which the dashboard's warm-up otherwise spends
+    during the browser test): building them from nothing is test_cli's
+    ``test_build_compiles_every_kernel_into_a_fresh_cache``."""
+    import shutil
+
+    from mtlens.metrics import _compiled
+    from mtlens.runtime.kernels import kernel_modules
+
+    subprocess.run([sys.executable, "-m", "mtlens", "build"], cwd=ROOT, check=True, capture_output=True)
+    target.mkdir(parents=True, exist_ok=True)
+    for module in set(kernel_modules().values()):
+        path = _compiled.aot_path(module)
+        if path.is_file():  # not without a C compiler: then the dashboard's warm-up compiles numba's
+            shutil.copy2(path, target / path.name)
 
 
 def test_the_installed_package_is_not_the_checkout_and_scores(installed, tmp_path):
