@@ -80,5 +80,14 @@ def build(module: str) -> Path:
     return path
 
 
+def _exit_on_sigterm(signum, frame) -> None:
+    """SIGTERM (a server stopping its warm-up: :func:`mtlens.runtime.kernels.stop_warmup`) ends the build as an
+    exception does, so its temporary folder is removed instead of left in the cache."""
+    raise SystemExit(128 + signum)
+
+
 if __name__ == "__main__":
+    import signal
+
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     build(sys.argv[1])

@@ -26,6 +26,7 @@ Each is used in one of two forms (:mod:`mtlens.metrics._compiled`):
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib
 import multiprocessing
@@ -35,7 +36,7 @@ import threading
 from collections.abc import Iterable
 
 from ..metrics import REGISTRY, _compiled
-from .processes import can_fork, start_module, workers
+from .processes import can_fork, start_module, stop_group, workers
 
 #: the translation check whose compiled loop is built like the metrics' kernels (:mod:`mtlens.checks.langid_batch`)
 LANGUAGE_CHECK = "check:language"
@@ -129,11 +130,23 @@ def start_warmup() -> None:
         if _warmup is not None or all(_compiled.built(m) for m in set(kernel_modules().values())):
             return
         try:
-            _warmup = start_module("mtlens.runtime.kernels", stdout=subprocess.PIPE)
+            _warmup = start_module("mtlens.runtime.kernels", stdout=subprocess.PIPE, group=True)
         except OSError:  # no process to spare: the kernels are built at first use instead
             _warmup = False
             return
+        atexit.register(stop_warmup)
         threading.Thread(target=_follow_warmup, args=(_warmup,), name="mtlens-warmup", daemon=True).start()
+
+
+def stop_warmup() -> None:
+    """Stop the warm-up and the builders it started, if still running: when this process ends (``atexit``) or a
+    server stops (:func:`mtlens.service.results.stop_workers`; a signal skips ``atexit``). A warm-up left behind
+    went on compiling for half a minute after its server had stopped (issue 38: every process a server starts stops
+    with it). What it had finished stays in the cache; a builder stopped midway removes its temporary folder
+    (:mod:`mtlens.metrics._aot`), and the next warm-up builds the rest."""
+    proc = _warmup
+    if isinstance(proc, subprocess.Popen):
+        stop_group(proc)
 
 
 def _follow_warmup(proc: subprocess.Popen) -> None:

@@ -39,8 +39,11 @@ def start_module(
     stdout=subprocess.DEVNULL,
     stderr=subprocess.DEVNULL,
     workers: int | None = None,
+    group: bool = False,
 ):
-    """``python -m <module> [args]`` in a fresh interpreter (this one's), from the folder holding mtlens."""
+    """``python -m <module> [args]`` in a fresh interpreter (this one's), from the folder holding mtlens. With
+    ``group``, in a process group of its own, so that it and every process it starts stop together
+    (:func:`stop_group`)."""
     env = {**os.environ, WORKERS_ENV: str(workers)} if workers else None
     return subprocess.Popen(
         [sys.executable, "-m", module, *args],
@@ -49,4 +52,24 @@ def start_module(
         stderr=stderr,
         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
         env=env,
+        start_new_session=group,
     )
+
+
+def stop_group(proc: subprocess.Popen, timeout: float = 10.0) -> None:
+    """Stop a process started with ``group=True`` and every process of its group (SIGTERM; SIGKILL after
+    ``timeout`` seconds), and collect its exit status; nothing if it has ended."""
+    import signal
+
+    if proc.poll() is not None:  # ended by itself, after its own children (its id may be another's by now)
+        return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        try:
+            proc.wait(timeout)
+            break
+        except subprocess.TimeoutExpired:
+            continue

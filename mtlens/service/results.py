@@ -71,8 +71,10 @@ def build_kernels() -> list[str]:
 
 def stop_workers() -> None:
     """Stop every process this one started to score (its pool's workers, the forkserver, the resource
-    tracker): a server calls it when it stops (:func:`mtlens.runtime.engine.stop_helpers`)."""
+    tracker, the kernels' warm-up and its builders): a server calls it when it stops
+    (:func:`mtlens.runtime.engine.stop_helpers`, :func:`mtlens.runtime.kernels.stop_warmup`)."""
     engine.stop_helpers()
+    kernels.stop_warmup()
 
 
 def prepare_for(corpus: Corpus) -> None:

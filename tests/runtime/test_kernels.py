@@ -406,6 +406,81 @@ def test_the_background_warmup_prepares_everything_and_later_use_loads_it(tmp_pa
     assert not got["tbleu_loaded"]  # only what was asked for is loaded here
 
 
+def _group_members(pgid: int) -> list[str]:
+    """The running processes of process group ``pgid`` (not zombies), as "pid command"."""
+    from pathlib import Path
+
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        fields = text.rsplit(")", 1)[-1].split()  # state, parent, group, ...
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            members.append(text.split(")", 1)[0])
+    return members
+
+
+def test_the_warmup_and_its_builders_stop_with_the_process_that_started_it_and_leave_no_build_folder(built, tmp_path):
+    """A server that stops (or any process that ends) while its warm-up builds stops the warm-up and the builders it
+    started (issue 38: every process a server starts stops with it; a warm-up left behind went on compiling for half a
+    minute). The process here ends normally once a builder has its temporary folder (numba's cache from the shared
+    build, so the warm-up's first stage is short); afterwards no process of the warm-up's group runs and no build
+    folder is left in the cache."""
+    import time
+
+    folder = from_build(built, tmp_path, aot=False)
+    got = run_fresh(
+        """
+        import time
+        kernels.start_warmup()
+        proc = kernels._warmup
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None and not any(_compiled.cache_dir().glob(".build-*")):
+            time.sleep(0.05)
+        print(json.dumps({"pid": proc.pid, "building": any(_compiled.cache_dir().glob(".build-*"))}))
+        """,
+        folder,
+    )
+    assert got["building"]  # it was stopped midway
+    deadline = time.monotonic() + 120  # a warm-up left running would end by itself, having built every module
+    while time.monotonic() < deadline and _group_members(got["pid"]):
+        time.sleep(0.1)
+    assert _group_members(got["pid"]) == []
+    aot = folder / "mtlens-aot"
+    assert list(aot.glob(".build-*")) == []
+    from mtlens.metrics import _compiled
+    from mtlens.runtime.kernels import kernel_modules
+
+    built_now = [p.name for p in aot.glob(f"*-{_compiled.key()}*") if p.suffix == ".so"]
+    assert len(built_now) < len(set(kernel_modules().values())), built_now  # stopped, not left to finish
+
+
+def test_a_stopping_server_stops_a_running_warmup_and_its_children(monkeypatch):
+    """The server's stop (:func:`mtlens.service.results.stop_workers`, which its lifespan calls: a signal skips
+    ``atexit``) stops the warm-up's whole process group: here a stand-in warm-up that started a child of its own."""
+    import subprocess
+    import sys
+    import time
+
+    from mtlens.runtime import kernels
+    from mtlens.service import results
+
+    script = "import subprocess, sys, time; print(subprocess.Popen(['sleep', '300']).pid, flush=True); time.sleep(300)"
+    # a stand-in warm-up in a group of its own, as start_warmup starts it, with a child of its own
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, start_new_session=True)
+    child = int(proc.stdout.readline())
+    monkeypatch.setattr(kernels, "_warmup", proc)
+    assert len(_group_members(proc.pid)) == 2
+    results.stop_workers()
+    assert proc.poll() is not None
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _group_members(proc.pid):
+        time.sleep(0.05)
+    assert _group_members(proc.pid) == [], child
+
+
 def test_prepare_waits_for_the_warmups_first_stage_only_and_builds_nothing_while_it_builds(monkeypatch):
     """While the warm-up builds the ahead-of-time modules (after its line COMPILED), a page's prepare
     loads numba's kernels at once and builds nothing; once the warm-up has ended, prepare builds what
