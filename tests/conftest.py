@@ -275,20 +275,46 @@ def ray_cluster(request, neural_python):
     cluster.stop()
 
 
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """A folder ``build(folder)`` fills once for the whole run: the xdist workers of one run share it (the first to
+    ask builds it, under a lock; the others wait and read it), instead of each worker building the same tiny
+    checkpoints again (about 26 CPU seconds for COMET's and MetricX's, docs/testing.md). The tests only read it. A
+    build that fails leaves no mark: the next worker to ask tries again, and fails the same way."""
+    import fcntl
+    import os
+
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's own folder, not older runs'
+    out, done = root / f"shared-{name}", root / f"shared-{name}.done"
+    with open(root / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            import shutil
+
+            shutil.rmtree(out, ignore_errors=True)
+            out.mkdir()
+            build(out)
+            done.touch()
+    return out
+
+
 @pytest.fixture(scope="session")
 def tiny_models(neural_python, tmp_path_factory):
     """Tiny COMET checkpoints built offline (tests/neural/build_tiny_comet.py): name -> model folder."""
     import subprocess
 
-    out = tmp_path_factory.mktemp("tiny-comet")
     texts = [str(SAMPLE / n) for n in ("src.txt", "ref.txt", "UEdin.txt")]
-    proc = subprocess.run(
-        [neural_python, "-I", str(ROOT / "tests" / "neural" / "build_tiny_comet.py"), str(out), *texts],
-        capture_output=True,
-        text=True,
-        env={**__import__("os").environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"},
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+
+    def build(out):
+        proc = subprocess.run(
+            [neural_python, "-I", str(ROOT / "tests" / "neural" / "build_tiny_comet.py"), str(out), *texts],
+            capture_output=True,
+            text=True,
+            env={**__import__("os").environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"},
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+
+    out = built_once(tmp_path_factory, "tiny-comet", build)
     return {name: out / name for name in ("tiny-comet", "tiny-kiwi", "tiny-xcomet")}
 
 
@@ -298,16 +324,19 @@ def tiny_metricx(neural_python, tmp_path_factory):
     (``tiny-metricx``, ``tiny-metricx-bf16``, ``tiny-metricx-bin`` and its apart ``tokenizer``)."""
     import subprocess
 
-    out = tmp_path_factory.mktemp("tiny-metricx")
     texts = [str(SAMPLE / n) for n in ("src.txt", "ref.txt", "UEdin.txt")]
     texts += [str(TESTDATA / "en-zh" / "ref.txt"), str(TESTDATA / "ja-en" / "src.txt")]  # Chinese and Japanese
-    proc = subprocess.run(
-        [neural_python, "-I", str(ROOT / "tests" / "neural" / "build_tiny_metricx.py"), str(out), *texts],
-        capture_output=True,
-        text=True,
-        env={**__import__("os").environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"},
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+
+    def build(out):
+        proc = subprocess.run(
+            [neural_python, "-I", str(ROOT / "tests" / "neural" / "build_tiny_metricx.py"), str(out), *texts],
+            capture_output=True,
+            text=True,
+            env={**__import__("os").environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"},
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+
+    out = built_once(tmp_path_factory, "tiny-metricx", build)
     names = ("tiny-metricx", "tiny-metricx-bf16", "tiny-metricx-bin", "tiny-metricx-tied", "tokenizer")
     return {name: out / name for name in names}
 
