@@ -43,11 +43,30 @@ def _releasing_the_gil(pycc_compiler):
         pycc_compiler.Flags = base
 
 
+#: a build's temporary folder older than this (seconds) belongs to a builder that ended without removing it
+STALE_BUILD_S = 3600
+
+
+def _remove_stale_builds(folder: Path) -> None:
+    """Remove the temporary folders of builds that ended without removing them: a builder killed outright
+    (SIGKILL), or stopped before builders turned SIGTERM into an exit (a server stopped during its warm-up). A build
+    takes under a minute, so a folder untouched for an hour is no running build's."""
+    import shutil
+    import time
+
+    cutoff = time.time() - STALE_BUILD_S
+    for old in folder.glob(".build-*"):
+        with contextlib.suppress(OSError):
+            if old.is_dir() and old.stat().st_mtime < cutoff:
+                shutil.rmtree(old, ignore_errors=True)
+
+
 def build(module: str) -> Path:
     """Compile ``module``'s ``AOT_EXPORTS`` into :func:`._compiled.aot_path` (written whole, then
     renamed, so a reader never sees half a file) and remove this module's files of other keys
     (older sources or versions); raises if it cannot (no C compiler, ...)."""
     path = _compiled.aot_path(module)
+    _remove_stale_builds(path.parent)
     jit = importlib.import_module(module)  # numba's kernel: each function's one compiled signature
     system_tmp = tempfile.tempdir
     with tempfile.TemporaryDirectory(dir=path.parent, prefix=".build-") as tmp:

@@ -13,8 +13,10 @@ user's later processes do, instead of compiling TER again (20 CPU-seconds each t
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -67,6 +69,9 @@ def built(tmp_path_factory):
     for name in (f"_ter_kernel_aot-0123456789abcdef{suffix}", f"_ter_kernel_aot-0123456789abcdef{suffix}.failed"):
         (stale / name).write_text("old")
     (stale / OTHER_PYTHON).write_text("another interpreter's")
+    for name, age in ((".build-left-by-a-killed-builder", 2 * 86400), (".build-of-a-running-build", 0)):
+        (stale / name / "pycc-build-x").mkdir(parents=True)
+        os.utime(stale / name, (time.time() - age, time.time() - age))
     scratch = folder / "tmp"  # the temporary folder of the process and its builders
     scratch.mkdir()
     record = run_fresh(
@@ -95,6 +100,7 @@ def built(tmp_path_factory):
     )
     (folder / "data.json").unlink()
     shutil.rmtree(scratch)  # what was left is in the record (checked below); copies of the folder start without it
+    shutil.rmtree(stale / ".build-of-a-running-build")  # the same
     return folder, record
 
 
@@ -299,10 +305,12 @@ def test_a_broken_ahead_of_time_file_is_set_aside_and_numbas_kernel_is_used(tmp_
 
 
 def test_a_new_build_removes_the_files_of_older_sources_and_versions(built):
-    """:func:`built` planted a build and a failure marker of an older key and another interpreter's file. Nothing is
-    left in the temporary folder (numba.pycc's probe of the C compiler never removes its own)."""
+    """:func:`built` planted a build and a failure marker of an older key, another interpreter's file, and two
+    builds' temporary folders: one untouched for two days (a builder killed outright left it), removed; one just
+    made (another process's build now), kept. Nothing is left in the temporary folder (numba.pycc's probe of the C
+    compiler never removes its own)."""
     got = built[1]
-    assert got["files"] == sorted([*got["want"], OTHER_PYTHON])
+    assert got["files"] == sorted([*got["want"], OTHER_PYTHON, ".build-of-a-running-build"])
     assert got["left_in_tmp"] == []
 
 
