@@ -298,23 +298,28 @@ def built_once(tmp_path_factory, name: str, build) -> Path:
     return out
 
 
-@pytest.fixture(scope="session")
-def tiny_models(neural_python, tmp_path_factory):
-    """Tiny COMET checkpoints built offline (tests/neural/build_tiny_comet.py): name -> model folder."""
-    import subprocess
-
-    texts = [str(SAMPLE / n) for n in ("src.txt", "ref.txt", "UEdin.txt")]
+def _tiny(neural_python, tmp_path_factory, name: str, texts: list[Path]) -> Path:
+    """The folder ``tests/neural/build_<name>.py`` builds offline from ``texts`` (its tokenizer's training text), once
+    per run (:func:`built_once`)."""
 
     def build(out):
         proc = subprocess.run(
-            [neural_python, "-I", str(ROOT / "tests" / "neural" / "build_tiny_comet.py"), str(out), *texts],
+            [neural_python, "-I", str(ROOT / "tests" / "neural" / f"build_{name}.py"), str(out), *map(str, texts)],
             capture_output=True,
             text=True,
             env={**__import__("os").environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"},
         )
         assert proc.returncode == 0, proc.stderr[-3000:]
 
-    out = built_once(tmp_path_factory, "tiny-comet", build)
+    return built_once(tmp_path_factory, name.replace("_", "-"), build)
+
+
+@pytest.fixture(scope="session")
+def tiny_models(neural_python, tmp_path_factory):
+    """Tiny COMET checkpoints built offline (tests/neural/build_tiny_comet.py): name -> model folder."""
+    out = _tiny(
+        neural_python, tmp_path_factory, "tiny_comet", [SAMPLE / n for n in ("src.txt", "ref.txt", "UEdin.txt")]
+    )
     return {name: out / name for name in ("tiny-comet", "tiny-kiwi", "tiny-xcomet")}
 
 
@@ -322,21 +327,9 @@ def tiny_models(neural_python, tmp_path_factory):
 def tiny_metricx(neural_python, tmp_path_factory):
     """Tiny MetricX-24 checkpoints built offline (tests/neural/build_tiny_metricx.py): name -> folder
     (``tiny-metricx``, ``tiny-metricx-bf16``, ``tiny-metricx-bin`` and its apart ``tokenizer``)."""
-    import subprocess
-
-    texts = [str(SAMPLE / n) for n in ("src.txt", "ref.txt", "UEdin.txt")]
-    texts += [str(TESTDATA / "en-zh" / "ref.txt"), str(TESTDATA / "ja-en" / "src.txt")]  # Chinese and Japanese
-
-    def build(out):
-        proc = subprocess.run(
-            [neural_python, "-I", str(ROOT / "tests" / "neural" / "build_tiny_metricx.py"), str(out), *texts],
-            capture_output=True,
-            text=True,
-            env={**__import__("os").environ, "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"},
-        )
-        assert proc.returncode == 0, proc.stderr[-3000:]
-
-    out = built_once(tmp_path_factory, "tiny-metricx", build)
+    texts = [SAMPLE / n for n in ("src.txt", "ref.txt", "UEdin.txt")]
+    texts += [TESTDATA / "en-zh" / "ref.txt", TESTDATA / "ja-en" / "src.txt"]  # Chinese and Japanese
+    out = _tiny(neural_python, tmp_path_factory, "tiny_metricx", texts)
     names = ("tiny-metricx", "tiny-metricx-bf16", "tiny-metricx-bin", "tiny-metricx-tied", "tokenizer")
     return {name: out / name for name in names}
 
