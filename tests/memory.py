@@ -86,4 +86,24 @@ def process_exists(pid: int) -> bool:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return True  # no /proc here: the signal's answer stands
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+    return _after_command(stat)[0] != "Z"
+
+
+def _after_command(stat: str) -> list[str]:
+    """The fields of a ``/proc/PID/stat`` line after the command (which may hold spaces and parentheses): state,
+    parent, process group, ..."""
+    return stat.rsplit(")", 1)[-1].split()
+
+
+def group_members(pgid: int) -> list[str]:
+    """The running processes (not zombies) of process group ``pgid``, as "pid (command"."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        state, _, group = _after_command(text)[:3]
+        if state != "Z" and int(group) == pgid:
+            members.append(text.split(")", 1)[0])
+    return members

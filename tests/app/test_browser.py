@@ -534,11 +534,13 @@ def _deferred_download(page, button, timeout=120_000, first=30_000):
     once, after the page is idle. The first click waits ``first`` ms for its file once the button can be
     clicked (the files are small: a set's bundle, a table, one chart), not the whole ``timeout``: a lost click
     cost a CI run two idle minutes (2026-12-07). The download itself is asserted on by the caller."""
+    from playwright.sync_api import expect
+
     for attempt, wait in enumerate((first, timeout)):
         _idle(page)
         button.wait_for(state="visible", timeout=60_000)
         # a button is disabled while the session reconnects (a busy machine): wait as long as for the file
-        page.wait_for_function("(b) => b && !b.disabled", arg=button.element_handle(timeout=timeout), timeout=timeout)
+        expect(button).to_be_enabled(timeout=timeout)
         try:
             with page.expect_download(timeout=wait) as dl:
                 button.click(timeout=timeout)

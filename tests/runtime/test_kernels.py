@@ -24,6 +24,7 @@ import pytest
 from ..conftest import SAMPLE, run_python
 from ..golden.cases import SAMPLE_TER
 from ..golden.make_sacrebleu_golden import excerpt_golden
+from ..memory import group_members
 
 TER_KERNEL = "mtlens.metrics._ter_kernel"
 TBLEU_KERNEL = "mtlens.metrics._tbleu_kernel"
@@ -414,30 +415,12 @@ def test_the_background_warmup_prepares_everything_and_later_use_loads_it(tmp_pa
     assert not got["tbleu_loaded"]  # only what was asked for is loaded here
 
 
-def _group_members(pgid: int) -> list[str]:
-    """The running processes of process group ``pgid`` (not zombies), as "pid command"."""
-    from pathlib import Path
-
-    members = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:
-            continue
-        fields = text.rsplit(")", 1)[-1].split()  # state, parent, group, ...
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            members.append(text.split(")", 1)[0])
-    return members
-
-
 def test_the_warmup_and_its_builders_stop_with_the_process_that_started_it_and_leave_no_build_folder(built, tmp_path):
     """A server that stops (or any process that ends) while its warm-up builds stops the warm-up and the builders it
     started (issue 38: every process a server starts stops with it; a warm-up left behind went on compiling for half a
     minute). The process here ends normally once a builder has its temporary folder (numba's cache from the shared
     build, so the warm-up's first stage is short); afterwards no process of the warm-up's group runs and no build
     folder is left in the cache."""
-    import time
-
     folder = from_build(built, tmp_path, aot=False)
     got = run_fresh(
         """
@@ -453,9 +436,9 @@ def test_the_warmup_and_its_builders_stop_with_the_process_that_started_it_and_l
     )
     assert got["building"]  # it was stopped midway
     deadline = time.monotonic() + 120  # a warm-up left running would end by itself, having built every module
-    while time.monotonic() < deadline and _group_members(got["pid"]):
+    while time.monotonic() < deadline and group_members(got["pid"]):
         time.sleep(0.1)
-    assert _group_members(got["pid"]) == []
+    assert group_members(got["pid"]) == []
     aot = folder / "mtlens-aot"
     assert list(aot.glob(".build-*")) == []
     from mtlens.metrics import _compiled
@@ -470,7 +453,6 @@ def test_a_stopping_server_stops_a_running_warmup_and_its_children(monkeypatch):
     ``atexit``) stops the warm-up's whole process group: here a stand-in warm-up that started a child of its own."""
     import subprocess
     import sys
-    import time
 
     from mtlens.runtime import kernels
     from mtlens.service import results
@@ -480,13 +462,13 @@ def test_a_stopping_server_stops_a_running_warmup_and_its_children(monkeypatch):
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, start_new_session=True)
     child = int(proc.stdout.readline())
     monkeypatch.setattr(kernels, "_warmup", proc)
-    assert len(_group_members(proc.pid)) == 2
+    assert len(group_members(proc.pid)) == 2
     results.stop_workers()
     assert proc.poll() is not None
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _group_members(proc.pid):
+    while time.monotonic() < deadline and group_members(proc.pid):
         time.sleep(0.05)
-    assert _group_members(proc.pid) == [], child
+    assert group_members(proc.pid) == [], child
 
 
 def test_prepare_waits_for_the_warmups_first_stage_only_and_builds_nothing_while_it_builds(monkeypatch):
